@@ -1,0 +1,63 @@
+# The plugin's id and version come from plugin.json and nowhere else.
+GO          ?= go
+PLUGIN_ID   := $(shell $(GO) run ./build/manifest -field id)
+VERSION     := $(shell $(GO) run ./build/manifest -field version)
+BUNDLE      := dist/$(PLUGIN_ID)-$(VERSION).tar.gz
+PLATFORMS   := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64
+# Stripped builds keep a five-platform bundle under Mattermost's 50 MiB upload cap.
+LDFLAGS     := -s -w -X main.version=$(VERSION)
+SERVER_SRC  := $(shell find server -name '*.go' -not -name '*_test.go') go.mod go.sum
+WEBAPP_SRC  := $(shell find webapp -path webapp/node_modules -prune -o -path webapp/dist -prune -o -type f -print 2>/dev/null)
+
+.PHONY: all dist server webapp test unit-test webapp-test e2e-test dev bench fuzz clean check-style
+
+all: dist
+
+## dist: the plugin bundle an admin uploads in System Console > Plugins
+dist: $(BUNDLE)
+
+$(BUNDLE): server webapp plugin.json assets/icon.svg
+	rm -rf dist/bundle && mkdir -p dist/bundle/$(PLUGIN_ID)/server/dist dist/bundle/$(PLUGIN_ID)/webapp/dist
+	cp plugin.json dist/bundle/$(PLUGIN_ID)/
+	cp -r assets dist/bundle/$(PLUGIN_ID)/
+	cp server/dist/plugin-* dist/bundle/$(PLUGIN_ID)/server/dist/
+	cp webapp/dist/main.js dist/bundle/$(PLUGIN_ID)/webapp/dist/
+	tar -czf $@ -C dist/bundle $(PLUGIN_ID)
+	rm -rf dist/bundle
+	@echo "bundle: $@ ($$(du -h $@ | cut -f1))"
+
+server: $(foreach p,$(PLATFORMS),server/dist/plugin-$(p)$(if $(findstring windows,$(p)),.exe,))
+
+server/dist/plugin-%: $(SERVER_SRC)
+	@mkdir -p server/dist
+	CGO_ENABLED=0 GOOS=$(word 1,$(subst -, ,$(basename $*))) GOARCH=$(word 2,$(subst -, ,$(basename $*))) \
+		$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $@ ./server
+
+webapp: webapp/dist/main.js
+
+webapp/node_modules/.package-lock.json: webapp/package.json webapp/package-lock.json
+	cd webapp && npm ci --no-audit --no-fund
+
+webapp/dist/main.js: webapp/node_modules/.package-lock.json $(WEBAPP_SRC)
+	cd webapp && npm run build
+
+## test: every test: Go unit tests, webapp tests, and end-to-end tests on a real Mattermost
+test: unit-test webapp-test e2e-test
+
+unit-test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./server/... ./build/...
+
+webapp-test: webapp/node_modules/.package-lock.json
+	cd webapp && npm test
+
+## e2e-test: builds the bundle, then starts PostgreSQL and Mattermost 11.4 and drives the plugin over MCP
+e2e-test: dist
+	MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -timeout 25m ./e2e/...
+
+## dev: a local Mattermost with the plugin installed; prints the MCP URL and a token
+dev: dist
+	$(GO) run ./e2e/cmd/mmdev -bundle $(CURDIR)/$(BUNDLE)
+
+clean:
+	rm -rf dist server/dist webapp/dist

@@ -1,0 +1,61 @@
+// Package catalogtest drives a catalogue through a real mcp-go server the way
+// a client does, so governance tests check what is actually listed and
+// callable rather than what the data claims.
+package catalogtest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+)
+
+// Exposure lists the tools and tries to call every tool of the catalogue
+// under cfg. callable holds the tools whose call was not refused as unknown.
+func Exposure(t *testing.T, cat *catalogue.Catalogue, cfg config.Configuration) (listed, callable []string) {
+	t.Helper()
+	s := server.NewMCPServer("test", "0", server.WithToolCapabilities(false), server.WithRecovery(),
+		server.WithToolFilter(cat.Filter(func() config.Configuration { return cfg })))
+	cat.Register(s)
+	ctx := context.Background()
+
+	var list struct {
+		Result mcp.ListToolsResult `json:"result"`
+	}
+	decode(t, s.HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)), &list)
+	for _, tool := range list.Result.Tools {
+		listed = append(listed, tool.Name)
+	}
+
+	for _, tool := range cat.All() {
+		call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+			"params": map[string]any{"name": tool.Name, "arguments": map[string]any{}}})
+		var answer struct {
+			Error *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		decode(t, s.HandleMessage(ctx, call), &answer)
+		if answer.Error == nil || !strings.Contains(answer.Error.Message, "not found") {
+			callable = append(callable, tool.Name)
+		}
+	}
+	return listed, callable
+}
+
+func decode(t *testing.T, msg mcp.JSONRPCMessage, into any) {
+	t.Helper()
+	raw, err := json.Marshal(msg)
+	if err != nil {
+		t.Fatalf("marshal answer: %v", err)
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		t.Fatalf("decode answer %s: %v", raw, err)
+	}
+}

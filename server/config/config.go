@@ -1,0 +1,184 @@
+// Package config holds the plugin's System Console settings: how they are
+// parsed from Mattermost's configuration, validated, and swapped atomically so
+// every request sees one consistent value.
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Who answers the question that comes before a write.
+const (
+	// ConfirmClientThenMattermost asks through the MCP client (elicitation)
+	// when the client supports it, otherwise in Mattermost.
+	ConfirmClientThenMattermost = "client_then_mattermost"
+	// ConfirmMattermost always asks in Mattermost (webapp modal or the
+	// plugin's confirmation page), whatever the client supports.
+	ConfirmMattermost = "mattermost"
+	// ConfirmClientApproval asks nothing: the client's own tool approval is
+	// the only check.
+	ConfirmClientApproval = "client_approval"
+)
+
+const (
+	// DefaultMaxFileSizeMiB is large enough for ordinary office files and
+	// photos while keeping one tool call's memory modest.
+	DefaultMaxFileSizeMiB = 50
+	// LimitMaxFileSizeMiB bounds what an admin may set: the tools hold a file
+	// in memory while converting it, so this caps one call's footprint.
+	LimitMaxFileSizeMiB = 1024
+)
+
+// Configuration is one immutable snapshot of the settings. Never modify a
+// value obtained from Store.Get; build a new one and Store.Set it.
+type Configuration struct {
+	// AllowWrites offers the tools that change Mattermost (post, react...).
+	AllowWrites bool
+	// WriteConfirmation says who confirms a write; one of the Confirm* values.
+	WriteConfirmation string
+	// MaxFileSizeMiB is the largest file the tools read; larger files are
+	// described from their metadata and never fetched.
+	MaxFileSizeMiB int
+}
+
+// Defaults is what a freshly installed plugin runs with: read-only.
+func Defaults() Configuration {
+	return Configuration{
+		AllowWrites:       false,
+		WriteConfirmation: ConfirmClientThenMattermost,
+		MaxFileSizeMiB:    DefaultMaxFileSizeMiB,
+	}
+}
+
+// MaxFileSizeBytes is MaxFileSizeMiB in bytes.
+func (c Configuration) MaxFileSizeBytes() int64 {
+	return int64(c.MaxFileSizeMiB) << 20
+}
+
+// Validate reports the first setting an admin must fix, worded for the
+// System Console.
+func (c Configuration) Validate() error {
+	switch c.WriteConfirmation {
+	case ConfirmClientThenMattermost, ConfirmMattermost, ConfirmClientApproval:
+	default:
+		return fmt.Errorf("MCP Server: \"Who confirms a write\" must be one of %q, %q or %q, not %q",
+			ConfirmClientThenMattermost, ConfirmMattermost, ConfirmClientApproval, c.WriteConfirmation)
+	}
+	if c.MaxFileSizeMiB < 1 || c.MaxFileSizeMiB > LimitMaxFileSizeMiB {
+		return fmt.Errorf("MCP Server: \"Largest file the tools read (MiB)\" must be a whole number from 1 to %d, not %d",
+			LimitMaxFileSizeMiB, c.MaxFileSizeMiB)
+	}
+	return nil
+}
+
+// Parse reads the plugin's section of Mattermost's configuration
+// (PluginSettings.Plugins["mcp-server"]). Keys are matched case-insensitively
+// because Mattermost stores them lower-cased; absent keys keep their defaults.
+func Parse(settings map[string]any) (Configuration, error) {
+	c := Defaults()
+	for key, raw := range settings {
+		var err error
+		switch strings.ToLower(key) {
+		case "allowwrites":
+			c.AllowWrites, err = asBool(raw)
+		case "writeconfirmation":
+			c.WriteConfirmation, err = asString(raw)
+		case "maxfilesizemib":
+			c.MaxFileSizeMiB, err = asInt(raw)
+		default:
+			continue // settings of other versions of the plugin are ignored
+		}
+		if err != nil {
+			return c, fmt.Errorf("MCP Server: setting %s: %w", key, err)
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func asBool(v any) (bool, error) {
+	switch t := v.(type) {
+	case bool:
+		return t, nil
+	case string:
+		b, err := strconv.ParseBool(strings.TrimSpace(t))
+		if err != nil {
+			return false, fmt.Errorf("%q is not true or false", t)
+		}
+		return b, nil
+	case nil:
+		return false, nil
+	}
+	return false, fmt.Errorf("%v is not true or false", v)
+}
+
+func asString(v any) (string, error) {
+	switch t := v.(type) {
+	case string:
+		return strings.TrimSpace(t), nil
+	case nil:
+		return "", nil
+	}
+	return "", fmt.Errorf("%v is not text", v)
+}
+
+// asInt accepts what the System Console and config.json produce for a number
+// setting: a JSON number, or the text the admin typed.
+func asInt(v any) (int, error) {
+	switch t := v.(type) {
+	case float64:
+		if t != float64(int(t)) {
+			return 0, fmt.Errorf("%v is not a whole number", t)
+		}
+		return int(t), nil
+	case int:
+		return t, nil
+	case int64:
+		return int(t), nil
+	case json.Number:
+		n, err := strconv.Atoi(t.String())
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a whole number", t.String())
+		}
+		return n, nil
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(t))
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a whole number", t)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("%v is not a whole number", v)
+}
+
+// Store holds the current Configuration. Readers get a copy; writers replace
+// the whole value (clone on write), so no reader ever sees a half update.
+type Store struct {
+	mu      sync.RWMutex
+	current Configuration
+}
+
+// NewStore starts with the defaults.
+func NewStore() *Store {
+	return &Store{current: Defaults()}
+}
+
+// Get returns a copy of the current configuration.
+func (s *Store) Get() Configuration {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.current
+}
+
+// Set replaces the configuration.
+func (s *Store) Set(c Configuration) {
+	s.mu.Lock()
+	s.current = c
+	s.mu.Unlock()
+}

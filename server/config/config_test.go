@@ -1,0 +1,65 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseReadsWhatTheSystemConsoleSaves(t *testing.T) {
+	cases := []struct {
+		name     string
+		settings map[string]any
+		want     Configuration
+	}{
+		{"nothing saved yet means read-only defaults", nil, Defaults()},
+		{"lower-cased keys as Mattermost stores them", map[string]any{"allowwrites": true, "writeconfirmation": "mattermost", "maxfilesizemib": float64(10)},
+			Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 10}},
+		{"keys as written in plugin.json", map[string]any{"AllowWrites": "true", "WriteConfirmation": "client_approval", "MaxFileSizeMiB": "7"},
+			Configuration{AllowWrites: true, WriteConfirmation: ConfirmClientApproval, MaxFileSizeMiB: 7}},
+		{"unknown keys are ignored", map[string]any{"legacy": 3}, Defaults()},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Parse(tc.settings)
+			if err != nil {
+				t.Fatalf("Parse: %v", err)
+			}
+			if got != tc.want {
+				t.Fatalf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAnInvalidSettingIsRefusedNamingTheSetting(t *testing.T) {
+	cases := []struct {
+		settings map[string]any
+		mention  string
+	}{
+		{map[string]any{"maxfilesizemib": float64(0)}, "Largest file the tools read"},
+		{map[string]any{"maxfilesizemib": float64(4096)}, "from 1 to 1024"},
+		{map[string]any{"maxfilesizemib": 2.5}, "not a whole number"},
+		{map[string]any{"maxfilesizemib": "lots"}, "not a whole number"},
+		{map[string]any{"writeconfirmation": "nobody"}, "Who confirms a write"},
+		{map[string]any{"allowwrites": "perhaps"}, "not true or false"},
+	}
+	for _, tc := range cases {
+		_, err := Parse(tc.settings)
+		if err == nil || !strings.Contains(err.Error(), tc.mention) {
+			t.Errorf("Parse(%v) = %v, want an error mentioning %q", tc.settings, err, tc.mention)
+		}
+	}
+}
+
+func TestTheStoreHandsOutCopiesSoReadersNeverSeeAHalfUpdate(t *testing.T) {
+	s := NewStore()
+	got := s.Get()
+	got.AllowWrites = true
+	if s.Get().AllowWrites {
+		t.Fatal("changing a copy changed the stored configuration")
+	}
+	s.Set(Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 1})
+	if !s.Get().AllowWrites {
+		t.Fatal("Set did not replace the configuration")
+	}
+}

@@ -1,0 +1,57 @@
+package mattermost
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/pluginapi"
+)
+
+// Caller is Mattermost as seen by one signed-in user.
+type Caller struct {
+	g      *Gateway
+	userID string
+}
+
+// UserID is the caller's Mattermost user id.
+func (c *Caller) UserID() string { return c.userID }
+
+// SiteURL is Mattermost's public URL.
+func (c *Caller) SiteURL() string { return c.g.SiteURL() }
+
+// Me is the caller's own account.
+func (c *Caller) Me() (*model.User, error) {
+	u, err := c.g.api.User.Get(c.userID)
+	if err != nil {
+		return nil, fmt.Errorf("read the signed-in user: %w", err)
+	}
+	return u, nil
+}
+
+// Membership is a team the caller belongs to and their roles in it.
+type Membership struct {
+	Team  *model.Team
+	Roles string
+}
+
+// Teams lists the caller's teams, sorted by display name.
+func (c *Caller) Teams() ([]Membership, error) {
+	teams, err := c.g.api.Team.List(pluginapi.FilterTeamsByUser(c.userID))
+	if err != nil {
+		return nil, fmt.Errorf("list the signed-in user's teams: %w", err)
+	}
+	out := make([]Membership, 0, len(teams))
+	for _, t := range teams {
+		m, err := c.g.api.Team.GetMember(t.Id, c.userID)
+		if err != nil {
+			return nil, fmt.Errorf("read team membership: %w", err)
+		}
+		if m.DeleteAt != 0 {
+			continue
+		}
+		out = append(out, Membership{Team: t, Roles: m.Roles})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Team.DisplayName < out[j].Team.DisplayName })
+	return out, nil
+}

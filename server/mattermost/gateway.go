@@ -1,0 +1,78 @@
+// Package mattermost is the only caller of the Mattermost plugin API. Tools
+// never reach Mattermost except through a Caller, which is bound to the
+// signed-in user and answers "not found" for anything that user cannot read.
+package mattermost
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/pluginapi"
+)
+
+// ErrNotFound is the answer for anything missing or not visible to the
+// caller: the two are never told apart.
+var ErrNotFound = errors.New("not found")
+
+// Gateway wraps the plugin API.
+type Gateway struct {
+	api *pluginapi.Client
+}
+
+// NewGateway wraps a plugin API client.
+func NewGateway(api *pluginapi.Client) *Gateway { return &Gateway{api: api} }
+
+// SiteURL is Mattermost's configured public URL, without a trailing slash.
+func (g *Gateway) SiteURL() string {
+	cfg := g.api.Configuration.GetConfig()
+	if cfg == nil || cfg.ServiceSettings.SiteURL == nil {
+		return ""
+	}
+	return strings.TrimRight(*cfg.ServiceSettings.SiteURL, "/")
+}
+
+// UserActive reports whether the user exists and is not deactivated.
+func (g *Gateway) UserActive(userID string) (bool, error) {
+	u, err := g.api.User.Get(userID)
+	if err != nil {
+		if isNotFound(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	return u.DeleteAt == 0, nil
+}
+
+// KV is the plugin KV store in the shape the other packages use.
+func (g *Gateway) KV() KV { return KV{kv: &g.api.KV} }
+
+// As returns Mattermost as seen by one user.
+func (g *Gateway) As(userID string) *Caller {
+	return &Caller{g: g, userID: userID}
+}
+
+// KV adapts pluginapi's KV service.
+type KV struct{ kv *pluginapi.KVService }
+
+// Get reads a JSON value; a missing key leaves out untouched.
+func (k KV) Get(key string, out any) error { return k.kv.Get(key, out) }
+
+// SetWithExpiry writes a JSON value that Mattermost removes after ttl.
+func (k KV) SetWithExpiry(key string, value any, ttl time.Duration) error {
+	_, err := k.kv.Set(key, value, pluginapi.SetExpiry(ttl))
+	return err
+}
+
+// Delete removes a key; a missing key is not an error.
+func (k KV) Delete(key string) error { return k.kv.Delete(key) }
+
+func isNotFound(err error) bool {
+	var appErr *model.AppError
+	if errors.As(err, &appErr) {
+		return appErr.StatusCode == http.StatusNotFound
+	}
+	return errors.Is(err, pluginapi.ErrNotFound)
+}

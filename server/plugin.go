@@ -1,0 +1,128 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/gorilla/mux"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/plugin"
+	"github.com/mattermost/mattermost/server/public/pluginapi"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+)
+
+// version is set from plugin.json by the build (see Makefile).
+var version = "dev"
+
+const instructions = "This server is the signed-in person's Mattermost: their teams, channels, threads and files. " +
+	"Start with get_me to learn who they are and which teams they belong to. " +
+	"Everything you read is limited to what this person can see in Mattermost."
+
+// Plugin is the MCP Server plugin.
+type Plugin struct {
+	plugin.MattermostPlugin
+
+	config *config.Store
+	// ready guards router, which OnActivate builds.
+	ready  sync.RWMutex
+	router *mux.Router
+	client *pluginapi.Client
+}
+
+// OnActivate builds the MCP server and the routes.
+func (p *Plugin) OnActivate() error {
+	p.client = pluginapi.NewClient(p.API, p.Driver)
+	if p.config == nil {
+		p.config = config.NewStore()
+		p.loadConfiguration()
+	}
+	gw := mattermost.NewGateway(p.client)
+	cat, err := catalogue.New(tools.All(tools.Deps{MM: gw, Config: p.config.Get}))
+	if err != nil {
+		return fmt.Errorf("the tool catalogue is malformed: %w", err)
+	}
+	t := transport.New(transport.Options{
+		PluginID:     manifestID,
+		Version:      version,
+		Instructions: instructions,
+		SiteURL:      gw.SiteURL,
+		UserActive:   gw.UserActive,
+		KV:           gw.KV(),
+		Log:          &p.client.Log,
+		ServerOptions: []server.ServerOption{
+			server.WithToolFilter(cat.Filter(p.config.Get)),
+		},
+	})
+	cat.Register(t.MCP)
+
+	r := mux.NewRouter()
+	r.HandleFunc(transport.MCPPath, t.ServeMCP).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
+	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
+	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "Not found. The MCP endpoint is /plugins/"+manifestID+transport.MCPPath, http.StatusNotFound)
+	})
+
+	p.ready.Lock()
+	p.router = r
+	p.ready.Unlock()
+	p.client.Log.Info("MCP Server is ready", "version", version, "tools", len(cat.All()))
+	return nil
+}
+
+// ServeHTTP routes requests under /plugins/mcp-server.
+func (p *Plugin) ServeHTTP(_ *plugin.Context, w http.ResponseWriter, r *http.Request) {
+	p.ready.RLock()
+	router := p.router
+	p.ready.RUnlock()
+	if router == nil {
+		http.Error(w, "MCP Server is starting; try again in a moment.", http.StatusServiceUnavailable)
+		return
+	}
+	router.ServeHTTP(w, r)
+}
+
+// OnConfigurationChange loads the settings. An invalid configuration (the
+// System Console refuses to save one, but config.json can hold anything) is
+// logged and the previous one stays in force.
+func (p *Plugin) OnConfigurationChange() error {
+	if p.config == nil {
+		p.config = config.NewStore()
+	}
+	p.loadConfiguration()
+	return nil
+}
+
+func (p *Plugin) loadConfiguration() {
+	settings := map[string]any{}
+	if cfg := p.API.GetConfig(); cfg != nil {
+		if s, ok := cfg.PluginSettings.Plugins[manifestID]; ok {
+			settings = s
+		}
+	}
+	c, err := config.Parse(settings)
+	if err != nil {
+		p.API.LogError("MCP Server settings are invalid; the previous settings stay in force", "error", err.Error())
+		return
+	}
+	p.config.Set(c)
+}
+
+// ConfigurationWillBeSaved refuses to save invalid settings, so the admin
+// sees why in the System Console and the previous settings stay.
+func (p *Plugin) ConfigurationWillBeSaved(newCfg *model.Config) (*model.Config, error) {
+	if newCfg == nil {
+		return nil, nil
+	}
+	if _, err := config.Parse(newCfg.PluginSettings.Plugins[manifestID]); err != nil {
+		return nil, err
+	}
+	return nil, nil
+}

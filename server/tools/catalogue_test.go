@@ -1,0 +1,57 @@
+package tools
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/catalogtest"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+)
+
+func realCatalogue(t *testing.T) *catalogue.Catalogue {
+	t.Helper()
+	cat, err := catalogue.New(All(Deps{Config: config.Defaults}))
+	if err != nil {
+		t.Fatalf("the real catalogue is malformed: %v", err)
+	}
+	return cat
+}
+
+func TestWithWritesOffNoToolOfTheCatalogueThatWritesIsListedOrCallable(t *testing.T) {
+	cat := realCatalogue(t)
+	listed, callable := catalogtest.Exposure(t, cat, config.Defaults())
+	for _, tool := range cat.All() {
+		offered := slices.Contains(listed, tool.Name) || slices.Contains(callable, tool.Name)
+		if tool.Writes() && offered {
+			t.Errorf("%s changes Mattermost but is offered with writes off", tool.Name)
+		}
+		if !tool.Writes() && !(slices.Contains(listed, tool.Name) && slices.Contains(callable, tool.Name)) {
+			t.Errorf("%s does not change Mattermost and must always be listed and callable", tool.Name)
+		}
+	}
+}
+
+func TestWithWritesOnEveryToolOfTheCatalogueIsOffered(t *testing.T) {
+	cat := realCatalogue(t)
+	cfg := config.Defaults()
+	cfg.AllowWrites = true
+	listed, callable := catalogtest.Exposure(t, cat, cfg)
+	for _, tool := range cat.All() {
+		if !slices.Contains(listed, tool.Name) || !slices.Contains(callable, tool.Name) {
+			t.Errorf("%s is not offered with writes on", tool.Name)
+		}
+	}
+}
+
+func TestEveryToolOfTheCatalogueDeclaresAllFourHints(t *testing.T) {
+	for _, tool := range realCatalogue(t).All() {
+		a := tool.MCP().Annotations
+		if a.ReadOnlyHint == nil || a.DestructiveHint == nil || a.IdempotentHint == nil || a.OpenWorldHint == nil {
+			t.Errorf("%s leaves a hint unset", tool.Name)
+		}
+		if len(tool.Description) < 80 {
+			t.Errorf("%s: a description this short cannot tell the model when to use it and what comes back", tool.Name)
+		}
+	}
+}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+)
+
+type getMeArgs struct{}
+
+// MeTeam is one of the caller's teams in get_me's structured answer.
+type MeTeam struct {
+	ID          string   `json:"id"`
+	Name        string   `json:"name"`
+	DisplayName string   `json:"display_name"`
+	Roles       []string `json:"roles"`
+}
+
+// Me is get_me's structured answer.
+type Me struct {
+	UserID            string   `json:"user_id"`
+	Username          string   `json:"username"`
+	DisplayName       string   `json:"display_name"`
+	Email             string   `json:"email"`
+	SystemRoles       []string `json:"system_roles"`
+	Teams             []MeTeam `json:"teams"`
+	SiteURL           string   `json:"site_url"`
+	WritesAllowed     bool     `json:"writes_allowed"`
+	WriteConfirmation string   `json:"write_confirmation"`
+	MaxFileSizeMiB    int      `json:"max_file_size_mib"`
+}
+
+func getMe(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "get_me",
+		Title: "Who am I in Mattermost",
+		Description: "Tells who you are signed in as in Mattermost (user id, username, name, email), " +
+			"your system roles, the teams you belong to with your roles in each, and whether this server " +
+			"allows tools that change Mattermost (posting, reacting) and who confirms them. " +
+			"Call it first to learn the team names other tools take.",
+		Hints:  catalogue.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+		Effect: catalogue.ReadsOnly,
+	}, func(ctx context.Context, _ getMeArgs) (*mcp.CallToolResult, error) {
+		c, err := d.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		u, err := c.Me()
+		if err != nil {
+			return nil, err
+		}
+		memberships, err := c.Teams()
+		if err != nil {
+			return nil, err
+		}
+		cfg := d.Config()
+		me := Me{
+			UserID:            u.Id,
+			Username:          u.Username,
+			DisplayName:       strings.TrimSpace(u.GetFullName()),
+			Email:             u.Email,
+			SystemRoles:       strings.Fields(u.Roles),
+			Teams:             make([]MeTeam, 0, len(memberships)),
+			SiteURL:           c.SiteURL(),
+			WritesAllowed:     cfg.AllowWrites,
+			WriteConfirmation: cfg.WriteConfirmation,
+			MaxFileSizeMiB:    cfg.MaxFileSizeMiB,
+		}
+		for _, m := range memberships {
+			me.Teams = append(me.Teams, MeTeam{ID: m.Team.Id, Name: m.Team.Name, DisplayName: m.Team.DisplayName, Roles: strings.Fields(m.Roles)})
+		}
+		return structured(describeMe(me), me), nil
+	})
+}
+
+func describeMe(me Me) string {
+	var b strings.Builder
+	name := "@" + me.Username
+	if me.DisplayName != "" {
+		name += " (" + me.DisplayName + ")"
+	}
+	fmt.Fprintf(&b, "You are signed in to Mattermost at %s as %s, user id %s, email %s.\n", me.SiteURL, name, me.UserID, me.Email)
+	fmt.Fprintf(&b, "System roles: %s.\n", strings.Join(me.SystemRoles, ", "))
+	if len(me.Teams) == 0 {
+		b.WriteString("You belong to no team yet.\n")
+	} else {
+		fmt.Fprintf(&b, "Teams (%d):\n", len(me.Teams))
+		for _, t := range me.Teams {
+			fmt.Fprintf(&b, "- %s (name %q, id %s), your roles: %s\n", t.DisplayName, t.Name, t.ID, strings.Join(t.Roles, ", "))
+		}
+	}
+	if me.WritesAllowed {
+		fmt.Fprintf(&b, "Writes: allowed. Tools that post or react are offered; %s\n", confirmationSentence(me.WriteConfirmation))
+	} else {
+		b.WriteString("Writes: not allowed on this server. Only tools that read are offered; a system admin can allow writes in System Console > Plugins > MCP Server.\n")
+	}
+	fmt.Fprintf(&b, "Files larger than %d MiB are described, not read.", me.MaxFileSizeMiB)
+	return b.String()
+}
+
+func confirmationSentence(mode string) string {
+	switch mode {
+	case config.ConfirmMattermost:
+		return "the person confirms every write in Mattermost before anything is sent."
+	case config.ConfirmClientApproval:
+		return "the person's own MCP client approval is the only check; Mattermost asks nothing more."
+	default:
+		return "the person confirms every write, in this MCP client when it can ask, otherwise in Mattermost."
+	}
+}

@@ -1,0 +1,46 @@
+// Package tools defines every MCP tool the plugin offers, as catalogue data.
+// Handlers reach Mattermost only through a Caller bound to the signed-in user.
+package tools
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+)
+
+// Deps is what the tools need from the plugin.
+type Deps struct {
+	MM     *mattermost.Gateway
+	Config func() config.Configuration
+}
+
+// All is the whole catalogue, offered or not.
+func All(d Deps) []catalogue.Tool {
+	return []catalogue.Tool{
+		getMe(d),
+	}
+}
+
+var errNoCaller = errors.New("no signed-in Mattermost user on this request")
+
+// caller is Mattermost as seen by the user Mattermost authenticated. It never
+// comes from an argument.
+func (d Deps) caller(ctx context.Context) (*mattermost.Caller, error) {
+	id := transport.CallerID(ctx)
+	if id == "" {
+		return nil, errNoCaller
+	}
+	return d.MM.As(id), nil
+}
+
+// structured answers text for the model plus the same facts as structured
+// content for clients that use it.
+func structured(text string, data any) *mcp.CallToolResult {
+	return mcp.NewToolResultStructured(data, text)
+}

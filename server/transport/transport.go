@@ -1,0 +1,278 @@
+// Package transport serves MCP over streamable HTTP inside the plugin: it
+// authenticates the caller from the header Mattermost sets, answers the OAuth
+// challenge and protected-resource metadata, keeps sessions in the KV store so
+// any cluster node can serve any request, and logs every call.
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+const (
+	// MCPPath is the MCP endpoint under the plugin's route.
+	MCPPath = "/mcp"
+	// MetadataPath is the RFC 9728 protected-resource metadata document.
+	MetadataPath = "/.well-known/oauth-protected-resource"
+	// maxRequestBytes bounds one JSON-RPC request: a post carries at most
+	// ten 1 MiB text files, which JSON escaping can roughly double.
+	maxRequestBytes = 24 << 20
+	// OAuthScope is the only scope Mattermost's OAuth provider issues.
+	OAuthScope = "user"
+)
+
+// Logger is the plugin API's key-value logger.
+type Logger interface {
+	Info(msg string, keyValuePairs ...any)
+	Warn(msg string, keyValuePairs ...any)
+	Error(msg string, keyValuePairs ...any)
+}
+
+// Caller is who a request comes from, resolved by Authenticate.
+type Caller struct {
+	UserID string
+}
+
+// Options wire the transport to the plugin.
+type Options struct {
+	PluginID string
+	Version  string
+	// Instructions tell the model what this server is for.
+	Instructions string
+	// SiteURL is Mattermost's configured site URL, read on every request.
+	SiteURL func() string
+	// UserActive answers whether the user exists and is not deactivated.
+	UserActive func(userID string) (bool, error)
+	KV         KV
+	Log        Logger
+	// ServerOptions are added to the MCP server (tool filter, middleware...).
+	ServerOptions []server.ServerOption
+}
+
+// Transport is the MCP endpoint and its OAuth metadata.
+type Transport struct {
+	opts     Options
+	MCP      *server.MCPServer
+	http     *server.StreamableHTTPServer
+	sessions *sessionStore
+}
+
+// New builds the MCP server and its streamable HTTP handler.
+func New(opts Options) *Transport {
+	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, log: opts.Log, now: time.Now}}
+	hooks := &server.Hooks{}
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
+		t.sessions.remember(ctx, req)
+	})
+	serverOpts := append([]server.ServerOption{
+		server.WithToolCapabilities(false),
+		server.WithInstructions(opts.Instructions),
+		server.WithHooks(hooks),
+		server.WithRecovery(),
+		server.WithToolHandlerMiddleware(t.logToolCall),
+	}, opts.ServerOptions...)
+	t.MCP = server.NewMCPServer("Mattermost", opts.Version, serverOpts...)
+	t.http = server.NewStreamableHTTPServer(t.MCP,
+		server.WithSessionIdManagerResolver(sessionResolver{store: t.sessions}),
+		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
+			restore(ctx, sessionFrom(r.Context()))
+			return withCaller(ctx, callerIDFrom(r.Context()))
+		}),
+		// A standalone GET stream would tie a client to one node's memory;
+		// everything this server says travels on the POST that asked for it.
+		server.WithDisableStreaming(true),
+		// Mattermost authenticates every request with a token a rebinding
+		// page cannot have, and reverse proxies on the same host forward
+		// with the public Host header, which this check would refuse.
+		server.WithDisableLocalhostProtection(true),
+	)
+	return t
+}
+
+// ResourceURL is the MCP endpoint's public URL, the OAuth resource.
+func (t *Transport) ResourceURL(r *http.Request) string {
+	return t.pluginURL(r) + MCPPath
+}
+
+func (t *Transport) pluginURL(r *http.Request) string {
+	return t.siteURL(r) + "/plugins/" + t.opts.PluginID
+}
+
+// siteURL is the configured site URL; without one (a misconfigured server)
+// the request's own host is the best guess.
+func (t *Transport) siteURL(r *http.Request) string {
+	if s := strings.TrimRight(t.opts.SiteURL(), "/"); s != "" {
+		return s
+	}
+	scheme := "http"
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// ProtectedResourceMetadata is the RFC 9728 document.
+type ProtectedResourceMetadata struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ResourceName           string   `json:"resource_name"`
+	ResourceDocumentation  string   `json:"resource_documentation,omitempty"`
+}
+
+// ServeMetadata answers the protected-resource metadata. It needs no sign-in:
+// it is how a client learns where to sign in.
+func (t *Transport) ServeMetadata(w http.ResponseWriter, r *http.Request) {
+	doc := ProtectedResourceMetadata{
+		Resource:               t.ResourceURL(r),
+		AuthorizationServers:   []string{t.siteURL(r)},
+		ScopesSupported:        []string{OAuthScope},
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "Mattermost MCP Server",
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	if err := json.NewEncoder(w).Encode(doc); err != nil {
+		t.opts.Log.Warn("Could not write the protected-resource metadata", "error", err.Error())
+	}
+}
+
+// challenge answers 401 the way MCP clients discover OAuth (RFC 9728 §5.1).
+func (t *Transport) challenge(w http.ResponseWriter, r *http.Request) {
+	value := fmt.Sprintf(`Bearer resource_metadata="%s", scope="%s"`, t.pluginURL(r)+MetadataPath, OAuthScope)
+	if r.Header.Get("Authorization") != "" {
+		// RFC 6750 §3.1: credentials were sent and were not accepted.
+		value += `, error="invalid_token"`
+	}
+	w.Header().Set("WWW-Authenticate", value)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusUnauthorized)
+	_, _ = io.WriteString(w, `{"error":"unauthorized","message":"Sign in to Mattermost: send a personal access token, a session token or an OAuth access token as 'Authorization: Bearer <token>'. The WWW-Authenticate header says where OAuth starts."}`+"\n")
+}
+
+// ServeMCP authenticates the caller and hands the request to mcp-go.
+func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
+	started := time.Now()
+	userID := r.Header.Get("Mattermost-User-Id") // set by Mattermost only for a valid token; client copies are stripped
+	if userID == "" {
+		t.challenge(w, r)
+		return
+	}
+	active, err := t.opts.UserActive(userID)
+	if err != nil {
+		t.opts.Log.Error("Could not look up the calling user", "user_id", userID, "error", err.Error())
+		http.Error(w, "Mattermost could not look up your account; try again shortly.", http.StatusServiceUnavailable)
+		return
+	}
+	if !active {
+		t.challenge(w, r)
+		return
+	}
+
+	ctx := withCallerID(r.Context(), userID)
+	if id := r.Header.Get(server.HeaderKeySessionID); id != "" {
+		rec, err := t.sessions.load(id)
+		if err != nil {
+			t.opts.Log.Error("Could not read an MCP session", "user_id", userID, "error", err.Error())
+			http.Error(w, "Mattermost could not read your MCP session; try again shortly.", http.StatusServiceUnavailable)
+			return
+		}
+		ctx = withSession(ctx, rec)
+	}
+
+	var method, tool string
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+		if err != nil {
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				http.Error(w, fmt.Sprintf("The request is larger than %d MiB; send large files through request_upload instead.", maxRequestBytes>>20), http.StatusRequestEntityTooLarge)
+				return
+			}
+			http.Error(w, "The request body could not be read.", http.StatusBadRequest)
+			return
+		}
+		method, tool = peekMethod(body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+
+	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	t.http.ServeHTTP(sw, r.WithContext(ctx))
+
+	// Tool calls are logged with their outcome by logToolCall.
+	if method != string(mcp.MethodToolsCall) || tool == "" {
+		t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
+			"status", sw.status, "duration_ms", time.Since(started).Milliseconds())
+	}
+}
+
+// logToolCall logs every tool call: who, which tool, how long, how it ended.
+// Never arguments or results: they carry file contents and messages.
+func (t *Transport) logToolCall(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		started := time.Now()
+		res, err := next(ctx, req)
+		outcome := "ok"
+		switch {
+		case err != nil:
+			outcome = "failed"
+			t.opts.Log.Error("MCP tool failed", "user_id", CallerID(ctx), "tool", req.Params.Name, "error", err.Error())
+			// The model gets a usable answer rather than a protocol error.
+			res, err = mcp.NewToolResultError(fmt.Sprintf(
+				"%s failed inside Mattermost. Try again; if it keeps failing, tell the person and ask them to check the Mattermost server log.", req.Params.Name)), nil
+		case res != nil && res.IsError:
+			outcome = "refused"
+		}
+		t.opts.Log.Info("MCP tool call", "user_id", CallerID(ctx), "tool", req.Params.Name,
+			"duration_ms", time.Since(started).Milliseconds(), "outcome", outcome)
+		return res, err
+	}
+}
+
+// peekMethod reads the JSON-RPC method (and tool name) for the log line.
+func peekMethod(body []byte) (method, tool string) {
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return "", ""
+	}
+	return msg.Method, msg.Params.Name
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if !s.wrote {
+		s.status, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// Flush keeps streaming responses streaming through the wrapper.
+func (s *statusWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the plugin RPC writer.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

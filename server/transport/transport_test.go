@@ -1,0 +1,264 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// memKV is the KV store shared by every "node" in a test, as the plugin KV
+// store is shared by every node of a cluster.
+type memKV struct {
+	mu   sync.Mutex
+	data map[string][]byte
+}
+
+func newMemKV() *memKV { return &memKV{data: map[string][]byte{}} }
+
+func (m *memKV) Get(key string, out any) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	raw, ok := m.data[key]
+	if !ok {
+		return nil
+	}
+	return json.Unmarshal(raw, out)
+}
+
+func (m *memKV) SetWithExpiry(key string, value any, _ time.Duration) error {
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.data[key] = raw
+	m.mu.Unlock()
+	return nil
+}
+
+func (m *memKV) Delete(key string) error {
+	m.mu.Lock()
+	delete(m.data, key)
+	m.mu.Unlock()
+	return nil
+}
+
+type logLine struct {
+	msg string
+	kv  []any
+}
+
+type memLog struct {
+	mu    sync.Mutex
+	lines []logLine
+}
+
+func (l *memLog) add(msg string, kv []any) {
+	l.mu.Lock()
+	l.lines = append(l.lines, logLine{msg, kv})
+	l.mu.Unlock()
+}
+func (l *memLog) Info(msg string, kv ...any)  { l.add(msg, kv) }
+func (l *memLog) Warn(msg string, kv ...any)  { l.add(msg, kv) }
+func (l *memLog) Error(msg string, kv ...any) { l.add(msg, kv) }
+
+// node is one plugin process: its own Transport over the shared KV.
+func node(t *testing.T, kv KV, log *memLog, active map[string]bool) *httptest.Server {
+	t.Helper()
+	tr := New(Options{
+		PluginID: "mcp-server", Version: "test", Instructions: "test",
+		SiteURL:    func() string { return "https://chat.example.com/" },
+		UserActive: func(id string) (bool, error) { return active[id], nil },
+		KV:         kv, Log: log,
+	})
+	tr.MCP.AddTool(mcp.NewTool("whoami", mcp.WithDescription("test")), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		caps := mcp.ClientCapabilities{}
+		if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+			caps = s.GetClientCapabilities()
+		}
+		return mcp.NewToolResultText(fmt.Sprintf("%s elicitation=%v secret-content", CallerID(ctx), caps.Elicitation != nil)), nil
+	})
+	mux := http.NewServeMux()
+	mux.HandleFunc(MCPPath, tr.ServeMCP)
+	mux.HandleFunc(MetadataPath, tr.ServeMetadata)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func post(t *testing.T, url, user, session string, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+MCPPath, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	if user != "" {
+		req.Header.Set("Mattermost-User-Id", user)
+	}
+	if session != "" {
+		req.Header.Set(server.HeaderKeySessionID, session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"test-client","version":"1"}}}`
+const callWhoami = `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`
+
+func body(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+func TestARequestWithoutASignedInUserGetsTheOAuthChallenge(t *testing.T) {
+	srv := node(t, newMemKV(), &memLog{}, nil)
+	resp := post(t, srv.URL, "", "", initialize)
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("status %d, want 401", resp.StatusCode)
+	}
+	want := `Bearer resource_metadata="https://chat.example.com/plugins/mcp-server/.well-known/oauth-protected-resource", scope="user"`
+	if got := resp.Header.Get("WWW-Authenticate"); got != want {
+		t.Fatalf("challenge %q, want %q", got, want)
+	}
+}
+
+func TestARejectedTokenGetsTheSameChallengeMarkedInvalid(t *testing.T) {
+	srv := node(t, newMemKV(), &memLog{}, map[string]bool{"u1": false})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+MCPPath, strings.NewReader(initialize))
+	req.Header.Set("Authorization", "Bearer nonsense")
+	req.Header.Set("Mattermost-User-Id", "u1") // a deactivated user
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := resp.Header.Get("WWW-Authenticate")
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(got, `resource_metadata="https://chat.example.com/plugins/mcp-server/.well-known/oauth-protected-resource"`) || !strings.Contains(got, `error="invalid_token"`) {
+		t.Fatalf("status %d challenge %q", resp.StatusCode, got)
+	}
+}
+
+func TestTheMetadataNamesTheEndpointAndMattermostAsTheAuthorizationServer(t *testing.T) {
+	srv := node(t, newMemKV(), &memLog{}, nil)
+	resp, err := http.Get(srv.URL + MetadataPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc ProtectedResourceMetadata
+	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if doc.Resource != "https://chat.example.com/plugins/mcp-server/mcp" || len(doc.AuthorizationServers) != 1 ||
+		doc.AuthorizationServers[0] != "https://chat.example.com" || doc.ScopesSupported[0] != "user" {
+		t.Fatalf("metadata %+v", doc)
+	}
+}
+
+func TestASessionStartedOnOneNodeWorksOnAnotherAndKeepsTheClientsCapabilities(t *testing.T) {
+	kv, log := newMemKV(), &memLog{}
+	active := map[string]bool{"alice": true}
+	a, b := node(t, kv, log, active), node(t, kv, log, active)
+
+	resp := post(t, a.URL, "alice", "", initialize)
+	session := resp.Header.Get(server.HeaderKeySessionID)
+	body(t, resp)
+	if !strings.HasPrefix(session, sessionIDPrefix) {
+		t.Fatalf("no session id from initialize: %q", session)
+	}
+	got := body(t, post(t, b.URL, "alice", session, callWhoami))
+	if !strings.Contains(got, "alice elicitation=true") {
+		t.Fatalf("node b answered %s", got)
+	}
+}
+
+func TestAnotherUsersSessionIsNotFound(t *testing.T) {
+	kv := newMemKV()
+	srv := node(t, kv, &memLog{}, map[string]bool{"alice": true, "bob": true})
+	resp := post(t, srv.URL, "alice", "", initialize)
+	session := resp.Header.Get(server.HeaderKeySessionID)
+	body(t, resp)
+	resp = post(t, srv.URL, "bob", session, callWhoami)
+	if resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("bob using alice's session: status %d, want 404: %s", resp.StatusCode, body(t, resp))
+	}
+	body(t, resp)
+}
+
+func TestAnEndedSessionIsNotFoundOnEveryNode(t *testing.T) {
+	kv := newMemKV()
+	active := map[string]bool{"alice": true}
+	a, b := node(t, kv, &memLog{}, active), node(t, kv, &memLog{}, active)
+	resp := post(t, a.URL, "alice", "", initialize)
+	session := resp.Header.Get(server.HeaderKeySessionID)
+	body(t, resp)
+	req, _ := http.NewRequest(http.MethodDelete, a.URL+MCPPath, nil)
+	req.Header.Set("Mattermost-User-Id", "alice")
+	req.Header.Set(server.HeaderKeySessionID, session)
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	del, err := http.DefaultClient.Do(req)
+	if err != nil || del.StatusCode != http.StatusOK {
+		t.Fatalf("delete: %v %v", err, del)
+	}
+	del.Body.Close()
+	if resp := post(t, b.URL, "alice", session, callWhoami); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("ended session on node b: status %d", resp.StatusCode)
+	}
+}
+
+func TestEveryToolCallIsLoggedWithUserToolDurationAndOutcomeButNotItsContent(t *testing.T) {
+	kv, log := newMemKV(), &memLog{}
+	srv := node(t, kv, log, map[string]bool{"alice": true})
+	resp := post(t, srv.URL, "alice", "", initialize)
+	session := resp.Header.Get(server.HeaderKeySessionID)
+	body(t, resp)
+	body(t, post(t, srv.URL, "alice", session, callWhoami))
+
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	var found bool
+	for _, l := range log.lines {
+		line := fmt.Sprint(l.msg, l.kv)
+		if strings.Contains(line, "secret-content") {
+			t.Fatalf("a log line carries tool output: %s", line)
+		}
+		if l.msg == "MCP tool call" {
+			found = true
+			want := []string{"user_id alice", "tool whoami", "duration_ms", "outcome ok"}
+			for _, w := range want {
+				if !strings.Contains(line, w) {
+					t.Errorf("tool call log %q lacks %q", line, w)
+				}
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no log line for the tool call")
+	}
+}
+
+func TestAnOversizedRequestIsRefusedWithTheWayAround(t *testing.T) {
+	srv := node(t, newMemKV(), &memLog{}, map[string]bool{"alice": true})
+	big := bytes.Repeat([]byte("x"), maxRequestBytes+1)
+	resp := post(t, srv.URL, "alice", "", string(big))
+	text := body(t, resp)
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(text, "request_upload") {
+		t.Fatalf("status %d: %s", resp.StatusCode, text)
+	}
+}
