@@ -1,0 +1,108 @@
+// Package e2e drives the plugin on a real Mattermost 11.4 with PostgreSQL,
+// installed from its bundle the way the System Console does it, through a
+// real MCP client over HTTP. Results are read back with separate requests.
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+)
+
+// mm is the Mattermost server every test in this package talks to.
+var mm *harness.Server
+
+func TestMain(m *testing.M) {
+	bundle := os.Getenv("MCP_PLUGIN_BUNDLE")
+	if bundle == "" {
+		fmt.Fprintln(os.Stderr, "MCP_PLUGIN_BUNDLE is not set: run `make e2e-test`, which builds the bundle and sets it.")
+		os.Exit(1)
+	}
+	os.Exit(harness.Main(m, harness.Options{BundlePath: bundle}, &mm))
+}
+
+func mcpURL(site string) string { return strings.TrimRight(site, "/") + "/plugins/mcp-server/mcp" }
+
+// connect starts an initialized MCP client that signs in with a bearer token.
+func connect(t *testing.T, site, token string) *client.Client {
+	t.Helper()
+	c, err := client.NewStreamableHttpClient(mcpURL(site),
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		t.Fatalf("new MCP client: %v", err)
+	}
+	initialize(t, c)
+	return c
+}
+
+func initialize(t *testing.T, c *client.Client) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatalf("start MCP client: %v", err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "e2e", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize: %v (server log: %s)", err, mm.ServerLog())
+	}
+}
+
+// call calls a tool and fails the test on a protocol error.
+func call(t *testing.T, c *client.Client, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	res, err := c.CallTool(context.Background(), req)
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return res
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// structuredAs decodes a result's structured content.
+func structuredAs(t *testing.T, res *mcp.CallToolResult, into any) {
+	t.Helper()
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		t.Fatalf("structured content %s: %v", raw, err)
+	}
+}
+
+func toolNames(t *testing.T, c *client.Client) []string {
+	t.Helper()
+	res, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
