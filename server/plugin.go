@@ -9,7 +9,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin"
-	"github.com/mattermost/mattermost/server/public/pluginapi"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -33,17 +32,15 @@ type Plugin struct {
 	// ready guards router, which OnActivate builds.
 	ready  sync.RWMutex
 	router *mux.Router
-	client *pluginapi.Client
 }
 
 // OnActivate builds the MCP server and the routes.
 func (p *Plugin) OnActivate() error {
-	p.client = pluginapi.NewClient(p.API, p.Driver)
 	if p.config == nil {
 		p.config = config.NewStore()
 		p.loadConfiguration()
 	}
-	gw := mattermost.NewGateway(p.client)
+	gw := mattermost.NewGateway(p.API, p.Driver)
 	cat, err := catalogue.New(tools.All(tools.Deps{MM: gw, Config: p.config.Get}))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
@@ -55,7 +52,7 @@ func (p *Plugin) OnActivate() error {
 		SiteURL:      gw.SiteURL,
 		UserActive:   gw.UserActive,
 		KV:           gw.KV(),
-		Log:          &p.client.Log,
+		Log:          gw.Log(),
 		ServerOptions: []server.ServerOption{
 			server.WithToolFilter(cat.Filter(p.config.Get)),
 		},
@@ -73,7 +70,7 @@ func (p *Plugin) OnActivate() error {
 	p.ready.Lock()
 	p.router = r
 	p.ready.Unlock()
-	p.client.Log.Info("MCP Server is ready", "version", version, "tools", len(cat.All()))
+	gw.Log().Info("MCP Server is ready", "version", version, "tools", len(cat.All()))
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/plugin"
 	"github.com/mattermost/mattermost/server/public/pluginapi"
 )
 
@@ -20,10 +21,18 @@ var ErrNotFound = errors.New("not found")
 // Gateway wraps the plugin API.
 type Gateway struct {
 	api *pluginapi.Client
+	// raw reaches the few plugin API methods pluginapi does not wrap
+	// (searching posts as a user, listing file infos).
+	raw plugin.API
 }
 
-// NewGateway wraps a plugin API client.
-func NewGateway(api *pluginapi.Client) *Gateway { return &Gateway{api: api} }
+// NewGateway wraps the plugin API.
+func NewGateway(raw plugin.API, driver plugin.Driver) *Gateway {
+	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw}
+}
+
+// Log is the plugin's key-value logger.
+func (g *Gateway) Log() *pluginapi.LogService { return &g.api.Log }
 
 // SiteURL is Mattermost's configured public URL, without a trailing slash.
 func (g *Gateway) SiteURL() string {

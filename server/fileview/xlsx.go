@@ -1,0 +1,639 @@
+package fileview
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// This file extracts the cell values of Excel workbooks, sheet by sheet and
+// row by row, streaming each worksheet.
+
+type sheetInfo struct {
+	name, state, relID string
+}
+
+// extractXlsx reads the workbook's sheets in workbook order.
+func extractXlsx(ctx context.Context, p *pkg) (*extraction, error) {
+	x := newExtraction()
+	const wb = "xl/workbook.xml"
+	rels, err := readRels(ctx, p, wb)
+	if err != nil {
+		if err := x.partError(ctx, "xl/_rels/workbook.xml.rels", err); err != nil {
+			return x, err
+		}
+	}
+	sheets, date1904, more, err := workbookSheets(ctx, p, wb)
+	if err != nil {
+		if err := x.partError(ctx, wb, err); err != nil || x.refused != "" {
+			return x, err
+		}
+	}
+	if more > 0 {
+		x.note("Only the first %s sheets are read; %s more are not.", commas(MaxSheets), commas(int64(more)))
+	}
+	sstPart, stylesPart := "xl/sharedStrings.xml", "xl/styles.xml"
+	for _, r := range rels {
+		switch path.Base(r.typ) {
+		case "sharedStrings":
+			sstPart = r.target
+		case "styles":
+			stylesPart = r.target
+		}
+	}
+	sst := &sharedStrings{}
+	if p.has(sstPart) {
+		if err := sst.read(ctx, p, sstPart); err != nil {
+			if err := x.partError(ctx, sstPart, err); err != nil || x.refused != "" {
+				return x, err
+			}
+		}
+		if sst.cut {
+			x.note("The workbook has %s shared strings (%s of text at most are kept); only the first %s were loaded, and cells that use a later one show \"[string not loaded]\".",
+				declaredOr(sst.declared, len(sst.ends)), sizeText(MaxSharedStringBytes), commas(int64(len(sst.ends))))
+		}
+	}
+	st := &styles{custom: map[int]fmtClass{}}
+	if p.has(stylesPart) {
+		if err := st.read(ctx, p, stylesPart); err != nil {
+			if err := x.partError(ctx, stylesPart, err); err != nil || x.refused != "" {
+				return x, err
+			}
+		}
+	}
+	for i, sh := range sheets {
+		if x.full {
+			break
+		}
+		if i > 0 {
+			x.line("")
+		}
+		label := fmt.Sprintf("Sheet %d %q", i+1, visible(sh.name, 256))
+		switch sh.state {
+		case "hidden":
+			label += " (hidden)"
+		case "veryHidden":
+			label += " (very hidden)"
+		}
+		x.line(label)
+		rl, ok := rels[sh.relID]
+		if !ok || rl.external || !p.has(rl.target) {
+			x.line("(its cells are missing from the file)")
+			continue
+		}
+		sr := &sheetReader{x: x, sst: sst, styles: st, date1904: date1904}
+		if err := x.partError(ctx, rl.target, sr.read(ctx, p, rl.target)); err != nil || x.refused != "" {
+			return x, err
+		}
+	}
+	if len(sheets) == 0 && x.refused == "" {
+		x.note("The workbook lists no sheets.")
+	}
+	return x, nil
+}
+
+func declaredOr(declared, loaded int) string {
+	if declared > loaded {
+		return commas(int64(declared))
+	}
+	return "more than " + commas(int64(loaded))
+}
+
+// workbookSheets lists the sheets of workbook.xml in order.
+func workbookSheets(ctx context.Context, p *pkg, part string) (sheets []sheetInfo, date1904 bool, more int, err error) {
+	r, err := p.open(part, MaxSmallPartBytes)
+	if err != nil {
+		return nil, false, 0, err
+	}
+	defer r.Close()
+	w := newWalker(ctx, r)
+	for {
+		t, err := w.next()
+		if err == io.EOF {
+			return sheets, date1904, more, nil
+		}
+		if err != nil {
+			return sheets, date1904, more, err
+		}
+		el, ok := t.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch el.Name.Local {
+		case "workbookPr":
+			v := attr(el, "date1904")
+			date1904 = v == "1" || v == "true"
+		case "sheet":
+			if len(sheets) < MaxSheets {
+				sheets = append(sheets, sheetInfo{name: attr(el, "name"), state: attr(el, "state"), relID: relID(el)})
+			} else {
+				more++
+			}
+		}
+	}
+}
+
+// sharedStrings holds the workbook's string table in one buffer.
+type sharedStrings struct {
+	buf      []byte
+	ends     []uint32
+	declared int
+	cut      bool
+}
+
+func (s *sharedStrings) get(i int) (string, bool) {
+	if i < 0 || i >= len(s.ends) {
+		return "", false
+	}
+	start := uint32(0)
+	if i > 0 {
+		start = s.ends[i-1]
+	}
+	return string(s.buf[start:s.ends[i]]), true
+}
+
+// read loads strings until the count or byte cap, then stops reading.
+func (s *sharedStrings) read(ctx context.Context, p *pkg, part string) error {
+	r, err := p.open(part, MaxPartBytes)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w := newWalker(ctx, r)
+	inSI, inT := false, false
+	skipLevel, start := 0, 0
+	for {
+		t, err := w.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			switch {
+			case skipLevel > 0:
+			case t.Name.Local == "sst":
+				s.declared, _ = strconv.Atoi(attr(t, "uniqueCount"))
+			case t.Name.Local == "si":
+				if len(s.ends) >= MaxSharedStrings || len(s.buf) >= MaxSharedStringBytes {
+					s.cut = true
+					return nil
+				}
+				inSI, start = true, len(s.buf)
+			case t.Name.Local == "rPh" || t.Name.Local == "phoneticPr":
+				skipLevel = w.depth
+			case t.Name.Local == "t" && inSI:
+				inT = true
+			}
+		case xml.EndElement:
+			switch {
+			case skipLevel > 0:
+				if w.depth+1 <= skipLevel {
+					skipLevel = 0
+				}
+			case t.Name.Local == "t":
+				inT = false
+			case t.Name.Local == "si" && inSI:
+				s.ends = append(s.ends, uint32(len(s.buf)))
+				inSI = false
+			}
+		case xml.CharData:
+			if inSI && inT && skipLevel == 0 {
+				room := min(MaxCellBytes-(len(s.buf)-start), MaxSharedStringBytes-len(s.buf))
+				if room > 0 {
+					s.buf = append(s.buf, t[:min(len(t), room)]...)
+				}
+			}
+		}
+	}
+}
+
+// fmtClass says how a number format shows a number: as a date, a time, both,
+// or (all false) as a number.
+type fmtClass struct {
+	date, time, seconds, elapsed bool
+}
+
+func (c fmtClass) isDate() bool { return c.date || c.time }
+
+// builtinFormats are Excel's built-in date and time formats.
+var builtinFormats = map[int]fmtClass{
+	14: {date: true}, 15: {date: true}, 16: {date: true}, 17: {date: true},
+	18: {time: true}, 19: {time: true, seconds: true}, 20: {time: true}, 21: {time: true, seconds: true},
+	22: {date: true, time: true},
+	45: {time: true, seconds: true}, 46: {time: true, seconds: true, elapsed: true}, 47: {time: true, seconds: true},
+}
+
+// styles maps cell style indexes to how their numbers are shown.
+type styles struct {
+	xfFmt  []int
+	custom map[int]fmtClass
+}
+
+func (s *styles) class(style int) fmtClass {
+	if style < 0 || style >= len(s.xfFmt) {
+		return fmtClass{}
+	}
+	id := s.xfFmt[style]
+	if c, ok := builtinFormats[id]; ok {
+		return c
+	}
+	return s.custom[id]
+}
+
+func (s *styles) read(ctx context.Context, p *pkg, part string) error {
+	r, err := p.open(part, MaxSmallPartBytes)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w := newWalker(ctx, r)
+	xfsLevel := 0
+	for {
+		t, err := w.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			switch t.Name.Local {
+			case "numFmt":
+				if id, err := strconv.Atoi(attr(t, "numFmtId")); err == nil && len(s.custom) < MaxStyles {
+					s.custom[id] = classifyFormat(attr(t, "formatCode"))
+				}
+			case "cellXfs":
+				xfsLevel = w.depth
+			case "xf":
+				if xfsLevel > 0 && w.depth == xfsLevel+1 && len(s.xfFmt) < MaxStyles {
+					id, _ := strconv.Atoi(attr(t, "numFmtId"))
+					s.xfFmt = append(s.xfFmt, id)
+				}
+			}
+		case xml.EndElement:
+			if t.Name.Local == "cellXfs" {
+				xfsLevel = 0
+			}
+		}
+	}
+}
+
+// classifyFormat finds the date and time tokens (y, m, d, h, s) of a custom
+// number format, outside quoted text, [brackets] (except [h], [mm], [ss]
+// elapsed times), escaped characters and AM/PM markers. An "m" is minutes
+// when it follows an hour or precedes a second, otherwise months.
+func classifyFormat(code string) fmtClass {
+	var groups []byte
+	add := func(c byte) {
+		if len(groups) == 0 || groups[len(groups)-1] != c {
+			groups = append(groups, c)
+		}
+	}
+	var c fmtClass
+	for i := 0; i < len(code) && i < 1024; i++ {
+		ch := code[i]
+		switch ch {
+		case '"':
+			if j := strings.IndexByte(code[i+1:], '"'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(code)
+			}
+			continue
+		case '[':
+			j := strings.IndexByte(code[i+1:], ']')
+			if j < 0 {
+				i = len(code)
+				continue
+			}
+			inner := strings.ToLower(code[i+1 : i+1+j])
+			if inner != "" && strings.Trim(inner, "hms") == "" {
+				c.elapsed = true
+				add(inner[0])
+			}
+			i += j + 1
+			continue
+		case '\\', '_', '*':
+			i++
+			continue
+		}
+		if strings.HasPrefix(strings.ToUpper(code[i:]), "AM/PM") {
+			i += 4
+			continue
+		}
+		if strings.HasPrefix(strings.ToUpper(code[i:]), "A/P") {
+			i += 2
+			continue
+		}
+		switch ch | 0x20 {
+		case 'y', 'm', 'd', 'h', 's':
+			add(ch | 0x20)
+		case 'e':
+			// "e" is a year in some locales but the exponent in 0.00E+00;
+			// only the latter is common.
+		}
+	}
+	for i, g := range groups {
+		switch g {
+		case 'y', 'd':
+			c.date = true
+		case 'h':
+			c.time = true
+		case 's':
+			c.time, c.seconds = true, true
+		case 'm':
+			minutes := (i > 0 && groups[i-1] == 'h') || (i+1 < len(groups) && groups[i+1] == 's')
+			if minutes {
+				c.time = true
+			} else {
+				c.date = true
+			}
+		}
+	}
+	return c
+}
+
+var (
+	epoch1900 = time.Date(1899, 12, 30, 0, 0, 0, 0, time.UTC)
+	epoch1904 = time.Date(1904, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// excelDate writes a serial date number the way its format means it, in
+// ISO order. In the 1900 system serial 60 is 1900-02-29, a day that never
+// was (Lotus 1-2-3's leap-year bug, kept by Excel).
+func excelDate(v float64, date1904 bool, c fmtClass) (string, bool) {
+	if math.IsNaN(v) || v < 0 || v >= 2958466 {
+		return "", false
+	}
+	days := math.Floor(v)
+	secs := math.Round((v - days) * 86400)
+	if secs >= 86400 {
+		days++
+		secs -= 86400
+	}
+	var date string
+	switch {
+	case date1904:
+		date = epoch1904.AddDate(0, 0, int(days)).Format("2006-01-02")
+	case days == 60:
+		date = "1900-02-29"
+	case days < 60:
+		date = epoch1900.AddDate(0, 0, int(days)+1).Format("2006-01-02")
+	default:
+		date = epoch1900.AddDate(0, 0, int(days)).Format("2006-01-02")
+	}
+	s := int(secs)
+	h, m, sec := s/3600, s%3600/60, s%60
+	if c.elapsed {
+		h += int(days) * 24
+	}
+	clock := fmt.Sprintf("%02d:%02d", h, m)
+	if c.seconds {
+		clock += fmt.Sprintf(":%02d", sec)
+	}
+	switch {
+	case c.date && c.time:
+		return date + " " + clock, true
+	case c.time:
+		return clock, true
+	}
+	return date, true
+}
+
+// sheetReader streams one worksheet's rows into lines.
+type sheetReader struct {
+	x        *extraction
+	sst      *sharedStrings
+	styles   *styles
+	date1904 bool
+
+	row, lastRow, lastEmitted int
+	cells                     []string
+	col                       int
+	typ                       string
+	style                     int
+	val                       []byte
+	inCell, inV, inIS, inT    bool
+	skipLevel                 int
+	missingStrings, dropped   int
+	tooFar                    bool
+}
+
+func (s *sheetReader) read(ctx context.Context, p *pkg, part string) error {
+	r, err := p.open(part, MaxPartBytes)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w := newWalker(ctx, r)
+	err = s.walk(w)
+	if s.lastEmitted == 0 {
+		s.x.line("(no cells with values)")
+	}
+	if s.missingStrings > 0 {
+		s.x.note("%s cells use shared strings that were not loaded.", commas(int64(s.missingStrings)))
+	}
+	if s.dropped > 0 {
+		s.x.note("%s cells beyond column XFD (Excel's last) were left out.", commas(int64(s.dropped)))
+	}
+	if s.tooFar {
+		s.x.note("Rows numbered beyond %s (Excel's last row) were left out.", commas(MaxSheetRow))
+	}
+	return err
+}
+
+func (s *sheetReader) walk(w *xmlWalker) error {
+	for {
+		if s.x.full {
+			return errTextFull
+		}
+		t, err := w.next()
+		if err != nil {
+			return err
+		}
+		switch t := t.(type) {
+		case xml.StartElement:
+			if s.skipLevel > 0 {
+				continue
+			}
+			switch t.Name.Local {
+			case "row":
+				n, err := strconv.Atoi(attr(t, "r"))
+				if err != nil || n < 1 {
+					n = s.lastRow + 1
+				}
+				if n > MaxSheetRow {
+					s.tooFar = true
+					s.skipLevel = w.depth
+					continue
+				}
+				s.row, s.lastRow = n, n
+				s.cells = s.cells[:0]
+				s.col = 0
+			case "c":
+				s.startCell(t)
+			case "v":
+				s.inV = s.inCell
+			case "is":
+				s.inIS = s.inCell
+			case "t":
+				s.inT = s.inIS
+			case "rPh", "phoneticPr", "f", "extLst":
+				s.skipLevel = w.depth
+			}
+		case xml.EndElement:
+			if s.skipLevel > 0 {
+				if w.depth+1 <= s.skipLevel {
+					s.skipLevel = 0
+				}
+				continue
+			}
+			switch t.Name.Local {
+			case "v":
+				s.inV = false
+			case "t":
+				s.inT = false
+			case "is":
+				s.inIS = false
+			case "c":
+				s.endCell()
+			case "row":
+				s.endRow()
+			}
+		case xml.CharData:
+			if s.skipLevel == 0 && (s.inV || s.inIS && s.inT) {
+				room := MaxCellBytes - len(s.val)
+				if room > 0 && s.x.take(min(len(t), room)) {
+					s.val = append(s.val, t[:min(len(t), room)]...)
+				}
+			}
+		}
+	}
+}
+
+func (s *sheetReader) startCell(el xml.StartElement) {
+	s.inCell = s.row > 0
+	col := columnOf(attr(el, "r"))
+	if col == 0 {
+		col = s.col + 1
+	}
+	s.col = col
+	s.typ = attr(el, "t")
+	s.style = -1
+	if v, err := strconv.Atoi(attr(el, "s")); err == nil {
+		s.style = v
+	}
+	s.val = s.val[:0]
+}
+
+// columnOf reads the column letters of an A1 reference: "C7" -> 3.
+func columnOf(ref string) int {
+	col := 0
+	for i := 0; i < len(ref) && i < 4; i++ {
+		c := ref[i] | 0x20
+		if c < 'a' || c > 'z' {
+			break
+		}
+		col = col*26 + int(c-'a'+1)
+	}
+	return col
+}
+
+func (s *sheetReader) endCell() {
+	if !s.inCell {
+		return
+	}
+	s.inCell, s.inV, s.inIS, s.inT = false, false, false, false
+	if s.col > MaxSheetColumn {
+		s.dropped++
+		return
+	}
+	v := s.render()
+	if v == "" {
+		return
+	}
+	for len(s.cells) < s.col {
+		s.cells = append(s.cells, "")
+	}
+	s.cells[s.col-1] = v
+}
+
+// render gives a cell's value as text.
+func (s *sheetReader) render() string {
+	raw := string(s.val)
+	var v string
+	switch s.typ {
+	case "s":
+		i, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil {
+			return ""
+		}
+		str, ok := s.sst.get(i)
+		if !ok {
+			s.missingStrings++
+			return "[string not loaded]"
+		}
+		v = str
+	case "b":
+		switch strings.TrimSpace(raw) {
+		case "1", "true":
+			v = "TRUE"
+		case "0", "false":
+			v = "FALSE"
+		default:
+			v = raw
+		}
+	case "str", "inlineStr", "e", "d":
+		v = raw
+	default:
+		v = s.number(strings.TrimSpace(raw))
+	}
+	if strings.ContainsAny(v, "\r\n\t") {
+		v = cellBreaks.Replace(v)
+	}
+	return v
+}
+
+// cellBreaks keeps a cell on its row's line: line breaks become ↵, tabs
+// spaces. A Replacer is safe for concurrent use and never changes.
+var cellBreaks = strings.NewReplacer("\r\n", "↵", "\n", "↵", "\r", "↵", "\t", " ")
+
+func (s *sheetReader) number(raw string) string {
+	f, err := strconv.ParseFloat(raw, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return raw
+	}
+	if c := s.styles.class(s.style); c.isDate() {
+		if d, ok := excelDate(f, s.date1904, c); ok {
+			return d
+		}
+	}
+	return strconv.FormatFloat(f, 'g', 15, 64)
+}
+
+func (s *sheetReader) endRow() {
+	last := len(s.cells) - 1
+	for last >= 0 && s.cells[last] == "" {
+		last--
+	}
+	if last < 0 || s.row == 0 {
+		return
+	}
+	if gap := s.row - s.lastEmitted - 1; gap == 1 {
+		s.x.line(fmt.Sprintf("(row %d empty)", s.lastEmitted+1))
+	} else if gap > 1 {
+		s.x.line(fmt.Sprintf("(rows %d-%d empty)", s.lastEmitted+1, s.row-1))
+	}
+	s.x.line(strings.Join(s.cells[:last+1], "\t"))
+	s.lastEmitted = max(s.lastEmitted, s.row)
+}

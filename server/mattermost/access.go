@@ -1,0 +1,95 @@
+package mattermost
+
+import (
+	"fmt"
+
+	"github.com/mattermost/mattermost/server/public/model"
+)
+
+// The plugin API does not check permissions: every accessor here does, and
+// answers ErrNotFound for anything missing, deleted, or not readable by the
+// caller, so a tool cannot tell (or tell the model) which it was.
+
+// canRead reports whether the caller may read a channel's posts and files.
+func (c *Caller) canRead(channelID string) bool {
+	return channelID != "" && c.g.api.User.HasPermissionToChannel(c.userID, channelID, model.PermissionReadChannelContent)
+}
+
+// Channel is a channel the caller can read.
+func (c *Caller) Channel(channelID string) (*model.Channel, error) {
+	if !model.IsValidId(channelID) {
+		return nil, ErrNotFound
+	}
+	ch, err := c.g.api.Channel.Get(channelID)
+	if err != nil {
+		return nil, notFoundOr(err, "read channel")
+	}
+	if !c.canRead(ch.Id) {
+		return nil, ErrNotFound
+	}
+	return ch, nil
+}
+
+// Post is a post the caller can read.
+func (c *Caller) Post(postID string) (*model.Post, error) {
+	if !model.IsValidId(postID) {
+		return nil, ErrNotFound
+	}
+	p, err := c.g.api.Post.GetPost(postID)
+	if err != nil {
+		return nil, notFoundOr(err, "read post")
+	}
+	if p.DeleteAt != 0 || !c.canRead(p.ChannelId) {
+		return nil, ErrNotFound
+	}
+	return p, nil
+}
+
+// File is an attachment the caller can read, with the post it belongs to
+// (nil for a file uploaded by the caller and not yet posted).
+func (c *Caller) File(fileID string) (*model.FileInfo, *model.Post, error) {
+	if !model.IsValidId(fileID) {
+		return nil, nil, ErrNotFound
+	}
+	info, err := c.g.api.File.GetInfo(fileID)
+	if err != nil {
+		return nil, nil, notFoundOr(err, "read file info")
+	}
+	if info.DeleteAt != 0 {
+		return nil, nil, ErrNotFound
+	}
+	if info.PostId == "" {
+		// Not posted yet: only its uploader may see it.
+		if info.CreatorId != c.userID {
+			return nil, nil, ErrNotFound
+		}
+		return info, nil, nil
+	}
+	post, err := c.Post(info.PostId)
+	if err != nil {
+		return nil, nil, err
+	}
+	return info, post, nil
+}
+
+// FileBytes reads an attachment the caller can read. Callers check the size
+// against their cap first: the plugin API hands back the whole file.
+func (c *Caller) FileBytes(fileID string) ([]byte, error) {
+	if _, _, err := c.File(fileID); err != nil {
+		return nil, err
+	}
+	data, appErr := c.g.raw.GetFile(fileID)
+	if appErr != nil {
+		return nil, notFoundOr(appErr, "read file")
+	}
+	return data, nil
+}
+
+// notFoundOr turns Mattermost's "not found" into ErrNotFound and wraps the
+// rest, which are real failures.
+func notFoundOr(err error, what string) error {
+	if isNotFound(err) {
+		return ErrNotFound
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
