@@ -66,12 +66,36 @@ func TestGetMeAnswersAsTheUserOfASessionToken(t *testing.T) {
 func TestGetMeAnswersAfterSigningInWithMattermostsOwnOAuth(t *testing.T) {
 	alice := mm.Users[0]
 	ctx := context.Background()
+	initReq := mcp.InitializeRequest{}
+	initReq.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	initReq.Params.ClientInfo = mcp.Implementation{Name: "e2e-oauth", Version: "1"}
+
+	// A client that knows only the URL is told where sign-in starts.
+	bare, err := client.NewStreamableHttpClient(mcpURL(mm.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bare.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	_, err = bare.Initialize(ctx, initReq)
+	if !client.IsAuthorizationRequiredError(err) {
+		t.Fatalf("an unsigned client must be asked to sign in, got %v", err)
+	}
+	metadataURL := client.GetResourceMetadataURL(err)
+	if want := mm.URL + "/plugins/mcp-server/.well-known/oauth-protected-resource"; metadataURL != want {
+		t.Fatalf("the client found resource metadata at %q, want %q", metadataURL, want)
+	}
+
+	// It follows that document to Mattermost's OAuth server.
 	redirect := "http://127.0.0.1:1/callback" // never visited: the code is read from Mattermost's answer
 	c, err := client.NewOAuthStreamableHttpClient(mcpURL(mm.URL), client.OAuthConfig{
-		RedirectURI: redirect,
-		Scopes:      []string{"user"},
-		TokenStore:  client.NewMemoryTokenStore(),
-		PKCEEnabled: true,
+		RedirectURI:                  redirect,
+		Scopes:                       []string{"user"},
+		TokenStore:                   client.NewMemoryTokenStore(),
+		PKCEEnabled:                  true,
+		ProtectedResourceMetadataURL: metadataURL,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -80,17 +104,18 @@ func TestGetMeAnswersAfterSigningInWithMattermostsOwnOAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	initReq := mcp.InitializeRequest{}
-	initReq.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	initReq.Params.ClientInfo = mcp.Implementation{Name: "e2e-oauth", Version: "1"}
 	_, err = c.Initialize(ctx, initReq)
 	if !client.IsOAuthAuthorizationRequiredError(err) {
-		t.Fatalf("an unsigned client must be asked to sign in, got %v", err)
-	}
-	if got, want := client.GetResourceMetadataURL(err), mm.URL+"/plugins/mcp-server/.well-known/oauth-protected-resource"; got != want {
-		t.Fatalf("the client found resource metadata at %q, want %q", got, want)
+		t.Fatalf("the OAuth client must be asked to authorize, got %v", err)
 	}
 	handler := client.GetOAuthHandler(err)
+	asMeta, err := handler.GetServerMetadata(ctx)
+	if err != nil {
+		t.Fatalf("discover the authorization server from the resource metadata: %v", err)
+	}
+	if asMeta.Issuer != mm.URL {
+		t.Fatalf("the authorization server is %q, want the Mattermost site %q", asMeta.Issuer, mm.URL)
+	}
 	if err := handler.RegisterClient(ctx, "e2e MCP client"); err != nil {
 		t.Fatalf("dynamic client registration: %v", err)
 	}

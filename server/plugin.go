@@ -119,7 +119,16 @@ func (p *Plugin) ConfigurationWillBeSaved(newCfg *model.Config) (*model.Config, 
 		return nil, nil
 	}
 	if _, err := config.Parse(newCfg.PluginSettings.Plugins[manifestID]); err != nil {
-		return nil, err
+		// An AppError reaches the System Console with its message intact;
+		// any other error is replaced by a generic one.
+		return nil, &model.AppError{
+			Id:              "plugin.mcp_server.invalid_setting",
+			Where:           "ConfigurationWillBeSaved",
+			Message:         err.Error(),
+			DetailedError:   err.Error(),
+			StatusCode:      http.StatusBadRequest,
+			SkipTranslation: true,
+		}
 	}
 	return nil, nil
 }
