@@ -1,0 +1,73 @@
+// Package present writes what the model reads about Mattermost objects, so
+// every answer describes posts and files the same way and says what to call
+// next.
+package present
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mattermost/mattermost/server/public/model"
+)
+
+// FileRef is an attachment as listed beside a post: enough to decide
+// whether to read it, and the id read_file takes.
+type FileRef struct {
+	ID   string `json:"file_id"`
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Size int64  `json:"size"`
+}
+
+// RefOf describes a file info.
+func RefOf(info *model.FileInfo) FileRef {
+	typ := info.MimeType
+	if typ == "" {
+		typ = "unknown type"
+	}
+	return FileRef{ID: info.Id, Name: info.Name, Type: typ, Size: info.Size}
+}
+
+// FileLine is one attachment in a post listing, with the call that reads it.
+func FileLine(f FileRef) string {
+	return fmt.Sprintf("attachment %q (%s, %s) file_id=%s: read it with read_file(file_id=%q)",
+		Clean(f.Name), f.Type, Size(f.Size), f.ID, f.ID)
+}
+
+// Size renders a byte count for people and models alike.
+func Size(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB (%d bytes)", float64(n)/float64(div), "KMGTP"[exp], n)
+}
+
+// Permalink is where a person opens a post in Mattermost.
+func Permalink(siteURL, teamName, postID string) string {
+	if teamName == "" {
+		// Direct and group messages have no team; Mattermost redirects
+		// /_redirect/pl/<id> to the right place.
+		return strings.TrimRight(siteURL, "/") + "/_redirect/pl/" + postID
+	}
+	return strings.TrimRight(siteURL, "/") + "/" + teamName + "/pl/" + postID
+}
+
+// Clean replaces control and bidirectional-override characters in names a
+// user chose, so they cannot disguise themselves or break the layout.
+func Clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r < 0x20 || r == 0x7f:
+			return '\uFFFD'
+		case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069, r == 0x200E, r == 0x200F:
+			return '\uFFFD'
+		}
+		return r
+	}, s)
+}
