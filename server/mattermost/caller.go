@@ -55,3 +55,16 @@ func (c *Caller) Teams() ([]Membership, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Team.DisplayName < out[j].Team.DisplayName })
 	return out, nil
 }
+
+// Poster is the author of a post or file the caller has already been
+// allowed to read, so their account is visible to the caller too.
+func (c *Caller) Poster(userID string) (*model.User, error) {
+	if !model.IsValidId(userID) {
+		return nil, ErrNotFound
+	}
+	u, err := c.g.api.User.Get(userID)
+	if err != nil {
+		return nil, notFoundOr(err, "read user")
+	}
+	return u, nil
+}

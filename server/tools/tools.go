@@ -22,9 +22,9 @@ type Deps struct {
 
 // All is the whole catalogue, offered or not.
 func All(d Deps) []catalogue.Tool {
-	return []catalogue.Tool{
-		getMe(d),
-	}
+	tools := []catalogue.Tool{getMe(d)}
+	tools = append(tools, fileTools(d)...)
+	return tools
 }
 
 var errNoCaller = errors.New("no signed-in Mattermost user on this request")

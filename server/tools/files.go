@@ -1,0 +1,436 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+)
+
+var readOnly = catalogue.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
+
+type fileTarget struct {
+	FileID    string `json:"file_id,omitempty" jsonschema:"The attachment's id, as listed beside a post (file_id=...). Either this, or permalink with file_name."`
+	Permalink string `json:"permalink,omitempty" jsonschema:"A post's permalink (https://<site>/<team>/pl/<post id>) or post id, when you do not have the file id; give file_name too if the post has several files."`
+	FileName  string `json:"file_name,omitempty" jsonschema:"With permalink: the attachment's file name."`
+}
+
+type readFileArgs struct {
+	fileTarget
+	Offset int `json:"offset,omitempty" jsonschema:"First line to read, from 1. Default 1. The header of each answer gives the exact next call."`
+	Column int `json:"column,omitempty" jsonschema:"Byte column within the first line, from 1, when continuing a line longer than one window (the header says when). Default 1."`
+	Limit  int `json:"limit,omitempty" jsonschema:"Lines to read, 1 to 2000. Default 500. A window also stops at 32 KiB."`
+}
+
+type fileInfoArgs struct {
+	fileTarget
+}
+
+type searchFilesArgs struct {
+	Name      string `json:"name,omitempty" jsonschema:"Part of the file name, any case."`
+	Extension string `json:"extension,omitempty" jsonschema:"File extension without the dot, e.g. pdf, docx, png."`
+	ChannelID string `json:"channel_id,omitempty" jsonschema:"Only files posted in this channel (its id)."`
+	After     string `json:"after,omitempty" jsonschema:"Only files posted on or after this day, YYYY-MM-DD (UTC)."`
+	Before    string `json:"before,omitempty" jsonschema:"Only files posted before this day, YYYY-MM-DD (UTC)."`
+	Limit     int    `json:"limit,omitempty" jsonschema:"How many to list, 1 to 100. Default 20."`
+}
+
+// FileResult is read_file's structured answer.
+type FileResult struct {
+	FileID      string `json:"file_id"`
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`
+	Detected    string `json:"detected"`
+	Mismatch    string `json:"mismatch,omitempty"`
+	Size        int64  `json:"size"`
+	Read        bool   `json:"read"`
+	TotalLines  int    `json:"total_lines,omitempty"`
+	Start       int    `json:"start,omitempty"`
+	End         int    `json:"end,omitempty"`
+	NextStart   int    `json:"next_start,omitempty"`
+	NextColumn  int    `json:"next_column,omitempty"`
+	Image       *Image `json:"image,omitempty"`
+	MediaType   string `json:"media_type,omitempty"`
+	Permalink   string `json:"permalink,omitempty"`
+	Description string `json:"-"`
+}
+
+// Image is what read_file says about an image it returned.
+type Image struct {
+	OriginalWidth  int  `json:"original_width"`
+	OriginalHeight int  `json:"original_height"`
+	Width          int  `json:"width"`
+	Height         int  `json:"height"`
+	OriginalBytes  int  `json:"original_bytes"`
+	Bytes          int  `json:"bytes"`
+	Turned         bool `json:"turned"`
+	Scaled         bool `json:"scaled"`
+	Frames         int  `json:"frames"`
+}
+
+func fileTools(d Deps) []catalogue.Tool {
+	return []catalogue.Tool{
+		catalogue.Define(catalogue.Tool{
+			Name:  "read_file",
+			Title: "Read an attachment",
+			Description: "Reads a file attached to a Mattermost post as content you can use: text and code as numbered lines " +
+				"in windows (page with offset/limit; each answer's header gives the exact next call), Word, PowerPoint " +
+				"and Excel files as their extracted text, PDFs as the text Mattermost extracted, archives (zip, tar, tar.gz, " +
+				"tar.bz2) as a listing of entries, images as an image (turned upright and scaled to at most 1568 px), " +
+				"small audio and video as themselves. Other files, and files over the server's size limit, are described " +
+				"with a link for the person. Take file_id from the attachments listed beside posts, or give a post permalink and file_name.",
+			Hints:  readOnly,
+			Effect: catalogue.ReadsOnly,
+		}, func(ctx context.Context, args readFileArgs) (*mcp.CallToolResult, error) {
+			return d.readFile(ctx, args)
+		}),
+		catalogue.Define(catalogue.Tool{
+			Name:  "get_file_info",
+			Title: "Describe an attachment",
+			Description: "Describes a file attached to a Mattermost post without reading it: name, type, size, when and by whom " +
+				"it was posted, in which channel, the post's permalink, and whether read_file can read it within this server's " +
+				"size limit. Take file_id from the attachments listed beside posts, or give a post permalink and file_name.",
+			Hints:  readOnly,
+			Effect: catalogue.ReadsOnly,
+		}, func(ctx context.Context, args fileInfoArgs) (*mcp.CallToolResult, error) {
+			return d.fileInfo(ctx, args)
+		}),
+		catalogue.Define(catalogue.Tool{
+			Name:  "search_files",
+			Title: "Find attachments",
+			Description: "Finds files posted in the channels you belong to, newest first, by part of the name, extension, " +
+				"channel and date. Each result gives file_id, name, type, size, date and channel, ready for read_file. " +
+				"To find files by words in their posts, use search_posts instead.",
+			Hints:  readOnly,
+			Effect: catalogue.ReadsOnly,
+		}, func(ctx context.Context, args searchFilesArgs) (*mcp.CallToolResult, error) {
+			return d.searchFiles(ctx, args)
+		}),
+	}
+}
+
+// located is a file the caller can read, with where it was posted.
+type located struct {
+	info      *model.FileInfo
+	post      *model.Post
+	place     mattermost.PostPlace
+	permalink string
+}
+
+// locate resolves a file target for the caller. A refusal is returned as a
+// tool result that says what to do next.
+func (d Deps) locate(c *mattermost.Caller, t fileTarget) (*located, *mcp.CallToolResult, error) {
+	var info *model.FileInfo
+	var post *model.Post
+	var err error
+	switch {
+	case t.FileID != "":
+		info, post, err = c.File(strings.TrimSpace(t.FileID))
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return nil, mcp.NewToolResultError(fmt.Sprintf("File %q was not found. Take file_id from the attachments listed beside posts (read_channel, read_thread, search_posts) or from search_files.", t.FileID)), nil
+		}
+	case t.Permalink != "":
+		info, post, err = d.fileOfPost(c, t.Permalink, t.FileName)
+		var refusal *refusalError
+		if errors.As(err, &refusal) {
+			return nil, mcp.NewToolResultError(refusal.msg), nil
+		}
+	default:
+		return nil, mcp.NewToolResultError("Say which file: give file_id (as listed beside a post), or permalink with file_name."), nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	l := &located{info: info, post: post}
+	if post != nil {
+		l.place, err = c.PlaceOf(post)
+		if err != nil {
+			return nil, nil, err
+		}
+		l.permalink = present.Permalink(c.SiteURL(), l.place.TeamName, post.Id)
+	}
+	return l, nil, nil
+}
+
+type refusalError struct{ msg string }
+
+func (r *refusalError) Error() string { return r.msg }
+
+// fileOfPost finds an attachment by its post's permalink and its name.
+func (d Deps) fileOfPost(c *mattermost.Caller, link, name string) (*model.FileInfo, *model.Post, error) {
+	postID := postIDFromLink(link)
+	post, err := c.Post(postID)
+	if errors.Is(err, mattermost.ErrNotFound) {
+		return nil, nil, &refusalError{fmt.Sprintf("The post at %q was not found. Give a permalink like https://<site>/<team>/pl/<post id>, or the file_id listed beside the post.", link)}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	files, err := c.PostFiles(post)
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	for _, f := range files {
+		if name == "" && len(files) == 1 || strings.EqualFold(f.Name, strings.TrimSpace(name)) {
+			return f, post, nil
+		}
+		names = append(names, fmt.Sprintf("%q (file_id=%s)", present.Clean(f.Name), f.Id))
+	}
+	switch {
+	case len(files) == 0:
+		return nil, nil, &refusalError{"That post has no attachments."}
+	case name == "":
+		return nil, nil, &refusalError{fmt.Sprintf("That post has %d attachments: %s. Call again with file_name, or with file_id.", len(files), strings.Join(names, ", "))}
+	}
+	return nil, nil, &refusalError{fmt.Sprintf("That post has no attachment named %q. Its attachments: %s.", name, strings.Join(names, ", "))}
+}
+
+// postIDFromLink accepts a permalink (…/pl/<id>), a thread link, or an id.
+func postIDFromLink(link string) string {
+	link = strings.TrimSpace(link)
+	if u, err := url.Parse(link); err == nil && u.Path != "" {
+		return path.Base(strings.TrimRight(u.Path, "/"))
+	}
+	return link
+}
+
+func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, refusal, err := d.locate(c, args.fileTarget)
+	if refusal != nil || err != nil {
+		return refusal, err
+	}
+	info := l.info
+	req := fileview.Request{
+		Name: info.Name, DeclaredMIME: info.MimeType,
+		Offset: args.Offset, Column: args.Column, Limit: args.Limit,
+		Permalink: l.permalink,
+		NextCall: func(offset, column, limit int) string {
+			call := fmt.Sprintf("read_file(file_id=%q, offset=%d", info.Id, offset)
+			if column > 1 {
+				call += fmt.Sprintf(", column=%d", column)
+			}
+			return call + fmt.Sprintf(", limit=%d)", limit)
+		},
+	}
+
+	cfg := d.Config()
+	var view *fileview.View
+	switch {
+	case info.Size > cfg.MaxFileSizeBytes():
+		// Described from its metadata: its bytes are never fetched.
+		view = fileview.Describe(req, info.Size, info.MimeType, fmt.Sprintf(
+			"it is larger than the %d MiB this server reads", cfg.MaxFileSizeMiB))
+	case isPDF(info):
+		view, err = d.pdfView(ctx, info, req)
+	default:
+		var data []byte
+		data, err = c.FileBytes(info.Id)
+		if err == nil {
+			view, err = fileview.Convert(ctx, data, req)
+		}
+	}
+	var rangeErr *fileview.RangeError
+	if errors.As(err, &rangeErr) {
+		return mcp.NewToolResultError(rangeErr.Error()), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fileContent(info, l.permalink, view), nil
+}
+
+func isPDF(info *model.FileInfo) bool {
+	return strings.EqualFold(info.Extension, "pdf") || info.MimeType == "application/pdf"
+}
+
+// pdfView pages the text Mattermost extracted from a PDF; this plugin does
+// not parse PDFs itself.
+func (d Deps) pdfView(ctx context.Context, info *model.FileInfo, req fileview.Request) (*fileview.View, error) {
+	if strings.TrimSpace(info.Content) == "" {
+		return fileview.Describe(req, info.Size, "PDF document",
+			"Mattermost has no text extracted from this PDF (content extraction may be off, the PDF may be scanned images, or extraction is still running for a new upload)"), nil
+	}
+	view, err := fileview.WindowOfText(ctx, info.Content, req, "the text Mattermost extracted from this PDF (layout, images and tables are not included)")
+	if err != nil {
+		return nil, err
+	}
+	view.Kind = fileview.KindPDF
+	return view, nil
+}
+
+// fileContent turns a view into MCP content beside the text header.
+func fileContent(info *model.FileInfo, permalink string, v *fileview.View) *mcp.CallToolResult {
+	res := FileResult{
+		FileID: info.Id, Name: info.Name, Kind: string(v.Kind), Detected: v.Detected, Mismatch: v.Mismatch,
+		Size: info.Size, Permalink: permalink,
+	}
+	body := v.Header
+	if v.Text != "" {
+		body += "\n\n" + v.Text
+	}
+	content := []mcp.Content{mcp.NewTextContent(body)}
+	if w := v.Window; w != nil {
+		res.Read = true
+		res.TotalLines, res.Start, res.End, res.NextStart, res.NextColumn = w.TotalLines, w.Start, w.End, w.NextStart, w.NextColumn
+	}
+	if img := v.Image; img != nil {
+		res.Read = true
+		res.Image = &Image{OriginalWidth: img.OriginalWidth, OriginalHeight: img.OriginalHeight, Width: img.Width, Height: img.Height,
+			OriginalBytes: img.OriginalBytes, Bytes: img.Bytes, Turned: img.Turned, Scaled: img.Scaled, Frames: img.Frames}
+		content = append(content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIMEType))
+	}
+	if m := v.Media; m != nil {
+		res.Read = true
+		res.MediaType = m.MIMEType
+		encoded := base64.StdEncoding.EncodeToString(m.Data)
+		if v.Kind == fileview.KindAudio {
+			content = append(content, mcp.NewAudioContent(encoded, m.MIMEType))
+		} else {
+			content = append(content, mcp.NewEmbeddedResource(mcp.BlobResourceContents{
+				URI: "mattermost-file://" + info.Id + "/" + url.PathEscape(info.Name), MIMEType: m.MIMEType, Blob: encoded,
+			}))
+		}
+	}
+	return &mcp.CallToolResult{Content: content, StructuredContent: res}
+}
+
+func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, refusal, err := d.locate(c, args.fileTarget)
+	if refusal != nil || err != nil {
+		return refusal, err
+	}
+	info := l.info
+	cfg := d.Config()
+	readable := info.Size <= cfg.MaxFileSizeBytes()
+	out := map[string]any{
+		"file_id": info.Id, "name": info.Name, "type": info.MimeType, "extension": info.Extension,
+		"size": info.Size, "created_at": time.UnixMilli(info.CreateAt).UTC().Format(time.RFC3339),
+		"readable": readable, "permalink": l.permalink,
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%q: %s, %s, posted %s", present.Clean(info.Name), orUnknown(info.MimeType), present.Size(info.Size),
+		time.UnixMilli(info.CreateAt).UTC().Format("2006-01-02 15:04 UTC"))
+	if l.place.Channel != nil {
+		out["channel_id"] = l.place.Channel.Id
+		out["channel"] = l.place.Channel.DisplayName
+		fmt.Fprintf(&b, " in %s", channelLabel(l.place.Channel))
+	}
+	if u, err := c.Poster(info.CreatorId); err == nil {
+		out["posted_by"] = u.Username
+		fmt.Fprintf(&b, " by @%s", u.Username)
+	}
+	b.WriteString(".\n")
+	if l.permalink != "" {
+		fmt.Fprintf(&b, "Post: %s\n", l.permalink)
+	}
+	if info.Width > 0 {
+		out["width"], out["height"] = info.Width, info.Height
+		fmt.Fprintf(&b, "Image size: %dx%d px.\n", info.Width, info.Height)
+	}
+	if readable {
+		fmt.Fprintf(&b, "Read it with read_file(file_id=%q).", info.Id)
+	} else {
+		fmt.Fprintf(&b, "It is larger than the %d MiB this server reads, so read_file can only describe it; a person can open it from the post.", cfg.MaxFileSizeMiB)
+	}
+	return structured(b.String(), out), nil
+}
+
+func channelLabel(ch *model.Channel) string {
+	switch ch.Type {
+	case model.ChannelTypeDirect:
+		return "a direct message"
+	case model.ChannelTypeGroup:
+		return "a group message"
+	}
+	return fmt.Sprintf("~%s (%s)", ch.Name, present.Clean(ch.DisplayName))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown type"
+	}
+	return s
+}
+
+const (
+	// defaultSearchFiles keeps a listing readable at a glance.
+	defaultSearchFiles = 20
+	// maxSearchFiles bounds one answer to a few thousand tokens.
+	maxSearchFiles = 100
+)
+
+func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := mattermost.FileQuery{NameContains: strings.TrimSpace(args.Name), Extension: strings.TrimSpace(args.Extension),
+		ChannelID: strings.TrimSpace(args.ChannelID), Limit: args.Limit}
+	if q.Limit == 0 {
+		q.Limit = defaultSearchFiles
+	}
+	if q.Limit < 1 || q.Limit > maxSearchFiles {
+		return mcp.NewToolResultError(fmt.Sprintf("limit must be from 1 to %d.", maxSearchFiles)), nil
+	}
+	for _, day := range []struct {
+		text string
+		into *int64
+		name string
+	}{{args.After, &q.Since, "after"}, {args.Before, &q.Before, "before"}} {
+		if day.text == "" {
+			continue
+		}
+		t, err := time.Parse("2006-01-02", strings.TrimSpace(day.text))
+		if err != nil {
+			return mcp.NewToolResultError(fmt.Sprintf("%s must be a day written YYYY-MM-DD, like 2026-03-31; %q is not.", day.name, day.text)), nil
+		}
+		*day.into = t.UnixMilli()
+	}
+	files, complete, err := c.SearchFiles(q)
+	if errors.Is(err, mattermost.ErrNotFound) {
+		return mcp.NewToolResultError(fmt.Sprintf("Channel %q was not found. Call list_channels or get_channel for channel ids.", args.ChannelID)), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]map[string]any, 0, len(files))
+	var b strings.Builder
+	if len(files) == 0 {
+		b.WriteString("No files match. Try fewer filters, or search_posts for words in the posts that carry files.")
+	} else {
+		fmt.Fprintf(&b, "%d files, newest first:\n", len(files))
+	}
+	for _, f := range files {
+		ref := present.RefOf(f)
+		posted := time.UnixMilli(f.CreateAt).UTC().Format("2006-01-02 15:04 UTC")
+		refs = append(refs, map[string]any{"file_id": ref.ID, "name": ref.Name, "type": ref.Type, "size": ref.Size,
+			"channel_id": f.ChannelId, "post_id": f.PostId, "created_at": time.UnixMilli(f.CreateAt).UTC().Format(time.RFC3339)})
+		fmt.Fprintf(&b, "- %s, posted %s\n", present.FileLine(ref), posted)
+	}
+	if !complete && len(files) > 0 {
+		oldest := time.UnixMilli(files[len(files)-1].CreateAt).UTC().Format("2006-01-02")
+		fmt.Fprintf(&b, "There may be more: call search_files again with the same filters and before=%q for older files.", oldest)
+	}
+	return structured(strings.TrimRight(b.String(), "\n"), map[string]any{"files": refs, "complete": complete}), nil
+}
