@@ -55,6 +55,11 @@ webapp-test: webapp/node_modules/.package-lock.json
 e2e-test: dist
 	MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -timeout 25m ./e2e/...
 
+## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines
+bench: dist
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./server/fileview/ ./server/fileview/imaging/
+	$(GO) run ./e2e/cmd/mmbench -bundle $(CURDIR)/$(BUNDLE)
+
 ## dev: a local Mattermost with the plugin installed; prints the MCP URL and a token
 dev: dist
 	$(GO) run ./e2e/cmd/mmdev -bundle $(CURDIR)/$(BUNDLE)

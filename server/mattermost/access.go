@@ -45,9 +45,22 @@ func (c *Caller) Post(postID string) (*model.Post, error) {
 	return p, nil
 }
 
-// File is an attachment the caller can read, with the post it belongs to
-// (nil for a file uploaded by the caller and not yet posted).
-func (c *Caller) File(fileID string) (*model.FileInfo, *model.Post, error) {
+// Readable is an attachment File found the caller may read.
+type Readable struct {
+	Info *model.FileInfo
+	Post *model.Post // nil for a file the caller uploaded and has not posted
+}
+
+// File is an attachment the caller can read, with the post it belongs to.
+func (c *Caller) File(fileID string) (Readable, error) {
+	info, post, err := c.file(fileID)
+	if err != nil {
+		return Readable{}, err
+	}
+	return Readable{Info: info, Post: post}, nil
+}
+
+func (c *Caller) file(fileID string) (*model.FileInfo, *model.Post, error) {
 	if !model.IsValidId(fileID) {
 		return nil, nil, ErrNotFound
 	}
@@ -72,13 +85,11 @@ func (c *Caller) File(fileID string) (*model.FileInfo, *model.Post, error) {
 	return info, post, nil
 }
 
-// FileBytes reads an attachment the caller can read. Callers check the size
-// against their cap first: the plugin API hands back the whole file.
-func (c *Caller) FileBytes(fileID string) ([]byte, error) {
-	if _, _, err := c.File(fileID); err != nil {
-		return nil, err
-	}
-	data, appErr := c.g.raw.GetFile(fileID)
+// FileBytes reads an attachment that File has already cleared for the
+// caller: only File hands out a Readable. Callers check the size against
+// their cap first: the plugin API hands back the whole file.
+func (c *Caller) FileBytes(f Readable) ([]byte, error) {
+	data, appErr := c.g.raw.GetFile(f.Info.Id)
 	if appErr != nil {
 		return nil, notFoundOr(appErr, "read file")
 	}

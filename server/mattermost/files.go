@@ -13,11 +13,12 @@ type PostPlace struct {
 	TeamName string // empty for direct and group messages
 }
 
-// PlaceOf finds the channel and team of a post the caller can read.
+// PlaceOf finds the channel and team of a post that Post or File cleared
+// for the caller (so the channel's permission is not checked twice).
 func (c *Caller) PlaceOf(post *model.Post) (PostPlace, error) {
-	ch, err := c.Channel(post.ChannelId)
+	ch, err := c.g.api.Channel.Get(post.ChannelId)
 	if err != nil {
-		return PostPlace{}, err
+		return PostPlace{}, notFoundOr(err, "read channel")
 	}
 	place := PostPlace{Channel: ch}
 	if ch.TeamId != "" {
@@ -105,7 +106,7 @@ func (c *Caller) SearchFiles(q FileQuery) (found []*model.FileInfo, complete boo
 			}
 			// Checked again one by one: the channel filter is Mattermost's,
 			// the permission decision is ours.
-			if _, _, err := c.File(info.Id); err != nil {
+			if _, err := c.File(info.Id); err != nil {
 				continue
 			}
 			found = append(found, info)

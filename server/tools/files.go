@@ -123,8 +123,7 @@ func fileTools(d Deps) []catalogue.Tool {
 
 // located is a file the caller can read, with where it was posted.
 type located struct {
-	info      *model.FileInfo
-	post      *model.Post
+	mattermost.Readable
 	place     mattermost.PostPlace
 	permalink string
 }
@@ -132,17 +131,16 @@ type located struct {
 // locate resolves a file target for the caller. A refusal is returned as a
 // tool result that says what to do next.
 func (d Deps) locate(c *mattermost.Caller, t fileTarget) (*located, *mcp.CallToolResult, error) {
-	var info *model.FileInfo
-	var post *model.Post
+	var file mattermost.Readable
 	var err error
 	switch {
 	case t.FileID != "":
-		info, post, err = c.File(strings.TrimSpace(t.FileID))
+		file, err = c.File(strings.TrimSpace(t.FileID))
 		if errors.Is(err, mattermost.ErrNotFound) {
 			return nil, mcp.NewToolResultError(fmt.Sprintf("File %q was not found. Take file_id from the attachments listed beside posts (read_channel, read_thread, search_posts) or from search_files.", t.FileID)), nil
 		}
 	case t.Permalink != "":
-		info, post, err = d.fileOfPost(c, t.Permalink, t.FileName)
+		file, err = d.fileOfPost(c, t.Permalink, t.FileName)
 		var refusal *refusalError
 		if errors.As(err, &refusal) {
 			return nil, mcp.NewToolResultError(refusal.msg), nil
@@ -153,13 +151,13 @@ func (d Deps) locate(c *mattermost.Caller, t fileTarget) (*located, *mcp.CallToo
 	if err != nil {
 		return nil, nil, err
 	}
-	l := &located{info: info, post: post}
-	if post != nil {
-		l.place, err = c.PlaceOf(post)
+	l := &located{Readable: file}
+	if file.Post != nil {
+		l.place, err = c.PlaceOf(file.Post)
 		if err != nil {
 			return nil, nil, err
 		}
-		l.permalink = present.Permalink(c.SiteURL(), l.place.TeamName, post.Id)
+		l.permalink = present.Permalink(c.SiteURL(), l.place.TeamName, file.Post.Id)
 	}
 	return l, nil, nil
 }
@@ -169,33 +167,33 @@ type refusalError struct{ msg string }
 func (r *refusalError) Error() string { return r.msg }
 
 // fileOfPost finds an attachment by its post's permalink and its name.
-func (d Deps) fileOfPost(c *mattermost.Caller, link, name string) (*model.FileInfo, *model.Post, error) {
+func (d Deps) fileOfPost(c *mattermost.Caller, link, name string) (mattermost.Readable, error) {
 	postID := postIDFromLink(link)
 	post, err := c.Post(postID)
 	if errors.Is(err, mattermost.ErrNotFound) {
-		return nil, nil, &refusalError{fmt.Sprintf("The post at %q was not found. Give a permalink like https://<site>/<team>/pl/<post id>, or the file_id listed beside the post.", link)}
+		return mattermost.Readable{}, &refusalError{fmt.Sprintf("The post at %q was not found. Give a permalink like https://<site>/<team>/pl/<post id>, or the file_id listed beside the post.", link)}
 	}
 	if err != nil {
-		return nil, nil, err
+		return mattermost.Readable{}, err
 	}
 	files, err := c.PostFiles(post)
 	if err != nil {
-		return nil, nil, err
+		return mattermost.Readable{}, err
 	}
 	var names []string
 	for _, f := range files {
 		if name == "" && len(files) == 1 || strings.EqualFold(f.Name, strings.TrimSpace(name)) {
-			return f, post, nil
+			return c.File(f.Id)
 		}
 		names = append(names, fmt.Sprintf("%q (file_id=%s)", present.Clean(f.Name), f.Id))
 	}
 	switch {
 	case len(files) == 0:
-		return nil, nil, &refusalError{"That post has no attachments."}
+		return mattermost.Readable{}, &refusalError{"That post has no attachments."}
 	case name == "":
-		return nil, nil, &refusalError{fmt.Sprintf("That post has %d attachments: %s. Call again with file_name, or with file_id.", len(files), strings.Join(names, ", "))}
+		return mattermost.Readable{}, &refusalError{fmt.Sprintf("That post has %d attachments: %s. Call again with file_name, or with file_id.", len(files), strings.Join(names, ", "))}
 	}
-	return nil, nil, &refusalError{fmt.Sprintf("That post has no attachment named %q. Its attachments: %s.", name, strings.Join(names, ", "))}
+	return mattermost.Readable{}, &refusalError{fmt.Sprintf("That post has no attachment named %q. Its attachments: %s.", name, strings.Join(names, ", "))}
 }
 
 // postIDFromLink accepts a permalink (…/pl/<id>), a thread link, or an id.
@@ -216,7 +214,7 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolRes
 	if refusal != nil || err != nil {
 		return refusal, err
 	}
-	info := l.info
+	info := l.Info
 	req := fileview.Request{
 		Name: info.Name, DeclaredMIME: info.MimeType,
 		Offset: args.Offset, Column: args.Column, Limit: args.Limit,
@@ -241,7 +239,7 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolRes
 		view, err = d.pdfView(ctx, info, req)
 	default:
 		var data []byte
-		data, err = c.FileBytes(info.Id)
+		data, err = c.FileBytes(l.Readable)
 		if err == nil {
 			view, err = fileview.Convert(ctx, data, req)
 		}
@@ -320,7 +318,7 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (*mcp.CallToolRes
 	if refusal != nil || err != nil {
 		return refusal, err
 	}
-	info := l.info
+	info := l.Info
 	cfg := d.Config()
 	readable := info.Size <= cfg.MaxFileSizeBytes()
 	out := map[string]any{

@@ -1,0 +1,239 @@
+// Command mmbench measures the file pipeline end to end: read_file of a text
+// window through a real Mattermost against a plain file download, and the
+// JPEG pipeline against ImageMagick on the same photo. It prints figures; it
+// asserts nothing (speed is measured here, never in tests).
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview/imaging"
+)
+
+func main() {
+	bundle := flag.String("bundle", "", "plugin bundle to install")
+	runs := flag.Int("runs", 30, "repetitions of each request")
+	flag.Parse()
+	if err := run(*bundle, *runs); err != nil {
+		fmt.Fprintln(os.Stderr, "mmbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bundle string, runs int) error {
+	ctx := context.Background()
+	fmt.Println("== JPEG pipeline: 12 MP photo, EXIF orientation 6, to at most 1568 px ==")
+	if err := benchJPEG(ctx); err != nil {
+		return err
+	}
+	fmt.Println()
+	fmt.Println("== read_file of a 500-line window of a 1 MB text file, through the real server ==")
+	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard})
+	if err != nil {
+		return err
+	}
+	defer mm.Close()
+	return benchReadFile(ctx, mm, runs)
+}
+
+func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
+	alice := mm.Users[0]
+	api := mm.Client(alice)
+	town, _, err := api.GetChannelByName(ctx, "town-square", mm.Team.Id, "")
+	if err != nil {
+		return err
+	}
+	var text strings.Builder
+	for i := 1; text.Len() < 1<<20; i++ {
+		fmt.Fprintf(&text, "%06d the quick brown fox jumps over the lazy dog, again and again\n", i)
+	}
+	up, _, err := api.UploadFile(ctx, []byte(text.String()), town.Id, "big.txt")
+	if err != nil {
+		return err
+	}
+	fileID := up.FileInfos[0].Id
+	if _, _, err := api.CreatePost(ctx, &model.Post{ChannelId: town.Id, Message: "bench", FileIds: []string{fileID}}); err != nil {
+		return err
+	}
+
+	c, err := client.NewStreamableHttpClient(mm.URL+"/plugins/mcp-server/mcp",
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + alice.Token}))
+	if err != nil {
+		return err
+	}
+	if err := c.Start(ctx); err != nil {
+		return err
+	}
+	defer c.Close()
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "mmbench", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		return err
+	}
+	readFile := func() error {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "read_file"
+		req.Params.Arguments = map[string]any{"file_id": fileID}
+		res, err := c.CallTool(ctx, req)
+		if err == nil && res.IsError {
+			err = fmt.Errorf("read_file refused")
+		}
+		return err
+	}
+	download := func() error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, mm.URL+"/api/v4/files/"+fileID, nil)
+		req.Header.Set("Authorization", "Bearer "+alice.Token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		n, err := io.Copy(io.Discard, resp.Body)
+		if err == nil && n != int64(text.Len()) {
+			err = fmt.Errorf("downloaded %d bytes of %d", n, text.Len())
+		}
+		return err
+	}
+	getMe := func() error {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "get_me"
+		_, err := c.CallTool(ctx, req)
+		return err
+	}
+	floor, err := median(runs, getMe)
+	if err != nil {
+		return err
+	}
+	mcpTime, err := median(runs, readFile)
+	if err != nil {
+		return err
+	}
+	getTime, err := median(runs, download)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%-44s %10s\n", "get_me, the protocol's floor (median)", floor.Round(10*time.Microsecond))
+	fmt.Printf("%-44s %10s\n", "read_file, first window (median)", mcpTime.Round(10*time.Microsecond))
+	fmt.Printf("%-44s %10s\n", "GET /api/v4/files/{id}, whole file (median)", getTime.Round(10*time.Microsecond))
+	fmt.Printf("%-44s %9.2fx (goal: at most 1.5x)\n", "ratio", float64(mcpTime)/float64(getTime))
+	return nil
+}
+
+func benchJPEG(ctx context.Context) error {
+	photo, err := twelveMegapixelPhoto()
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "mmbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	in := filepath.Join(dir, "photo.jpg")
+	if err := os.WriteFile(in, photo, 0o600); err != nil {
+		return err
+	}
+	ours, err := median(5, func() error {
+		_, err := imaging.Prepare(ctx, photo)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	convert, err := imageMagick()
+	if err != nil {
+		return err
+	}
+	theirs, err := median(5, func() error {
+		return exec.Command(convert, in, "-auto-orient", "-resize", "1568x1568", filepath.Join(dir, "out.jpg")).Run()
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%-44s %10s\n", "imaging.Prepare (median of 5)", ours.Round(time.Millisecond))
+	fmt.Printf("%-44s %10s\n", "convert -auto-orient -resize (median of 5)", theirs.Round(time.Millisecond))
+	fmt.Printf("%-44s %9.2fx (goal: at most 1.5x)\n", "ratio", float64(ours)/float64(theirs))
+	return nil
+}
+
+// imageMagick finds convert, installing Debian's imagemagick when missing.
+func imageMagick() (string, error) {
+	if p, err := exec.LookPath("convert"); err == nil {
+		return p, nil
+	}
+	fmt.Println("installing imagemagick from Debian's packages for the comparison ...")
+	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "imagemagick"}} {
+		cmd := exec.Command("apt-get", args...)
+		cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("apt-get %s: %v\n%s", args[0], err, out)
+		}
+	}
+	return exec.LookPath("convert")
+}
+
+func median(n int, f func() error) (time.Duration, error) {
+	if err := f(); err != nil { // warm-up, not counted
+		return 0, err
+	}
+	times := make([]time.Duration, 0, n)
+	for range n {
+		start := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	return times[len(times)/2], nil
+}
+
+// twelveMegapixelPhoto is a 4000x3000 photo-like JPEG (gradients and noise)
+// with EXIF orientation 6.
+func twelveMegapixelPhoto() ([]byte, error) {
+	const w, h = 4000, 3000
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	rng := rand.New(rand.NewPCG(1, 2))
+	for y := range h {
+		for x := range w {
+			n := uint8(rng.IntN(24))
+			img.SetRGBA(x, y, color.RGBA{uint8(x*200/w) + n, uint8(y*200/h) + n, uint8((x+y)*100/(w+h)) + n, 255})
+		}
+	}
+	var enc bytes.Buffer
+	if err := jpeg.Encode(&enc, img, &jpeg.Options{Quality: 90}); err != nil {
+		return nil, err
+	}
+	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0}
+	payload := append([]byte("Exif\x00\x00"), tiff...)
+	app1 := []byte{0xFF, 0xE1, 0, 0}
+	binary.BigEndian.PutUint16(app1[2:], uint16(len(payload)+2))
+	raw := enc.Bytes()
+	out := append([]byte{}, raw[:2]...)
+	out = append(out, app1...)
+	out = append(out, payload...)
+	return append(out, raw[2:]...), nil
+}
