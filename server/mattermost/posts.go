@@ -133,3 +133,20 @@ func ordered(list *model.PostList) []*model.Post {
 	}
 	return out
 }
+
+// Authors are the accounts of people whose posts the caller has read through
+// this Caller, by id. Unknown ids are left out.
+func (c *Caller) Authors(ids []string) (map[string]*model.User, error) {
+	out := make(map[string]*model.User, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	users, err := c.g.api.User.ListByUserIDs(ids)
+	if err != nil && !isNotFound(err) {
+		return nil, fmt.Errorf("read post authors: %w", err)
+	}
+	for _, u := range users {
+		out[u.Id] = u
+	}
+	return out, nil
+}

@@ -24,6 +24,15 @@ type Deps struct {
 func All(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		getMe(d),
+		listTeams(d),
+		listChannels(d),
+		getChannel(d),
+		searchChannels(d),
+		readChannel(d),
+		readThread(d),
+		searchPosts(d),
+		getUser(d),
+		searchUsers(d),
 	}
 }
 
