@@ -125,8 +125,9 @@ func (c *Caller) ChannelByName(teamID, name string) (*model.Channel, error) {
 }
 
 // SearchPublicChannels finds public channels of one of the caller's teams
-// whose name or display name matches term. Private channels never come
-// from here, joined or not.
+// whose name or display name matches term, as Mattermost lists them to a
+// team member (list_team_channels). Private channels never come from here,
+// joined or not.
 func (c *Caller) SearchPublicChannels(teamID, term string) ([]*model.Channel, error) {
 	if _, err := c.myTeam(teamID); err != nil {
 		return nil, err
@@ -140,7 +141,8 @@ func (c *Caller) SearchPublicChannels(teamID, term string) ([]*model.Channel, er
 	}
 	var out []*model.Channel
 	for _, ch := range found {
-		if ch.Type != model.ChannelTypeOpen || ch.DeleteAt != 0 || ch.TeamId != teamID || !c.canRead(ch.Id) {
+		if ch.Type != model.ChannelTypeOpen || ch.DeleteAt != 0 || ch.TeamId != teamID ||
+			!c.g.api.User.HasPermissionToTeam(c.userID, teamID, model.PermissionListTeamChannels) {
 			continue
 		}
 		out = append(out, ch)

@@ -280,7 +280,7 @@ func listChannels(d Deps) catalogue.Tool {
 func activity(ci ChannelInfo) string {
 	var parts []string
 	if !ci.Member {
-		parts = append(parts, "you are not a member (public, readable)")
+		parts = append(parts, "you are not a member")
 	} else if ci.Unread > 0 {
 		parts = append(parts, fmt.Sprintf("%d unread (%d thread roots)", ci.Unread, ci.UnreadRoot))
 	} else {
