@@ -142,7 +142,7 @@ func TestEveryToolCallIsLoggedWithoutItsContent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := regexp.MustCompile(`.*"msg":"MCP tool call".*"user_id":"` + alice.ID + `".*`)
+	line := regexp.MustCompile(`.*"msg":"MCP tool call".*"user_id":"` + alice.ID + `","tool":"get_me".*`)
 	found := line.Find(raw)
 	if found == nil {
 		t.Fatalf("no log line for alice's get_me in %s", mm.ServerLog())

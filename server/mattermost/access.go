@@ -10,9 +10,19 @@ import (
 // answers ErrNotFound for anything missing, deleted, or not readable by the
 // caller, so a tool cannot tell (or tell the model) which it was.
 
-// canRead reports whether the caller may read a channel's posts and files.
+// canRead reports whether the caller may read a channel's posts and files,
+// the way Mattermost decides it: channel membership (or a role granting
+// it), or, for a public channel, membership of its team.
 func (c *Caller) canRead(channelID string) bool {
-	return channelID != "" && c.g.api.User.HasPermissionToChannel(c.userID, channelID, model.PermissionReadChannelContent)
+	if channelID == "" {
+		return false
+	}
+	if c.g.api.User.HasPermissionToChannel(c.userID, channelID, model.PermissionReadChannelContent) {
+		return true
+	}
+	ch, err := c.g.api.Channel.Get(channelID)
+	return err == nil && ch.Type == model.ChannelTypeOpen && ch.DeleteAt == 0 &&
+		c.g.api.User.HasPermissionToTeam(c.userID, ch.TeamId, model.PermissionReadPublicChannel)
 }
 
 // Channel is a channel the caller can read.

@@ -31,24 +31,6 @@ func (c *Caller) PlaceOf(post *model.Post) (PostPlace, error) {
 	return place, nil
 }
 
-// PostFiles lists the attachments of a post the caller can read.
-func (c *Caller) PostFiles(post *model.Post) ([]*model.FileInfo, error) {
-	out := make([]*model.FileInfo, 0, len(post.FileIds))
-	for _, id := range post.FileIds {
-		info, err := c.g.api.File.GetInfo(id)
-		if err != nil {
-			if isNotFound(err) {
-				continue
-			}
-			return nil, fmt.Errorf("read file info: %w", err)
-		}
-		if info.DeleteAt == 0 {
-			out = append(out, info)
-		}
-	}
-	return out, nil
-}
-
 // FileQuery narrows search_files.
 type FileQuery struct {
 	NameContains string // case-insensitive substring of the file name

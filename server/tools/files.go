@@ -19,7 +19,6 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
-var readOnly = catalogue.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
 
 type fileTarget struct {
 	FileID    string `json:"file_id,omitempty" jsonschema:"The attachment's id, as listed beside a post (file_id=...). Either this, or permalink with file_name."`

@@ -22,9 +22,19 @@ type Deps struct {
 
 // All is the whole catalogue, offered or not.
 func All(d Deps) []catalogue.Tool {
-	tools := []catalogue.Tool{getMe(d)}
-	tools = append(tools, fileTools(d)...)
-	return tools
+	tools := []catalogue.Tool{
+		getMe(d),
+		listTeams(d),
+		listChannels(d),
+		getChannel(d),
+		searchChannels(d),
+		readChannel(d),
+		readThread(d),
+		searchPosts(d),
+		getUser(d),
+		searchUsers(d),
+	}
+	return append(tools, fileTools(d)...)
 }
 
 var errNoCaller = errors.New("no signed-in Mattermost user on this request")

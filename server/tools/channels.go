@@ -1,0 +1,623 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+)
+
+// readOnly are the hints of every tool that only reads Mattermost.
+var readOnly = catalogue.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
+
+// Bounds of the channel tools.
+const (
+	// maxChannelsListed keeps list_channels under about 8k tokens.
+	maxChannelsListed = 200
+	// maxChannelsFound bounds search_channels; a search that finds more
+	// should be narrowed.
+	maxChannelsFound = 50
+	// closestShown is how many near names a refusal offers.
+	closestShown = 5
+)
+
+// TeamInfo is a team in structured answers.
+type TeamInfo struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	DisplayName string `json:"display_name"`
+}
+
+// ChannelInfo is a channel in structured answers.
+type ChannelInfo struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	DisplayName string `json:"display_name"`
+	// Type is public, private, direct or group.
+	Type       string `json:"type"`
+	TeamID     string `json:"team_id,omitempty"`
+	TeamName   string `json:"team_name,omitempty"`
+	Member     bool   `json:"member"`
+	Unread     int64  `json:"unread"`
+	UnreadRoot int64  `json:"unread_root"`
+	Mentions   int64  `json:"mentions"`
+	LastPostAt string `json:"last_post_at,omitempty"`
+	Purpose    string `json:"purpose,omitempty"`
+	Header     string `json:"header,omitempty"`
+}
+
+// chanView is a channel with what describing it needs.
+type chanView struct {
+	ch     *model.Channel
+	team   *model.Team
+	member *model.ChannelMember
+	other  *model.User
+}
+
+func viewOf(m mattermost.MyChannel) chanView {
+	return chanView{ch: m.Channel, team: m.Team, member: m.Member, other: m.Other}
+}
+
+func channelType(t model.ChannelType) string {
+	switch t {
+	case model.ChannelTypeOpen:
+		return "public"
+	case model.ChannelTypePrivate:
+		return "private"
+	case model.ChannelTypeDirect:
+		return "direct"
+	case model.ChannelTypeGroup:
+		return "group"
+	}
+	return string(t)
+}
+
+// displayName is how a person would name the channel: a direct message is
+// the other person's @username.
+func (v chanView) displayName() string {
+	if v.ch.Type == model.ChannelTypeDirect {
+		if v.other != nil {
+			return "@" + v.other.Username
+		}
+		return "direct message"
+	}
+	return v.ch.DisplayName
+}
+
+func (v chanView) teamName() string {
+	if v.team == nil {
+		return ""
+	}
+	return v.team.Name
+}
+
+func (v chanView) info() ChannelInfo {
+	ci := ChannelInfo{
+		ID: v.ch.Id, Name: v.ch.Name, DisplayName: v.displayName(), Type: channelType(v.ch.Type),
+		Member: v.member != nil,
+	}
+	if v.team != nil {
+		ci.TeamID, ci.TeamName = v.team.Id, v.team.Name
+	}
+	if v.member != nil {
+		mc := mattermost.MyChannel{Channel: v.ch, Member: v.member}
+		ci.Unread, ci.UnreadRoot, ci.Mentions = mc.Unread(), mc.UnreadRoot(), v.member.MentionCount
+	}
+	if v.ch.LastPostAt > 0 {
+		ci.LastPostAt = rfc3339(v.ch.LastPostAt)
+	}
+	return ci
+}
+
+// label is a channel in one line of text.
+func (v chanView) label() string {
+	switch v.ch.Type {
+	case model.ChannelTypeDirect:
+		return fmt.Sprintf("direct message with %s (id %s)", present.Clean(v.displayName()), v.ch.Id)
+	case model.ChannelTypeGroup:
+		return fmt.Sprintf("group message %q (id %s)", present.Clean(v.ch.DisplayName), v.ch.Id)
+	}
+	team := ""
+	if v.team != nil {
+		team = ", team " + present.Clean(v.team.DisplayName) + " (" + v.team.Name + ")"
+	}
+	return fmt.Sprintf("~%s %q (%s%s, id %s)", v.ch.Name, present.Clean(v.ch.DisplayName), channelType(v.ch.Type), team, v.ch.Id)
+}
+
+func rfc3339(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }
+
+// ---- list_teams
+
+type listTeamsArgs struct{}
+
+// TeamList is list_teams' structured answer.
+type TeamList struct {
+	Teams []TeamInfo `json:"teams"`
+}
+
+func listTeams(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "list_teams",
+		Title: "List my Mattermost teams",
+		Description: "Lists the Mattermost teams you belong to: id, name (as used in URLs and by the team " +
+			"argument of other tools) and display name. Use it to choose the team for list_channels, " +
+			"get_channel or search_posts.",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, func(ctx context.Context, _ listTeamsArgs) (*mcp.CallToolResult, error) {
+		c, err := d.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := c.Teams()
+		if err != nil {
+			return nil, err
+		}
+		out := TeamList{Teams: []TeamInfo{}}
+		var b strings.Builder
+		if len(ms) == 0 {
+			b.WriteString("You belong to no team. Direct and group messages are still listed by list_channels.")
+		} else {
+			fmt.Fprintf(&b, "Your teams (%d):\n", len(ms))
+		}
+		for _, m := range ms {
+			out.Teams = append(out.Teams, TeamInfo{ID: m.Team.Id, Name: m.Team.Name, DisplayName: m.Team.DisplayName})
+			fmt.Fprintf(&b, "- %s (name %q, id %s)\n", present.Clean(m.Team.DisplayName), m.Team.Name, m.Team.Id)
+		}
+		return structured(strings.TrimRight(b.String(), "\n"), out), nil
+	})
+}
+
+// pickTeam resolves a team argument (id, name or display name) among the
+// caller's teams. An empty argument is every team (nil). A refusal is text
+// for the model.
+func pickTeam(ms []mattermost.Membership, ref string) (*model.Team, string) {
+	if strings.TrimSpace(ref) == "" {
+		return nil, ""
+	}
+	for _, m := range ms {
+		if m.Team.Id == ref || names.Same(ref, m.Team.Name) || names.Same(ref, m.Team.DisplayName) {
+			return m.Team, ""
+		}
+	}
+	var list []string
+	for _, m := range ms {
+		list = append(list, fmt.Sprintf("%s (name %q)", present.Clean(m.Team.DisplayName), m.Team.Name))
+	}
+	if len(list) == 0 {
+		return nil, fmt.Sprintf("No team matches %q: you belong to no team. Call again without team.", present.Clean(ref))
+	}
+	return nil, fmt.Sprintf("No team matches %q. Your teams: %s. Call again with one of these names, or without team; list_teams lists them.",
+		present.Clean(ref), strings.Join(list, ", "))
+}
+
+// ---- list_channels
+
+type listChannelsArgs struct {
+	Team string `json:"team,omitempty" jsonschema:"Only the channels of this team (id, name or display name). Leave out for every team plus direct and group messages."`
+}
+
+// ChannelList is list_channels' and search_channels' structured answer.
+type ChannelList struct {
+	Channels []ChannelInfo `json:"channels"`
+	Total    int           `json:"total"`
+	Shown    int           `json:"shown"`
+}
+
+func listChannels(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "list_channels",
+		Title: "List my Mattermost channels",
+		Description: "Lists the channels you are a member of: public and private channels of your teams, and direct " +
+			"and group messages. Each comes with its id, name, display name (a direct message shows the other person's " +
+			"@username), type, team, unread message count and mention count. Channels with unread messages come first, " +
+			"then by latest post; at most 200 are listed. Use read_channel with a channel id to read one.",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, func(ctx context.Context, args listChannelsArgs) (*mcp.CallToolResult, error) {
+		c, err := d.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := c.Teams()
+		if err != nil {
+			return nil, err
+		}
+		team, refusal := pickTeam(ms, args.Team)
+		if refusal != "" {
+			return mcp.NewToolResultError(refusal), nil
+		}
+		mine, err := c.MyChannels()
+		if err != nil {
+			return nil, err
+		}
+		var views []chanView
+		for _, m := range mine {
+			if team != nil && m.Channel.TeamId != team.Id {
+				continue
+			}
+			views = append(views, viewOf(m))
+		}
+		sort.SliceStable(views, func(i, j int) bool {
+			ui, uj := views[i].info().Unread > 0, views[j].info().Unread > 0
+			if ui != uj {
+				return ui
+			}
+			return views[i].ch.LastPostAt > views[j].ch.LastPostAt
+		})
+		out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
+		var b strings.Builder
+		where := "in all your teams, with direct and group messages"
+		if team != nil {
+			where = fmt.Sprintf("in team %s (%s); direct and group messages are listed when no team is given", present.Clean(team.DisplayName), team.Name)
+		}
+		fmt.Fprintf(&b, "You are a member of %d channels %s. Unread first, then by latest post.\n", len(views), where)
+		for i, v := range views {
+			if i == maxChannelsListed {
+				break
+			}
+			ci := v.info()
+			out.Channels = append(out.Channels, ci)
+			fmt.Fprintf(&b, "- %s: %s\n", v.label(), activity(ci))
+		}
+		out.Shown = len(out.Channels)
+		if out.Total > out.Shown {
+			fmt.Fprintf(&b, "%d more channels are not listed (the list stops at %d). Give team to narrow it, or call search_channels with part of a name.\n",
+				out.Total-out.Shown, maxChannelsListed)
+		}
+		return structured(strings.TrimRight(b.String(), "\n"), out), nil
+	})
+}
+
+func activity(ci ChannelInfo) string {
+	var parts []string
+	if !ci.Member {
+		parts = append(parts, "you are not a member")
+	} else if ci.Unread > 0 {
+		parts = append(parts, fmt.Sprintf("%d unread (%d thread roots)", ci.Unread, ci.UnreadRoot))
+	} else {
+		parts = append(parts, "no unread")
+	}
+	if ci.Mentions > 0 {
+		parts = append(parts, fmt.Sprintf("%d mentions", ci.Mentions))
+	}
+	if ci.LastPostAt != "" {
+		parts = append(parts, "last post "+ci.LastPostAt)
+	} else {
+		parts = append(parts, "no posts")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ---- resolving a channel argument
+
+// resolved is the outcome of resolving a channel argument: a channel, or a
+// refusal that names the next step.
+type resolved struct {
+	view    chanView
+	refusal string
+}
+
+// resolveChannel finds the one channel the caller can read that ref names:
+// an id, ~name, name, display name, @username of a direct message, or a
+// channel URL or post permalink. A channel the caller cannot read is never
+// told apart from one that does not exist.
+func resolveChannel(c *mattermost.Caller, ref, teamRef string) (resolved, error) {
+	ms, err := c.Teams()
+	if err != nil {
+		return resolved{}, err
+	}
+	team, refusal := pickTeam(ms, teamRef)
+	if refusal != "" {
+		return resolved{refusal: refusal}, nil
+	}
+	teams := map[string]*model.Team{}
+	for _, m := range ms {
+		teams[m.Team.Id] = m.Team
+	}
+	mine, err := c.MyChannels()
+	if err != nil {
+		return resolved{}, err
+	}
+	byID := map[string]mattermost.MyChannel{}
+	for _, m := range mine {
+		byID[m.Channel.Id] = m
+	}
+	// found describes a channel the caller can read, member or not.
+	found := func(ch *model.Channel) resolved {
+		if m, ok := byID[ch.Id]; ok {
+			return resolved{view: viewOf(m)}
+		}
+		return resolved{view: chanView{ch: ch, team: teams[ch.TeamId]}}
+	}
+	ref = strings.TrimSpace(ref)
+	none := func() (resolved, error) { return resolved{refusal: noChannel(ref, mine)}, nil }
+	if ref == "" {
+		return resolved{refusal: "Give channel: an id, a ~name, a display name, a direct message's @username, or a channel link. Call list_channels to see yours."}, nil
+	}
+	if model.IsValidId(ref) {
+		ch, err := c.Channel(ref)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return none()
+		}
+		if err != nil {
+			return resolved{}, err
+		}
+		return found(ch), nil
+	}
+	if link, ok := names.ParseLink(ref); ok {
+		return resolveLink(c, link, ms, mine, found, none)
+	}
+	var matches []mattermost.MyChannel
+	for _, m := range mine {
+		if team != nil && m.Channel.TeamId != "" && m.Channel.TeamId != team.Id {
+			continue
+		}
+		v := viewOf(m)
+		if names.Same(ref, m.Channel.Name) || names.Same(ref, v.displayName()) {
+			matches = append(matches, m)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return resolved{view: viewOf(matches[0])}, nil
+	case 0:
+	default:
+		var b strings.Builder
+		fmt.Fprintf(&b, "Several channels match %q:\n", present.Clean(ref))
+		for _, m := range matches {
+			fmt.Fprintf(&b, "- %s\n", viewOf(m).label())
+		}
+		b.WriteString("Call again with the channel's id (or give team).")
+		return resolved{refusal: b.String()}, nil
+	}
+	// A public channel the caller has not joined, by its exact name.
+	urlName := strings.ToLower(strings.Join(strings.Fields(strings.TrimLeft(ref, "~")), "-"))
+	var public []*model.Channel
+	for _, m := range ms {
+		if team != nil && m.Team.Id != team.Id {
+			continue
+		}
+		ch, err := c.ChannelByName(m.Team.Id, urlName)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return resolved{}, err
+		}
+		public = append(public, ch)
+	}
+	if len(public) == 1 {
+		return found(public[0]), nil
+	}
+	if len(public) > 1 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Several channels match %q:\n", present.Clean(ref))
+		for _, ch := range public {
+			fmt.Fprintf(&b, "- %s\n", found(ch).view.label())
+		}
+		b.WriteString("Call again with the channel's id (or give team).")
+		return resolved{refusal: b.String()}, nil
+	}
+	return none()
+}
+
+func resolveLink(c *mattermost.Caller, link names.Link, ms []mattermost.Membership, mine []mattermost.MyChannel,
+	found func(*model.Channel) resolved, none func() (resolved, error)) (resolved, error) {
+	switch {
+	case link.Post != "":
+		p, err := c.Post(link.Post)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return none()
+		}
+		if err != nil {
+			return resolved{}, err
+		}
+		ch, err := c.Channel(p.ChannelId)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return none()
+		}
+		if err != nil {
+			return resolved{}, err
+		}
+		return found(ch), nil
+	case link.Channel != "":
+		for _, m := range ms {
+			if m.Team.Name != strings.ToLower(link.Team) {
+				continue
+			}
+			ch, err := c.ChannelByName(m.Team.Id, link.Channel)
+			if errors.Is(err, mattermost.ErrNotFound) {
+				return none()
+			}
+			if err != nil {
+				return resolved{}, err
+			}
+			return found(ch), nil
+		}
+	case link.Person != "":
+		for _, m := range mine {
+			if m.Channel.Type == model.ChannelTypeDirect && m.Other != nil && strings.EqualFold(m.Other.Username, link.Person) {
+				return resolved{view: viewOf(m)}, nil
+			}
+		}
+	case link.Group != "":
+		for _, m := range mine {
+			if m.Channel.Type == model.ChannelTypeGroup && m.Channel.Name == link.Group {
+				return resolved{view: viewOf(m)}, nil
+			}
+		}
+	}
+	return none()
+}
+
+// noChannel is the refusal for a name that matches nothing the caller can
+// read, with the closest of the caller's own channels.
+func noChannel(ref string, mine []mattermost.MyChannel) string {
+	cands := make([]names.Candidate, 0, len(mine))
+	byID := map[string]mattermost.MyChannel{}
+	for _, m := range mine {
+		byID[m.Channel.Id] = m
+		cands = append(cands, names.Candidate{Key: m.Channel.Id, Names: []string{m.Channel.Name, viewOf(m).displayName()}})
+	}
+	msg := fmt.Sprintf("No channel matches %q.", present.Clean(ref))
+	if closest := names.Closest(ref, cands, closestShown); len(closest) > 0 {
+		var labels []string
+		for _, id := range closest {
+			labels = append(labels, viewOf(byID[id]).label())
+		}
+		msg += " Closest: " + strings.Join(labels, "; ") + "."
+	}
+	return msg + " Call list_channels to see all your channels, or search_channels to find public ones."
+}
+
+// ---- get_channel
+
+type getChannelArgs struct {
+	Channel string `json:"channel" jsonschema:"The channel: its id, ~name, name, display name, a direct message's @username, or a link to it (https://<site>/<team>/channels/<name>, or a post permalink)."`
+	Team    string `json:"team,omitempty" jsonschema:"The team to look in (id, name or display name) when a name is in several teams."`
+}
+
+func getChannel(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "get_channel",
+		Title: "Find a Mattermost channel",
+		Description: "Finds one channel you can read from what a person would call it: its id, ~name, name or " +
+			"display name (case, spaces and dashes do not matter), a direct message's @username, or a channel link " +
+			"or post permalink. Answers its id, type, team, purpose, header and your unread and mention counts. " +
+			"When several match it lists them with ids; when none match it lists the closest names.",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, func(ctx context.Context, args getChannelArgs) (*mcp.CallToolResult, error) {
+		c, err := d.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r, err := resolveChannel(c, args.Channel, args.Team)
+		if err != nil {
+			return nil, err
+		}
+		if r.refusal != "" {
+			return mcp.NewToolResultError(r.refusal), nil
+		}
+		ci := r.view.info()
+		ci.Purpose = cut(r.view.ch.Purpose, 500)
+		ci.Header = cut(r.view.ch.Header, 500)
+		var b strings.Builder
+		fmt.Fprintf(&b, "Channel %s: %s.\n", r.view.label(), activity(ci))
+		if ci.Purpose != "" {
+			fmt.Fprintf(&b, "Purpose: %s\n", present.Clean(ci.Purpose))
+		}
+		if ci.Header != "" {
+			fmt.Fprintf(&b, "Header: %s\n", present.Clean(ci.Header))
+		}
+		fmt.Fprintf(&b, "Read it with read_channel(channel=%q).", ci.ID)
+		return structured(b.String(), ci), nil
+	})
+}
+
+// cut shortens s to at most n runes, marking the cut.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+// ---- search_channels
+
+type searchChannelsArgs struct {
+	Term string `json:"term" jsonschema:"Part of the channel's name or display name."`
+	Team string `json:"team,omitempty" jsonschema:"Only this team (id, name or display name). Leave out for all your teams."`
+}
+
+func searchChannels(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "search_channels",
+		Title: "Search Mattermost channels",
+		Description: "Searches channels by part of their name or display name: the public channels of your teams " +
+			"(joined or not) and your own private channels, direct and group messages. Answers up to 50 channels " +
+			"with id, type, team and whether you are a member. Use it to find a channel list_channels does not show.",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, func(ctx context.Context, args searchChannelsArgs) (*mcp.CallToolResult, error) {
+		term := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(args.Term), "~"))
+		if term == "" {
+			return mcp.NewToolResultError("Give term: part of a channel's name. Call list_channels to see all your channels."), nil
+		}
+		c, err := d.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		ms, err := c.Teams()
+		if err != nil {
+			return nil, err
+		}
+		team, refusal := pickTeam(ms, args.Team)
+		if refusal != "" {
+			return mcp.NewToolResultError(refusal), nil
+		}
+		mine, err := c.MyChannels()
+		if err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		var views []chanView
+		fq := names.Fold(term)
+		for _, m := range mine {
+			if team != nil && m.Channel.TeamId != team.Id {
+				continue
+			}
+			v := viewOf(m)
+			if strings.Contains(names.Fold(m.Channel.Name), fq) || strings.Contains(names.Fold(v.displayName()), fq) {
+				seen[m.Channel.Id] = true
+				views = append(views, v)
+			}
+		}
+		teams := map[string]*model.Team{}
+		for _, m := range ms {
+			teams[m.Team.Id] = m.Team
+			if team != nil && m.Team.Id != team.Id {
+				continue
+			}
+			public, err := c.SearchPublicChannels(m.Team.Id, term)
+			if err != nil && !errors.Is(err, mattermost.ErrNotFound) {
+				return nil, err
+			}
+			for _, ch := range public {
+				if !seen[ch.Id] {
+					seen[ch.Id] = true
+					views = append(views, chanView{ch: ch, team: teams[ch.TeamId]})
+				}
+			}
+		}
+		out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
+		var b strings.Builder
+		if len(views) == 0 {
+			fmt.Fprintf(&b, "No channel you can read matches %q. Try a shorter part of the name, or call list_channels to see all your channels.", present.Clean(term))
+			return structured(b.String(), out), nil
+		}
+		fmt.Fprintf(&b, "%d channels match %q:\n", len(views), present.Clean(term))
+		for i, v := range views {
+			if i == maxChannelsFound {
+				break
+			}
+			ci := v.info()
+			out.Channels = append(out.Channels, ci)
+			fmt.Fprintf(&b, "- %s: %s\n", v.label(), activity(ci))
+		}
+		out.Shown = len(out.Channels)
+		if out.Total > out.Shown {
+			fmt.Fprintf(&b, "%d more are not shown; use a longer term or give team.\n", out.Total-out.Shown)
+		}
+		b.WriteString("Read one with read_channel(channel=<id>).")
+		return structured(b.String(), out), nil
+	})
+}

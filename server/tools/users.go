@@ -1,0 +1,154 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+)
+
+// Bounds of the people tools.
+const (
+	defaultUsers = 20
+	maxUsers     = 100
+)
+
+// UserInfo is a person in structured answers.
+type UserInfo struct {
+	ID          string `json:"id"`
+	Username    string `json:"username"`
+	FirstName   string `json:"first_name,omitempty"`
+	LastName    string `json:"last_name,omitempty"`
+	Nickname    string `json:"nickname,omitempty"`
+	Position    string `json:"position,omitempty"`
+	IsBot       bool   `json:"is_bot"`
+	Deactivated bool   `json:"deactivated"`
+}
+
+func userInfo(u *model.User) UserInfo {
+	return UserInfo{ID: u.Id, Username: u.Username, FirstName: u.FirstName, LastName: u.LastName,
+		Nickname: u.Nickname, Position: u.Position, IsBot: u.IsBot, Deactivated: u.DeleteAt != 0}
+}
+
+func userLine(u UserInfo) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "@%s", u.Username)
+	if name := strings.TrimSpace(u.FirstName + " " + u.LastName); name != "" {
+		fmt.Fprintf(&b, " (%s)", present.Clean(name))
+	}
+	if u.Nickname != "" {
+		fmt.Fprintf(&b, ", nickname %q", present.Clean(u.Nickname))
+	}
+	if u.Position != "" {
+		fmt.Fprintf(&b, ", position %q", present.Clean(u.Position))
+	}
+	if u.IsBot {
+		b.WriteString(", a bot")
+	}
+	if u.Deactivated {
+		b.WriteString(", deactivated")
+	}
+	fmt.Fprintf(&b, ", id %s", u.ID)
+	return b.String()
+}
+
+// ---- get_user
+
+type getUserArgs struct {
+	User string `json:"user" jsonschema:"The person: a user id, an @username or an email address."`
+}
+
+func getUser(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "get_user",
+		Title: "Look up a Mattermost user",
+		Description: "Looks up one person by user id, @username or email: id, username, first and last name, nickname, " +
+			"position, whether it is a bot and whether the account is deactivated. Only people you share a team or a " +
+			"conversation with are found. Use it to turn a post's author id into a name, or a name into from:username.",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, func(ctx context.Context, args getUserArgs) (*mcp.CallToolResult, error) {
+		if strings.TrimSpace(args.User) == "" {
+			return mcp.NewToolResultError("Give user: a user id, @username or email. Call search_users with part of a name to find one."), nil
+		}
+		c, err := d.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		u, err := c.User(args.User)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return mcp.NewToolResultError(fmt.Sprintf("No person %q found among the people you share a team or a conversation with. "+
+				"Call search_users with part of their name or username.", present.Clean(args.User))), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		info := userInfo(u)
+		return structured(userLine(info)+".", info), nil
+	})
+}
+
+// ---- search_users
+
+type searchUsersArgs struct {
+	Term  string `json:"term" jsonschema:"The start of a username, first or last name, nickname or email."`
+	Limit int    `json:"limit,omitempty" jsonschema:"How many people at most, 1 to 100; default 20."`
+}
+
+// UserList is search_users' structured answer.
+type UserList struct {
+	Users []UserInfo `json:"users"`
+}
+
+func searchUsers(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "search_users",
+		Title: "Search Mattermost users",
+		Description: "Finds people by the start of their username, name, nickname or email, among those you share a team " +
+			"or a conversation with (deactivated accounts included and marked). Answers up to 20 (at most 100) with id, " +
+			"username, names, nickname, position and whether each is a bot.",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, func(ctx context.Context, args searchUsersArgs) (*mcp.CallToolResult, error) {
+		term := strings.TrimPrefix(strings.TrimSpace(args.Term), "@")
+		if term == "" {
+			return mcp.NewToolResultError("Give term: the start of a username, name or email."), nil
+		}
+		limit := args.Limit
+		if limit == 0 {
+			limit = defaultUsers
+		}
+		if limit < 1 || limit > maxUsers {
+			return mcp.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (default %d). Call again with a limit in that range.", maxUsers, defaultUsers)), nil
+		}
+		c, err := d.caller(ctx)
+		if err != nil {
+			return nil, err
+		}
+		users, err := c.SearchUsers(term, limit)
+		if err != nil {
+			return nil, err
+		}
+		out := UserList{Users: []UserInfo{}}
+		var b strings.Builder
+		if len(users) == 0 {
+			fmt.Fprintf(&b, "Nobody you share a team or a conversation with matches %q. Try a shorter start of the name.", present.Clean(term))
+			return structured(b.String(), out), nil
+		}
+		fmt.Fprintf(&b, "%d people match %q:\n", len(users), present.Clean(term))
+		for _, u := range users {
+			info := userInfo(u)
+			out.Users = append(out.Users, info)
+			fmt.Fprintf(&b, "- %s\n", userLine(info))
+		}
+		if len(users) == limit {
+			fmt.Fprintf(&b, "The list stops at %d; a longer term narrows it.", limit)
+		}
+		return structured(strings.TrimRight(b.String(), "\n"), out), nil
+	})
+}
