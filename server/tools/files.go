@@ -19,7 +19,6 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
-
 type fileTarget struct {
 	FileID    string `json:"file_id,omitempty" jsonschema:"The attachment's id, as listed beside a post (file_id=...). Either this, or permalink with file_name."`
 	Permalink string `json:"permalink,omitempty" jsonschema:"A post's permalink (https://<site>/<team>/pl/<post id>) or post id, when you do not have the file id; give file_name too if the post has several files."`
