@@ -300,3 +300,25 @@ func TestFilesInChannelsBobCannotReadAreNotFoundForBob(t *testing.T) {
 		t.Fatalf("alice cannot read her own DM file: %s", text(res))
 	}
 }
+
+func TestReadFileGivesASmallVideoAsAnEmbeddedResource(t *testing.T) {
+	// An MP4 is an ftyp box then media data; the reader goes by the box.
+	mp4 := append([]byte{0, 0, 0, 24, 'f', 't', 'y', 'p', 'i', 's', 'o', 'm', 0, 0, 2, 0, 'i', 's', 'o', 'm', 'm', 'p', '4', '1'},
+		append([]byte{0, 0, 0, 16, 'm', 'd', 'a', 't'}, bytes.Repeat([]byte{7}, 8)...)...)
+	_, infos := postFiles(t, mm.Users[0], townSquare(t).Id, "clip", map[string][]byte{"clip.mp4": mp4})
+	res, out := readFile(t, aliceClient(t), map[string]any{"file_id": infos[0].Id})
+	var blob *mcp.BlobResourceContents
+	for _, c := range res.Content {
+		if er, ok := c.(mcp.EmbeddedResource); ok {
+			if b, ok := er.Resource.(mcp.BlobResourceContents); ok {
+				blob = &b
+			}
+		}
+	}
+	if res.IsError || out.Kind != "video" || blob == nil || blob.MIMEType != "video/mp4" {
+		t.Fatalf("mp4 read as %+v: %s", out, text(res))
+	}
+	if raw, _ := base64.StdEncoding.DecodeString(blob.Blob); !bytes.Equal(raw, mp4) {
+		t.Fatal("the video is not the file's bytes")
+	}
+}
