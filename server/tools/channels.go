@@ -180,6 +180,20 @@ func listTeams(d Deps) catalogue.Tool {
 // pickTeam resolves a team argument (id, name or display name) among the
 // caller's teams. An empty argument is every team (nil). A refusal is text
 // for the model.
+// teamScope is the caller's teams and the one a team argument names (nil
+// for all), or a refusal that says what to pass instead.
+func teamScope(c *mattermost.Caller, ref string) ([]mattermost.Membership, *model.Team, *mcp.CallToolResult, error) {
+	ms, err := c.Teams()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	team, refusal := pickTeam(ms, ref)
+	if refusal != "" {
+		return nil, nil, mcp.NewToolResultError(refusal), nil
+	}
+	return ms, team, nil, nil
+}
+
 func pickTeam(ms []mattermost.Membership, ref string) (*model.Team, string) {
 	if strings.TrimSpace(ref) == "" {
 		return nil, ""
@@ -227,13 +241,9 @@ func listChannels(d Deps) catalogue.Tool {
 		if err != nil {
 			return nil, err
 		}
-		ms, err := c.Teams()
-		if err != nil {
-			return nil, err
-		}
-		team, refusal := pickTeam(ms, args.Team)
-		if refusal != "" {
-			return mcp.NewToolResultError(refusal), nil
+		_, team, refusal, err := teamScope(c, args.Team)
+		if err != nil || refusal != nil {
+			return refusal, err
 		}
 		mine, err := c.MyChannels()
 		if err != nil {
@@ -556,13 +566,9 @@ func searchChannels(d Deps) catalogue.Tool {
 		if err != nil {
 			return nil, err
 		}
-		ms, err := c.Teams()
-		if err != nil {
-			return nil, err
-		}
-		team, refusal := pickTeam(ms, args.Team)
-		if refusal != "" {
-			return mcp.NewToolResultError(refusal), nil
+		ms, team, refusal, err := teamScope(c, args.Team)
+		if err != nil || refusal != nil {
+			return refusal, err
 		}
 		mine, err := c.MyChannels()
 		if err != nil {

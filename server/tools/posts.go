@@ -536,13 +536,9 @@ func searchPosts(d Deps) catalogue.Tool {
 		if err != nil {
 			return nil, err
 		}
-		ms, err := c.Teams()
-		if err != nil {
-			return nil, err
-		}
-		team, refusal := pickTeam(ms, args.Team)
-		if refusal != "" {
-			return mcp.NewToolResultError(refusal), nil
+		ms, team, refusal, err := teamScope(c, args.Team)
+		if err != nil || refusal != nil {
+			return refusal, err
 		}
 		seen := map[string]bool{}
 		var hits []*model.Post
