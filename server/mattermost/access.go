@@ -58,41 +58,43 @@ func (c *Caller) Post(postID string) (*model.Post, error) {
 // Readable is an attachment File found the caller may read.
 type Readable struct {
 	Info *model.FileInfo
-	Post *model.Post // nil for a file the caller uploaded and has not posted
+	// ChannelID and PostID are where it was posted; both empty for a file
+	// the caller uploaded and has not posted yet.
+	ChannelID, PostID string
 }
 
-// File is an attachment the caller can read, with the post it belongs to.
+// File is an attachment the caller can read, with where it was posted.
 func (c *Caller) File(fileID string) (Readable, error) {
-	info, post, err := c.file(fileID)
-	if err != nil {
-		return Readable{}, err
-	}
-	return Readable{Info: info, Post: post}, nil
-}
-
-func (c *Caller) file(fileID string) (*model.FileInfo, *model.Post, error) {
 	if !model.IsValidId(fileID) {
-		return nil, nil, ErrNotFound
+		return Readable{}, ErrNotFound
 	}
 	info, err := c.g.api.File.GetInfo(fileID)
 	if err != nil {
-		return nil, nil, notFoundOr(err, "read file info")
+		return Readable{}, notFoundOr(err, "read file info")
 	}
 	if info.DeleteAt != 0 {
-		return nil, nil, ErrNotFound
+		// Deleting a post deletes its files too.
+		return Readable{}, ErrNotFound
 	}
 	if info.PostId == "" {
 		// Not posted yet: only its uploader may see it.
 		if info.CreatorId != c.userID {
-			return nil, nil, ErrNotFound
+			return Readable{}, ErrNotFound
 		}
-		return info, nil, nil
+		return Readable{Info: info}, nil
 	}
-	post, err := c.Post(info.PostId)
-	if err != nil {
-		return nil, nil, err
+	channelID := info.ChannelId
+	if channelID == "" {
+		// Files attached before Mattermost kept the channel on the file.
+		post, err := c.Post(info.PostId)
+		if err != nil {
+			return Readable{}, err
+		}
+		channelID = post.ChannelId
+	} else if !c.canRead(channelID) {
+		return Readable{}, ErrNotFound
 	}
-	return info, post, nil
+	return Readable{Info: info, ChannelID: channelID, PostID: info.PostId}, nil
 }
 
 // FileBytes reads an attachment that File has already cleared for the

@@ -13,10 +13,10 @@ type PostPlace struct {
 	TeamName string // empty for direct and group messages
 }
 
-// PlaceOf finds the channel and team of a post that Post or File cleared
-// for the caller (so the channel's permission is not checked twice).
-func (c *Caller) PlaceOf(post *model.Post) (PostPlace, error) {
-	ch, err := c.g.api.Channel.Get(post.ChannelId)
+// PlaceOf finds the channel and team of a file File cleared for the caller
+// (so the channel's permission is not checked twice).
+func (c *Caller) PlaceOf(f Readable) (PostPlace, error) {
+	ch, err := c.g.api.Channel.Get(f.ChannelID)
 	if err != nil {
 		return PostPlace{}, notFoundOr(err, "read channel")
 	}

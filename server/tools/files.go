@@ -150,12 +150,12 @@ func (d Deps) locate(c *mattermost.Caller, t fileTarget) (*located, *mcp.CallToo
 		return nil, nil, err
 	}
 	l := &located{Readable: file}
-	if file.Post != nil {
-		l.place, err = c.PlaceOf(file.Post)
+	if file.PostID != "" {
+		l.place, err = c.PlaceOf(file)
 		if err != nil {
 			return nil, nil, err
 		}
-		l.permalink = present.Permalink(c.SiteURL(), l.place.TeamName, file.Post.Id)
+		l.permalink = present.Permalink(c.SiteURL(), l.place.TeamName, file.PostID)
 	}
 	return l, nil, nil
 }

@@ -123,6 +123,19 @@ func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 		_, err := c.CallTool(ctx, req)
 		return err
 	}
+	metadata := func() error {
+		resp, err := http.Get(mm.URL + "/plugins/mcp-server/.well-known/oauth-protected-resource")
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return err
+	}
+	route, err := median(runs, metadata)
+	if err != nil {
+		return err
+	}
 	floor, err := median(runs, getMe)
 	if err != nil {
 		return err
@@ -135,6 +148,7 @@ func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 	if err != nil {
 		return err
 	}
+	fmt.Printf("%-44s %10s\n", "a plugin route, no work (median)", route.Round(10*time.Microsecond))
 	fmt.Printf("%-44s %10s\n", "get_me, the protocol's floor (median)", floor.Round(10*time.Microsecond))
 	fmt.Printf("%-44s %10s\n", "read_file, first window (median)", mcpTime.Round(10*time.Microsecond))
 	fmt.Printf("%-44s %10s\n", "GET /api/v4/files/{id}, whole file (median)", getTime.Round(10*time.Microsecond))
