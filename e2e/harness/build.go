@@ -50,7 +50,7 @@ func goTool() string {
 
 // goEnv is the environment for go commands run in e2e/mmserver.
 func goEnv() []string {
-	env := filteredEnv(func(k string) bool { return k == "GOFLAGS" || k == "GOWORK" })
+	env := filteredEnv(func(k string) bool { return k == "GOFLAGS" || k == "GOWORK" || k == "CGO_ENABLED" })
 	return append(env, "GOFLAGS=-mod=readonly", "GOWORK=off")
 }
 
