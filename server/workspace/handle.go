@@ -105,11 +105,11 @@ func ParseHandle(secret []byte, handle string) (Claims, error) {
 		return Claims{}, ErrInvalidHandle
 	}
 	body, sig := handle[:dot], handle[dot+1:]
-	got, err := base64.RawURLEncoding.DecodeString(sig)
+	got, err := base64.RawURLEncoding.Strict().DecodeString(sig)
 	if err != nil || !hmac.Equal(got, mac(secret, body)) {
 		return Claims{}, ErrInvalidHandle
 	}
-	payload, err := base64.RawURLEncoding.DecodeString(body[len(handlePrefix):])
+	payload, err := base64.RawURLEncoding.Strict().DecodeString(body[len(handlePrefix):])
 	if err != nil {
 		return Claims{}, ErrInvalidHandle
 	}
