@@ -428,16 +428,23 @@ func (s *Store) ReadAll(userID, name string, max int64) (File, []byte, error) {
 	if f.Size > max {
 		return f, nil, ErrTooLarge
 	}
-	data := make([]byte, 0, f.Size)
-	buf := bytes.NewBuffer(data)
-	if _, err := io.Copy(buf, io.LimitReader(rc, max+1)); err != nil {
+	// Exactly one allocation of the recorded size: a growing buffer would
+	// briefly hold twice the file.
+	data := make([]byte, f.Size)
+	if _, err := io.ReadFull(rc, data); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return f, nil, ErrChanged
+		}
 		return f, nil, err
 	}
-	got := sha256.Sum256(buf.Bytes())
-	if int64(buf.Len()) != f.Size || hex.EncodeToString(got[:]) != f.SHA256 {
+	if n, _ := rc.Read(make([]byte, 1)); n != 0 {
 		return f, nil, ErrChanged
 	}
-	return f, buf.Bytes(), nil
+	got := sha256.Sum256(data)
+	if hex.EncodeToString(got[:]) != f.SHA256 {
+		return f, nil, ErrChanged
+	}
+	return f, data, nil
 }
 
 // Delete removes one of the caller's files.
