@@ -343,4 +343,3 @@ func TestPresignedTokensNeverAppearInTheServerLog(t *testing.T) {
 		t.Error("presigned uploads are not logged at all")
 	}
 }
-
