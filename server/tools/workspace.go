@@ -183,8 +183,10 @@ func workspaceRefusal(err error, name string, cfg config.Configuration) *mcp.Cal
 		msg = fmt.Sprintf("Your workspace would hold more than its %d MiB quota; nothing was written. Delete files you no longer need with files_delete (see files_list), then try again.", cfg.WorkspaceQuotaMiB)
 	case errors.Is(err, workspace.ErrTooMany):
 		msg = fmt.Sprintf("Your workspace already holds %d files; nothing was written. Delete some with files_delete first.", workspace.MaxFiles)
-	case errors.Is(err, workspace.ErrPinMismatch):
+	case errors.Is(err, workspace.ErrBadPin):
 		msg = "sha256 must be 64 hexadecimal digits (the sha256 of the bytes), or left out."
+	case errors.Is(err, workspace.ErrPinMismatch):
+		msg = fmt.Sprintf("The bytes of %q do not match the sha256 given for them; nothing was used. Request a new upload with the right sha256.", name)
 	case errors.Is(err, workspace.ErrChanged):
 		msg = fmt.Sprintf("%q changed while it was being read. Try again.", name)
 	default:

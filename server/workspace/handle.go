@@ -161,7 +161,7 @@ func (s *Store) RequestUpload(userID, name string, expectedSize int64, pin strin
 	pin = strings.ToLower(strings.TrimSpace(pin))
 	if pin != "" {
 		if b, err := hex.DecodeString(pin); err != nil || len(b) != sha256.Size {
-			return Upload{}, ErrPinMismatch
+			return Upload{}, ErrBadPin
 		}
 	}
 	p, err := s.PresignUpload(userID, name, maxSize, pin)

@@ -66,6 +66,7 @@ var (
 	ErrQuota       = errors.New("workspace quota exceeded")
 	ErrTooMany     = errors.New("too many files")
 	ErrPinMismatch = errors.New("sha256 does not match")
+	ErrBadPin      = errors.New("sha256 is not 64 hexadecimal digits")
 	ErrChanged     = errors.New("file changed while reading")
 )
 

@@ -429,3 +429,27 @@ func serve(routes *Routes, method, path string, body []byte) *httptest.ResponseR
 	r.ServeHTTP(rec, req)
 	return rec
 }
+
+func TestASha256ThatIsNotOneIsRefusedBeforeAnySlotIsMade(t *testing.T) {
+	s, _ := newStore(t, roomy)
+	if _, err := s.RequestUpload(alice, "x.bin", 3, "not-a-sha"); !errors.Is(err, ErrBadPin) {
+		t.Fatalf("got %v", err)
+	}
+	if keys, _, _ := s.kv.ListKeys(prefixToken, 0, 100); len(keys) != 0 {
+		t.Fatalf("a token was issued: %v", keys)
+	}
+}
+
+func TestRequestUploadRefusesAnExpectedSizeOverTheLimitOrTheQuota(t *testing.T) {
+	s, _ := newStore(t, Limits{QuotaBytes: 100, MaxFileBytes: 60})
+	if _, err := s.RequestUpload(alice, "a.bin", 61, ""); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over the file limit: %v", err)
+	}
+	write(t, s, alice, "b.bin", make([]byte, 50))
+	if _, err := s.RequestUpload(alice, "a.bin", 51, ""); !errors.Is(err, ErrQuota) {
+		t.Fatalf("over the quota: %v", err)
+	}
+	if _, err := s.RequestUpload(alice, "b.bin", 60, ""); err != nil {
+		t.Fatalf("replacing b.bin fits: %v", err)
+	}
+}
