@@ -343,3 +343,67 @@ func TestPresignedTokensNeverAppearInTheServerLog(t *testing.T) {
 		t.Error("presigned uploads are not logged at all")
 	}
 }
+
+// nodeURLs starts the second node once, for whichever test needs it first.
+func nodeURLs(t *testing.T) []string {
+	t.Helper()
+	if urls := mm.NodeURLs(); len(urls) >= 2 {
+		return urls
+	}
+	if _, err := mm.StartSecondNode(t.Context()); err != nil {
+		t.Fatalf("second node: %v (log %s)", err, mm.ServerLog())
+	}
+	return mm.NodeURLs()
+}
+
+func onNode(u, node string) string { return strings.Replace(u, strings.TrimRight(mm.URL, "/"), node, 1) }
+
+func TestAnUploadSlotIssuedOnOneNodeIsFilledOnAnotherAndServedByBoth(t *testing.T) {
+	nodes := nodeURLs(t)
+	alice := mm.Users[0]
+	data := randomBytes(t, 2<<20+3)
+	d := requestUpload(t, connect(t, nodes[0], alice.Token), "cluster.bin", len(data), hexSHA(data))
+	if resp, body := httpDo(t, http.MethodPut, onNode(d.Upload.URL, nodes[1]), "", data); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT on node 2: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := httpDo(t, http.MethodPut, onNode(d.Upload.URL, nodes[0]), "", data); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("the spent URL was taken again on node 1: %d", resp.StatusCode)
+	}
+	res := call(t, connect(t, nodes[1], alice.Token), "files_presign", map[string]any{"name": "cluster.bin", "direction": "download"})
+	var p struct{ URL string }
+	structuredAs(t, res, &p)
+	for _, node := range nodes {
+		if resp, got := httpDo(t, http.MethodGet, onNode(p.URL, node), "", nil); resp.StatusCode != http.StatusOK || !bytes.Equal(got, data) {
+			t.Fatalf("download on %s: %d identical=%v", node, resp.StatusCode, bytes.Equal(got, data))
+		}
+	}
+}
+
+func TestTheWorkspaceQuotaSettingRefusesAWriteThatWouldExceedIt(t *testing.T) {
+	if err := mm.PatchPluginSettings(map[string]any{"WorkspaceQuotaMiB": 1, "MaxWorkspaceFileMiB": 1}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = mm.PatchPluginSettings(map[string]any{"WorkspaceQuotaMiB": 200, "MaxWorkspaceFileMiB": 50})
+	})
+	u, err := mm.CreateUser(uniq(t, "quota"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, mm.URL, u.Token)
+	half := strings.Repeat("q", 600<<10)
+	if res := call(t, c, "files_write", map[string]any{"name": "first.txt", "text": half}); res.IsError {
+		t.Fatalf("first write: %s", text(res))
+	}
+	res := call(t, c, "files_write", map[string]any{"name": "second.txt", "text": half})
+	if !res.IsError || !strings.Contains(text(res), "quota") || !strings.Contains(text(res), "files_delete") {
+		t.Fatalf("over the quota: %s", text(res))
+	}
+	resp, body := httpDo(t, http.MethodPut, restURL("big.bin"), u.Token, make([]byte, 1<<20+1))
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("REST PUT over the largest file: %d %s", resp.StatusCode, body)
+	}
+	if files := listWorkspace(t, u.Token); len(files) != 1 || files[0].Name != "first.txt" {
+		t.Fatalf("workspace after refusals: %+v", files)
+	}
+}
