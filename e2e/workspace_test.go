@@ -356,7 +356,9 @@ func nodeURLs(t *testing.T) []string {
 	return mm.NodeURLs()
 }
 
-func onNode(u, node string) string { return strings.Replace(u, strings.TrimRight(mm.URL, "/"), node, 1) }
+func onNode(u, node string) string {
+	return strings.Replace(u, strings.TrimRight(mm.URL, "/"), node, 1)
+}
 
 func TestAnUploadSlotIssuedOnOneNodeIsFilledOnAnotherAndServedByBoth(t *testing.T) {
 	nodes := nodeURLs(t)
