@@ -302,16 +302,25 @@ func TestSaveAttachmentCopiesAReadableAttachmentAndFilesReadReadsIt(t *testing.T
 	}
 }
 
-func TestTheSweepIsScheduledOnceForTheClusterAndRuns(t *testing.T) {
-	// The cluster job runs at once when it has never run; its age-based
-	// selection is covered by TestTheSweepRemovesFilesOlderThanTheRetention...
-	// in server/workspace with an injected clock.
+func TestTheSweepIsOneClusterJobNotATimerInEveryProcess(t *testing.T) {
+	// The cluster job runs at once when it has never run anywhere, then every
+	// 15 minutes from its last run, which is kept in the KV store: a
+	// restarted plugin process does not sweep again early. (Its age-based
+	// selection is TestTheSweepRemovesFilesOlderThanTheRetentionAndKeepsNewerOnes
+	// in server/workspace, with an injected clock.)
+	if err := mm.DisablePlugin(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mm.EnablePlugin(); err != nil {
+		t.Fatal(err)
+	}
+	getMe(t, aliceClient(t), mm.Users[0]) // the new process is serving
 	raw, err := os.ReadFile(mm.ServerLog())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(raw), `"msg":"Workspace sweep"`) {
-		t.Fatalf("no sweep ran; log %s", mm.ServerLog())
+	if n := strings.Count(string(raw), `"msg":"Workspace sweep"`); n != 1 {
+		t.Fatalf("%d sweeps logged by node 1 across plugin restarts, want exactly 1 (log %s)", n, mm.ServerLog())
 	}
 }
 

@@ -23,8 +23,8 @@ import (
 // credential alone: no argument names a user.
 
 var (
-	workspaceWrite  = catalogue.Hints{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false}
-	workspaceIssues = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false}
+	workspaceWrite = catalogue.Hints{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false}
+	workspaceSlot  = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false}
 )
 
 type wsNameArg struct {
@@ -133,7 +133,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 				"bytes: direction=download gives a URL that GETs a workspace file (reusable for 5 minutes), direction=upload " +
 				"a URL that takes exactly one PUT of a file's raw bytes into your workspace under that name (15 minutes). " +
 				"To attach uploaded bytes to a post, use request_upload instead, which also gives the handle.",
-			Hints:  workspaceIssues,
+			Hints:  workspaceSlot,
 			Effect: catalogue.ChangesOwnWorkspace,
 		}, func(ctx context.Context, args filesPresignArgs) (*mcp.CallToolResult, error) {
 			return d.filesPresign(ctx, args)
@@ -156,7 +156,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 				"answers an upload URL that takes one HTTP PUT of the raw bytes with no credential, its expiry, the largest " +
 				"size it takes, and a handle. Whatever holds the bytes PUTs them; you pass only the handle to the tool that " +
 				"posts. Give the expected size, and the sha256 if you know it: bytes that differ are refused.",
-			Hints:  workspaceIssues,
+			Hints:  workspaceSlot,
 			Effect: catalogue.ChangesOwnWorkspace,
 		}, func(ctx context.Context, args requestUploadArgs) (*mcp.CallToolResult, error) {
 			return d.requestUpload(ctx, args)

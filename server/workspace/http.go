@@ -89,7 +89,7 @@ func (h *Routes) file(w http.ResponseWriter, r *http.Request) {
 	name := mux.Vars(r)["name"]
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		h.serve(w, r, "rest_get", userID, name)
+		h.serve(w, r, "rest_get", userID, name, "")
 	case http.MethodPut:
 		h.receive(w, r, "rest_put", userID, name, WriteOptions{})
 	case http.MethodDelete:
@@ -109,7 +109,7 @@ func (h *Routes) download(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "presigned_get", "", err)
 		return
 	}
-	h.serve(w, r, "presigned_get", userID, f.Name)
+	h.serve(w, r, "presigned_get", userID, f.Name, f.SHA256)
 }
 
 // upload receives a presigned upload: the token is spent before the first
@@ -124,8 +124,14 @@ func (h *Routes) upload(w http.ResponseWriter, r *http.Request) {
 	h.receive(w, r, "presigned_put", userID, name, opts)
 }
 
-func (h *Routes) serve(w http.ResponseWriter, r *http.Request, route, userID, name string) {
+// serve streams a file; a non-empty sha256 must still be the file's (a
+// presigned URL stands for the bytes it was made for).
+func (h *Routes) serve(w http.ResponseWriter, r *http.Request, route, userID, name, sha string) {
 	f, rc, err := h.Store.Open(userID, name)
+	if err == nil && sha != "" && f.SHA256 != sha {
+		rc.Close()
+		err = ErrNotFound
+	}
 	if err != nil {
 		h.fail(w, route, userID, err)
 		return

@@ -89,7 +89,7 @@ func (s *Store) PresignDownload(userID, name string) (Presigned, error) {
 	if err != nil {
 		return Presigned{}, err
 	}
-	return s.issue(tokenRecord{Kind: KindDownload, UserID: userID, Name: f.Name}, DownloadLifetime)
+	return s.issue(tokenRecord{Kind: KindDownload, UserID: userID, Name: f.Name, SHA256: f.SHA256}, DownloadLifetime)
 }
 
 // PresignUpload issues a single-use upload token that writes name in the
@@ -129,6 +129,10 @@ func (s *Store) Download(token string) (userID string, f File, err error) {
 		return "", File{}, err
 	}
 	f, err = s.Stat(rec.UserID, rec.Name)
+	if err == nil && f.SHA256 != rec.SHA256 {
+		// Replaced since the URL was made: the URL stood for the old bytes.
+		return "", File{}, ErrNotFound
+	}
 	return rec.UserID, f, err
 }
 

@@ -453,3 +453,13 @@ func TestRequestUploadRefusesAnExpectedSizeOverTheLimitOrTheQuota(t *testing.T) 
 		t.Fatalf("replacing b.bin fits: %v", err)
 	}
 }
+
+func TestADownloadURLStandsForTheBytesItWasMadeFor(t *testing.T) {
+	s, _ := newStore(t, roomy)
+	write(t, s, alice, "v.txt", []byte("version 1"))
+	p, _ := s.PresignDownload(alice, "v.txt")
+	write(t, s, alice, "v.txt", []byte("version 2"))
+	if _, _, err := s.Download(p.Token); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the URL serves the replacement: %v", err)
+	}
+}
