@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 
@@ -416,5 +417,30 @@ func TestTheWorkspaceQuotaSettingRefusesAWriteThatWouldExceedIt(t *testing.T) {
 	}
 	if files := listWorkspace(t, u.Token); len(files) != 1 || files[0].Name != "first.txt" {
 		t.Fatalf("workspace after refusals: %+v", files)
+	}
+}
+
+// TestAPresignedDownloadStopsWorkingAfterItsLifetime waits out the real
+// five minutes, so it runs only with MCP_E2E_SLOW=1; the unit test
+// TestADownloadTokenWorksRepeatedlyUntilItExpires covers it with a clock.
+func TestAPresignedDownloadStopsWorkingAfterItsLifetime(t *testing.T) {
+	if os.Getenv("MCP_E2E_SLOW") == "" {
+		t.Skip("waits five minutes; set MCP_E2E_SLOW=1 to run it")
+	}
+	alice := mm.Users[0]
+	if resp, _ := httpDo(t, http.MethodPut, restURL("short-lived.txt"), alice.Token, []byte("soon gone")); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("PUT: %d", resp.StatusCode)
+	}
+	res := call(t, aliceClient(t), "files_presign", map[string]any{"name": "short-lived.txt", "direction": "download"})
+	var p struct{ URL string }
+	structuredAs(t, res, &p)
+	if resp, _ := httpDo(t, http.MethodGet, p.URL, "", nil); resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET within its life: %d", resp.StatusCode)
+	}
+	time.Sleep(workspace.DownloadLifetime + 2*time.Second)
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		if resp, _ := httpDo(t, method, p.URL, "", nil); resp.StatusCode != http.StatusNotFound {
+			t.Fatalf("%s after its life: %d", method, resp.StatusCode)
+		}
 	}
 }
