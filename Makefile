@@ -64,6 +64,8 @@ e2e-test: dist
 bench: dist
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./server/fileview/ ./server/fileview/imaging/
 	$(GO) run ./e2e/cmd/mmbench -bundle $(CURDIR)/$(BUNDLE)
+	$(GO) test -run='^$$' -bench=SixteenRedemptions -benchtime=1x ./server/workspace/
+	$(GO) run ./e2e/cmd/wsbench -bundle $(CURDIR)/$(BUNDLE)
 
 ## dev: a local Mattermost with the plugin installed; prints the MCP URL and a token
 dev: dist

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/gorilla/mux"
 	"github.com/mark3labs/mcp-go/server"
@@ -15,6 +17,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
 // version is set from plugin.json by the build (see Makefile).
@@ -32,7 +35,14 @@ type Plugin struct {
 	// ready guards router, which OnActivate builds.
 	ready  sync.RWMutex
 	router *mux.Router
+	// sweep is the cluster-wide job that deletes expired workspace files.
+	sweep io.Closer
 }
+
+// sweepInterval is how often the cluster looks for expired workspace files.
+// Between sweeps an expired file is already invisible (every read checks its
+// age), so this only bounds how long its bytes linger in the database.
+const sweepInterval = 15 * time.Minute
 
 // OnActivate builds the MCP server and the routes.
 func (p *Plugin) OnActivate() error {
@@ -41,7 +51,12 @@ func (p *Plugin) OnActivate() error {
 		p.loadConfiguration()
 	}
 	gw := mattermost.NewGateway(p.API, p.Driver)
-	cat, err := catalogue.New(tools.All(tools.Deps{MM: gw, Config: p.config.Get}))
+	ws := workspace.New(gw.BytesKV(), func() workspace.Limits {
+		c := p.config.Get()
+		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
+	})
+	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
+	cat, err := catalogue.New(tools.All(tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls}))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}
@@ -63,15 +78,41 @@ func (p *Plugin) OnActivate() error {
 	r.HandleFunc(transport.MCPPath, t.ServeMCP).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
 	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
+	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Log: gw.Log()}).Register(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "Not found. The MCP endpoint is /plugins/"+manifestID+transport.MCPPath, http.StatusNotFound)
 	})
 
+	sweep, err := gw.Schedule("workspace_sweep", sweepInterval, func() {
+		removed, err := ws.Sweep(time.Now())
+		if err != nil {
+			gw.Log().Error("The workspace sweep did not finish; the next one retries", "removed", removed, "error", err.Error())
+			return
+		}
+		gw.Log().Info("Workspace sweep", "removed", removed)
+	})
+	if err != nil {
+		return fmt.Errorf("the workspace sweep could not be scheduled: %w", err)
+	}
+
 	p.ready.Lock()
 	p.router = r
+	p.sweep = sweep
 	p.ready.Unlock()
 	gw.Log().Info("MCP Server is ready", "version", version, "tools", len(cat.All()))
 	return nil
+}
+
+// OnDeactivate stops this node's part of the sweep job.
+func (p *Plugin) OnDeactivate() error {
+	p.ready.Lock()
+	defer p.ready.Unlock()
+	if p.sweep == nil {
+		return nil
+	}
+	err := p.sweep.Close()
+	p.sweep = nil
+	return err
 }
 
 // ServeHTTP routes requests under /plugins/mcp-server.

@@ -36,13 +36,14 @@ func (p *rrProxy) close() error {
 // streaming passes through) and returns the proxy's URL. Without a licence
 // the nodes share no cluster messages: config changes made later through the
 // harness (PatchPluginSettings, Enable/DisablePlugin, InstallPlugin) are
-// applied to both nodes by the harness itself.
+// applied to both nodes by the harness itself. Calling it again returns the
+// same proxy.
 func (s *Server) StartSecondNode(ctx context.Context) (proxyURL string, err error) {
 	s.mu.Lock()
 	if s.node2 != nil {
 		u := s.proxy.url
 		s.mu.Unlock()
-		return u, errors.New("second node already started")
+		return u, nil // already running: tests share one second node
 	}
 	n1 := s.node1
 	s.mu.Unlock()

@@ -31,6 +31,18 @@ const (
 	// LimitMaxFileSizeMiB bounds what an admin may set: the tools hold a file
 	// in memory while converting it, so this caps one call's footprint.
 	LimitMaxFileSizeMiB = 1024
+
+	// DefaultWorkspaceQuotaMiB holds a few large transfers per person; the
+	// workspace is a 24-hour transfer buffer, not a document store.
+	DefaultWorkspaceQuotaMiB = 200
+	// LimitWorkspaceQuotaMiB bounds what the KV store may be asked to hold
+	// for one person (the bytes live in the database).
+	LimitWorkspaceQuotaMiB = 10240
+	// DefaultMaxWorkspaceFileMiB matches the largest file the tools read.
+	DefaultMaxWorkspaceFileMiB = 50
+	// LimitMaxWorkspaceFileMiB bounds one file: a redemption for a post holds
+	// the whole file in memory, times the redemption slots.
+	LimitMaxWorkspaceFileMiB = 1024
 )
 
 // Configuration is one immutable snapshot of the settings. Never modify a
@@ -43,6 +55,11 @@ type Configuration struct {
 	// MaxFileSizeMiB is the largest file the tools read; larger files are
 	// described from their metadata and never fetched.
 	MaxFileSizeMiB int
+	// WorkspaceQuotaMiB bounds all of one person's workspace files together.
+	WorkspaceQuotaMiB int
+	// MaxWorkspaceFileMiB bounds one workspace file (uploads, writes, saved
+	// attachments).
+	MaxWorkspaceFileMiB int
 }
 
 // Defaults is what a freshly installed plugin runs with: read-only.
@@ -51,6 +68,9 @@ func Defaults() Configuration {
 		AllowWrites:       false,
 		WriteConfirmation: ConfirmClientThenMattermost,
 		MaxFileSizeMiB:    DefaultMaxFileSizeMiB,
+
+		WorkspaceQuotaMiB:   DefaultWorkspaceQuotaMiB,
+		MaxWorkspaceFileMiB: DefaultMaxWorkspaceFileMiB,
 	}
 }
 
@@ -58,6 +78,12 @@ func Defaults() Configuration {
 func (c Configuration) MaxFileSizeBytes() int64 {
 	return int64(c.MaxFileSizeMiB) << 20
 }
+
+// WorkspaceQuotaBytes is WorkspaceQuotaMiB in bytes.
+func (c Configuration) WorkspaceQuotaBytes() int64 { return int64(c.WorkspaceQuotaMiB) << 20 }
+
+// MaxWorkspaceFileBytes is MaxWorkspaceFileMiB in bytes.
+func (c Configuration) MaxWorkspaceFileBytes() int64 { return int64(c.MaxWorkspaceFileMiB) << 20 }
 
 // Validate reports the first setting an admin must fix, worded for the
 // System Console.
@@ -71,6 +97,18 @@ func (c Configuration) Validate() error {
 	if c.MaxFileSizeMiB < 1 || c.MaxFileSizeMiB > LimitMaxFileSizeMiB {
 		return fmt.Errorf("MCP Server: \"Largest file the tools read (MiB)\" must be a whole number from 1 to %d, not %d",
 			LimitMaxFileSizeMiB, c.MaxFileSizeMiB)
+	}
+	if c.WorkspaceQuotaMiB < 1 || c.WorkspaceQuotaMiB > LimitWorkspaceQuotaMiB {
+		return fmt.Errorf("MCP Server: \"Workspace quota per person (MiB)\" must be a whole number from 1 to %d, not %d",
+			LimitWorkspaceQuotaMiB, c.WorkspaceQuotaMiB)
+	}
+	if c.MaxWorkspaceFileMiB < 1 || c.MaxWorkspaceFileMiB > LimitMaxWorkspaceFileMiB {
+		return fmt.Errorf("MCP Server: \"Largest workspace file (MiB)\" must be a whole number from 1 to %d, not %d",
+			LimitMaxWorkspaceFileMiB, c.MaxWorkspaceFileMiB)
+	}
+	if c.MaxWorkspaceFileMiB > c.WorkspaceQuotaMiB {
+		return fmt.Errorf("MCP Server: \"Largest workspace file (MiB)\" (%d) cannot be more than \"Workspace quota per person (MiB)\" (%d): raise the quota or lower the largest file",
+			c.MaxWorkspaceFileMiB, c.WorkspaceQuotaMiB)
 	}
 	return nil
 }
@@ -89,6 +127,10 @@ func Parse(settings map[string]any) (Configuration, error) {
 			c.WriteConfirmation, err = asString(raw)
 		case "maxfilesizemib":
 			c.MaxFileSizeMiB, err = asInt(raw)
+		case "workspacequotamib":
+			c.WorkspaceQuotaMiB, err = asInt(raw)
+		case "maxworkspacefilemib":
+			c.MaxWorkspaceFileMiB, err = asInt(raw)
 		default:
 			continue // settings of other versions of the plugin are ignored
 		}

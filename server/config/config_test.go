@@ -13,9 +13,9 @@ func TestParseReadsWhatTheSystemConsoleSaves(t *testing.T) {
 	}{
 		{"nothing saved yet means read-only defaults", nil, Defaults()},
 		{"lower-cased keys as Mattermost stores them", map[string]any{"allowwrites": true, "writeconfirmation": "mattermost", "maxfilesizemib": float64(10)},
-			Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 10}},
-		{"keys as written in plugin.json", map[string]any{"AllowWrites": "true", "WriteConfirmation": "client_approval", "MaxFileSizeMiB": "7"},
-			Configuration{AllowWrites: true, WriteConfirmation: ConfirmClientApproval, MaxFileSizeMiB: 7}},
+			Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 10, WorkspaceQuotaMiB: 200, MaxWorkspaceFileMiB: 50}},
+		{"keys as written in plugin.json", map[string]any{"AllowWrites": "true", "WriteConfirmation": "client_approval", "MaxFileSizeMiB": "7", "WorkspaceQuotaMiB": "300", "MaxWorkspaceFileMiB": float64(20)},
+			Configuration{AllowWrites: true, WriteConfirmation: ConfirmClientApproval, MaxFileSizeMiB: 7, WorkspaceQuotaMiB: 300, MaxWorkspaceFileMiB: 20}},
 		{"unknown keys are ignored", map[string]any{"legacy": 3}, Defaults()},
 	}
 	for _, tc := range cases {
@@ -42,6 +42,11 @@ func TestAnInvalidSettingIsRefusedNamingTheSetting(t *testing.T) {
 		{map[string]any{"maxfilesizemib": "lots"}, "not a whole number"},
 		{map[string]any{"writeconfirmation": "nobody"}, "Who confirms a write"},
 		{map[string]any{"allowwrites": "perhaps"}, "not true or false"},
+		{map[string]any{"workspacequotamib": float64(0)}, "Workspace quota per person"},
+		{map[string]any{"workspacequotamib": float64(20000)}, "from 1 to 10240"},
+		{map[string]any{"maxworkspacefilemib": float64(2000)}, "Largest workspace file"},
+		{map[string]any{"maxworkspacefilemib": "big"}, "not a whole number"},
+		{map[string]any{"workspacequotamib": float64(10), "maxworkspacefilemib": float64(50)}, "cannot be more than"},
 	}
 	for _, tc := range cases {
 		_, err := Parse(tc.settings)

@@ -12,12 +12,18 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
 // Deps is what the tools need from the plugin.
 type Deps struct {
 	MM     *mattermost.Gateway
 	Config func() config.Configuration
+	// Workspace is every user's file workspace; tools reach only the
+	// caller's own.
+	Workspace *workspace.Store
+	// URLs builds presigned and REST URLs.
+	URLs workspace.URLs
 }
 
 // All is the whole catalogue, offered or not.
@@ -34,7 +40,8 @@ func All(d Deps) []catalogue.Tool {
 		getUser(d),
 		searchUsers(d),
 	}
-	return append(tools, fileTools(d)...)
+	tools = append(tools, fileTools(d)...)
+	return append(tools, workspaceTools(d)...)
 }
 
 var errNoCaller = errors.New("no signed-in Mattermost user on this request")

@@ -161,22 +161,35 @@ func (t *Transport) challenge(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, `{"error":"unauthorized","message":"Sign in to Mattermost: send a personal access token, a session token or an OAuth access token as 'Authorization: Bearer <token>'. The WWW-Authenticate header says where OAuth starts."}`+"\n")
 }
 
-// ServeMCP authenticates the caller and hands the request to mcp-go.
-func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
-	started := time.Now()
-	userID := r.Header.Get("Mattermost-User-Id") // set by Mattermost only for a valid token; client copies are stripped
+// Authenticate returns the signed-in user of a request, from the header
+// Mattermost sets only after checking the token (client copies are
+// stripped). Without an active user it answers the 401 challenge (or 503
+// when Mattermost cannot tell) and returns false. Every route that takes
+// the Mattermost credential goes through it.
+func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
+	userID := r.Header.Get("Mattermost-User-Id")
 	if userID == "" {
 		t.challenge(w, r)
-		return
+		return "", false
 	}
 	active, err := t.opts.UserActive(userID)
 	if err != nil {
 		t.opts.Log.Error("Could not look up the calling user", "user_id", userID, "error", err.Error())
 		http.Error(w, "Mattermost could not look up your account; try again shortly.", http.StatusServiceUnavailable)
-		return
+		return "", false
 	}
 	if !active {
 		t.challenge(w, r)
+		return "", false
+	}
+	return userID, true
+}
+
+// ServeMCP authenticates the caller and hands the request to mcp-go.
+func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
+	started := time.Now()
+	userID, ok := t.Authenticate(w, r)
+	if !ok {
 		return
 	}
 

@@ -1,0 +1,395 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
+)
+
+// Workspace tools change only the caller's own workspace, never Mattermost,
+// so they are always offered. The workspace is addressed by the caller's
+// credential alone: no argument names a user.
+
+var (
+	workspaceWrite = catalogue.Hints{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false}
+	workspaceSlot  = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: false}
+)
+
+type wsNameArg struct {
+	Name string `json:"name" jsonschema:"The workspace file name, as files_list shows it."`
+}
+
+type filesReadArgs struct {
+	Name   string `json:"name" jsonschema:"The workspace file name, as files_list shows it."`
+	Offset int    `json:"offset,omitempty" jsonschema:"First line to read, from 1. Default 1. The header of each answer gives the exact next call."`
+	Column int    `json:"column,omitempty" jsonschema:"Byte column within the first line, from 1, when continuing a line longer than one window. Default 1."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Lines to read, 1 to 2000. Default 500. A window also stops at 32 KiB."`
+}
+
+type filesWriteArgs struct {
+	Name string `json:"name" jsonschema:"File name to write in your workspace, e.g. summary.md. A file of that name is replaced."`
+	Text string `json:"text" jsonschema:"The whole text of the file, as UTF-8."`
+}
+
+type filesPresignArgs struct {
+	Name      string `json:"name" jsonschema:"The workspace file name."`
+	Direction string `json:"direction" jsonschema:"download: a URL that GETs the file (reusable for 5 minutes). upload: a URL that takes one PUT of the file's bytes (15 minutes)."`
+}
+
+type saveAttachmentArgs struct {
+	fileTarget
+	Name string `json:"name,omitempty" jsonschema:"Name in your workspace; default the attachment's own name."`
+}
+
+type requestUploadArgs struct {
+	Name   string `json:"name" jsonschema:"File name the bytes will have, e.g. chart.png."`
+	Size   int64  `json:"size" jsonschema:"Expected size in bytes; the upload is refused if it is larger."`
+	SHA256 string `json:"sha256,omitempty" jsonschema:"Optional hex sha256 of the bytes; the upload and its redemption are refused if the bytes differ."`
+}
+
+// UploadDescriptor is request_upload's structured answer, shaped after the
+// out-of-band upload descriptor of the MCP draft SEP-2631
+// (files/authorizeUpload): method, URL, headers and expiry of the transfer,
+// beside what this server adds (the handle and the limits), so a client
+// that implements that method later can take the same fields.
+type UploadDescriptor struct {
+	Name   string         `json:"name"`
+	Handle string         `json:"handle"`
+	Upload UploadTransfer `json:"upload"`
+	// MaxSize is the largest body the URL takes, in bytes.
+	MaxSize int64  `json:"maxSize"`
+	SHA256  string `json:"sha256,omitempty"`
+	// HandleExpiresAt is when the handle can no longer be redeemed.
+	HandleExpiresAt string `json:"handleExpiresAt"`
+}
+
+// UploadTransfer is the HTTP request that carries the bytes.
+type UploadTransfer struct {
+	Method    string            `json:"method"`
+	URL       string            `json:"url"`
+	Headers   map[string]string `json:"headers"`
+	ExpiresAt string            `json:"expiresAt"`
+}
+
+func workspaceTools(d Deps) []catalogue.Tool {
+	return []catalogue.Tool{
+		catalogue.Define(catalogue.Tool{
+			Name:  "files_list",
+			Title: "List your workspace files",
+			Description: "Lists the files in your own workspace, a transfer buffer for files on their way into a post or out to " +
+				"a sandbox without passing through you: name, detected type, size, sha256, when written and when deleted " +
+				"(24 hours after writing, whatever uses them), and how much of the quota is used.",
+			Hints:  readOnly,
+			Effect: catalogue.ReadsOnly,
+		}, func(ctx context.Context, _ struct{}) (*mcp.CallToolResult, error) { return d.filesList(ctx) }),
+		catalogue.Define(catalogue.Tool{
+			Name:  "files_read",
+			Title: "Read a workspace file",
+			Description: "Reads a file of your workspace as content you can use, exactly like read_file reads an attachment: " +
+				"text in numbered windows (page with offset/limit; each header gives the next call), office files as text, " +
+				"archives as a listing, images as an image. Take the name from files_list.",
+			Hints:  readOnly,
+			Effect: catalogue.ReadsOnly,
+		}, func(ctx context.Context, args filesReadArgs) (*mcp.CallToolResult, error) {
+			return d.filesRead(ctx, args)
+		}),
+		catalogue.Define(catalogue.Tool{
+			Name:  "files_write",
+			Title: "Write a text file to your workspace",
+			Description: "Writes text you composed as a file in your own workspace (replacing a file of that name), for " +
+				"example to attach it to a post or hand it to a sandbox through files_presign. Only your workspace changes, " +
+				"never Mattermost. The file is deleted 24 hours after it is written.",
+			Hints:  workspaceWrite,
+			Effect: catalogue.ChangesOwnWorkspace,
+		}, func(ctx context.Context, args filesWriteArgs) (*mcp.CallToolResult, error) {
+			return d.filesWrite(ctx, args)
+		}),
+		catalogue.Define(catalogue.Tool{
+			Name:  "files_delete",
+			Title: "Delete a workspace file",
+			Description: "Deletes one file from your own workspace now, instead of waiting for its automatic deletion 24 hours " +
+				"after it was written. Only your workspace changes, never Mattermost.",
+			Hints:  workspaceWrite,
+			Effect: catalogue.ChangesOwnWorkspace,
+		}, func(ctx context.Context, args wsNameArg) (*mcp.CallToolResult, error) {
+			return d.filesDelete(ctx, args)
+		}),
+		catalogue.Define(catalogue.Tool{
+			Name:  "files_presign",
+			Title: "Presign a workspace URL",
+			Description: "Answers a short-lived URL that needs no Mattermost credential, for a sandbox or script that holds the " +
+				"bytes: direction=download gives a URL that GETs a workspace file (reusable for 5 minutes), direction=upload " +
+				"a URL that takes exactly one PUT of a file's raw bytes into your workspace under that name (15 minutes). " +
+				"To attach uploaded bytes to a post, use request_upload instead, which also gives the handle.",
+			Hints:  workspaceSlot,
+			Effect: catalogue.ChangesOwnWorkspace,
+		}, func(ctx context.Context, args filesPresignArgs) (*mcp.CallToolResult, error) {
+			return d.filesPresign(ctx, args)
+		}),
+		catalogue.Define(catalogue.Tool{
+			Name:  "save_attachment",
+			Title: "Save an attachment to your workspace",
+			Description: "Copies a file attached to a Mattermost post you can read into your own workspace, so it can leave " +
+				"through files_presign (download) to a sandbox without its bytes passing through you. Take file_id from the " +
+				"attachments listed beside posts, or give a permalink and file_name.",
+			Hints:  workspaceWrite,
+			Effect: catalogue.ChangesOwnWorkspace,
+		}, func(ctx context.Context, args saveAttachmentArgs) (*mcp.CallToolResult, error) {
+			return d.saveAttachment(ctx, args)
+		}),
+		catalogue.Define(catalogue.Tool{
+			Name:  "request_upload",
+			Title: "Request an upload slot",
+			Description: "Prepares an upload of bytes that should not pass through you (a file in a sandbox, a generated image): " +
+				"answers an upload URL that takes one HTTP PUT of the raw bytes with no credential, its expiry, the largest " +
+				"size it takes, and a handle. Whatever holds the bytes PUTs them; you pass only the handle to the tool that " +
+				"posts. Give the expected size, and the sha256 if you know it: bytes that differ are refused.",
+			Hints:  workspaceSlot,
+			Effect: catalogue.ChangesOwnWorkspace,
+		}, func(ctx context.Context, args requestUploadArgs) (*mcp.CallToolResult, error) {
+			return d.requestUpload(ctx, args)
+		}),
+	}
+}
+
+// workspaceRefusal words the workspace's errors as the next step; nil for
+// a real failure.
+func workspaceRefusal(err error, name string, cfg config.Configuration) *mcp.CallToolResult {
+	var nameErr *workspace.NameError
+	var rangeErr *fileview.RangeError
+	msg := ""
+	switch {
+	case errors.As(err, &nameErr):
+		msg = nameErr.Error()
+	case errors.As(err, &rangeErr):
+		msg = rangeErr.Error()
+	case errors.Is(err, workspace.ErrNotFound):
+		msg = fmt.Sprintf("Your workspace has no file %q. Call files_list to see its files (each is deleted 24 hours after it was written).", name)
+	case errors.Is(err, workspace.ErrTooLarge):
+		msg = fmt.Sprintf("That is larger than the %d MiB a workspace file may be on this server; nothing was written.", cfg.MaxWorkspaceFileMiB)
+	case errors.Is(err, workspace.ErrQuota):
+		msg = fmt.Sprintf("Your workspace would hold more than its %d MiB quota; nothing was written. Delete files you no longer need with files_delete (see files_list), then try again.", cfg.WorkspaceQuotaMiB)
+	case errors.Is(err, workspace.ErrTooMany):
+		msg = fmt.Sprintf("Your workspace already holds %d files; nothing was written. Delete some with files_delete first.", workspace.MaxFiles)
+	case errors.Is(err, workspace.ErrBadPin):
+		msg = "sha256 must be 64 hexadecimal digits (the sha256 of the bytes), or left out."
+	case errors.Is(err, workspace.ErrPinMismatch):
+		msg = fmt.Sprintf("The bytes of %q do not match the sha256 given for them; nothing was used. Request a new upload with the right sha256.", name)
+	case errors.Is(err, workspace.ErrChanged):
+		msg = fmt.Sprintf("%q changed while it was being read. Try again.", name)
+	default:
+		return nil
+	}
+	return mcp.NewToolResultError(msg)
+}
+
+func (d Deps) filesList(ctx context.Context) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	files, err := d.Workspace.List(c.UserID())
+	if err != nil {
+		return nil, err
+	}
+	cfg := d.Config()
+	var used int64
+	entries := make([]workspace.Entry, 0, len(files))
+	var b strings.Builder
+	for _, f := range files {
+		used += f.Size
+		entries = append(entries, workspace.EntryOf(f))
+		fmt.Fprintf(&b, "- %q (%s, %s), written %s, deleted at %s\n", present.Clean(f.Name), orUnknown(f.Type), present.Size(f.Size),
+			f.WrittenAt.UTC().Format("2006-01-02 15:04 UTC"), f.ExpiresAt().UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	head := fmt.Sprintf("Your workspace holds %d files, %s of its %d MiB quota.", len(files), present.Size(used), cfg.WorkspaceQuotaMiB)
+	if len(files) == 0 {
+		head = fmt.Sprintf("Your workspace is empty (quota %d MiB). Put files in it with files_write, save_attachment or request_upload.", cfg.WorkspaceQuotaMiB)
+	} else {
+		head += " Read one with files_read(name=...).\n"
+	}
+	return structured(strings.TrimRight(head+b.String(), "\n"), map[string]any{
+		"files": entries, "used_bytes": used, "quota_bytes": cfg.WorkspaceQuotaBytes(),
+	}), nil
+}
+
+func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg := d.Config()
+	f, err := d.Workspace.Stat(c.UserID(), args.Name)
+	if refusal := workspaceRefusal(err, args.Name, cfg); refusal != nil {
+		return refusal, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	req := fileview.Request{
+		Name: f.Name, Offset: args.Offset, Column: args.Column, Limit: args.Limit,
+		NextCall: func(offset, column, limit int) string {
+			call := fmt.Sprintf("files_read(name=%q, offset=%d", f.Name, offset)
+			if column > 1 {
+				call += fmt.Sprintf(", column=%d", column)
+			}
+			return call + fmt.Sprintf(", limit=%d)", limit)
+		},
+	}
+	var view *fileview.View
+	if f.Size > cfg.MaxFileSizeBytes() {
+		view = fileview.Describe(req, f.Size, f.Type, fmt.Sprintf("it is larger than the %d MiB this server reads", cfg.MaxFileSizeMiB))
+	} else {
+		var data []byte
+		f, data, err = d.Workspace.ReadAll(c.UserID(), args.Name, cfg.MaxFileSizeBytes())
+		if err == nil {
+			view, err = fileview.Convert(ctx, data, req)
+		}
+	}
+	if refusal := workspaceRefusal(err, args.Name, cfg); refusal != nil {
+		return refusal, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return fileContent(&model.FileInfo{Name: f.Name, Size: f.Size, MimeType: f.Type}, "", view), nil
+}
+
+func (d Deps) filesWrite(ctx context.Context, args filesWriteArgs) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := d.Workspace.Write(ctx, c.UserID(), args.Name, strings.NewReader(args.Text), workspace.WriteOptions{})
+	return d.written(f, err, args.Name, "Wrote")
+}
+
+func (d Deps) written(f workspace.File, err error, name, verb string) (*mcp.CallToolResult, error) {
+	if refusal := workspaceRefusal(err, name, d.Config()); refusal != nil {
+		return refusal, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return structured(fmt.Sprintf("%s %q (%s, %s) in your workspace; it will be deleted at %s. Read it with files_read(name=%q), or hand it to a sandbox with files_presign(name=%q, direction=\"download\").",
+		verb, present.Clean(f.Name), orUnknown(f.Type), present.Size(f.Size), f.ExpiresAt().UTC().Format("2006-01-02 15:04 UTC"), f.Name, f.Name),
+		workspace.EntryOf(f)), nil
+}
+
+func (d Deps) filesDelete(ctx context.Context, args wsNameArg) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = d.Workspace.Delete(c.UserID(), args.Name)
+	if refusal := workspaceRefusal(err, args.Name, d.Config()); refusal != nil {
+		return refusal, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return structured(fmt.Sprintf("Deleted %q from your workspace.", present.Clean(args.Name)), map[string]any{"deleted": args.Name}), nil
+}
+
+func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var p workspace.Presigned
+	var u, how string
+	switch args.Direction {
+	case "download":
+		p, err = d.Workspace.PresignDownload(c.UserID(), args.Name)
+		if err == nil {
+			u = d.URLs.Download(p.Token)
+			how = "GET (or HEAD) it as many times as needed, with no credential, until it expires"
+		}
+	case "upload":
+		p, err = d.Workspace.PresignUpload(c.UserID(), args.Name, 0, "")
+		if err == nil {
+			u = d.URLs.Upload(p.Token)
+			how = fmt.Sprintf("PUT the raw bytes (at most %d MiB) to it once, with no credential, before it expires; a second PUT is refused", d.Config().MaxWorkspaceFileMiB)
+		}
+	default:
+		return mcp.NewToolResultError(`direction must be "download" or "upload".`), nil
+	}
+	if refusal := workspaceRefusal(err, args.Name, d.Config()); refusal != nil {
+		return refusal, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	expires := p.ExpiresAt.UTC().Format(time.RFC3339)
+	return structured(fmt.Sprintf("URL for %q: %s\n%s (%s). Hand it to whatever holds or needs the bytes; do not fetch it yourself.",
+		present.Clean(args.Name), u, how, expires),
+		map[string]any{"name": args.Name, "direction": args.Direction, "url": u, "expires_at": expires}), nil
+}
+
+func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, refusal, err := d.locate(c, args.fileTarget)
+	if refusal != nil || err != nil {
+		return refusal, err
+	}
+	name := args.Name
+	if name == "" {
+		name = l.Info.Name
+	}
+	cfg := d.Config()
+	if err := workspace.CheckName(name); err != nil {
+		return workspaceRefusal(err, name, cfg), nil
+	}
+	if l.Info.Size > cfg.MaxWorkspaceFileBytes() {
+		return workspaceRefusal(workspace.ErrTooLarge, name, cfg), nil
+	}
+	data, err := c.FileBytes(l.Readable)
+	if err != nil {
+		return nil, err
+	}
+	f, err := d.Workspace.Write(ctx, c.UserID(), name, bytes.NewReader(data), workspace.WriteOptions{})
+	return d.written(f, err, name, "Saved the attachment as")
+}
+
+func (d Deps) requestUpload(ctx context.Context, args requestUploadArgs) (*mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if args.Size < 0 {
+		return mcp.NewToolResultError("size must be the expected number of bytes, 0 or more."), nil
+	}
+	up, err := d.Workspace.RequestUpload(c.UserID(), args.Name, args.Size, args.SHA256)
+	if refusal := workspaceRefusal(err, args.Name, d.Config()); refusal != nil {
+		return refusal, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	desc := UploadDescriptor{
+		Name: up.Name, Handle: up.Handle, MaxSize: up.MaxSize, SHA256: up.SHA256,
+		HandleExpiresAt: d.Workspace.Now().Add(workspace.HandleLifetime).UTC().Format(time.RFC3339),
+		Upload: UploadTransfer{Method: "PUT", URL: d.URLs.Upload(up.Token),
+			Headers: map[string]string{"Content-Type": "application/octet-stream"}, ExpiresAt: up.ExpiresAt.UTC().Format(time.RFC3339)},
+	}
+	text := fmt.Sprintf("Upload slot for %q. Whatever holds the bytes sends them in one HTTP PUT of the raw body, with no "+
+		"credential, at most %d bytes, before %s:\n%s\nThe URL takes one PUT only. Then pass this handle (not the bytes) to the tool that posts:\n%s\n"+
+		"Once uploaded, the file is also in your workspace (files_list) until 24 hours after the upload.",
+		present.Clean(up.Name), up.MaxSize, desc.Upload.ExpiresAt, desc.Upload.URL, up.Handle)
+	return structured(text, desc), nil
+}

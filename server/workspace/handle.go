@@ -1,0 +1,236 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+const (
+	// HandleLifetime is how long a handle can be redeemed: long enough to
+	// upload the bytes and have the person confirm the post.
+	HandleLifetime = time.Hour
+	// RedeemSlots bounds concurrent redemptions in one plugin process: a
+	// redemption holds the whole file (it becomes a Mattermost upload), so
+	// the worst case is the largest-file setting x RedeemSlots.
+	RedeemSlots = 4
+
+	// handleType is the type claim: only a value signed with this claim is
+	// a handle, whatever else is ever signed with the same secret.
+	handleType   = "mcp-workspace-upload-handle"
+	handlePrefix = "mmws1."
+	keySecret    = "ws_secret"
+	secretBytes  = 32
+	// maxHandleLen bounds what the parser looks at.
+	maxHandleLen = 2048
+)
+
+// Handle errors: each is refused; ErrNotFound also answers for another
+// user's handle.
+var (
+	ErrInvalidHandle = errors.New("not a valid upload handle")
+	ErrExpiredHandle = errors.New("the upload handle has expired")
+)
+
+// Claims are what a handle carries.
+type Claims struct {
+	Type    string `json:"typ"`
+	UserID  string `json:"sub"`
+	Name    string `json:"file"`
+	MaxSize int64  `json:"max"`
+	SHA256  string `json:"sha256,omitempty"`
+	Expires int64  `json:"exp"` // Unix seconds
+	ID      string `json:"jti"`
+}
+
+// signingSecret is generated once for the whole cluster and kept in the KV
+// store: the first node to store it wins and every node reads the same one.
+func (s *Store) signingSecret() ([]byte, error) {
+	s.secretMu.Lock()
+	defer s.secretMu.Unlock()
+	if s.secret != nil {
+		return s.secret, nil
+	}
+	fresh := make([]byte, secretBytes)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, fmt.Errorf("random: %w", err)
+	}
+	if _, err := s.kv.SetIfAbsent(keySecret, fresh, 0); err != nil {
+		return nil, err
+	}
+	stored, err := s.kv.Get(keySecret)
+	if err != nil {
+		return nil, err
+	}
+	if len(stored) != secretBytes {
+		return nil, errors.New("the workspace signing secret in the KV store is malformed")
+	}
+	s.secret = stored
+	return stored, nil
+}
+
+// SignHandle encodes and signs claims.
+func SignHandle(secret []byte, c Claims) (string, error) {
+	payload, err := json.Marshal(c)
+	if err != nil {
+		return "", err
+	}
+	body := handlePrefix + base64.RawURLEncoding.EncodeToString(payload)
+	return body + "." + base64.RawURLEncoding.EncodeToString(mac(secret, body)), nil
+}
+
+func mac(secret []byte, body string) []byte {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(body))
+	return m.Sum(nil)
+}
+
+// ParseHandle verifies a handle's signature and type claim and returns its
+// claims; it does not check the user or the expiry (Redeem does).
+func ParseHandle(secret []byte, handle string) (Claims, error) {
+	if len(handle) > maxHandleLen || !strings.HasPrefix(handle, handlePrefix) {
+		return Claims{}, ErrInvalidHandle
+	}
+	dot := strings.LastIndexByte(handle, '.')
+	if dot <= len(handlePrefix) {
+		return Claims{}, ErrInvalidHandle
+	}
+	body, sig := handle[:dot], handle[dot+1:]
+	got, err := base64.RawURLEncoding.Strict().DecodeString(sig)
+	if err != nil || !hmac.Equal(got, mac(secret, body)) {
+		return Claims{}, ErrInvalidHandle
+	}
+	payload, err := base64.RawURLEncoding.Strict().DecodeString(body[len(handlePrefix):])
+	if err != nil {
+		return Claims{}, ErrInvalidHandle
+	}
+	var c Claims
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil || c.Type != handleType || c.UserID == "" || c.MaxSize <= 0 || CheckName(c.Name) != nil {
+		return Claims{}, ErrInvalidHandle
+	}
+	return c, nil
+}
+
+// Upload is request_upload's answer: where to PUT, the handle to pass on,
+// and the limits.
+type Upload struct {
+	Name      string
+	Token     string // goes in the upload URL
+	ExpiresAt time.Time
+	MaxSize   int64
+	SHA256    string
+	Handle    string
+}
+
+// RequestUpload prepares an upload slot in the caller's workspace: a
+// single-use upload token and a handle bound to the caller, the file, the
+// size cap and the optional pin.
+func (s *Store) RequestUpload(userID, name string, expectedSize int64, pin string) (Upload, error) {
+	if _, err := resolve(userID, name); err != nil {
+		return Upload{}, err
+	}
+	limits := s.limits()
+	if expectedSize > limits.MaxFileBytes {
+		return Upload{}, ErrTooLarge
+	}
+	used, err := s.Usage(userID)
+	if err != nil {
+		return Upload{}, err
+	}
+	if existing, err := s.Stat(userID, name); err == nil {
+		used -= existing.Size
+	}
+	if used+expectedSize > limits.QuotaBytes {
+		return Upload{}, ErrQuota
+	}
+	maxSize := limits.MaxFileBytes
+	if expectedSize > 0 {
+		maxSize = expectedSize
+	}
+	pin = strings.ToLower(strings.TrimSpace(pin))
+	if pin != "" {
+		if b, err := hex.DecodeString(pin); err != nil || len(b) != sha256.Size {
+			return Upload{}, ErrBadPin
+		}
+	}
+	p, err := s.PresignUpload(userID, name, maxSize, pin)
+	if err != nil {
+		return Upload{}, err
+	}
+	secret, err := s.signingSecret()
+	if err != nil {
+		return Upload{}, err
+	}
+	id, err := randomHex(12)
+	if err != nil {
+		return Upload{}, err
+	}
+	h, err := SignHandle(secret, Claims{Type: handleType, UserID: userID, Name: name, MaxSize: maxSize, SHA256: pin,
+		Expires: s.Now().Add(HandleLifetime).Unix(), ID: id})
+	if err != nil {
+		return Upload{}, err
+	}
+	return Upload{Name: name, Token: p.Token, ExpiresAt: p.ExpiresAt, MaxSize: maxSize, SHA256: pin, Handle: h}, nil
+}
+
+// RedeemedFile is the file a handle stands for, verified. Bytes is valid
+// only inside the function given to Redeem.
+type RedeemedFile struct {
+	Name   string
+	Size   int64
+	SHA256 string
+	Type   string
+	Bytes  []byte
+}
+
+// Redeem verifies a handle for the caller and hands the file's bytes to use
+// while holding one of this process's RedeemSlots, so the memory of all
+// redemptions together stays within the largest file x RedeemSlots. It
+// checks, in order: signature and type claim (ErrInvalidHandle), the user
+// (another user's handle is ErrNotFound), the expiry (ErrExpiredHandle), that
+// the upload arrived (ErrNotFound), the size cap (ErrTooLarge), and the pin
+// against the bytes read now (ErrPinMismatch). The posting tools call it
+// when a post is accepted; nothing the model reads ever shows the bytes.
+func (s *Store) Redeem(ctx context.Context, userID, handle string, use func(RedeemedFile) error) error {
+	secret, err := s.signingSecret()
+	if err != nil {
+		return err
+	}
+	c, err := ParseHandle(secret, handle)
+	if err != nil {
+		return err
+	}
+	if c.UserID != userID {
+		return ErrNotFound
+	}
+	if !s.Now().Before(time.Unix(c.Expires, 0)) {
+		return ErrExpiredHandle
+	}
+	select {
+	case s.slots <- struct{}{}:
+		defer func() { <-s.slots }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	f, data, err := s.ReadAll(userID, c.Name, c.MaxSize)
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256(data)
+	got := hex.EncodeToString(sum[:])
+	if c.SHA256 != "" && !hexEqual(c.SHA256, got) {
+		return ErrPinMismatch
+	}
+	return use(RedeemedFile{Name: f.Name, Size: int64(len(data)), SHA256: got, Type: f.Type, Bytes: data})
+}

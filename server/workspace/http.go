@@ -1,0 +1,267 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gorilla/mux"
+)
+
+// Paths under the plugin's route.
+const (
+	// APIPath takes the same Mattermost credential as the MCP endpoint.
+	APIPath = "/api/v1/files"
+	// DownloadPath and UploadPath take a presigned token instead: they serve
+	// whatever cannot hold a Mattermost credential (a sandbox, a script).
+	DownloadPath = "/files/d/"
+	UploadPath   = "/files/u/"
+)
+
+// Logger is the plugin API's key-value logger.
+type Logger interface {
+	Info(msg string, keyValuePairs ...any)
+	Error(msg string, keyValuePairs ...any)
+}
+
+// Routes serves the REST API and the presigned URLs.
+type Routes struct {
+	Store *Store
+	// Authenticate is the MCP endpoint's own check (transport.Authenticate):
+	// the user comes only from the header Mattermost sets.
+	Authenticate func(w http.ResponseWriter, r *http.Request) (string, bool)
+	Log          Logger
+}
+
+// Register adds the routes to the plugin's router.
+func (h *Routes) Register(r *mux.Router) {
+	r.HandleFunc(APIPath, h.list).Methods(http.MethodGet)
+	r.HandleFunc(APIPath+"/{name}", h.file).Methods(http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete)
+	r.HandleFunc(DownloadPath+"{token}", h.download).Methods(http.MethodGet, http.MethodHead)
+	r.HandleFunc(UploadPath+"{token}", h.upload).Methods(http.MethodPut)
+}
+
+// Entry is a file as the REST API and the tools describe it.
+type Entry struct {
+	Name      string    `json:"name"`
+	Size      int64     `json:"size"`
+	Type      string    `json:"type"`
+	SHA256    string    `json:"sha256"`
+	WrittenAt time.Time `json:"written_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// EntryOf describes a file without its storage details.
+func EntryOf(f File) Entry {
+	return Entry{Name: f.Name, Size: f.Size, Type: f.Type, SHA256: f.SHA256, WrittenAt: f.WrittenAt, ExpiresAt: f.ExpiresAt()}
+}
+
+func (h *Routes) list(w http.ResponseWriter, r *http.Request) {
+	userID, ok := h.Authenticate(w, r)
+	if !ok {
+		return
+	}
+	files, err := h.Store.List(userID)
+	if err != nil {
+		h.fail(w, "list", userID, err)
+		return
+	}
+	out := struct {
+		Files []Entry `json:"files"`
+	}{Files: make([]Entry, 0, len(files))}
+	for _, f := range files {
+		out.Files = append(out.Files, EntryOf(f))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (h *Routes) file(w http.ResponseWriter, r *http.Request) {
+	userID, ok := h.Authenticate(w, r)
+	if !ok {
+		return
+	}
+	name := mux.Vars(r)["name"]
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		h.serve(w, r, "rest_get", userID, name, "")
+	case http.MethodPut:
+		h.receive(w, r, "rest_put", userID, name, WriteOptions{})
+	case http.MethodDelete:
+		if err := h.Store.Delete(userID, name); err != nil {
+			h.fail(w, "rest_delete", userID, err)
+			return
+		}
+		h.Log.Info("Workspace request", "route", "rest_delete", "user_id", userID, "status", http.StatusNoContent)
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// download serves a presigned download. The token is never logged.
+func (h *Routes) download(w http.ResponseWriter, r *http.Request) {
+	userID, f, err := h.Store.Download(mux.Vars(r)["token"])
+	if err != nil {
+		h.fail(w, "presigned_get", "", err)
+		return
+	}
+	h.serve(w, r, "presigned_get", userID, f.Name, f.SHA256)
+}
+
+// upload receives a presigned upload: the token is spent before the first
+// byte is read, so a second PUT with it is refused whatever became of the
+// first. The name comes from the token's record.
+func (h *Routes) upload(w http.ResponseWriter, r *http.Request) {
+	userID, name, opts, err := h.Store.SpendUpload(mux.Vars(r)["token"])
+	if err != nil {
+		h.fail(w, "presigned_put", "", err)
+		return
+	}
+	h.receive(w, r, "presigned_put", userID, name, opts)
+}
+
+// serve streams a file; a non-empty sha256 must still be the file's (a
+// presigned URL stands for the bytes it was made for).
+func (h *Routes) serve(w http.ResponseWriter, r *http.Request, route, userID, name, sha string) {
+	f, rc, err := h.Store.Open(userID, name)
+	if err == nil && sha != "" && f.SHA256 != sha {
+		rc.Close()
+		err = ErrNotFound
+	}
+	if err != nil {
+		h.fail(w, route, userID, err)
+		return
+	}
+	defer rc.Close()
+	SetDownloadHeaders(w.Header(), f.Name)
+	w.Header().Set("Content-Length", strconv.FormatInt(f.Size, 10))
+	w.Header().Set("ETag", `"`+f.SHA256+`"`)
+	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		h.Log.Info("Workspace request", "route", route, "method", r.Method, "user_id", userID, "status", http.StatusOK)
+		return
+	}
+	n, err := io.Copy(w, rc)
+	if err != nil {
+		// Headers are gone: the client sees a short body against Content-Length.
+		h.Log.Error("Workspace download was cut short", "route", route, "user_id", userID, "bytes", n, "error", err.Error())
+		return
+	}
+	h.Log.Info("Workspace request", "route", route, "method", r.Method, "user_id", userID, "status", http.StatusOK, "bytes", n)
+}
+
+func (h *Routes) receive(w http.ResponseWriter, r *http.Request, route, userID, name string, opts WriteOptions) {
+	limit := h.Store.limits().MaxFileBytes
+	if opts.MaxSize > 0 && opts.MaxSize < limit {
+		limit = opts.MaxSize
+	}
+	if r.ContentLength > limit {
+		h.fail(w, route, userID, ErrTooLarge)
+		return
+	}
+	f, err := h.Store.Write(r.Context(), userID, name, r.Body, opts)
+	if err != nil {
+		h.fail(w, route, userID, err)
+		return
+	}
+	h.Log.Info("Workspace request", "route", route, "user_id", userID, "status", http.StatusCreated, "bytes", f.Size)
+	writeJSON(w, http.StatusCreated, EntryOf(f))
+}
+
+// fail answers an error with a status and a sentence that says what to do.
+func (h *Routes) fail(w http.ResponseWriter, route, userID string, err error) {
+	limits := h.Store.limits()
+	status, msg := http.StatusInternalServerError, "Mattermost could not complete this; try again, and if it keeps failing ask an admin to check the server log."
+	var nameErr *NameError
+	switch {
+	case errors.As(err, &nameErr):
+		status, msg = http.StatusBadRequest, nameErr.Error()
+	case errors.Is(err, ErrNotFound):
+		status, msg = http.StatusNotFound, "Not found. List your workspace with GET "+APIPath+"; a presigned URL works only until it expires (an upload URL only once): ask for a new one."
+	case errors.Is(err, ErrTooLarge):
+		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than allowed (at most %d bytes here); nothing was stored. Ask for an upload with the right size.", limits.MaxFileBytes)
+	case errors.Is(err, ErrQuota):
+		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("Your workspace would hold more than its %d MiB quota; nothing was stored. Delete files you no longer need first.", limits.QuotaBytes>>20)
+	case errors.Is(err, ErrTooMany):
+		status, msg = http.StatusConflict, fmt.Sprintf("Your workspace already holds %d files; nothing was stored. Delete files you no longer need first.", MaxFiles)
+	case errors.Is(err, ErrPinMismatch):
+		status, msg = http.StatusUnprocessableEntity, "The bytes received do not match the sha256 given when the upload was requested; nothing was stored. Request a new upload with the right sha256."
+	default:
+		h.Log.Error("Workspace request failed", "route", route, "user_id", userID, "error", err.Error())
+	}
+	if status != http.StatusInternalServerError {
+		h.Log.Info("Workspace request", "route", route, "user_id", userID, "status", status)
+	}
+	writeJSON(w, status, map[string]string{"error": http.StatusText(status), "message": msg})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v) // the client went away; nothing to tell it
+}
+
+// SetDownloadHeaders makes a response of file bytes inert in a browser: a
+// download of opaque bytes, never rendered, never sniffed, sandboxed if it
+// were, never cached. An uploaded page can never run in Mattermost's origin.
+func SetDownloadHeaders(h http.Header, name string) {
+	h.Set("Content-Type", "application/octet-stream")
+	h.Set("Content-Disposition", ContentDisposition(name))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox")
+	h.Set("Cache-Control", "no-store")
+}
+
+// ContentDisposition is "attachment" with the name as an ASCII fallback
+// (RFC 6266) and exactly, percent-encoded as UTF-8 (RFC 8187).
+func ContentDisposition(name string) string {
+	var ascii, ext strings.Builder
+	for _, r := range name {
+		switch {
+		case r < 0x20 || r >= 0x7f || r == '"' || r == '\\' || r == '%' || r == ';':
+			ascii.WriteByte('_')
+		default:
+			ascii.WriteRune(r)
+		}
+	}
+	for _, b := range []byte(name) {
+		if isAttrChar(b) {
+			ext.WriteByte(b)
+		} else {
+			fmt.Fprintf(&ext, "%%%02X", b)
+		}
+	}
+	return fmt.Sprintf(`attachment; filename="%s"; filename*=UTF-8''%s`, ascii.String(), ext.String())
+}
+
+// isAttrChar is RFC 8187's attr-char.
+func isAttrChar(b byte) bool {
+	switch {
+	case b >= 'a' && b <= 'z', b >= 'A' && b <= 'Z', b >= '0' && b <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$&+-.^_`|~", b) >= 0
+}
+
+// URLs builds the public URLs of presigned tokens.
+type URLs struct {
+	// PluginURL is <site>/plugins/<id>, read when a URL is built.
+	PluginURL func() string
+}
+
+// Download is the presigned download URL of a token.
+func (u URLs) Download(token string) string {
+	return u.PluginURL() + DownloadPath + url.PathEscape(token)
+}
+
+// Upload is the presigned upload URL of a token.
+func (u URLs) Upload(token string) string { return u.PluginURL() + UploadPath + url.PathEscape(token) }
+
+// REST is the REST URL of a file.
+func (u URLs) REST(name string) string { return u.PluginURL() + APIPath + "/" + url.PathEscape(name) }

@@ -1,0 +1,524 @@
+// Package workspace is each user's file workspace: a transfer buffer whose
+// files are deleted a fixed time after they are written, the presigned
+// tokens that move bytes in and out without a Mattermost credential, and the
+// signed handles that the posting tools redeem.
+//
+// Where the bytes live. A plugin in a Mattermost cluster runs once per node,
+// so nothing may live in one process's memory or on one node's disk. The
+// plugin API offers two shared stores: Mattermost's file store and the
+// plugin KV store. Its file store methods only read arbitrary paths
+// (ReadFile) or create channel attachments (UploadFile, which needs a
+// channel, creates a FileInfo visible to the channel and offers no delete):
+// there is no way to write, stream or remove a private blob. So bytes live in
+// the plugin KV store, cut into chunks of ChunkSize: a write streams chunk by
+// chunk and a read fetches one chunk at a time, so memory stays at one chunk
+// per stream whatever the file's size. Every chunk carries a KV expiry a
+// little past the retention, which backs up the sweep (and removes the
+// chunks of a write interrupted half way).
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+)
+
+const (
+	// Retention is how long a file lives after it was written, by age
+	// alone: reading it does not extend it.
+	Retention = 24 * time.Hour
+	// kvGrace is added to KV expiries so the sweep, not the expiry, is what
+	// normally removes a file; the expiry only catches what the sweep missed.
+	kvGrace = time.Hour
+	// ChunkSize is the unit of storage and of memory while streaming: 1 MiB
+	// keeps a 50 MiB file at 50 KV rows and one stream at 1 MiB of memory.
+	ChunkSize = 1 << 20
+	// MaxFiles bounds one user's index record (a few hundred bytes per
+	// file), whatever the quota.
+	MaxFiles = 500
+	// casRetries bounds optimistic retries of an index update when
+	// several nodes write one user's workspace at once.
+	casRetries = 20
+
+	prefixIndex = "ws_i_"
+	prefixChunk = "ws_c_"
+)
+
+// Errors callers tell apart. Their text is for logs; tools and routes say
+// what to do next.
+var (
+	ErrNotFound    = errors.New("not found")
+	ErrTooLarge    = errors.New("larger than allowed")
+	ErrQuota       = errors.New("workspace quota exceeded")
+	ErrTooMany     = errors.New("too many files")
+	ErrPinMismatch = errors.New("sha256 does not match")
+	ErrBadPin      = errors.New("sha256 is not 64 hexadecimal digits")
+	ErrChanged     = errors.New("file changed while reading")
+)
+
+// KV is the plugin KV store as the workspace uses it: raw bytes and atomic
+// updates, so two nodes never overwrite each other's change.
+type KV interface {
+	Get(key string) ([]byte, error)
+	Set(key string, value []byte, ttl time.Duration) error
+	SetIfAbsent(key string, value []byte, ttl time.Duration) (bool, error)
+	CompareAndSet(key string, old, value []byte, ttl time.Duration) (bool, error)
+	CompareAndDelete(key string, old []byte) (bool, error)
+	Delete(key string) error
+	ListKeys(prefix string, page, perPage int) (keys []string, more bool, err error)
+}
+
+// Limits are the admin's settings, read on every write.
+type Limits struct {
+	QuotaBytes   int64 // all of one user's files together
+	MaxFileBytes int64 // one file
+}
+
+// File is one workspace file's record.
+type File struct {
+	Name      string    `json:"name"`
+	Size      int64     `json:"size"`
+	Type      string    `json:"type"` // detected from the bytes, e.g. "PNG image"
+	SHA256    string    `json:"sha256"`
+	WrittenAt time.Time `json:"written_at"`
+	Blob      string    `json:"blob"` // random id of the chunks; never derived from the name
+	Chunks    int       `json:"chunks"`
+}
+
+// ExpiresAt is when the sweep deletes the file.
+func (f File) ExpiresAt() time.Time { return f.WrittenAt.Add(Retention) }
+
+type index struct {
+	Files map[string]File `json:"files"`
+}
+
+// Store is the workspaces of every user.
+type Store struct {
+	kv     KV
+	limits func() Limits
+	// Now is the clock; tests replace it.
+	Now func() time.Time
+
+	secretMu sync.Mutex
+	secret   []byte
+	// slots bounds concurrent redemptions in this process.
+	slots chan struct{}
+}
+
+// New returns the store over the plugin KV store.
+func New(kv KV, limits func() Limits) *Store {
+	return &Store{kv: kv, limits: limits, Now: time.Now, slots: make(chan struct{}, RedeemSlots)}
+}
+
+func indexKey(space string) string { return prefixIndex + space }
+
+func chunkKey(blob string, i int) string { return prefixChunk + blob + "_" + strconv.Itoa(i) }
+
+func randomHex(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
+
+func (s *Store) load(space string) (index, []byte, error) {
+	raw, err := s.kv.Get(indexKey(space))
+	if err != nil {
+		return index{}, nil, err
+	}
+	idx := index{Files: map[string]File{}}
+	if raw != nil {
+		if err := json.Unmarshal(raw, &idx); err != nil {
+			return index{}, nil, fmt.Errorf("workspace index is corrupt: %w", err)
+		}
+		if idx.Files == nil {
+			idx.Files = map[string]File{}
+		}
+	}
+	return idx, raw, nil
+}
+
+// update applies change to a user's index atomically, retrying when another
+// node changed it in between. The index outlives its newest file by kvGrace.
+func (s *Store) update(space string, change func(idx *index) error) error {
+	for range casRetries {
+		idx, raw, err := s.load(space)
+		if err != nil {
+			return err
+		}
+		if err := change(&idx); err != nil {
+			return err
+		}
+		var ok bool
+		if len(idx.Files) == 0 {
+			if raw == nil {
+				return nil
+			}
+			ok, err = s.kv.CompareAndDelete(indexKey(space), raw)
+		} else {
+			next, merr := json.Marshal(idx)
+			if merr != nil {
+				return merr
+			}
+			ok, err = s.kv.CompareAndSet(indexKey(space), raw, next, Retention+kvGrace)
+		}
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+	}
+	return errors.New("the workspace index kept changing; try again")
+}
+
+func (s *Store) live(f File) bool { return s.Now().Before(f.ExpiresAt()) }
+
+// List returns the caller's files, by name.
+func (s *Store) List(userID string) ([]File, error) {
+	idx, _, err := s.load(spaceOf(userID))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]File, 0, len(idx.Files))
+	for _, f := range idx.Files {
+		if s.live(f) {
+			out = append(out, f)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Usage is the bytes the caller's files take.
+func (s *Store) Usage(userID string) (int64, error) {
+	files, err := s.List(userID)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, f := range files {
+		n += f.Size
+	}
+	return n, nil
+}
+
+// Stat returns one file's record; another user's file, a missing one and an
+// expired one are all ErrNotFound.
+func (s *Store) Stat(userID, name string) (File, error) {
+	ref, err := resolve(userID, name)
+	if err != nil {
+		return File{}, err
+	}
+	idx, _, err := s.load(ref.space)
+	if err != nil {
+		return File{}, err
+	}
+	f, ok := idx.Files[ref.name]
+	if !ok || !s.live(f) {
+		return File{}, ErrNotFound
+	}
+	return f, nil
+}
+
+// WriteOptions narrow one write.
+type WriteOptions struct {
+	// MaxSize lowers the largest-file setting for this write (0: the setting).
+	MaxSize int64
+	// SHA256 pins the bytes: a write whose bytes hash otherwise is refused.
+	SHA256 string
+}
+
+// Write streams r into the caller's workspace under name, replacing a file
+// of that name only once the new one is complete. Nothing is kept of a
+// refused write.
+func (s *Store) Write(ctx context.Context, userID, name string, r io.Reader, opts WriteOptions) (File, error) {
+	ref, err := resolve(userID, name)
+	if err != nil {
+		return File{}, err
+	}
+	limits := s.limits()
+	fileCap := limits.MaxFileBytes
+	if opts.MaxSize > 0 && opts.MaxSize < fileCap {
+		fileCap = opts.MaxSize
+	}
+	idx, _, err := s.load(ref.space)
+	if err != nil {
+		return File{}, err
+	}
+	if _, replacing := idx.Files[ref.name]; !replacing && len(idx.Files) >= MaxFiles {
+		return File{}, ErrTooMany
+	}
+	quotaLeft := limits.QuotaBytes - usedExcept(idx, ref.name, s.live)
+
+	blob, err := randomHex(16)
+	if err != nil {
+		return File{}, err
+	}
+	f := File{Name: ref.name, Blob: blob}
+	sum := sha256.New()
+	if err := s.writeChunks(ctx, &f, r, sum, min(fileCap, quotaLeft)); err != nil {
+		s.deleteBlob(f.Blob, f.Chunks)
+		switch {
+		case errors.Is(err, ErrTooLarge) && quotaLeft < fileCap:
+			return File{}, ErrQuota
+		}
+		return File{}, err
+	}
+	f.SHA256 = hex.EncodeToString(sum.Sum(nil))
+	if opts.SHA256 != "" && !hexEqual(opts.SHA256, f.SHA256) {
+		s.deleteBlob(f.Blob, f.Chunks)
+		return File{}, ErrPinMismatch
+	}
+	f.WrittenAt = s.Now().UTC()
+
+	var replaced *File
+	err = s.update(ref.space, func(idx *index) error {
+		replaced = nil
+		old, exists := idx.Files[ref.name]
+		if !exists && len(idx.Files) >= MaxFiles {
+			return ErrTooMany
+		}
+		// Checked again against the index as it is now: another node may
+		// have written in between.
+		if usedExcept(*idx, ref.name, s.live)+f.Size > limits.QuotaBytes {
+			return ErrQuota
+		}
+		if exists {
+			replaced = &old
+		}
+		idx.Files[ref.name] = f
+		return nil
+	})
+	if err != nil {
+		s.deleteBlob(f.Blob, f.Chunks)
+		return File{}, err
+	}
+	if replaced != nil {
+		s.deleteBlob(replaced.Blob, replaced.Chunks)
+	}
+	return f, nil
+}
+
+func usedExcept(idx index, name string, live func(File) bool) int64 {
+	var n int64
+	for k, f := range idx.Files {
+		if k != name && live(f) {
+			n += f.Size
+		}
+	}
+	return n
+}
+
+func hexEqual(a, b string) bool {
+	x, err1 := hex.DecodeString(a)
+	y, err2 := hex.DecodeString(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// writeChunks stores r chunk by chunk, refusing past limit bytes. f.Chunks
+// counts what was stored, so a failure can be cleaned up.
+func (s *Store) writeChunks(ctx context.Context, f *File, r io.Reader, sum hash.Hash, limit int64) error {
+	if limit < 0 {
+		limit = 0
+	}
+	buf := make([]byte, ChunkSize)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			if f.Size+int64(n) > limit {
+				return ErrTooLarge
+			}
+			if f.Chunks == 0 {
+				_, f.Type, _ = fileview.Sniff(buf[:n], f.Name)
+			}
+			sum.Write(buf[:n])
+			if serr := s.kv.Set(chunkKey(f.Blob, f.Chunks), buf[:n], Retention+kvGrace); serr != nil {
+				return serr
+			}
+			f.Chunks++
+			f.Size += int64(n)
+		}
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			if f.Chunks == 0 {
+				_, f.Type, _ = fileview.Sniff(nil, f.Name)
+			}
+			return nil
+		case err != nil:
+			var tooLarge *http.MaxBytesError
+			if errors.As(err, &tooLarge) {
+				return ErrTooLarge
+			}
+			return fmt.Errorf("read the upload: %w", err)
+		}
+	}
+}
+
+func (s *Store) deleteBlob(blob string, chunks int) {
+	for i := range chunks {
+		// A chunk left behind expires with its KV expiry.
+		_ = s.kv.Delete(chunkKey(blob, i))
+	}
+}
+
+// Open streams a file's bytes one chunk at a time.
+func (s *Store) Open(userID, name string) (File, io.ReadCloser, error) {
+	f, err := s.Stat(userID, name)
+	if err != nil {
+		return File{}, nil, err
+	}
+	return f, &chunkReader{kv: s.kv, f: f}, nil
+}
+
+type chunkReader struct {
+	kv   KV
+	f    File
+	next int
+	buf  []byte
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	for len(c.buf) == 0 {
+		if c.next >= c.f.Chunks {
+			return 0, io.EOF
+		}
+		data, err := c.kv.Get(chunkKey(c.f.Blob, c.next))
+		if err != nil {
+			return 0, err
+		}
+		if data == nil {
+			return 0, ErrChanged
+		}
+		c.buf = data
+		c.next++
+	}
+	n := copy(p, c.buf)
+	c.buf = c.buf[n:]
+	return n, nil
+}
+
+func (c *chunkReader) Close() error { c.buf = nil; return nil }
+
+// ReadAll reads a whole file when it is at most max bytes, checking its
+// bytes against the sha256 recorded when it was written.
+func (s *Store) ReadAll(userID, name string, max int64) (File, []byte, error) {
+	f, rc, err := s.Open(userID, name)
+	if err != nil {
+		return File{}, nil, err
+	}
+	defer rc.Close()
+	if f.Size > max {
+		return f, nil, ErrTooLarge
+	}
+	// Exactly one allocation of the recorded size: a growing buffer would
+	// briefly hold twice the file.
+	data := make([]byte, f.Size)
+	if _, err := io.ReadFull(rc, data); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return f, nil, ErrChanged
+		}
+		return f, nil, err
+	}
+	if n, _ := rc.Read(make([]byte, 1)); n != 0 {
+		return f, nil, ErrChanged
+	}
+	got := sha256.Sum256(data)
+	if hex.EncodeToString(got[:]) != f.SHA256 {
+		return f, nil, ErrChanged
+	}
+	return f, data, nil
+}
+
+// Delete removes one of the caller's files.
+func (s *Store) Delete(userID, name string) error {
+	ref, err := resolve(userID, name)
+	if err != nil {
+		return err
+	}
+	var gone File
+	err = s.update(ref.space, func(idx *index) error {
+		f, ok := idx.Files[ref.name]
+		if !ok || !s.live(f) {
+			return ErrNotFound
+		}
+		gone = f
+		delete(idx.Files, ref.name)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.deleteBlob(gone.Blob, gone.Chunks)
+	return nil
+}
+
+// sweepPage is how many KV keys one listing call returns.
+const sweepPage = 1000
+
+// Sweep deletes every file written Retention or more before now, in every
+// user's workspace, and reports how many it removed. One cluster-wide job
+// calls it; it is safe to run on two nodes at once (index updates are
+// atomic and a deleted chunk stays deleted).
+func (s *Store) Sweep(now time.Time) (removed int, err error) {
+	// Index keys are collected first: deleting an empty index while paging
+	// would shift the pages under the listing.
+	var spaces []string
+	for page := 0; ; page++ {
+		keys, more, err := s.kv.ListKeys(prefixIndex, page, sweepPage)
+		if err != nil {
+			return removed, err
+		}
+		for _, k := range keys {
+			spaces = append(spaces, k[len(prefixIndex):])
+		}
+		if !more {
+			break
+		}
+	}
+	var errs []error
+	for _, space := range spaces {
+		var expired []File
+		err := s.update(space, func(idx *index) error {
+			expired = expired[:0]
+			for name, f := range idx.Files {
+				if Expired(f, now) {
+					expired = append(expired, f)
+					delete(idx.Files, name)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, f := range expired {
+			s.deleteBlob(f.Blob, f.Chunks)
+		}
+		removed += len(expired)
+	}
+	return removed, errors.Join(errs...)
+}
+
+// Expired is the sweep's rule: a file goes once Retention has passed since
+// it was written, whatever used it since.
+func Expired(f File, now time.Time) bool { return !now.Before(f.ExpiresAt()) }

@@ -1,0 +1,155 @@
+package workspace
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+const (
+	// DownloadLifetime is how long a presigned download URL works: clients
+	// retry and some HEAD first, so it is reusable, but the URL carries the
+	// token, so it is short.
+	DownloadLifetime = 5 * time.Minute
+	// UploadLifetime is how long a presigned upload URL waits for its one
+	// PUT: time for a sandbox or a script to pick it up.
+	UploadLifetime = 15 * time.Minute
+
+	prefixToken = "ws_t_"
+	// tokenBytes of randomness make a token unguessable.
+	tokenBytes = 32
+)
+
+// Kind says what a presigned token allows.
+type Kind string
+
+// Token kinds.
+const (
+	KindDownload Kind = "download"
+	KindUpload   Kind = "upload"
+)
+
+// tokenRecord lives in the KV store under a hash of the token, so the store
+// never holds a token that works. The file name is here, never in the
+// request that presents the token.
+type tokenRecord struct {
+	Kind      Kind      `json:"kind"`
+	UserID    string    `json:"user_id"`
+	Name      string    `json:"name"`
+	ExpiresAt time.Time `json:"expires_at"`
+	MaxSize   int64     `json:"max_size,omitempty"`
+	SHA256    string    `json:"sha256,omitempty"`
+}
+
+// Presigned is a token and when it stops working.
+type Presigned struct {
+	Token     string
+	ExpiresAt time.Time
+}
+
+func tokenKey(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return prefixToken + hex.EncodeToString(sum[:])
+}
+
+func newToken() (string, error) {
+	b := make([]byte, tokenBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("random: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func (s *Store) issue(rec tokenRecord, life time.Duration) (Presigned, error) {
+	tok, err := newToken()
+	if err != nil {
+		return Presigned{}, err
+	}
+	rec.ExpiresAt = s.Now().Add(life).UTC()
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return Presigned{}, err
+	}
+	// The KV expiry removes the record; ExpiresAt is checked as well because
+	// KV expiry is swept lazily.
+	if err := s.kv.Set(tokenKey(tok), raw, life); err != nil {
+		return Presigned{}, err
+	}
+	return Presigned{Token: tok, ExpiresAt: rec.ExpiresAt}, nil
+}
+
+// PresignDownload issues a reusable download token for one of the caller's
+// files.
+func (s *Store) PresignDownload(userID, name string) (Presigned, error) {
+	f, err := s.Stat(userID, name)
+	if err != nil {
+		return Presigned{}, err
+	}
+	return s.issue(tokenRecord{Kind: KindDownload, UserID: userID, Name: f.Name, SHA256: f.SHA256}, DownloadLifetime)
+}
+
+// PresignUpload issues a single-use upload token that writes name in the
+// caller's workspace, at most maxSize bytes (0: the setting), pinned to a
+// sha256 when one is given.
+func (s *Store) PresignUpload(userID, name string, maxSize int64, pin string) (Presigned, error) {
+	if _, err := resolve(userID, name); err != nil {
+		return Presigned{}, err
+	}
+	return s.issue(tokenRecord{Kind: KindUpload, UserID: userID, Name: name, MaxSize: maxSize, SHA256: pin}, UploadLifetime)
+}
+
+// lookup finds a live token of a kind. Unknown, expired and wrong-kind
+// tokens are all ErrNotFound.
+func (s *Store) lookup(token string, kind Kind) (tokenRecord, []byte, error) {
+	if len(token) == 0 || len(token) > 128 {
+		return tokenRecord{}, nil, ErrNotFound
+	}
+	raw, err := s.kv.Get(tokenKey(token))
+	if err != nil {
+		return tokenRecord{}, nil, err
+	}
+	if raw == nil {
+		return tokenRecord{}, nil, ErrNotFound
+	}
+	var rec tokenRecord
+	if err := json.Unmarshal(raw, &rec); err != nil || rec.Kind != kind || !s.Now().Before(rec.ExpiresAt) {
+		return tokenRecord{}, nil, ErrNotFound
+	}
+	return rec, raw, nil
+}
+
+// Download resolves a download token to the file it names.
+func (s *Store) Download(token string) (userID string, f File, err error) {
+	rec, _, err := s.lookup(token, KindDownload)
+	if err != nil {
+		return "", File{}, err
+	}
+	f, err = s.Stat(rec.UserID, rec.Name)
+	if err == nil && f.SHA256 != rec.SHA256 {
+		// Replaced since the URL was made: the URL stood for the old bytes.
+		return "", File{}, ErrNotFound
+	}
+	return rec.UserID, f, err
+}
+
+// SpendUpload consumes an upload token: of two requests racing with one
+// token, exactly one gets it. The token is spent whatever happens to the
+// bytes that follow.
+func (s *Store) SpendUpload(token string) (userID, name string, opts WriteOptions, err error) {
+	rec, raw, err := s.lookup(token, KindUpload)
+	if err != nil {
+		return "", "", WriteOptions{}, err
+	}
+	ok, err := s.kv.CompareAndDelete(tokenKey(token), raw)
+	if err != nil {
+		return "", "", WriteOptions{}, err
+	}
+	if !ok {
+		return "", "", WriteOptions{}, ErrNotFound
+	}
+	return rec.UserID, rec.Name, WriteOptions{MaxSize: rec.MaxSize, SHA256: rec.SHA256}, nil
+}
