@@ -217,30 +217,13 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolRes
 		Name: info.Name, DeclaredMIME: info.MimeType,
 		Offset: args.Offset, Column: args.Column, Limit: args.Limit,
 		Permalink: l.permalink,
-		NextCall: func(offset, column, limit int) string {
-			call := fmt.Sprintf("read_file(file_id=%q, offset=%d", info.Id, offset)
-			if column > 1 {
-				call += fmt.Sprintf(", column=%d", column)
-			}
-			return call + fmt.Sprintf(", limit=%d)", limit)
-		},
+		NextCall:  nextCallOf("read_file", "file_id", info.Id),
 	}
-
-	cfg := d.Config()
 	var view *fileview.View
-	switch {
-	case info.Size > cfg.MaxFileSizeBytes():
-		// Described from its metadata: its bytes are never fetched.
-		view = fileview.Describe(req, info.Size, info.MimeType, fmt.Sprintf(
-			"it is larger than the %d MiB this server reads", cfg.MaxFileSizeMiB))
-	case isPDF(info):
+	if isPDF(info) && info.Size <= d.Config().MaxFileSizeBytes() {
 		view, err = d.pdfView(ctx, info, req)
-	default:
-		var data []byte
-		data, err = c.FileBytes(l.Readable)
-		if err == nil {
-			view, err = fileview.Convert(ctx, data, req)
-		}
+	} else {
+		view, err = d.viewWithin(ctx, req, info.Size, info.MimeType, func() ([]byte, error) { return c.FileBytes(l.Readable) })
 	}
 	var rangeErr *fileview.RangeError
 	if errors.As(err, &rangeErr) {
@@ -250,6 +233,32 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolRes
 		return nil, err
 	}
 	return fileContent(info, l.permalink, view), nil
+}
+
+// nextCallOf renders the call that reads another window of a file with a
+// tool, for the header the model reads.
+func nextCallOf(tool, key, value string) func(offset, column, limit int) string {
+	return func(offset, column, limit int) string {
+		call := fmt.Sprintf("%s(%s=%q, offset=%d", tool, key, value, offset)
+		if column > 1 {
+			call += fmt.Sprintf(", column=%d", column)
+		}
+		return call + fmt.Sprintf(", limit=%d)", limit)
+	}
+}
+
+// viewWithin converts a file's bytes, or, for a file over the size setting,
+// describes it from its metadata: then its bytes are never fetched.
+func (d Deps) viewWithin(ctx context.Context, req fileview.Request, size int64, typ string, fetch func() ([]byte, error)) (*fileview.View, error) {
+	cfg := d.Config()
+	if size > cfg.MaxFileSizeBytes() {
+		return fileview.Describe(req, size, typ, fmt.Sprintf("it is larger than the %d MiB this server reads", cfg.MaxFileSizeMiB)), nil
+	}
+	data, err := fetch()
+	if err != nil {
+		return nil, err
+	}
+	return fileview.Convert(ctx, data, req)
 }
 
 func isPDF(info *model.FileInfo) bool {

@@ -240,24 +240,13 @@ func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (*mcp.CallToolR
 	}
 	req := fileview.Request{
 		Name: f.Name, Offset: args.Offset, Column: args.Column, Limit: args.Limit,
-		NextCall: func(offset, column, limit int) string {
-			call := fmt.Sprintf("files_read(name=%q, offset=%d", f.Name, offset)
-			if column > 1 {
-				call += fmt.Sprintf(", column=%d", column)
-			}
-			return call + fmt.Sprintf(", limit=%d)", limit)
-		},
+		NextCall: nextCallOf("files_read", "name", f.Name),
 	}
-	var view *fileview.View
-	if f.Size > cfg.MaxFileSizeBytes() {
-		view = fileview.Describe(req, f.Size, f.Type, fmt.Sprintf("it is larger than the %d MiB this server reads", cfg.MaxFileSizeMiB))
-	} else {
+	view, err := d.viewWithin(ctx, req, f.Size, f.Type, func() ([]byte, error) {
 		var data []byte
 		f, data, err = d.Workspace.ReadAll(c.UserID(), args.Name, cfg.MaxFileSizeBytes())
-		if err == nil {
-			view, err = fileview.Convert(ctx, data, req)
-		}
-	}
+		return data, err
+	})
 	if refusal := workspaceRefusal(err, args.Name, cfg); refusal != nil {
 		return refusal, nil
 	}
