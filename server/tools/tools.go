@@ -41,6 +41,7 @@ func All(d Deps) []catalogue.Tool {
 		searchUsers(d),
 	}
 	tools = append(tools, fileTools(d)...)
+	tools = append(tools, writeTools(d)...)
 	return append(tools, workspaceTools(d)...)
 }
 
