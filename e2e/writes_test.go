@@ -216,22 +216,25 @@ func TestWithWritesOffNoWriteToolIsListedOrCallable(t *testing.T) {
 	}
 }
 
-func TestInMattermostConfirmationModesTheWriteToolsRefuseAndPostNothing(t *testing.T) {
+func TestEditsAndReactionsRefuseWhenThePersonMustConfirmInMattermost(t *testing.T) {
 	for _, mode := range []string{config.ConfirmMattermost, config.ConfirmClientThenMattermost} {
 		allowWrites(t, mode)
-		marker := uniq(t, "unconfirmed")
-		res := call(t, aliceClient(t), "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker})
-		if !res.IsError || !strings.Contains(text(res), "nothing was sent") {
-			t.Fatalf("%s: create_post answered %s", mode, text(res))
-		}
-		list, _, err := mm.Client(mm.Users[0]).GetPostsForChannel(context.Background(), townSquare(t).Id, 0, 20, "", false, false)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range list.Posts {
-			if p.Message == marker {
-				t.Fatalf("%s: the post was created without confirmation", mode)
+		mine := createPost(t, mm.Users[0], townSquare(t).Id, "unchanged", "")
+		a := aliceClient(t)
+		for _, probe := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"update_post", map[string]any{"post_id": mine.Id, "message": "changed"}},
+			{"add_reaction", map[string]any{"post_id": mine.Id, "emoji_name": "smile"}},
+		} {
+			if res := call(t, a, probe.tool, probe.args); !res.IsError || !strings.Contains(text(res), "changes nothing") && !strings.Contains(text(res), "nothing was sent") {
+				t.Fatalf("%s: %s answered %s", mode, probe.tool, text(res))
 			}
+		}
+		p, _, err := mm.Client(mm.Users[0]).GetPost(context.Background(), mine.Id, "")
+		if err != nil || p.Message != "unchanged" || len(p.Metadata.Reactions) != 0 {
+			t.Fatalf("%s: the post changed without confirmation: %+v %v", mode, p, err)
 		}
 	}
 }

@@ -30,7 +30,13 @@ var (
 // confirmationNote is the part of every write tool's description that says
 // who confirms, as built.
 const confirmationNote = " Who confirms is the admin's setting: with \"client_approval\" your client's own tool approval is the only check and the post is sent at once; " +
-	"with \"mattermost\" or \"client_then_mattermost\" the person must accept in Mattermost, which this version does not offer yet, so the tool refuses and sends nothing."
+	"with \"mattermost\" or \"client_then_mattermost\" the person is asked in Mattermost (a confirmation page listing every file, linked from a notice in their Mattermost): " +
+	"the call waits up to a minute for their answer, then says the post is waiting and get_pending tells the outcome later. " +
+	"Asking through your client (elicitation) is not offered yet, so client_then_mattermost also asks in Mattermost."
+
+// editNote is the description's part for edits and reactions, which have no
+// confirmation page yet.
+const editNote = " With \"client_approval\" your client's own tool approval is the only check. With \"mattermost\" or \"client_then_mattermost\" this version cannot ask the person yet, so the tool refuses and changes nothing."
 
 const filesNote = " files: up to 10, each exactly one of {name, content} (text you wrote, at most 1 MiB), {file_id} (an attachment you can read, forwarded as a copy), " +
 	"{workspace_file} (a file in the person's workspace) or {handle} (from request_upload). Every file is read when you call, and again just before it is sent: a file that changed in between is refused."
@@ -101,15 +107,15 @@ func writeTools(d Deps) []catalogue.Tool {
 		}, d.groupMessage),
 		catalogue.Define(catalogue.Tool{
 			Name: "update_post", Title: "Edit one of your posts", Hints: editHints, Effect: catalogue.ChangesMattermost,
-			Description: "Replaces the message of one of the signed-in person's own posts (files stay as they are). Someone else's post is refused." + confirmationNote,
+			Description: "Replaces the message of one of the signed-in person's own posts (files stay as they are). Someone else's post is refused." + editNote,
 		}, d.updatePost),
 		catalogue.Define(catalogue.Tool{
 			Name: "add_reaction", Title: "React to a post", Hints: reactHints, Effect: catalogue.ChangesMattermost,
-			Description: "Adds the signed-in person's emoji reaction to a post they can read. Reacting twice with the same emoji changes nothing." + confirmationNote,
+			Description: "Adds the signed-in person's emoji reaction to a post they can read. Reacting twice with the same emoji changes nothing." + editNote,
 		}, func(ctx context.Context, a reactionArgs) (*mcp.CallToolResult, error) { return d.react(ctx, a, false) }),
 		catalogue.Define(catalogue.Tool{
 			Name: "remove_reaction", Title: "Take back a reaction", Hints: unreactHints, Effect: catalogue.ChangesMattermost,
-			Description: "Removes the signed-in person's own emoji reaction from a post." + confirmationNote,
+			Description: "Removes the signed-in person's own emoji reaction from a post." + editNote,
 		}, func(ctx context.Context, a reactionArgs) (*mcp.CallToolResult, error) { return d.react(ctx, a, true) }),
 	}
 }
@@ -117,7 +123,7 @@ func writeTools(d Deps) []catalogue.Tool {
 // mayWrite is checked on every call of a write tool, before anything is
 // read: writes must be allowed, and the confirmation the admin chose must be
 // one this version can carry out. It answers a refusal, or "" to go on.
-func (d Deps) mayWrite() string {
+func (d Deps) mayWrite(confirmable bool) string {
 	cfg := d.Config()
 	if !cfg.AllowWrites {
 		return "Writing is turned off on this Mattermost: nothing was sent. An admin can allow it in System Console > Plugins > MCP Server."
@@ -126,6 +132,9 @@ func (d Deps) mayWrite() string {
 	case config.ConfirmClientApproval:
 		return ""
 	case config.ConfirmMattermost, config.ConfirmClientThenMattermost:
+		if confirmable && d.Confirm != nil {
+			return ""
+		}
 		return "This Mattermost is set to have the person confirm every write in Mattermost itself, and this version of the plugin cannot ask them there yet: nothing was sent. Tell the person; they can post it themselves."
 	}
 	return "The write confirmation setting is not one this plugin knows: nothing was sent."
@@ -207,7 +216,7 @@ func sourceRefusal(err error, what string) error {
 }
 
 func (d Deps) createPost(ctx context.Context, a createPostArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
+	if refusal := d.mayWrite(true); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
@@ -226,7 +235,7 @@ func (d Deps) createPost(ctx context.Context, a createPostArgs) (*mcp.CallToolRe
 }
 
 func (d Deps) dm(ctx context.Context, a dmArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
+	if refusal := d.mayWrite(true); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
@@ -248,7 +257,7 @@ func (d Deps) dm(ctx context.Context, a dmArgs) (*mcp.CallToolResult, error) {
 }
 
 func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
+	if refusal := d.mayWrite(true); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
@@ -291,9 +300,12 @@ func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Desti
 	if res, err := refusalOr(err, dest); res != nil || err != nil {
 		return res, err
 	}
+	if d.Config().WriteConfirmation != config.ConfirmClientApproval {
+		return d.askInMattermost(ctx, c, plan)
+	}
 	// Checked again just before sending: the setting may have changed
 	// while the files were read.
-	if refusal := d.mayWrite(); refusal != "" {
+	if refusal := d.mayWrite(true); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	done, err := posting.Execute(ctx, c, reg, plan)
@@ -318,14 +330,8 @@ func refusalOr(err error, dest posting.Destination) (*mcp.CallToolResult, error)
 }
 
 func (d Deps) posted(c *mattermost.Caller, plan posting.Plan, done posting.Result) *mcp.CallToolResult {
-	teamName := ""
-	if ch, err := c.Channel(done.Post.ChannelId); err == nil && ch.TeamId != "" {
-		if t, err := c.Team(ch.TeamId); err == nil {
-			teamName = t.Name
-		}
-	}
 	out := PostResult{PostID: done.Post.Id, ChannelID: done.Post.ChannelId,
-		Permalink: present.Permalink(c.SiteURL(), teamName, done.Post.Id), Notes: plan.Notes}
+		Permalink: permalinkOf(c, done.Post.ChannelId, done.Post.Id), Notes: plan.Notes}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Posted to %s: %s\n", plan.Dest.Label, out.Permalink)
 	for i, f := range plan.Files {
@@ -339,7 +345,7 @@ func (d Deps) posted(c *mattermost.Caller, plan posting.Plan, done posting.Resul
 }
 
 func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
+	if refusal := d.mayWrite(false); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
@@ -362,7 +368,7 @@ func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolRe
 }
 
 func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
+	if refusal := d.mayWrite(false); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
@@ -388,3 +394,14 @@ func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (*mcp.Call
 }
 
 func postMaxRunes() int { return model.PostMessageMaxRunesV2 }
+
+// permalinkOf is where the person opens a post the caller just wrote.
+func permalinkOf(c *mattermost.Caller, channelID, postID string) string {
+	teamName := ""
+	if ch, err := c.Channel(channelID); err == nil && ch.TeamId != "" {
+		if t, err := c.Team(ch.TeamId); err == nil {
+			teamName = t.Name
+		}
+	}
+	return present.Permalink(c.SiteURL(), teamName, postID)
+}
