@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
@@ -21,11 +22,18 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 )
 
-func confirmBase() string { return mm.URL + "/plugins/mcp-server/confirm" }
+func confirmBase() string { return confirmAt(mm.URL) }
+
+func confirmAt(site string) string { return site + "/plugins/mcp-server/confirm" }
 
 // browser signs u in the way the web app does, so requests carry the
 // session cookie and the CSRF cookie.
 func browser(t *testing.T, u harness.User) *http.Client {
+	t.Helper()
+	return browserAt(t, mm.URL, u)
+}
+
+func browserAt(t *testing.T, site string, u harness.User) *http.Client {
 	t.Helper()
 	jar, err := cookiejar.New(nil)
 	if err != nil {
@@ -33,7 +41,7 @@ func browser(t *testing.T, u harness.User) *http.Client {
 	}
 	c := &http.Client{Jar: jar, Timeout: 30 * time.Second}
 	body, _ := json.Marshal(map[string]string{"login_id": u.Username, "password": u.Password})
-	req, err := http.NewRequest(http.MethodPost, mm.URL+"/api/v4/users/login", bytes.NewReader(body))
+	req, err := http.NewRequest(http.MethodPost, site+"/api/v4/users/login", bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,8 +81,13 @@ func get(t *testing.T, c *http.Client, target, bearer string) (int, string) {
 // waitPending polls alice's pending list until one titled with marker shows.
 func waitPending(t *testing.T, u harness.User, marker string) string {
 	t.Helper()
+	return waitPendingAt(t, mm.URL, u, marker)
+}
+
+func waitPendingAt(t *testing.T, site string, u harness.User, marker string) string {
+	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		_, body := get(t, http.DefaultClient, confirmBase(), u.Token)
+		_, body := get(t, http.DefaultClient, confirmAt(site), u.Token)
 		var list struct {
 			Confirmations []struct{ ID, Title, State string }
 		}
@@ -95,7 +108,12 @@ var csrfField = regexp.MustCompile(`name="csrf" value="([^"]*)"`)
 
 func answer(t *testing.T, c *http.Client, id, verb, csrf string) (int, string) {
 	t.Helper()
-	resp, err := c.PostForm(confirmBase()+"/"+id+"/"+verb, url.Values{"csrf": {csrf}})
+	return answerAt(t, mm.URL, c, id, verb, csrf)
+}
+
+func answerAt(t *testing.T, site string, c *http.Client, id, verb, csrf string) (int, string) {
+	t.Helper()
+	resp, err := c.PostForm(confirmAt(site)+"/"+id+"/"+verb, url.Values{"csrf": {csrf}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +124,10 @@ func answer(t *testing.T, c *http.Client, id, verb, csrf string) (int, string) {
 
 // postAsync calls a posting tool in the background: it waits for the answer.
 func postAsync(t *testing.T, tool string, args map[string]any) <-chan *mcp.CallToolResult {
-	a := aliceClient(t)
+	return postAsyncWith(aliceClient(t), tool, args)
+}
+
+func postAsyncWith(a *client.Client, tool string, args map[string]any) <-chan *mcp.CallToolResult {
 	done := make(chan *mcp.CallToolResult, 1)
 	go func() {
 		res, err := callErr(a, tool, args)
@@ -227,5 +248,87 @@ func TestADeclinedPostIsNotSent(t *testing.T) {
 		if p.Message == marker {
 			t.Fatal(fmt.Sprintf("the declined dm %s was sent", marker))
 		}
+	}
+}
+
+func TestAWorkspaceFileChangedBeforeTheAnswerIsRefusedAndNothingIsPosted(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	a := aliceClient(t)
+	name := uniq(t, "report") + ".txt"
+	if res := call(t, a, "files_write", map[string]any{"name": name, "text": "as shown\n"}); res.IsError {
+		t.Fatalf("files_write: %s", text(res))
+	}
+	marker := uniq(t, "changed")
+	done := postAsync(t, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker,
+		"files": []map[string]any{{"workspace_file": name}}})
+	id := waitPending(t, alice, marker)
+	if res := call(t, a, "files_write", map[string]any{"name": name, "text": "swapped after the question\n"}); res.IsError {
+		t.Fatalf("files_write again: %s", text(res))
+	}
+	web := browser(t, alice)
+	_, page := get(t, web, confirmBase()+"/"+id, "")
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil || !strings.Contains(page, "your workspace file") {
+		t.Fatalf("the page: %s", page)
+	}
+	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK || !strings.Contains(body, "changed") {
+		t.Fatalf("accept of a changed file: %d %s", code, body)
+	}
+	res := <-done
+	if !res.IsError || !strings.Contains(text(res), "changed") {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	list, _, err := mm.Client(alice).GetPostsForChannel(context.Background(), townSquare(t).Id, 0, 30, "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list.Posts {
+		if p.Message == marker {
+			t.Fatal("a post with a changed file was created")
+		}
+	}
+}
+
+func TestAPostAskedOnOneServerIsAcceptedThroughTheOtherAndPostedOnce(t *testing.T) {
+	proxyURL, err := mm.StartSecondNode(t.Context())
+	if err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	marker := uniq(t, "cluster")
+	done := postAsyncWith(connect(t, proxyURL, alice.Token), "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker,
+		"files": []map[string]any{{"name": "c.txt", "content": "clustered\n"}}})
+	id := waitPendingAt(t, proxyURL, alice, marker)
+	web := browserAt(t, proxyURL, alice)
+	_, page := get(t, web, confirmAt(proxyURL)+"/"+id, "")
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the page through the proxy: %s", page)
+	}
+	for range 2 { // two answers reach both servers; one post
+		if code, _ := answerAt(t, proxyURL, web, id, "accept", m[1]); code != http.StatusOK {
+			t.Fatalf("accept through the proxy: %d", code)
+		}
+	}
+	var out tools.PendingResult
+	res := <-done
+	structuredAs(t, res, &out)
+	if res.IsError || out.State != "posted" {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	list, _, err := mm.Client(alice).GetPostsForChannel(context.Background(), townSquare(t).Id, 0, 30, "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range list.Posts {
+		if p.Message == marker {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d posts for one accepted question", n)
 	}
 }
