@@ -332,3 +332,52 @@ func TestAPostAskedOnOneServerIsAcceptedThroughTheOtherAndPostedOnce(t *testing.
 		t.Fatalf("%d posts for one accepted question", n)
 	}
 }
+
+func TestAWaitingPostSendsProgressNamingTheConfirmationPage(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	a := aliceClient(t)
+	notes := make(chan mcp.JSONRPCNotification, 16)
+	a.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/progress" {
+			select {
+			case notes <- n:
+			default:
+			}
+		}
+	})
+	marker := uniq(t, "progress")
+	done := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "create_post"
+		req.Params.Arguments = map[string]any{"channel": townSquare(t).Id, "message": marker}
+		req.Params.Meta = &mcp.Meta{ProgressToken: "wait-1"}
+		res, err := a.CallTool(context.Background(), req)
+		if err != nil {
+			res = mcp.NewToolResultError(err.Error())
+		}
+		done <- res
+	}()
+	id := waitPending(t, alice, marker)
+	select {
+	case n := <-notes:
+		if msg, _ := n.Params.AdditionalFields["message"].(string); !strings.Contains(msg, "/confirm/"+id) {
+			t.Fatalf("progress %+v does not name the page", n.Params.AdditionalFields)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no progress notification while the post waits")
+	}
+	web := browser(t, alice)
+	_, page := get(t, web, confirmBase()+"/"+id, "")
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the page: %s", page)
+	}
+	if code, _ := answer(t, web, id, "decline", m[1]); code != http.StatusOK {
+		t.Fatalf("decline: %d", code)
+	}
+	if res := <-done; !strings.Contains(text(res), "declined") {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+}

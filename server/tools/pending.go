@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
@@ -26,7 +27,29 @@ const (
 	// waited for in memory.
 	confirmPoll = 300 * time.Millisecond
 	titleRunes  = 60
+	// progressEvery keeps a client that asked for progress from timing the
+	// call out while the person reads the question.
+	progressEvery = 5 * time.Second
 )
+
+// progress tells a client that sent a progress token that the call waits
+// for the person. A client that cannot take the notification loses only it.
+func (d Deps) progress(ctx context.Context, started time.Time, id string) {
+	tok := catalogue.ProgressToken(ctx)
+	srv := server.ServerFromContext(ctx)
+	if tok == nil || srv == nil {
+		return
+	}
+	err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
+		"progressToken": tok,
+		"progress":      int(time.Since(started).Seconds()),
+		"total":         int(confirmWait.Seconds()),
+		"message":       "Waiting for the person to accept or decline the post in Mattermost: " + d.confirmURL(id),
+	})
+	if err != nil {
+		d.MM.Log().Debug("A progress notification was not delivered", "error", err.Error())
+	}
+}
 
 // PendingResult is what a posting call answers when it asked in Mattermost,
 // and what get_pending answers.
@@ -67,12 +90,18 @@ func (d Deps) askInMattermost(ctx context.Context, c *mattermost.Caller, plan po
 		return nil, err
 	}
 	c.NotifyPending([]map[string]any{{"id": rec.ID, "title": title}})
+	started := time.Now()
+	d.progress(ctx, started, rec.ID)
 	deadline := time.NewTimer(confirmWait)
 	defer deadline.Stop()
 	tick := time.NewTicker(confirmPoll)
 	defer tick.Stop()
+	progress := time.NewTicker(progressEvery)
+	defer progress.Stop()
 	for {
 		select {
+		case <-progress.C:
+			d.progress(ctx, started, rec.ID)
 		case <-ctx.Done():
 			return d.pendingAnswer(rec), nil
 		case <-deadline.C:
