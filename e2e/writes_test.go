@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -247,4 +248,32 @@ func callErr(c interface {
 	req.Params.Name = tool
 	req.Params.Arguments = args
 	return c.CallTool(context.Background(), req)
+}
+
+func TestCreatePostTakesAnUploadHandleAndAWorkspaceFileByteIdentical(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	a := aliceClient(t)
+	blob := randomBytes(t, 200<<10)
+	d := requestUpload(t, a, "blob.bin", len(blob), hexSHA(blob))
+	if resp, body := httpDo(t, http.MethodPut, d.Upload.URL, "", blob); resp.StatusCode/100 != 2 {
+		t.Fatalf("PUT the upload: %d %s", resp.StatusCode, body)
+	}
+	ws := uniq(t, "summary") + ".md"
+	if res := call(t, a, "files_write", map[string]any{"name": ws, "text": "# Summary\n"}); res.IsError {
+		t.Fatalf("files_write: %s", text(res))
+	}
+	res := call(t, a, "create_post", map[string]any{"channel": townSquare(t).Id, "message": "handle and workspace",
+		"files": []map[string]any{{"handle": d.Handle}, {"workspace_file": ws}}})
+	if res.IsError {
+		t.Fatalf("create_post: %s", text(res))
+	}
+	if strings.Contains(text(res), d.Handle) {
+		t.Fatal("the answer repeats the handle")
+	}
+	var out tools.PostResult
+	structuredAs(t, res, &out)
+	_, files := postedFiles(t, out.PostID)
+	if sum(files["blob.bin"]) != sum(blob) || string(files[ws]) != "# Summary\n" {
+		t.Fatalf("posted files differ: %d files", len(files))
+	}
 }
