@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
@@ -56,7 +57,9 @@ func (p *Plugin) OnActivate() error {
 		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
 	})
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
-	cat, err := catalogue.New(tools.All(tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls}))
+	pending := &confirm.Store{KV: gw.BytesKV(), Now: time.Now}
+	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Confirm: pending}
+	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}
@@ -79,6 +82,7 @@ func (p *Plugin) OnActivate() error {
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
 	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
 	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Log: gw.Log()}).Register(r)
+	(&confirm.Routes{Store: pending, Execute: deps.ExecutePlan, Log: gw.Log()}).Register(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "Not found. The MCP endpoint is /plugins/"+manifestID+transport.MCPPath, http.StatusNotFound)
 	})

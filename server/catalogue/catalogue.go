@@ -65,9 +65,20 @@ func Define[Args any](t Tool, handle func(ctx context.Context, args Args) (*mcp.
 			return mcp.NewToolResultError(fmt.Sprintf(
 				"The arguments to %s could not be read (%v). Call it again with arguments that match its input schema.", t.Name, err)), nil
 		}
+		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
+			ctx = context.WithValue(ctx, progressKey{}, req.Params.Meta.ProgressToken)
+		}
 		return handle(ctx, args)
 	}
 	return t
+}
+
+type progressKey struct{}
+
+// ProgressToken is the call's progress token, nil when the client sent
+// none (then no progress notifications may be sent).
+func ProgressToken(ctx context.Context) mcp.ProgressToken {
+	return ctx.Value(progressKey{})
 }
 
 // MCP renders the tool as the protocol lists it.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
@@ -24,6 +25,9 @@ type Deps struct {
 	Workspace *workspace.Store
 	// URLs builds presigned and REST URLs.
 	URLs workspace.URLs
+	// Confirm keeps the posts waiting for the person's answer in
+	// Mattermost; nil where no confirmation page is served.
+	Confirm *confirm.Store
 }
 
 // All is the whole catalogue, offered or not.
@@ -41,6 +45,8 @@ func All(d Deps) []catalogue.Tool {
 		searchUsers(d),
 	}
 	tools = append(tools, fileTools(d)...)
+	tools = append(tools, writeTools(d)...)
+	tools = append(tools, getPending(d))
 	return append(tools, workspaceTools(d)...)
 }
 

@@ -1,0 +1,279 @@
+package e2e
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
+)
+
+// allowWrites turns writes on with a confirmation mode for one test.
+func allowWrites(t *testing.T, mode string) {
+	t.Helper()
+	if err := mm.PatchPluginSettings(map[string]any{"AllowWrites": true, "WriteConfirmation": mode}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = mm.PatchPluginSettings(map[string]any{"AllowWrites": false, "WriteConfirmation": config.ConfirmClientThenMattermost})
+	})
+}
+
+func sum(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// postedFiles downloads a post's files as alice, by name.
+func postedFiles(t *testing.T, postID string) (*model.Post, map[string][]byte) {
+	t.Helper()
+	ctx := context.Background()
+	ac := mm.Client(mm.Users[0])
+	p, _, err := ac.GetPost(ctx, postID, "")
+	if err != nil {
+		t.Fatalf("read back post %s: %v", postID, err)
+	}
+	out := map[string][]byte{}
+	for _, id := range p.FileIds {
+		info, _, err := ac.GetFileInfo(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _, err := ac.GetFile(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[info.Name] = data
+	}
+	return p, out
+}
+
+func TestCreatePostWithClientApprovalPostsATextFileAndAForwardedAttachmentByteIdentical(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	photo := sidewaysJPEG(t, 40, 30)
+	_, infos := postFiles(t, alice, ch.Id, "original", map[string][]byte{"photo.jpg": photo})
+	note := "# Minutes\n\n- ship it\n"
+	a := aliceClient(t)
+	res := call(t, a, "create_post", map[string]any{
+		"channel": ch.Id, "message": "Minutes and the photo",
+		"files": []map[string]any{{"name": "minutes.md", "content": note}, {"file_id": infos[0].Id}},
+	})
+	if res.IsError {
+		t.Fatalf("create_post: %s", text(res))
+	}
+	var out tools.PostResult
+	structuredAs(t, res, &out)
+	p, files := postedFiles(t, out.PostID)
+	if p.UserId != alice.ID || p.Message != "Minutes and the photo" {
+		t.Fatalf("post by %s with %q", p.UserId, p.Message)
+	}
+	if got, _ := p.GetProp(posting.PropFromMCP).(bool); !got {
+		t.Fatalf("post props %v lack %s", p.GetProps(), posting.PropFromMCP)
+	}
+	if a, _ := p.GetProp(posting.PropAttribution).(string); !strings.Contains(a, "@"+alice.Username) {
+		t.Fatalf("attribution %q does not name alice", a)
+	}
+	if sum(files["minutes.md"]) != sum([]byte(note)) || sum(files["photo.jpg"]) != sum(photo) || len(files) != 2 {
+		t.Fatalf("posted files differ from what was sent: %d files", len(files))
+	}
+	if slices.Contains(p.FileIds, infos[0].Id) {
+		t.Fatal("the forwarded attachment was moved, not copied")
+	}
+	orig, _, err := mm.Client(alice).GetFileInfo(context.Background(), infos[0].Id)
+	if err != nil || orig.PostId == out.PostID {
+		t.Fatalf("the original attachment changed: %v %v", orig, err)
+	}
+}
+
+func TestDMAndGroupMessageWithClientApprovalReachTheRightPeople(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	alice, bob := mm.Users[0], mm.Users[1]
+	a := aliceClient(t)
+	marker := uniq(t, "dm")
+	res := call(t, a, "dm", map[string]any{"user": "@" + bob.Username, "message": marker})
+	if res.IsError {
+		t.Fatalf("dm: %s", text(res))
+	}
+	var out tools.PostResult
+	structuredAs(t, res, &out)
+	p, _, err := mm.Client(bob).GetPost(context.Background(), out.PostID, "")
+	if err != nil || p.Message != marker || p.UserId != alice.ID {
+		t.Fatalf("bob reads the dm: %v %v", p, err)
+	}
+	res = call(t, a, "group_message", map[string]any{"users": []string{"@" + bob.Username, mm.Admin.Username}, "message": marker + " group"})
+	if res.IsError {
+		t.Fatalf("group_message: %s", text(res))
+	}
+	structuredAs(t, res, &out)
+	ch, _, err := mm.Client(bob).GetChannel(context.Background(), out.ChannelID)
+	if err != nil || ch.Type != model.ChannelTypeGroup {
+		t.Fatalf("bob reads the group channel: %v %v", ch, err)
+	}
+	if res := call(t, a, "group_message", map[string]any{"users": []string{bob.Username}, "message": "x"}); !res.IsError || !strings.Contains(text(res), "2 to 7") {
+		t.Fatalf("a group message with one person: %s", text(res))
+	}
+}
+
+func TestUpdatePostRefusesSomeoneElsesPostAndEditsYourOwn(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	alice, bob := mm.Users[0], mm.Users[1]
+	ch := townSquare(t)
+	bobs := createPost(t, bob, ch.Id, "bob's words", "")
+	mine := createPost(t, alice, ch.Id, "alice's words", "")
+	a := aliceClient(t)
+	if res := call(t, a, "update_post", map[string]any{"post_id": bobs.Id, "message": "hijacked"}); !res.IsError || !strings.Contains(text(res), "not the signed-in person's own") {
+		t.Fatalf("editing bob's post: %s", text(res))
+	}
+	if p, _, _ := mm.Client(bob).GetPost(context.Background(), bobs.Id, ""); p.Message != "bob's words" {
+		t.Fatalf("bob's post now says %q", p.Message)
+	}
+	if res := call(t, a, "update_post", map[string]any{"post_id": mine.Id, "message": "alice's better words"}); res.IsError {
+		t.Fatalf("editing her own post: %s", text(res))
+	}
+	if p, _, _ := mm.Client(alice).GetPost(context.Background(), mine.Id, ""); p.Message != "alice's better words" {
+		t.Fatalf("alice's post says %q", p.Message)
+	}
+}
+
+func TestReactionsAreAddedAndRemovedAsTheCaller(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	alice, bob := mm.Users[0], mm.Users[1]
+	p := createPost(t, bob, townSquare(t).Id, "react to me", "")
+	a := aliceClient(t)
+	for i := 0; i < 2; i++ {
+		if res := call(t, a, "add_reaction", map[string]any{"post_id": p.Id, "emoji_name": ":thumbsup:"}); res.IsError {
+			t.Fatalf("add_reaction: %s", text(res))
+		}
+	}
+	rs, _, err := mm.Client(bob).GetReactions(context.Background(), p.Id)
+	if err != nil || len(rs) != 1 || rs[0].UserId != alice.ID || rs[0].EmojiName != "thumbsup" {
+		t.Fatalf("reactions after two adds: %v %v", rs, err)
+	}
+	if res := call(t, a, "remove_reaction", map[string]any{"post_id": p.Id, "emoji_name": "thumbsup"}); res.IsError {
+		t.Fatalf("remove_reaction: %s", text(res))
+	}
+	rs, _, err = mm.Client(bob).GetReactions(context.Background(), p.Id)
+	if err != nil || len(rs) != 0 {
+		t.Fatalf("reactions after remove: %v %v", rs, err)
+	}
+}
+
+func TestAMessageOverTheMaximumIsRefusedAndNothingIsCreated(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	ch := townSquare(t)
+	marker := uniq(t, "toolong")
+	msg := marker + strings.Repeat("x", model.PostMessageMaxRunesV2)
+	res := call(t, aliceClient(t), "create_post", map[string]any{"channel": ch.Id, "message": msg,
+		"files": []map[string]any{{"name": "a.txt", "content": "a"}}})
+	if !res.IsError || !strings.Contains(text(res), fmt.Sprint(model.PostMessageMaxRunesV2)) {
+		t.Fatalf("an overlong message: %s", text(res))
+	}
+	list, _, err := mm.Client(mm.Users[0]).GetPostsForChannel(context.Background(), ch.Id, 0, 20, "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range list.Posts {
+		if strings.HasPrefix(p.Message, marker) {
+			t.Fatal("the overlong post was created")
+		}
+	}
+}
+
+func TestForwardingAFileFromAChannelBobCannotReadIsNotFoundForBob(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	alice, bob := mm.Users[0], mm.Users[1]
+	private := createChannel(t, alice, uniq(t, "vault"), "Vault", model.ChannelTypePrivate)
+	_, infos := postFiles(t, alice, private.Id, "secret", map[string][]byte{"plans.txt": []byte("private plans\n")})
+	res := call(t, connect(t, mm.URL, bob.Token), "create_post", map[string]any{"channel": townSquare(t).Id, "message": "leak",
+		"files": []map[string]any{{"file_id": infos[0].Id}}})
+	if body := strings.ToLower(text(res)); !res.IsError || !strings.Contains(body, "not found") || strings.Contains(body, "private plans") {
+		t.Fatalf("bob forwarding alice's private file: %s", text(res))
+	}
+}
+
+func TestWithWritesOffNoWriteToolIsListedOrCallable(t *testing.T) {
+	a := aliceClient(t)
+	listed := toolNames(t, a)
+	for _, name := range []string{"create_post", "dm", "group_message", "update_post", "add_reaction", "remove_reaction"} {
+		if slices.Contains(listed, name) {
+			t.Fatalf("%s is listed with writes off", name)
+		}
+		res, err := callErr(a, name, map[string]any{"channel": townSquare(t).Id, "message": "should not post", "user": mm.Users[1].Username})
+		if err == nil && !res.IsError {
+			t.Fatalf("%s was callable with writes off: %s", name, text(res))
+		}
+	}
+}
+
+func TestEditsAndReactionsRefuseWhenThePersonMustConfirmInMattermost(t *testing.T) {
+	for _, mode := range []string{config.ConfirmMattermost, config.ConfirmClientThenMattermost} {
+		allowWrites(t, mode)
+		mine := createPost(t, mm.Users[0], townSquare(t).Id, "unchanged", "")
+		a := aliceClient(t)
+		for _, probe := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"update_post", map[string]any{"post_id": mine.Id, "message": "changed"}},
+			{"add_reaction", map[string]any{"post_id": mine.Id, "emoji_name": "smile"}},
+		} {
+			if res := call(t, a, probe.tool, probe.args); !res.IsError || !strings.Contains(text(res), "changes nothing") && !strings.Contains(text(res), "nothing was sent") {
+				t.Fatalf("%s: %s answered %s", mode, probe.tool, text(res))
+			}
+		}
+		p, _, err := mm.Client(mm.Users[0]).GetPost(context.Background(), mine.Id, "")
+		if err != nil || p.Message != "unchanged" || len(p.Metadata.Reactions) != 0 {
+			t.Fatalf("%s: the post changed without confirmation: %+v %v", mode, p, err)
+		}
+	}
+}
+
+// callErr calls a tool and hands back a protocol error instead of failing.
+func callErr(c interface {
+	CallTool(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error)
+}, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	return c.CallTool(context.Background(), req)
+}
+
+func TestCreatePostTakesAnUploadHandleAndAWorkspaceFileByteIdentical(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	a := aliceClient(t)
+	blob := randomBytes(t, 200<<10)
+	d := requestUpload(t, a, "blob.bin", len(blob), hexSHA(blob))
+	if resp, body := httpDo(t, http.MethodPut, d.Upload.URL, "", blob); resp.StatusCode/100 != 2 {
+		t.Fatalf("PUT the upload: %d %s", resp.StatusCode, body)
+	}
+	ws := uniq(t, "summary") + ".md"
+	if res := call(t, a, "files_write", map[string]any{"name": ws, "text": "# Summary\n"}); res.IsError {
+		t.Fatalf("files_write: %s", text(res))
+	}
+	res := call(t, a, "create_post", map[string]any{"channel": townSquare(t).Id, "message": "handle and workspace",
+		"files": []map[string]any{{"handle": d.Handle}, {"workspace_file": ws}}})
+	if res.IsError {
+		t.Fatalf("create_post: %s", text(res))
+	}
+	if strings.Contains(text(res), d.Handle) {
+		t.Fatal("the answer repeats the handle")
+	}
+	var out tools.PostResult
+	structuredAs(t, res, &out)
+	_, files := postedFiles(t, out.PostID)
+	if sum(files["blob.bin"]) != sum(blob) || string(files[ws]) != "# Summary\n" {
+		t.Fatalf("posted files differ: %d files", len(files))
+	}
+}

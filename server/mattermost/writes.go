@@ -1,0 +1,201 @@
+package mattermost
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mattermost/mattermost/server/public/model"
+)
+
+// Writes: every method acts as the caller and checks what Mattermost would
+// check for them, because the plugin API itself checks nothing. A channel or
+// post the caller cannot read is ErrNotFound.
+//
+// There is no way in the plugin API to delete a FileInfo once UploadFile has
+// created it (no DeleteFile). An uploaded file that never reaches a post is
+// attached to nothing and visible to nobody (its creator is "nouser"), but
+// its bytes stay in the file store. The posting pipeline therefore validates
+// everything first and uploads last, right before creating the post.
+
+// ErrNotYours refuses an edit of someone else's post.
+var ErrNotYours = errors.New("not the caller's own post")
+
+// MayPost reports whether the caller may post, and upload files, in a
+// channel they can read.
+func (c *Caller) MayPost(channelID string) (post, upload bool, err error) {
+	if _, err := c.Channel(channelID); err != nil {
+		return false, false, err
+	}
+	post = c.g.api.User.HasPermissionToChannel(c.userID, channelID, model.PermissionCreatePost)
+	upload = c.g.api.User.HasPermissionToChannel(c.userID, channelID, model.PermissionUploadFile)
+	return post, upload, nil
+}
+
+// ServerMaxFileSize is Mattermost's FileSettings.MaxFileSize in bytes.
+func (c *Caller) ServerMaxFileSize() int64 {
+	cfg := c.g.api.Configuration.GetConfig()
+	if cfg == nil || cfg.FileSettings.MaxFileSize == nil {
+		return 100 << 20
+	}
+	return *cfg.FileSettings.MaxFileSize
+}
+
+// MemberCount is how many people a channel the caller can read reaches.
+func (c *Caller) MemberCount(channelID string) (int64, error) {
+	if _, err := c.Channel(channelID); err != nil {
+		return 0, err
+	}
+	stats, appErr := c.g.raw.GetChannelStats(channelID)
+	if appErr != nil {
+		return 0, fmt.Errorf("read channel stats: %w", appErr)
+	}
+	return stats.MemberCount, nil
+}
+
+// UsernameExists reports whether an active account has this username,
+// whether or not the caller can see it (a mention of it would notify).
+func (c *Caller) UsernameExists(name string) (bool, error) {
+	u, err := c.g.api.User.GetByUsername(strings.ToLower(name))
+	if err != nil {
+		if isNotFound(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("read user: %w", err)
+	}
+	return u.DeleteAt == 0, nil
+}
+
+// DirectChannelWith opens (creating if needed) the caller's direct message
+// with another person they can see.
+func (c *Caller) DirectChannelWith(otherID string) (*model.Channel, error) {
+	if _, err := c.User(otherID); err != nil {
+		return nil, err
+	}
+	ch, appErr := c.g.raw.GetDirectChannel(c.userID, otherID)
+	if appErr != nil {
+		return nil, fmt.Errorf("open direct message: %w", appErr)
+	}
+	return ch, nil
+}
+
+// GroupChannelWith opens (creating if needed) the group message of the
+// caller and others they can see.
+func (c *Caller) GroupChannelWith(otherIDs []string) (*model.Channel, error) {
+	ids := []string{c.userID}
+	for _, id := range otherIDs {
+		if _, err := c.User(id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	ch, appErr := c.g.raw.GetGroupChannel(ids)
+	if appErr != nil {
+		return nil, fmt.Errorf("open group message: %w", appErr)
+	}
+	return ch, nil
+}
+
+// UploadFile stores bytes as an attachment of a channel the caller may
+// upload to, to be attached by CreatePost. See the note above: it cannot be
+// undone.
+func (c *Caller) UploadFile(data []byte, channelID, name string) (*model.FileInfo, error) {
+	_, upload, err := c.MayPost(channelID)
+	if err != nil {
+		return nil, err
+	}
+	if !upload {
+		return nil, ErrNotFound
+	}
+	info, appErr := c.g.raw.UploadFile(data, channelID, name)
+	if appErr != nil {
+		return nil, fmt.Errorf("upload %s: %w", name, appErr)
+	}
+	return info, nil
+}
+
+// CreatePost posts as the caller in a channel they may post in.
+func (c *Caller) CreatePost(p *model.Post) (*model.Post, error) {
+	post, _, err := c.MayPost(p.ChannelId)
+	if err != nil {
+		return nil, err
+	}
+	if !post {
+		return nil, ErrNotFound
+	}
+	p.UserId = c.userID
+	if err := c.g.api.Post.CreatePost(p); err != nil {
+		return nil, fmt.Errorf("create post: %w", err)
+	}
+	return p, nil
+}
+
+// EditOwnPost changes the message of one of the caller's own posts.
+func (c *Caller) EditOwnPost(postID, message string, props map[string]any) (*model.Post, error) {
+	p, err := c.Post(postID)
+	if err != nil {
+		return nil, err
+	}
+	if p.UserId != c.userID {
+		return nil, ErrNotYours
+	}
+	if !c.g.api.User.HasPermissionToChannel(c.userID, p.ChannelId, model.PermissionEditPost) {
+		return nil, ErrNotYours
+	}
+	edited := p.Clone()
+	edited.Message = message
+	for k, v := range props {
+		edited.AddProp(k, v)
+	}
+	if err := c.g.api.Post.UpdatePost(edited); err != nil {
+		return nil, fmt.Errorf("update post: %w", err)
+	}
+	return edited, nil
+}
+
+// React adds (or, with remove, takes back) the caller's reaction to a post
+// they can read.
+func (c *Caller) React(postID, emoji string, remove bool) error {
+	p, err := c.Post(postID)
+	if err != nil {
+		return err
+	}
+	if !c.g.api.User.HasPermissionToChannel(c.userID, p.ChannelId, model.PermissionAddReaction) {
+		return ErrNotFound
+	}
+	r := &model.Reaction{UserId: c.userID, PostId: p.Id, EmojiName: emoji, ChannelId: p.ChannelId}
+	if remove {
+		if err := c.g.api.Post.RemoveReaction(r); err != nil {
+			return fmt.Errorf("remove reaction: %w", err)
+		}
+		return nil
+	}
+	if err := c.g.api.Post.AddReaction(r); err != nil {
+		return fmt.Errorf("add reaction: %w", err)
+	}
+	return nil
+}
+
+// Reactions are the reactions on a post the caller can read.
+func (c *Caller) Reactions(postID string) ([]*model.Reaction, error) {
+	if _, err := c.Post(postID); err != nil {
+		return nil, err
+	}
+	rs, err := c.g.api.Post.GetReactions(postID)
+	if err != nil {
+		return nil, fmt.Errorf("read reactions: %w", err)
+	}
+	return rs, nil
+}
+
+// NotifyPending tells the caller's open Mattermost clients (and only
+// theirs) that posts wait for their answer. The webapp listens for
+// custom_<plugin id>_pending_confirmation.
+func (c *Caller) NotifyPending(confirmations []map[string]any) {
+	items := make([]any, 0, len(confirmations))
+	for _, x := range confirmations {
+		items = append(items, x)
+	}
+	c.g.raw.PublishWebSocketEvent("pending_confirmation", map[string]any{"confirmations": items},
+		&model.WebsocketBroadcast{UserId: c.userID})
+}

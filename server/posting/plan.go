@@ -1,0 +1,282 @@
+package posting
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+)
+
+// MaxFiles is how many files Mattermost attaches to one post.
+const MaxFiles = 10
+
+// Props set on every post this pipeline creates, so people and clients can
+// tell it was written by an AI on the poster's behalf.
+const (
+	PropFromMCP     = "from_mcp"
+	PropAttribution = "mcp_attribution"
+)
+
+// Refusal is a refusal the model can act on: it names what to change.
+type Refusal string
+
+func (r Refusal) Error() string { return string(r) }
+
+// ErrNotFound is what Mattermost answers for anything the caller cannot
+// see; the pipeline passes it through so tools say "not found".
+var ErrNotFound = errors.New("not found")
+
+// Mattermost is what the pipeline needs, bound to the caller
+// (*mattermost.Caller is one).
+type Mattermost interface {
+	UserID() string
+	MayPost(channelID string) (post, upload bool, err error)
+	Post(postID string) (*model.Post, error)
+	ServerMaxFileSize() int64
+	MemberCount(channelID string) (int64, error)
+	UsernameExists(name string) (bool, error)
+	SearchUsers(term string, limit int) ([]*model.User, error)
+	DirectChannelWith(otherID string) (*model.Channel, error)
+	GroupChannelWith(otherIDs []string) (*model.Channel, error)
+	UploadFile(data []byte, channelID, name string) (*model.FileInfo, error)
+	CreatePost(p *model.Post) (*model.Post, error)
+}
+
+// Destination is where a post goes: a channel (optionally a reply in a
+// thread), or the direct/group message with people (UserIDs, created only
+// when the post is executed).
+type Destination struct {
+	ChannelID string   `json:"channel_id,omitempty"`
+	RootID    string   `json:"root_id,omitempty"`
+	UserIDs   []string `json:"user_ids,omitempty"`
+	// Label is how the person is shown the destination.
+	Label string `json:"label"`
+}
+
+// Request is what a tool asks to post.
+type Request struct {
+	Dest    Destination
+	Message string
+	Files   []Entry
+	// Attribution is the visible note of whose behalf the AI wrote for.
+	Attribution string
+}
+
+// Plan is a checked post: everything needed to execute it later, on any
+// node.
+type Plan struct {
+	CallerID    string      `json:"caller_id"`
+	Dest        Destination `json:"dest"`
+	Message     string      `json:"message"`
+	Files       []Staged    `json:"files"`
+	Notes       []string    `json:"notes,omitempty"`
+	Attribution string      `json:"attribution"`
+}
+
+// Prepare checks a request as the caller and stages its files. Nothing is
+// written to Mattermost.
+func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Plan, error) {
+	plan := Plan{CallerID: mm.UserID(), Dest: req.Dest, Message: req.Message, Attribution: req.Attribution}
+	if n := utf8.RuneCountInString(req.Message); n > model.PostMessageMaxRunesV2 {
+		return Plan{}, Refusal(fmt.Sprintf("The message is %d characters; Mattermost takes at most %d. Shorten it, or put the long part in a file (files: [{name, content}]).", n, model.PostMessageMaxRunesV2))
+	}
+	if strings.TrimSpace(req.Message) == "" && len(req.Files) == 0 {
+		return Plan{}, Refusal("Give a message, files, or both: an empty post cannot be sent.")
+	}
+	if len(req.Files) > MaxFiles {
+		return Plan{}, Refusal(fmt.Sprintf("%d files were given; one post holds at most %d. Send the rest in a reply.", len(req.Files), MaxFiles))
+	}
+	if req.Dest.ChannelID != "" {
+		post, upload, err := mm.MayPost(req.Dest.ChannelID)
+		if err != nil {
+			return Plan{}, err
+		}
+		if !post {
+			return Plan{}, Refusal(fmt.Sprintf("You may read %s but not post in it. Choose another channel, or ask its admin.", req.Dest.Label))
+		}
+		if len(req.Files) > 0 && !upload {
+			return Plan{}, Refusal(fmt.Sprintf("You may post in %s but not attach files there. Post without files, or choose another channel.", req.Dest.Label))
+		}
+		if req.Dest.RootID != "" {
+			root, err := mm.Post(req.Dest.RootID)
+			if err != nil || root.ChannelId != req.Dest.ChannelID {
+				return Plan{}, Refusal(fmt.Sprintf("The post %s to reply to was not found in %s. Give the id of a post in that channel (read_channel lists them), or leave root_id out.", req.Dest.RootID, req.Dest.Label))
+			}
+			if root.RootId != "" {
+				plan.Dest.RootID = root.RootId
+			}
+		}
+	}
+	limit := mm.ServerMaxFileSize()
+	seen := map[string]bool{}
+	for i, e := range req.Files {
+		s, err := reg.Stage(ctx, plan.CallerID, e)
+		if err != nil {
+			var r Refusal
+			if errors.As(err, &r) {
+				return Plan{}, Refusal(fmt.Sprintf("File %d: %s", i+1, r))
+			}
+			return Plan{}, fmt.Errorf("file %d: %w", i+1, err)
+		}
+		if s.Size > limit {
+			return Plan{}, Refusal(fmt.Sprintf("File %d, %s, is %s; this Mattermost takes files up to %s. Leave it out or send a smaller one.", i+1, s.Name, present.Size(s.Size), present.Size(limit)))
+		}
+		if seen[s.Name] {
+			s.Name = fmt.Sprintf("%d-%s", i+1, s.Name)
+		}
+		seen[s.Name] = true
+		plan.Files = append(plan.Files, s)
+	}
+	notes, err := mentionNotes(mm, req)
+	if err != nil {
+		return Plan{}, err
+	}
+	plan.Notes = notes
+	return plan, nil
+}
+
+var mentionRE = regexp.MustCompile(`(?:^|[^\w@])@([a-zA-Z0-9][a-zA-Z0-9._\-]*[a-zA-Z0-9_]|[a-zA-Z0-9])`)
+
+// mentionNotes says who the message notifies: how many people @channel,
+// @all and @here reach, and which @names match nobody (with the closest).
+func mentionNotes(mm Mattermost, req Request) ([]string, error) {
+	var notes []string
+	seen := map[string]bool{}
+	for _, m := range mentionRE.FindAllStringSubmatch(req.Message, -1) {
+		name := strings.ToLower(m[1])
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		switch name {
+		case "channel", "all", "here":
+			reach := int64(len(req.Dest.UserIDs) + 1)
+			if req.Dest.ChannelID != "" {
+				n, err := mm.MemberCount(req.Dest.ChannelID)
+				if err != nil {
+					return nil, err
+				}
+				reach = n
+			}
+			what := "every member"
+			if name == "here" {
+				what = "every member who is online"
+			}
+			notes = append(notes, fmt.Sprintf("@%s notifies %s of %s: %d people.", name, what, req.Dest.Label, reach))
+			continue
+		}
+		ok, err := mm.UsernameExists(name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			continue
+		}
+		note := fmt.Sprintf("@%s matches nobody, so it notifies nobody.", name)
+		prefix := name
+		if len(prefix) > 3 {
+			prefix = prefix[:3]
+		}
+		users, err := mm.SearchUsers(prefix, 50)
+		if err != nil {
+			return nil, err
+		}
+		cands := make([]names.Candidate, 0, len(users))
+		for _, u := range users {
+			cands = append(cands, names.Candidate{Key: u.Username, Names: []string{u.Username}})
+		}
+		if near := names.Closest(name, cands, 3); len(near) > 0 {
+			sort.Strings(near)
+			note += " Closest: @" + strings.Join(near, ", @") + "."
+		}
+		notes = append(notes, note)
+	}
+	return notes, nil
+}
+
+// Result is an executed post.
+type Result struct {
+	Post    *model.Post
+	FileIDs []string
+}
+
+// Execute posts an accepted plan as its caller: every file is read again
+// and must have the sha256 the person was shown; then the files are
+// uploaded and the post created at once.
+//
+// The plugin API cannot delete an uploaded file (there is no DeleteFile), so
+// a failure between the first upload and the post leaves unattached files
+// in the file store (attached to no post, visible to nobody). To keep that
+// window small everything is checked and read before the first upload, and
+// the post follows the last upload immediately.
+func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Result, error) {
+	if mm.UserID() != plan.CallerID {
+		return Result{}, ErrNotFound
+	}
+	data := make([][]byte, len(plan.Files))
+	for i, f := range plan.Files {
+		b, err := reg.Bytes(ctx, plan.CallerID, f)
+		if err != nil {
+			return Result{}, Refusal(fmt.Sprintf("%s could not be read again (%v); nothing was sent. Ask again with the file as it is now.", f.Name, err))
+		}
+		sum := sha256.Sum256(b)
+		if hex.EncodeToString(sum[:]) != f.SHA256 {
+			return Result{}, Refusal(fmt.Sprintf("%s changed since the person was asked (sha256 %s then, %s now); nothing was sent. Ask again with the file as it is now.", f.Name, short(f.SHA256), short(hex.EncodeToString(sum[:]))))
+		}
+		data[i] = b
+	}
+	channelID := plan.Dest.ChannelID
+	switch {
+	case channelID != "":
+	case len(plan.Dest.UserIDs) == 1:
+		ch, err := mm.DirectChannelWith(plan.Dest.UserIDs[0])
+		if err != nil {
+			return Result{}, err
+		}
+		channelID = ch.Id
+	case len(plan.Dest.UserIDs) > 1:
+		ch, err := mm.GroupChannelWith(plan.Dest.UserIDs)
+		if err != nil {
+			return Result{}, err
+		}
+		channelID = ch.Id
+	default:
+		return Result{}, Refusal("The post has no destination.")
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	var ids []string
+	for i, f := range plan.Files {
+		info, err := mm.UploadFile(data[i], channelID, f.Name)
+		if err != nil {
+			return Result{}, fmt.Errorf("uploading %s failed, so nothing was posted (%d file(s) uploaded before it stay unattached: Mattermost's plugin API cannot delete them): %w", f.Name, len(ids), err)
+		}
+		ids = append(ids, info.Id)
+	}
+	post := &model.Post{ChannelId: channelID, RootId: plan.Dest.RootID, Message: plan.Message, FileIds: ids}
+	post.AddProp(PropFromMCP, true)
+	post.AddProp(PropAttribution, plan.Attribution)
+	created, err := mm.CreatePost(post)
+	if err != nil {
+		return Result{}, fmt.Errorf("the post failed, so nothing was posted (%d uploaded file(s) stay unattached: Mattermost's plugin API cannot delete them): %w", len(ids), err)
+	}
+	return Result{Post: created, FileIDs: ids}, nil
+}
+
+func short(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
+}
