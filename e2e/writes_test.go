@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
@@ -275,5 +276,60 @@ func TestCreatePostTakesAnUploadHandleAndAWorkspaceFileByteIdentical(t *testing.
 	_, files := postedFiles(t, out.PostID)
 	if sum(files["blob.bin"]) != sum(blob) || string(files[ws]) != "# Summary\n" {
 		t.Fatalf("posted files differ: %d files", len(files))
+	}
+}
+
+func TestHandlesThatAreNotTheCallersOwnAreRefusedAndNothingIsPosted(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	alice, bob := mm.Users[0], mm.Users[1]
+	a := aliceClient(t)
+	blob := randomBytes(t, 4<<10)
+	d := requestUpload(t, a, "owned.bin", len(blob), hexSHA(blob))
+	if resp, body := httpDo(t, http.MethodPut, d.Upload.URL, "", blob); resp.StatusCode/100 != 2 {
+		t.Fatalf("PUT the upload: %d %s", resp.StatusCode, body)
+	}
+	// Flip one character of the signature: the handle no longer verifies.
+	last := d.Handle[len(d.Handle)-1]
+	flip := byte('A')
+	if last == 'A' {
+		flip = 'B'
+	}
+	tampered := d.Handle[:len(d.Handle)-1] + string(flip)
+	marker := uniq(t, "refused-handle")
+	cases := []struct {
+		name   string
+		client func() *client.Client
+		handle string
+	}{
+		{"a tampered handle", func() *client.Client { return a }, tampered},
+		{"another user's handle", func() *client.Client { return connect(t, mm.URL, bob.Token) }, d.Handle},
+		{"a session token presented as a handle", func() *client.Client { return a }, alice.Token},
+	}
+	for _, tc := range cases {
+		res := call(t, tc.client(), "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker,
+			"files": []map[string]any{{"handle": tc.handle}}})
+		body := strings.ToLower(text(res))
+		if !res.IsError || strings.Contains(body, "forbidden") {
+			t.Errorf("%s: %s", tc.name, text(res))
+		}
+		if strings.Contains(text(res), tc.handle) {
+			t.Errorf("%s: the refusal repeats the handle", tc.name)
+		}
+		if tc.handle == d.Handle && !strings.Contains(body, "not found") {
+			t.Errorf("another user's handle must answer not found: %s", text(res))
+		}
+	}
+	posts, _, err := mm.Client(alice).SearchPosts(context.Background(), mm.Team.Id, marker, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(posts.Order) != 0 {
+		t.Fatalf("a refused handle left %d posts", len(posts.Order))
+	}
+	// The handle itself still works for its owner: the refusals were about them.
+	res := call(t, a, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker + " ok",
+		"files": []map[string]any{{"handle": d.Handle}}})
+	if res.IsError {
+		t.Fatalf("the owner's handle: %s", text(res))
 	}
 }
