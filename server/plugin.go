@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
@@ -58,7 +59,8 @@ func (p *Plugin) OnActivate() error {
 	})
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
 	pending := &confirm.Store{KV: gw.BytesKV(), Now: time.Now}
-	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Confirm: pending}
+	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Confirm: pending,
+		FileSlots: posting.NewSlots(workspace.RedeemSlots)}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)

@@ -223,17 +223,14 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 	if mm.UserID() != plan.CallerID {
 		return Result{}, ErrNotFound
 	}
-	data := make([][]byte, len(plan.Files))
-	for i, f := range plan.Files {
-		b, err := reg.Bytes(ctx, plan.CallerID, f)
-		if err != nil {
-			return Result{}, Refusal(fmt.Sprintf("%s could not be read again (%v); nothing was sent. Ask again with the file as it is now.", f.Name, err))
+	// First every file is read and checked, one at a time, so nothing is
+	// uploaded when any of them changed; then each is read, checked again
+	// and uploaded, so what is uploaded is exactly what was shown, and a post
+	// holds at most one file in memory at a time.
+	for _, f := range plan.Files {
+		if err := reg.With(ctx, plan.CallerID, f, func(b []byte) error { return unchanged(f, b) }); err != nil {
+			return Result{}, readAgainRefusal(f, err)
 		}
-		sum := sha256.Sum256(b)
-		if hex.EncodeToString(sum[:]) != f.SHA256 {
-			return Result{}, Refusal(fmt.Sprintf("%s changed since the person was asked (sha256 %s then, %s now); nothing was sent. Ask again with the file as it is now.", f.Name, short(f.SHA256), short(hex.EncodeToString(sum[:]))))
-		}
-		data[i] = b
 	}
 	channelID := plan.Dest.ChannelID
 	switch {
@@ -257,12 +254,21 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 		return Result{}, err
 	}
 	var ids []string
-	for i, f := range plan.Files {
-		info, err := mm.UploadFile(data[i], channelID, f.Name)
+	for _, f := range plan.Files {
+		err := reg.With(ctx, plan.CallerID, f, func(b []byte) error {
+			if err := unchanged(f, b); err != nil {
+				return err
+			}
+			info, err := mm.UploadFile(b, channelID, f.Name)
+			if err != nil {
+				return uploadFailure{fmt.Errorf("uploading %s failed, so nothing was posted (%d file(s) uploaded before it stay unattached: Mattermost's plugin API cannot delete them): %w", f.Name, len(ids), err)}
+			}
+			ids = append(ids, info.Id)
+			return nil
+		})
 		if err != nil {
-			return Result{}, fmt.Errorf("uploading %s failed, so nothing was posted (%d file(s) uploaded before it stay unattached: Mattermost's plugin API cannot delete them): %w", f.Name, len(ids), err)
+			return Result{}, readAgainRefusal(f, err)
 		}
-		ids = append(ids, info.Id)
 	}
 	post := &model.Post{ChannelId: channelID, RootId: plan.Dest.RootID, Message: plan.Message, FileIds: ids}
 	post.AddProp(PropFromMCP, true)
@@ -272,6 +278,32 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 		return Result{}, fmt.Errorf("the post failed, so nothing was posted (%d uploaded file(s) stay unattached: Mattermost's plugin API cannot delete them): %w", len(ids), err)
 	}
 	return Result{Post: created, FileIDs: ids}, nil
+}
+
+// unchanged refuses bytes that are not the ones the person was shown.
+func unchanged(f Staged, b []byte) error {
+	sum := sha256.Sum256(b)
+	if now := hex.EncodeToString(sum[:]); now != f.SHA256 {
+		return Refusal(fmt.Sprintf("%s changed since the person was asked (sha256 %s then, %s now); nothing was sent. Ask again with the file as it is now.", f.Name, short(f.SHA256), short(now)))
+	}
+	return nil
+}
+
+// uploadFailure is Mattermost refusing an upload: a real failure, reported
+// as it is.
+type uploadFailure struct{ error }
+
+func (u uploadFailure) Unwrap() error { return u.error }
+
+// readAgainRefusal keeps refusals and upload failures as they are and
+// words a failed re-read for the model.
+func readAgainRefusal(f Staged, err error) error {
+	var refusal Refusal
+	var upload uploadFailure
+	if errors.As(err, &refusal) || errors.As(err, &upload) {
+		return err
+	}
+	return Refusal(fmt.Sprintf("%s could not be read again (%v); nothing was sent. Ask again with the file as it is now.", f.Name, err))
 }
 
 func short(sum string) string {

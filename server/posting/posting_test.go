@@ -53,7 +53,7 @@ func (m mutable) Stage(_ context.Context, _ string, e Entry) (Staged, error) {
 func (m mutable) Bytes(context.Context, string, Staged) ([]byte, error) { return []byte(*m.data), nil }
 
 func registry(data *string) Registry {
-	return Registry{KindWritten: Written{}, KindWorkspace: mutable{data}}
+	return NewRegistry(NewSlots(2), map[string]Source{KindWritten: Written{}, KindWorkspace: mutable{data}})
 }
 
 func TestAFileChangedSinceTheQuestionIsRefusedAndNothingIsUploaded(t *testing.T) {

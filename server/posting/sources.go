@@ -94,7 +94,41 @@ type Source interface {
 
 // Registry maps each kind to its source. A kind without a source is refused
 // with a message, so a slice can ship before every kind is built.
-type Registry map[string]Source
+type Registry struct {
+	sources map[string]Source
+	// slots is shared by every post of this plugin process: a file's bytes
+	// are held only while a slot is, so all posts together hold at most
+	// len(slots) files in memory, whatever the number of callers.
+	slots chan struct{}
+}
+
+// NewRegistry builds a registry over one process-wide set of slots (make it
+// once, at activation).
+func NewRegistry(slots chan struct{}, sources map[string]Source) Registry {
+	return Registry{sources: sources, slots: slots}
+}
+
+// NewSlots makes the process-wide slots of a registry.
+func NewSlots(n int) chan struct{} { return make(chan struct{}, n) }
+
+func (r Registry) source(kind string) (Source, error) {
+	src, ok := r.sources[kind]
+	if !ok {
+		return nil, Refusal(fmt.Sprintf("Files of kind %s cannot be posted by this server yet.", kind))
+	}
+	return src, nil
+}
+
+// hold runs fn while holding one of the process's slots.
+func (r Registry) hold(ctx context.Context, fn func() error) error {
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+		return fn()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // Stage reads an entry through its source.
 func (r Registry) Stage(ctx context.Context, userID string, e Entry) (Staged, error) {
@@ -102,11 +136,15 @@ func (r Registry) Stage(ctx context.Context, userID string, e Entry) (Staged, er
 	if err != nil {
 		return Staged{}, err
 	}
-	src, ok := r[kind]
-	if !ok {
-		return Staged{}, Refusal(fmt.Sprintf("Files of kind %s cannot be posted by this server yet.", kind))
+	src, err := r.source(kind)
+	if err != nil {
+		return Staged{}, err
 	}
-	s, err := src.Stage(ctx, userID, e)
+	var s Staged
+	err = r.hold(ctx, func() error {
+		s, err = src.Stage(ctx, userID, e)
+		return err
+	})
 	if err != nil {
 		return Staged{}, err
 	}
@@ -114,13 +152,20 @@ func (r Registry) Stage(ctx context.Context, userID string, e Entry) (Staged, er
 	return s, nil
 }
 
-// Bytes reads a staged file again.
-func (r Registry) Bytes(ctx context.Context, userID string, s Staged) ([]byte, error) {
-	src, ok := r[s.Kind]
-	if !ok {
-		return nil, Refusal(fmt.Sprintf("Files of kind %s cannot be posted by this server yet.", s.Kind))
+// With reads a staged file again and hands its bytes to use, holding a slot
+// until use returns: the bytes must not outlive it.
+func (r Registry) With(ctx context.Context, userID string, s Staged, use func([]byte) error) error {
+	src, err := r.source(s.Kind)
+	if err != nil {
+		return err
 	}
-	return src.Bytes(ctx, userID, s)
+	return r.hold(ctx, func() error {
+		data, err := src.Bytes(ctx, userID, s)
+		if err != nil {
+			return err
+		}
+		return use(data)
+	})
 }
 
 // describe fills size, sha256 and type from the bytes.

@@ -28,6 +28,9 @@ type Deps struct {
 	// Confirm keeps the posts waiting for the person's answer in
 	// Mattermost; nil where no confirmation page is served.
 	Confirm *confirm.Store
+	// FileSlots bound the files all posts of this process hold in memory
+	// at once (posting.NewSlots, made once at activation).
+	FileSlots chan struct{}
 }
 
 // All is the whole catalogue, offered or not.

@@ -142,7 +142,7 @@ func (d Deps) mayWrite(confirmable bool) string {
 
 // sources are the kinds of files a post takes, each read as the caller.
 func (d Deps) sources() posting.Registry {
-	return posting.Registry{
+	return posting.NewRegistry(d.FileSlots, map[string]posting.Source{
 		posting.KindWritten: posting.Written{},
 		posting.KindAttachment: posting.Reader{
 			Ref: func(e posting.Entry) string { return strings.TrimSpace(e.FileID) },
@@ -193,7 +193,7 @@ func (d Deps) sources() posting.Registry {
 				return name, data, "upload handle for " + present.Clean(name), nil
 			},
 		},
-	}
+	})
 }
 
 func notFoundRefusal(err error, msg string) error {

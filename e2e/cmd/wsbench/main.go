@@ -4,9 +4,8 @@
 // prints it beside largest file x redemption slots, the bound the redemption
 // of handles promises. It prints figures; it asserts nothing.
 //
-// Redemptions themselves run inside the posting tools, which are not built
-// yet; until then their bound is measured in-process by
-// BenchmarkSixteenRedemptionsOfTheLargestFile in server/workspace.
+// Then 16 people post at once, each redeeming a handle of the largest file
+// through create_post: the redemptions the slot bound is about.
 //
 //	go run ./e2e/cmd/wsbench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz
 package main
@@ -100,6 +99,45 @@ func run(bundle string) error {
 	}
 	fmt.Printf("%d concurrent %d MiB presigned downloads: peak resident %d MiB (%d MiB above rest)\n", concurrent, fileBytes>>20, peak>>10, (peak-base)>>10)
 	fmt.Printf("largest file x redemption slots = %d MiB x %d = %d MiB\n", fileBytes>>20, workspace.RedeemSlots, (fileBytes>>20)*workspace.RedeemSlots)
+
+	// Redemptions: each person fills an upload slot, then posts with its
+	// handle (the person's own client approval is the only check here).
+	if err := mm.PatchPluginSettings(map[string]any{"AllowWrites": true, "WriteConfirmation": config.ConfirmClientApproval}); err != nil {
+		return err
+	}
+	town, _, err := mm.Client(mm.Admin).GetChannelByName(ctx, "town-square", mm.Team.Id, "")
+	if err != nil {
+		return err
+	}
+	handles := make([]string, concurrent)
+	for i := range handles {
+		var slot struct {
+			Handle string `json:"handle"`
+			Upload struct {
+				URL string `json:"url"`
+			} `json:"upload"`
+		}
+		if err := callTool(mm.URL, users[i].Token, "request_upload", map[string]any{"name": "redeem.bin", "size": fileBytes}, &slot); err != nil {
+			return err
+		}
+		if err := put(slot.Upload.URL, "", data); err != nil {
+			return err
+		}
+		handles[i] = slot.Handle
+	}
+	base = rssKiB(pid, "VmRSS")
+	peak, err = sampled(pid, func() error {
+		return parallel(func(i int) error {
+			var posted map[string]any
+			return callTool(mm.URL, users[i].Token, "create_post", map[string]any{"channel": town.Id, "message": "redeemed",
+				"files": []map[string]any{{"handle": handles[i]}}}, &posted)
+		})
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%d concurrent posts each redeeming a %d MiB handle: peak resident %d MiB (%d MiB above rest; bound promised: %d MiB)\n",
+		concurrent, fileBytes>>20, peak>>10, (peak-base)>>10, (fileBytes>>20)*workspace.RedeemSlots)
 	return nil
 }
 
@@ -145,13 +183,15 @@ func sampled(pid int, f func() error) (peakKiB int64, err error) {
 
 func put(u, token string, data []byte) error {
 	req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(data))
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
+	if resp.StatusCode/100 != 2 {
 		body, _ := io.ReadAll(resp.Body)
 		return fmt.Errorf("PUT: %d %s", resp.StatusCode, body)
 	}
@@ -171,36 +211,46 @@ func get(u string, want int64) error {
 	return nil
 }
 
-func presign(site, token string) (string, error) {
+// callTool calls one tool as the token's user and decodes its structured
+// answer into out.
+func callTool(site, token, tool string, args map[string]any, out any) error {
 	c, err := client.NewStreamableHttpClient(strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp",
 		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer c.Close()
 	ctx := context.Background()
 	if err := c.Start(ctx); err != nil {
-		return "", err
+		return err
 	}
 	init := mcp.InitializeRequest{}
 	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
 	init.Params.ClientInfo = mcp.Implementation{Name: "wsbench", Version: "1"}
 	if _, err := c.Initialize(ctx, init); err != nil {
-		return "", err
+		return err
 	}
 	req := mcp.CallToolRequest{}
-	req.Params.Name = "files_presign"
-	req.Params.Arguments = map[string]any{"name": "large.bin", "direction": "download"}
+	req.Params.Name = tool
+	req.Params.Arguments = args
 	res, err := c.CallTool(ctx, req)
 	if err != nil {
-		return "", err
+		return err
 	}
 	raw, _ := json.Marshal(res.StructuredContent)
-	var out struct{ URL string }
-	if err := json.Unmarshal(raw, &out); err != nil || out.URL == "" {
-		return "", fmt.Errorf("files_presign: %s", raw)
+	if res.IsError {
+		return fmt.Errorf("%s refused: %v", tool, res.Content)
 	}
-	return out.URL, nil
+	return json.Unmarshal(raw, out)
+}
+
+func presign(site, token string) (string, error) {
+	var out struct{ URL string }
+	err := callTool(site, token, "files_presign", map[string]any{"name": "large.bin", "direction": "download"}, &out)
+	if err == nil && out.URL == "" {
+		err = fmt.Errorf("files_presign gave no URL")
+	}
+	return out.URL, err
 }
 
 // pluginPID finds the plugin's process: its executable lies under the
