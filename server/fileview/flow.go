@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"path"
 	"strings"
 )
@@ -348,20 +347,7 @@ func extractPptx(ctx context.Context, p *pkg) (*extraction, error) {
 
 // slideIDs lists the relationship ids of sldIdLst in order.
 func slideIDs(ctx context.Context, p *pkg, pres string) (ids []string, more int, err error) {
-	r, err := p.open(pres, MaxSmallPartBytes)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer r.Close()
-	w := newWalker(ctx, r)
-	for {
-		t, err := w.next()
-		if err == io.EOF {
-			return ids, more, nil
-		}
-		if err != nil {
-			return ids, more, err
-		}
+	err = p.eachToken(ctx, pres, MaxSmallPartBytes, func(_ *xmlWalker, t xml.Token) error {
 		if el, ok := t.(xml.StartElement); ok && el.Name.Local == "sldId" {
 			if len(ids) < MaxSlides {
 				ids = append(ids, relID(el))
@@ -369,7 +355,9 @@ func slideIDs(ctx context.Context, p *pkg, pres string) (ids []string, more int,
 				more++
 			}
 		}
-	}
+		return nil
+	})
+	return ids, more, err
 }
 
 // slideText writes one slide and its notes.

@@ -68,6 +68,36 @@ func (p *pkg) has(name string) bool {
 
 // open streams one part's decompressed bytes, at most limit of them and no
 // more than the package has left. The size the zip declares is not trusted.
+// errStopWalk ends eachToken early, without an error.
+var errStopWalk = errors.New("stop walking")
+
+// eachToken streams one part (at most limit decompressed bytes) and hands
+// every XML token to fn, until the end of the part, an error, or fn
+// returning errStopWalk.
+func (p *pkg) eachToken(ctx context.Context, part string, limit int64, fn func(w *xmlWalker, t xml.Token) error) error {
+	r, err := p.open(part, limit)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w := newWalker(ctx, r)
+	for {
+		t, err := w.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err == nil {
+			err = fn(w, t)
+		}
+		if errors.Is(err, errStopWalk) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
 func (p *pkg) open(name string, limit int64) (*partReader, error) {
 	f, ok := p.byName[strings.ToLower(strings.TrimPrefix(name, "/"))]
 	if !ok {
@@ -184,28 +214,18 @@ type rel struct {
 // readRels reads the relationships of part (from its _rels/*.rels part).
 func readRels(ctx context.Context, p *pkg, part string) (map[string]rel, error) {
 	dir, file := path.Split(part)
-	r, err := p.open(dir+"_rels/"+file+".rels", MaxSmallPartBytes)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
 	rels := map[string]rel{}
-	w := newWalker(ctx, r)
-	for len(rels) < MaxRelationships {
-		t, err := w.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return rels, err
+	err := p.eachToken(ctx, dir+"_rels/"+file+".rels", MaxSmallPartBytes, func(_ *xmlWalker, t xml.Token) error {
+		if len(rels) >= MaxRelationships {
+			return errStopWalk
 		}
 		el, ok := t.(xml.StartElement)
 		if !ok || el.Name.Local != "Relationship" {
-			continue
+			return nil
 		}
 		id := attr(el, "Id")
 		if _, dup := rels[id]; dup || id == "" {
-			continue
+			return nil
 		}
 		target := attr(el, "Target")
 		external := strings.EqualFold(attr(el, "TargetMode"), "External")
@@ -217,8 +237,9 @@ func readRels(ctx context.Context, p *pkg, part string) (map[string]rel, error) 
 			}
 		}
 		rels[id] = rel{typ: attr(el, "Type"), target: target, external: external}
-	}
-	return rels, nil
+		return nil
+	})
+	return rels, err
 }
 
 // extraction is the text taken out of an Office file, with what was cut.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"math"
 	"path"
 	"strconv"
@@ -107,23 +106,10 @@ func declaredOr(declared, loaded int) string {
 
 // workbookSheets lists the sheets of workbook.xml in order.
 func workbookSheets(ctx context.Context, p *pkg, part string) (sheets []sheetInfo, date1904 bool, more int, err error) {
-	r, err := p.open(part, MaxSmallPartBytes)
-	if err != nil {
-		return nil, false, 0, err
-	}
-	defer r.Close()
-	w := newWalker(ctx, r)
-	for {
-		t, err := w.next()
-		if err == io.EOF {
-			return sheets, date1904, more, nil
-		}
-		if err != nil {
-			return sheets, date1904, more, err
-		}
+	err = p.eachToken(ctx, part, MaxSmallPartBytes, func(_ *xmlWalker, t xml.Token) error {
 		el, ok := t.(xml.StartElement)
 		if !ok {
-			continue
+			return nil
 		}
 		switch el.Name.Local {
 		case "workbookPr":
@@ -136,7 +122,9 @@ func workbookSheets(ctx context.Context, p *pkg, part string) (sheets []sheetInf
 				more++
 			}
 		}
-	}
+		return nil
+	})
+	return sheets, date1904, more, err
 }
 
 // sharedStrings holds the workbook's string table in one buffer.
@@ -160,22 +148,9 @@ func (s *sharedStrings) get(i int) (string, bool) {
 
 // read loads strings until the count or byte cap, then stops reading.
 func (s *sharedStrings) read(ctx context.Context, p *pkg, part string) error {
-	r, err := p.open(part, MaxPartBytes)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	w := newWalker(ctx, r)
 	inSI, inT := false, false
 	skipLevel, start := 0, 0
-	for {
-		t, err := w.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return p.eachToken(ctx, part, MaxPartBytes, func(w *xmlWalker, t xml.Token) error {
 		switch t := t.(type) {
 		case xml.StartElement:
 			switch {
@@ -185,7 +160,7 @@ func (s *sharedStrings) read(ctx context.Context, p *pkg, part string) error {
 			case t.Name.Local == "si":
 				if len(s.ends) >= MaxSharedStrings || len(s.buf) >= MaxSharedStringBytes {
 					s.cut = true
-					return nil
+					return errStopWalk
 				}
 				inSI, start = true, len(s.buf)
 			case t.Name.Local == "rPh" || t.Name.Local == "phoneticPr":
@@ -213,7 +188,8 @@ func (s *sharedStrings) read(ctx context.Context, p *pkg, part string) error {
 				}
 			}
 		}
-	}
+		return nil
+	})
 }
 
 // fmtClass says how a number format shows a number: as a date, a time, both,
@@ -250,21 +226,8 @@ func (s *styles) class(style int) fmtClass {
 }
 
 func (s *styles) read(ctx context.Context, p *pkg, part string) error {
-	r, err := p.open(part, MaxSmallPartBytes)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	w := newWalker(ctx, r)
 	xfsLevel := 0
-	for {
-		t, err := w.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return p.eachToken(ctx, part, MaxSmallPartBytes, func(w *xmlWalker, t xml.Token) error {
 		switch t := t.(type) {
 		case xml.StartElement:
 			switch t.Name.Local {
@@ -285,7 +248,8 @@ func (s *styles) read(ctx context.Context, p *pkg, part string) error {
 				xfsLevel = 0
 			}
 		}
-	}
+		return nil
+	})
 }
 
 // classifyFormat finds the date and time tokens (y, m, d, h, s) of a custom
