@@ -167,9 +167,10 @@ func (c *Catalogue) Offered(cfg config.Configuration) []Tool {
 	return out
 }
 
-// Register adds every tool to the MCP server and installs the filter that
-// re-evaluates the configuration on each list and call, so a settings change
-// takes effect without a restart or a reconnect.
+// Register adds every tool to the MCP server. What is offered is decided by
+// Filter, installed on the server, which re-evaluates the configuration on
+// each list and call, so a settings change takes effect without a restart or
+// a reconnect.
 func (c *Catalogue) Register(s *server.MCPServer) {
 	for _, t := range c.tools {
 		s.AddTool(t.MCP(), t.Handler)

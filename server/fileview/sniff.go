@@ -90,11 +90,11 @@ func nameType(name string) (typeInfo, bool) {
 // bytes cannot tell (plain text from CSV, M4A from MP4). mismatch is set when
 // the name claims a different type than the bytes.
 func Sniff(data []byte, name string) (kind Kind, detected string, mismatch string) {
-	s := sniff(data, name, "")
+	s := sniff(data, name)
 	return s.kind, s.detected, s.mismatch
 }
 
-func sniff(data []byte, name, declaredMIME string) sniffed {
+func sniff(data []byte, name string) sniffed {
 	s := sniffBytes(data, name)
 	nt, known := nameType(name)
 	if s.kind == KindText {
@@ -107,7 +107,6 @@ func sniff(data []byte, name, declaredMIME string) sniffed {
 		s.mismatch = visible(path.Base(strings.ReplaceAll(name, "\\", "/")), 512) +
 			": its name says " + nt.human + ", its bytes are " + withArticle(s.detected)
 	}
-	_ = declaredMIME // the bytes decide; a declared type never overrides them
 	return s
 }
 

@@ -18,9 +18,6 @@ import (
 type Request struct {
 	// Name is the file name as stored.
 	Name string
-	// DeclaredMIME is the MIME type the uploader or Mattermost declared; it may
-	// be empty or wrong and is only used when the bytes cannot tell.
-	DeclaredMIME string
 	// Offset is the 1-based first line of the window; 0 means 1.
 	Offset int
 	// Column is the 1-based byte column within line Offset where the window
@@ -145,7 +142,7 @@ func Convert(ctx context.Context, data []byte, req Request) (*View, error) {
 		return nil, err
 	}
 	// A file over the cap is typed from its first MaxInputBytes only.
-	s := sniff(data[:min(len(data), MaxInputBytes)], req.Name, req.DeclaredMIME)
+	s := sniff(data[:min(len(data), MaxInputBytes)], req.Name)
 	if len(data) > MaxInputBytes {
 		v := describeView(req, int64(len(data)), s.detected, s.kind, s.mismatch,
 			fmt.Sprintf("it is larger than %s, the most this server reads into memory for one file", sizeText(MaxInputBytes)))

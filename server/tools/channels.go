@@ -180,6 +180,38 @@ func listTeams(d Deps) catalogue.Tool {
 // pickTeam resolves a team argument (id, name or display name) among the
 // caller's teams. An empty argument is every team (nil). A refusal is text
 // for the model.
+// scopedChannels is what the channel tools work on: the caller's teams, the
+// team an argument names (nil for all) and the caller's channels in it.
+type scopedChannels struct {
+	teams []mattermost.Membership
+	team  *model.Team
+	mine  []mattermost.MyChannel
+}
+
+// channelScope resolves the caller, a team argument and the caller's
+// channels in that team, or a refusal that says what to pass instead.
+func (d Deps) channelScope(ctx context.Context, teamRef string) (*mattermost.Caller, scopedChannels, *mcp.CallToolResult, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, scopedChannels{}, nil, err
+	}
+	ms, team, refusal, err := teamScope(c, teamRef)
+	if err != nil || refusal != nil {
+		return nil, scopedChannels{}, refusal, err
+	}
+	all, err := c.MyChannels()
+	if err != nil {
+		return nil, scopedChannels{}, nil, err
+	}
+	sc := scopedChannels{teams: ms, team: team}
+	for _, m := range all {
+		if team == nil || m.Channel.TeamId == team.Id {
+			sc.mine = append(sc.mine, m)
+		}
+	}
+	return c, sc, nil, nil
+}
+
 // teamScope is the caller's teams and the one a team argument names (nil
 // for all), or a refusal that says what to pass instead.
 func teamScope(c *mattermost.Caller, ref string) ([]mattermost.Membership, *model.Team, *mcp.CallToolResult, error) {
@@ -237,23 +269,12 @@ func listChannels(d Deps) catalogue.Tool {
 			"then by latest post; at most 200 are listed. Use read_channel with a channel id to read one.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
 	}, func(ctx context.Context, args listChannelsArgs) (*mcp.CallToolResult, error) {
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		_, team, refusal, err := teamScope(c, args.Team)
+		_, sc, refusal, err := d.channelScope(ctx, args.Team)
 		if err != nil || refusal != nil {
 			return refusal, err
 		}
-		mine, err := c.MyChannels()
-		if err != nil {
-			return nil, err
-		}
 		var views []chanView
-		for _, m := range mine {
-			if team != nil && m.Channel.TeamId != team.Id {
-				continue
-			}
+		for _, m := range sc.mine {
 			views = append(views, viewOf(m))
 		}
 		sort.SliceStable(views, func(i, j int) bool {
@@ -266,7 +287,7 @@ func listChannels(d Deps) catalogue.Tool {
 		out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
 		var b strings.Builder
 		where := "in all your teams, with direct and group messages"
-		if team != nil {
+		if team := sc.team; team != nil {
 			where = fmt.Sprintf("in team %s (%s); direct and group messages are listed when no team is given", present.Clean(team.DisplayName), team.Name)
 		}
 		fmt.Fprintf(&b, "You are a member of %d channels %s. Unread first, then by latest post.\n", len(views), where)
@@ -562,25 +583,15 @@ func searchChannels(d Deps) catalogue.Tool {
 		if term == "" {
 			return mcp.NewToolResultError("Give term: part of a channel's name. Call list_channels to see all your channels."), nil
 		}
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ms, team, refusal, err := teamScope(c, args.Team)
+		c, sc, refusal, err := d.channelScope(ctx, args.Team)
 		if err != nil || refusal != nil {
 			return refusal, err
 		}
-		mine, err := c.MyChannels()
-		if err != nil {
-			return nil, err
-		}
+		ms, team := sc.teams, sc.team
 		seen := map[string]bool{}
 		var views []chanView
 		fq := names.Fold(term)
-		for _, m := range mine {
-			if team != nil && m.Channel.TeamId != team.Id {
-				continue
-			}
+		for _, m := range sc.mine {
 			v := viewOf(m)
 			if strings.Contains(names.Fold(m.Channel.Name), fq) || strings.Contains(names.Fold(v.displayName()), fq) {
 				seen[m.Channel.Id] = true

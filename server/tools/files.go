@@ -214,7 +214,7 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolRes
 	}
 	info := l.Info
 	req := fileview.Request{
-		Name: info.Name, DeclaredMIME: info.MimeType,
+		Name:   info.Name,
 		Offset: args.Offset, Column: args.Column, Limit: args.Limit,
 		Permalink: l.permalink,
 		NextCall:  nextCallOf("read_file", "file_id", info.Id),

@@ -14,10 +14,6 @@ func callerIDFrom(ctx context.Context) string {
 	return id
 }
 
-func withCaller(ctx context.Context, userID string) context.Context {
-	return withCallerID(ctx, userID)
-}
-
 // CallerID is the Mattermost user a tool call comes from. It is set only from
 // the header Mattermost itself writes after checking the token, never from an
 // argument. Empty means no authenticated caller: refuse.

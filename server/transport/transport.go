@@ -86,7 +86,7 @@ func New(opts Options) *Transport {
 		server.WithSessionIdManagerResolver(sessionResolver{store: t.sessions}),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 			restore(ctx, sessionFrom(r.Context()))
-			return withCaller(ctx, callerIDFrom(r.Context()))
+			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),
 		// A standalone GET stream would tie a client to one node's memory;
 		// everything this server says travels on the POST that asked for it.
