@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/question"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
@@ -60,6 +61,7 @@ func (p *Plugin) OnActivate() error {
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
 	pending := &confirm.Store{KV: gw.BytesKV(), Now: time.Now}
 	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Confirm: pending,
+		Questions: &question.Signer{KV: gw.BytesKV(), Now: time.Now},
 		FileSlots: posting.NewSlots(workspace.RedeemSlots)}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
@@ -72,6 +74,7 @@ func (p *Plugin) OnActivate() error {
 		SiteURL:      gw.SiteURL,
 		UserActive:   gw.UserActive,
 		KV:           gw.KV(),
+		Answers:      gw.BytesKV(),
 		Log:          gw.Log(),
 		ServerOptions: []server.ServerOption{
 			server.WithToolFilter(cat.Filter(p.config.Get)),

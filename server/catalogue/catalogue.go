@@ -5,6 +5,8 @@ package catalogue
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -68,12 +70,41 @@ func Define[Args any](t Tool, handle func(ctx context.Context, args Args) (*mcp.
 		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
 			ctx = context.WithValue(ctx, progressKey{}, req.Params.Meta.ProgressToken)
 		}
+		ctx = context.WithValue(ctx, callKey{}, Call{Tool: t.Name, Arguments: argumentsDigest(req), RoundTrip: req.Params.MultiRoundTripParams})
 		return handle(ctx, args)
 	}
 	return t
 }
 
 type progressKey struct{}
+type callKey struct{}
+
+// Call is what a handler may need of the request beyond its arguments: which
+// tool it is, a digest of the arguments exactly as sent, and the answers of
+// a multi-round-trip retry (empty on a first call).
+type Call struct {
+	Tool      string
+	Arguments string
+	RoundTrip mcp.MultiRoundTripParams
+}
+
+// CallOf is the tool call being handled.
+func CallOf(ctx context.Context) Call {
+	c, _ := ctx.Value(callKey{}).(Call)
+	return c
+}
+
+// argumentsDigest is a sha256 of the arguments as canonical JSON (maps
+// marshal with sorted keys), so a retry can be bound to the very arguments a
+// question was asked about.
+func argumentsDigest(req mcp.CallToolRequest) string {
+	raw, err := json.Marshal(req.GetArguments())
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
 
 // ProgressToken is the call's progress token, nil when the client sent
 // none (then no progress notifications may be sent).

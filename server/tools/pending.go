@@ -90,6 +90,13 @@ func (d Deps) askInMattermost(ctx context.Context, c *mattermost.Caller, plan po
 		return nil, err
 	}
 	c.NotifyPending([]map[string]any{{"id": rec.ID, "title": title}})
+	return d.waitForAnswer(ctx, c, rec)
+}
+
+// waitForAnswer waits a bounded time for the person's answer in Mattermost,
+// keeping the client informed, and answers the outcome or that the post
+// still waits.
+func (d Deps) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec confirm.Record) (*mcp.CallToolResult, error) {
 	started := time.Now()
 	d.progress(ctx, started, rec.ID)
 	deadline := time.NewTimer(confirmWait)

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/question"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -28,6 +29,8 @@ type Deps struct {
 	// Confirm keeps the posts waiting for the person's answer in
 	// Mattermost; nil where no confirmation page is served.
 	Confirm *confirm.Store
+	// Questions signs the state of questions asked through the client.
+	Questions *question.Signer
 	// FileSlots bound the files all posts of this process hold in memory
 	// at once (posting.NewSlots, made once at activation).
 	FileSlots chan struct{}

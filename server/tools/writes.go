@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/question"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -289,6 +290,9 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallTo
 
 // post prepares and, as the admin's confirmation setting allows, executes.
 func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (*mcp.CallToolResult, error) {
+	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
+		return d.resume(ctx, c, call)
+	}
 	me, err := c.Me()
 	if err != nil {
 		return nil, err
@@ -300,7 +304,18 @@ func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Desti
 	if res, err := refusalOr(err, dest); res != nil || err != nil {
 		return res, err
 	}
-	if d.Config().WriteConfirmation != config.ConfirmClientApproval {
+	switch d.Config().WriteConfirmation {
+	case config.ConfirmClientApproval:
+	case config.ConfirmClientThenMattermost:
+		if form, url := question.ClientAsks(ctx); form || url {
+			mode := question.ModeForm
+			if !form {
+				mode = question.ModeURL
+			}
+			return d.askInClient(ctx, c, plan, mode)
+		}
+		return d.askInMattermost(ctx, c, plan)
+	default:
 		return d.askInMattermost(ctx, c, plan)
 	}
 	// Checked again just before sending: the setting may have changed

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -54,7 +55,9 @@ type Options struct {
 	// UserActive answers whether the user exists and is not deactivated.
 	UserActive func(userID string) (bool, error)
 	KV         KV
-	Log        Logger
+	// Answers carries clients' answers between nodes (see answers.go).
+	Answers AnswerKV
+	Log     Logger
 	// ServerOptions are added to the MCP server (tool filter, middleware...).
 	ServerOptions []server.ServerOption
 }
@@ -79,6 +82,7 @@ func New(opts Options) *Transport {
 		server.WithInstructions(opts.Instructions),
 		server.WithHooks(hooks),
 		server.WithRecovery(),
+		server.WithLogger(slog.New(mcpLog{log: opts.Log})),
 		server.WithToolHandlerMiddleware(t.logToolCall),
 	}, opts.ServerOptions...)
 	t.MCP = server.NewMCPServer("Mattermost", opts.Version, serverOpts...)
@@ -91,6 +95,7 @@ func New(opts Options) *Transport {
 		// A standalone GET stream would tie a client to one node's memory;
 		// everything this server says travels on the POST that asked for it.
 		server.WithDisableStreaming(true),
+		server.WithStreamableHTTPLogger(slog.New(mcpLog{log: opts.Log})),
 		// Mattermost authenticates every request with a token a rebinding
 		// page cannot have, and reverse proxies on the same host forward
 		// with the public Host header, which this check would refuse.
@@ -218,6 +223,18 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		}
 		method, tool = peekMethod(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		rec := sessionFrom(ctx)
+		if rec != nil && rec.UserID == userID && t.opts.Answers != nil {
+			switch {
+			case isClientAnswer(body):
+				t.relayAnswer(ctx, w, r, rec, body)
+				t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", "answer",
+					"duration_ms", time.Since(started).Milliseconds())
+				return
+			case method == string(mcp.MethodToolsCall) && canBeAsked(rec):
+				defer t.collectAnswers(ctx, r, rec.ID)()
+			}
+		}
 	}
 
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
@@ -244,6 +261,8 @@ func (t *Transport) logToolCall(next server.ToolHandlerFunc) server.ToolHandlerF
 			// The model gets a usable answer rather than a protocol error.
 			res, err = mcp.NewToolResultError(fmt.Sprintf(
 				"%s failed inside Mattermost. Try again; if it keeps failing, tell the person and ask them to check the Mattermost server log.", req.Params.Name)), nil
+		case res != nil && res.NeedsInput():
+			outcome = "asked"
 		case res != nil && res.IsError:
 			outcome = "refused"
 		}

@@ -47,6 +47,25 @@ func (m *memKV) SetWithExpiry(key string, value any, _ time.Duration) error {
 	return nil
 }
 
+// rawKV is the same store as raw bytes, the mailbox's view of it.
+type rawKV struct{ *memKV }
+
+func (r rawKV) Get(key string) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.data[key], nil
+}
+
+func (r rawKV) CompareAndSet(key string, old, value []byte, _ time.Duration) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur, ok := r.data[key]; !bytes.Equal(cur, old) || (old == nil && ok) {
+		return false, nil
+	}
+	r.data[key] = value
+	return true, nil
+}
+
 func (m *memKV) Delete(key string) error {
 	m.mu.Lock()
 	delete(m.data, key)
@@ -74,14 +93,15 @@ func (l *memLog) Warn(msg string, kv ...any)  { l.add(msg, kv) }
 func (l *memLog) Error(msg string, kv ...any) { l.add(msg, kv) }
 
 // node is one plugin process: its own Transport over the shared KV.
-func node(t *testing.T, kv KV, log *memLog, active map[string]bool) *httptest.Server {
+func node(t *testing.T, kv *memKV, log *memLog, active map[string]bool) *httptest.Server {
 	t.Helper()
 	tr := New(Options{
 		PluginID: "mcp-server", Version: "test", Instructions: "test",
 		SiteURL:    func() string { return "https://chat.example.com/" },
 		UserActive: func(id string) (bool, error) { return active[id], nil },
-		KV:         kv, Log: log,
+		KV:         kv, Answers: rawKV{kv}, Log: log,
 	})
+	tr.MCP.AddTool(mcp.NewTool("ask", mcp.WithDescription("test")), askTool)
 	tr.MCP.AddTool(mcp.NewTool("whoami", mcp.WithDescription("test")), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		caps := mcp.ClientCapabilities{}
 		if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
@@ -261,4 +281,21 @@ func TestAnOversizedRequestIsRefusedWithTheWayAround(t *testing.T) {
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(text, "request_upload") {
 		t.Fatalf("status %d: %s", resp.StatusCode, text)
 	}
+}
+
+// onlySession is the id of the one session in the store.
+func (m *memKV) onlySession(t *testing.T) string {
+	t.Helper()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ids []string
+	for k := range m.data {
+		if strings.HasPrefix(k, sessionKeyPrefix) {
+			ids = append(ids, strings.TrimPrefix(k, sessionKeyPrefix))
+		}
+	}
+	if len(ids) != 1 {
+		t.Fatalf("%d sessions in the store", len(ids))
+	}
+	return ids[0]
 }

@@ -1,0 +1,378 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
+)
+
+// person stands for the person at the MCP client: it sees each question
+// and answers it.
+type person struct {
+	mu        sync.Mutex
+	questions []mcp.ElicitationParams
+	answer    func(q mcp.ElicitationParams) *mcp.ElicitationResult
+}
+
+func (p *person) Elicit(_ context.Context, req mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	p.mu.Lock()
+	p.questions = append(p.questions, req.Params)
+	p.mu.Unlock()
+	return p.answer(req.Params), nil
+}
+
+func (p *person) asked() []mcp.ElicitationParams {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]mcp.ElicitationParams(nil), p.questions...)
+}
+
+// tick answers a form question by ticking its one box (whatever its name).
+func tick(q mcp.ElicitationParams) *mcp.ElicitationResult {
+	content := map[string]any{}
+	raw, _ := json.Marshal(q.RequestedSchema)
+	var schema struct {
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(raw, &schema)
+	for _, name := range schema.Required {
+		content[name] = true
+	}
+	return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: content}}
+}
+
+func respond(action mcp.ElicitationResponseAction) func(mcp.ElicitationParams) *mcp.ElicitationResult {
+	return func(mcp.ElicitationParams) *mcp.ElicitationResult {
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: action}}
+	}
+}
+
+// connectAsking is a client that can be asked questions: form mode, url
+// mode or both, on the protocol version given ("" for the newest).
+func connectAsking(t *testing.T, site, token, version string, caps mcp.ElicitationCapability, p *person) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(mcpURL(site), transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []client.ClientOption{client.WithElicitationHandler(p)}
+	if version != "" {
+		opts = append(opts, client.WithProtocolVersion(version))
+	}
+	c := client.NewClient(tr, opts...)
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = version
+	if version == "" {
+		req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	}
+	req.Params.ClientInfo = mcp.Implementation{Name: "e2e-asking", Version: "1"}
+	req.Params.Capabilities.Elicitation = &caps
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return c
+}
+
+var formOnly = mcp.ElicitationCapability{Form: &struct{}{}}
+
+// postsWith counts the posts in a channel whose message is marker.
+func postsWith(t *testing.T, channelID, marker string) int {
+	t.Helper()
+	list, _, err := mm.Client(mm.Users[0]).GetPostsForChannel(context.Background(), channelID, 0, 60, "", false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range list.Posts {
+		if p.Message == marker {
+			n++
+		}
+	}
+	return n
+}
+
+// noFileNamed checks, in the database itself and through search, that no
+// file record with this name part exists.
+func noFileNamed(t *testing.T, part string) {
+	t.Helper()
+	n, err := mm.FileInfoCount(context.Background(), part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("%d file records named *%s* exist", n, part)
+	}
+	found, _, err := mm.Client(mm.Users[0]).SearchFilesWithParams(context.Background(), mm.Team.Id, &model.SearchParameter{Terms: model.NewPointer(part)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found.Order) != 0 {
+		t.Fatalf("search finds %d files named *%s*", len(found.Order), part)
+	}
+}
+
+func TestAPostAcceptedInTheClientsFormIsPostedWithTheExactFiles(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	attachment := randomBytes(t, 40_000)
+	_, infos := postFiles(t, alice, ch.Id, "source", map[string][]byte{"source.bin": attachment})
+	marker := uniq(t, "form-accepted")
+	notes := "line one\nline two\n"
+	p := &person{answer: tick}
+	c := connectAsking(t, mm.URL, alice.Token, "", formOnly, p)
+	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker + " for @" + mm.Users[1].Username,
+		"files": []map[string]any{{"name": "notes.md", "content": notes}, {"file_id": infos[0].Id}}})
+	var out tools.PendingResult
+	structuredAs(t, res, &out)
+	if res.IsError || out.State != "posted" || out.PostID == "" {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	qs := p.asked()
+	if len(qs) != 1 {
+		t.Fatalf("the person was asked %d times", len(qs))
+	}
+	for _, want := range []string{marker, "notes.md", "source.bin", "39.1 KiB", "~town-square", sum([]byte(notes))[:12], sum(attachment)[:12]} {
+		if !strings.Contains(qs[0].Message, want) {
+			t.Errorf("the question does not show %q:\n%s", want, qs[0].Message)
+		}
+	}
+	post, files := postedFiles(t, out.PostID)
+	if !strings.HasPrefix(post.Message, marker) || post.GetProp("from_mcp") != true {
+		t.Fatalf("the post read back: %q props %v", post.Message, post.GetProps())
+	}
+	if sum(files["notes.md"]) != sum([]byte(notes)) || sum(files["source.bin"]) != sum(attachment) {
+		t.Fatalf("the posted files differ from what was shown: %v", files)
+	}
+}
+
+func TestAFormAnsweredThroughAnotherServerOfTheClusterIsPostedOnce(t *testing.T) {
+	proxyURL, err := mm.StartSecondNode(t.Context())
+	if err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	for _, version := range []string{mcp.LATEST_LEGACY_PROTOCOL_VERSION, ""} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			p := &person{answer: tick}
+			c := connectAsking(t, proxyURL, alice.Token, version, formOnly, p)
+			// Several posts, so the question and its answer cross between
+			// the servers in both directions.
+			for range 3 {
+				marker := uniq(t, "form-cluster")
+				before1, before2 := mm.ProxyHits()
+				res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker,
+					"files": []map[string]any{{"name": marker + ".txt", "content": "clustered\n"}}})
+				var out tools.PendingResult
+				structuredAs(t, res, &out)
+				if res.IsError || out.State != "posted" {
+					t.Fatalf("create_post answered %s", text(res))
+				}
+				after1, after2 := mm.ProxyHits()
+				if after1 == before1 || after2 == before2 {
+					t.Fatalf("one server served the whole exchange: %d and %d requests", after1-before1, after2-before2)
+				}
+				if n := postsWith(t, ch.Id, marker); n != 1 {
+					t.Fatalf("%d posts for one accepted question", n)
+				}
+			}
+		})
+	}
+}
+
+func TestAPostDeclinedInTheClientLeavesNoPostAndNoFile(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	for _, action := range []mcp.ElicitationResponseAction{mcp.ElicitationResponseActionDecline, mcp.ElicitationResponseActionCancel} {
+		t.Run(string(action), func(t *testing.T) {
+			marker := uniq(t, "form-"+string(action))
+			c := connectAsking(t, mm.URL, alice.Token, "", formOnly, &person{answer: respond(action)})
+			res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker,
+				"files": []map[string]any{{"name": marker + ".txt", "content": "never sent\n"}}})
+			if !res.IsError || !strings.Contains(text(res), "Do not try again unless the person asks") {
+				t.Fatalf("create_post answered %s", text(res))
+			}
+			if n := postsWith(t, ch.Id, marker); n != 0 {
+				t.Fatalf("%d posts after a %s", n, action)
+			}
+			noFileNamed(t, marker)
+		})
+	}
+}
+
+func TestAnAcceptWithoutTheBoxTickedPostsNothing(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	ch := townSquare(t)
+	marker := uniq(t, "form-empty")
+	empty := func(mcp.ElicitationParams) *mcp.ElicitationResult {
+		return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{}}}
+	}
+	c := connectAsking(t, mm.URL, mm.Users[0].Token, "", formOnly, &person{answer: empty})
+	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker})
+	if !res.IsError || postsWith(t, ch.Id, marker) != 0 {
+		t.Fatalf("an empty accepted form posted: %s", text(res))
+	}
+}
+
+func TestAWorkspaceFileChangedWhileTheClientAsksIsRefusedAndNothingIsSent(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	name := uniq(t, "asked") + ".txt"
+	a := aliceClient(t)
+	if res := call(t, a, "files_write", map[string]any{"name": name, "text": "as shown\n"}); res.IsError {
+		t.Fatalf("files_write: %s", text(res))
+	}
+	marker := uniq(t, "form-changed")
+	p := &person{answer: func(q mcp.ElicitationParams) *mcp.ElicitationResult {
+		// While the person reads the question, the file changes.
+		if res := call(t, a, "files_write", map[string]any{"name": name, "text": "swapped\n"}); res.IsError {
+			t.Errorf("files_write again: %s", text(res))
+		}
+		return tick(q)
+	}}
+	c := connectAsking(t, mm.URL, alice.Token, "", formOnly, p)
+	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker, "files": []map[string]any{{"workspace_file": name}}})
+	if !res.IsError || !strings.Contains(text(res), "changed") {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	if n := postsWith(t, ch.Id, marker); n != 0 {
+		t.Fatalf("%d posts with a changed file", n)
+	}
+	noFileNamed(t, name)
+}
+
+func TestSwitchingWritesOffWhileTheClientAsksMakesTheAcceptFailSafely(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	ch := townSquare(t)
+	marker := uniq(t, "form-off")
+	p := &person{answer: func(q mcp.ElicitationParams) *mcp.ElicitationResult {
+		if err := mm.PatchPluginSettings(map[string]any{"AllowWrites": false}); err != nil {
+			t.Errorf("turn writes off: %v", err)
+		}
+		return tick(q)
+	}}
+	c := connectAsking(t, mm.URL, mm.Users[0].Token, "", formOnly, p)
+	res, err := callErr(c, "create_post", map[string]any{"channel": ch.Id, "message": marker,
+		"files": []map[string]any{{"name": marker + ".txt", "content": "x\n"}}})
+	if err == nil && !res.IsError {
+		t.Fatalf("create_post went through with writes off: %s", text(res))
+	}
+	if n := postsWith(t, ch.Id, marker); n != 0 {
+		t.Fatalf("%d posts after writes were turned off", n)
+	}
+	noFileNamed(t, marker)
+}
+
+func TestAClientThatOnlyOpensLinksIsSentTheConfirmationPage(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	marker := uniq(t, "url-mode")
+	web := browser(t, alice)
+	p := &person{answer: func(q mcp.ElicitationParams) *mcp.ElicitationResult {
+		// The person follows the link and accepts on the page.
+		code, page := get(t, web, q.URL, "")
+		m := csrfField.FindStringSubmatch(page)
+		if code != http.StatusOK || m == nil || !strings.Contains(page, marker) {
+			t.Errorf("the linked page: %d %s", code, page)
+			return respond(mcp.ElicitationResponseActionCancel)(q)
+		}
+		id := q.URL[strings.LastIndex(q.URL, "/")+1:]
+		if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK {
+			t.Errorf("accept on the page: %d %s", code, body)
+		}
+		return respond(mcp.ElicitationResponseActionAccept)(q)
+	}}
+	c := connectAsking(t, mm.URL, alice.Token, "", mcp.ElicitationCapability{URL: &struct{}{}}, p)
+	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker})
+	var out tools.PendingResult
+	structuredAs(t, res, &out)
+	if res.IsError || out.State != "posted" {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	qs := p.asked()
+	if len(qs) != 1 || qs[0].Mode != mcp.ElicitationModeURL || !strings.HasPrefix(qs[0].URL, confirmBase()+"/") {
+		t.Fatalf("the client was asked %+v", qs)
+	}
+	if n := postsWith(t, ch.Id, marker); n != 1 {
+		t.Fatalf("%d posts", n)
+	}
+}
+
+func TestAPendingConfirmationSurvivesDisablingAndEnablingThePlugin(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	marker := uniq(t, "survives")
+	done := postAsync(t, "create_post", map[string]any{"channel": ch.Id, "message": marker,
+		"files": []map[string]any{{"name": marker + ".txt", "content": "kept\n"}}})
+	id := waitPending(t, alice, marker)
+	<-done // the call ends with the plugin; the question stays
+	if err := mm.DisablePlugin(); err != nil {
+		t.Fatal(err)
+	}
+	if err := mm.EnablePlugin(); err != nil {
+		t.Fatal(err)
+	}
+	web := browser(t, alice)
+	_, page := get(t, web, confirmBase()+"/"+id, "")
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil || !strings.Contains(page, marker) {
+		t.Fatalf("the page after a restart: %s", page)
+	}
+	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK || !strings.Contains(body, "posted") {
+		t.Fatalf("accept after a restart: %d %s", code, body)
+	}
+	if n := postsWith(t, ch.Id, marker); n != 1 {
+		t.Fatalf("%d posts", n)
+	}
+}
+
+func TestSwitchingWritesOffWhileAPostWaitsInMattermostMakesItsAcceptFailSafely(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	marker := uniq(t, "page-off")
+	done := postAsync(t, "create_post", map[string]any{"channel": ch.Id, "message": marker,
+		"files": []map[string]any{{"name": marker + ".txt", "content": "x\n"}}})
+	id := waitPending(t, alice, marker)
+	if err := mm.PatchPluginSettings(map[string]any{"AllowWrites": false}); err != nil {
+		t.Fatal(err)
+	}
+	web := browser(t, alice)
+	_, page := get(t, web, confirmBase()+"/"+id, "")
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the page: %s", page)
+	}
+	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK || !strings.Contains(body, "turned off") {
+		t.Fatalf("accept with writes off: %d %s", code, body)
+	}
+	if res := <-done; !res.IsError {
+		t.Fatalf("the waiting call answered %s", text(res))
+	}
+	if n := postsWith(t, ch.Id, marker); n != 0 {
+		t.Fatalf("%d posts with writes off", n)
+	}
+	noFileNamed(t, marker)
+}

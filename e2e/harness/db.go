@@ -1,0 +1,25 @@
+package harness
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	_ "github.com/lib/pq" // PostgreSQL driver for reading back what Mattermost stored
+)
+
+// FileInfoCount counts the file records Mattermost keeps whose name contains
+// part, deleted or not, straight from the database: a test that nothing was
+// uploaded does not trust any API's filtering.
+func (s *Server) FileInfoCount(ctx context.Context, part string) (int, error) {
+	db, err := sql.Open("postgres", s.pg.dsn())
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM fileinfo WHERE name LIKE '%' || $1 || '%'`, part).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count file infos: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,166 @@
+// Package question is the question a posting tool asks the person through
+// their MCP client (elicitation): what it shows, the single answer it takes,
+// and the signed state that lets any cluster node finish the call when the
+// client comes back with the answer.
+package question
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+)
+
+// InputID is the key of the one input request a posting tool sends.
+const InputID = "confirm_post"
+
+// Modes of asking through the client.
+const (
+	ModeForm = "form"
+	ModeURL  = "url"
+)
+
+// ClientAsks reports which elicitation modes the client of this request
+// declared: per request for protocol 2026-07-28 and later, at initialize
+// (restored on any node from the session record) before that. An empty
+// elicitation capability means form mode, as the 2025-11-25 revision says.
+func ClientAsks(ctx context.Context) (form, url bool) {
+	var caps *mcp.ClientCapabilities
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		caps = info.ClientCapabilities
+	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		c := s.GetClientCapabilities()
+		caps = &c
+	}
+	if caps == nil || caps.Elicitation == nil {
+		return false, false
+	}
+	e := caps.Elicitation
+	return e.Form != nil || (e.Form == nil && e.URL == nil), e.URL != nil
+}
+
+// Property is the form's one field. Its name carries part of the question's
+// id, so an answer can only ever confirm the question it was given for.
+func Property(recordID string) string {
+	if len(recordID) > 8 {
+		recordID = recordID[:8]
+	}
+	return "post_" + recordID
+}
+
+// Form is the form-mode question: everything that will be sent, and one
+// required boolean with no default, so a client that accepts an empty form
+// without showing it cannot say yes.
+func Form(plan posting.Plan, recordID string) mcp.ElicitationParams {
+	prop := Property(recordID)
+	return mcp.ElicitationParams{
+		Mode:    mcp.ElicitationModeForm,
+		Message: Describe(plan) + "\nTick \"Post it\" and accept to send exactly this. Nothing is uploaded or posted otherwise.",
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				prop: map[string]any{
+					"type":        "boolean",
+					"title":       "Post it",
+					"description": "Post this message with these files, as you, to " + plan.Dest.Label + ".",
+				},
+			},
+			"required": []string{prop},
+		},
+	}
+}
+
+// URL is the url-mode question: the person answers on the Mattermost page.
+func URL(plan posting.Plan, recordID, pageURL string) mcp.ElicitationParams {
+	return mcp.ElicitationParams{
+		Mode:          mcp.ElicitationModeURL,
+		ElicitationID: recordID,
+		URL:           pageURL,
+		Message:       fmt.Sprintf("An AI assistant asks to post as you to %s. Open Mattermost to see the message and every file, then accept or decline there.", plan.Dest.Label),
+	}
+}
+
+// Describe is the post as the person checks it: destination, the message
+// exactly as it will post, who it notifies, and every file.
+func Describe(plan posting.Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Post as you to %s?\n", plan.Dest.Label)
+	if plan.Message == "" {
+		b.WriteString("\nNo message, files only.\n")
+	} else {
+		b.WriteString("\n----- message, exactly as it will post -----\n")
+		b.WriteString(plan.Message)
+		b.WriteString("\n----- end of message -----\n")
+	}
+	if plan.Attribution != "" {
+		fmt.Fprintf(&b, "The post is marked: %s.\n", plan.Attribution)
+	}
+	if len(plan.Notes) == 0 {
+		b.WriteString("It notifies nobody by @-mention beyond the usual channel notifications.\n")
+	} else {
+		b.WriteString("Notifications:\n")
+		for _, n := range plan.Notes {
+			b.WriteString("- " + n + "\n")
+		}
+	}
+	if len(plan.Files) > 0 {
+		fmt.Fprintf(&b, "Files (%d):\n", len(plan.Files))
+		for i, f := range plan.Files {
+			fmt.Fprintf(&b, "%d. %s: %s, %s, from %s, sha256 %s…\n", i+1, present.Clean(f.Name), present.Size(f.Size), f.Detected, f.Origin, shortSum(f.SHA256))
+			if f.Mismatch != "" {
+				fmt.Fprintf(&b, "   Note: %s\n", f.Mismatch)
+			}
+		}
+	}
+	return b.String()
+}
+
+func shortSum(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+// Verdict is what the person answered.
+type Verdict int
+
+const (
+	// NoAnswer: the client sent nothing for the question.
+	NoAnswer Verdict = iota
+	Accepted
+	Declined
+	Cancelled
+)
+
+// Read interprets the client's answer to a question about recordID. In form
+// mode only an accept with the box ticked is a yes; an accept without it is
+// a no. In url mode accept means the person went to the page, whose own
+// answer decides.
+func Read(responses mcp.InputResponses, mode, recordID string) Verdict {
+	res := server.ElicitationResponse(responses, InputID)
+	if res == nil {
+		return NoAnswer
+	}
+	switch res.Action {
+	case mcp.ElicitationResponseActionDecline:
+		return Declined
+	case mcp.ElicitationResponseActionCancel:
+		return Cancelled
+	case mcp.ElicitationResponseActionAccept:
+		if mode == ModeURL {
+			return Accepted
+		}
+		content, _ := res.Content.(map[string]any)
+		if ticked, _ := content[Property(recordID)].(bool); ticked {
+			return Accepted
+		}
+		return Declined
+	}
+	return NoAnswer
+}

@@ -1,0 +1,130 @@
+package question
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Lifetime is how long a question stays answerable: the pending record it
+// names lives as long (confirm.PendingLifetime).
+const Lifetime = 10 * time.Minute
+
+// keyName is where the cluster's one signing key lives in the KV store, so
+// that a state signed on one node verifies on every other.
+const keyName = "question_signing_key"
+
+// State is what a multi-round-trip retry carries back: it binds the answer to
+// the user, the tool, the exact arguments and the pending record that holds
+// the post, and expires. Single use comes from the record, which can be
+// claimed once.
+type State struct {
+	UserID    string `json:"u"`
+	Tool      string `json:"t"`
+	Arguments string `json:"a"`
+	RecordID  string `json:"r"`
+	Mode      string `json:"m"`
+	Expires   int64  `json:"e"`
+}
+
+// KV is the part of the plugin KV store the signing key needs.
+type KV interface {
+	Get(key string) ([]byte, error)
+	SetIfAbsent(key string, value []byte, ttl time.Duration) (bool, error)
+}
+
+// Signer signs and verifies states with the cluster's key.
+type Signer struct {
+	KV  KV
+	Now func() time.Time
+
+	mu  sync.Mutex
+	key []byte
+}
+
+// ErrInvalidState is a state that was altered, belongs to another call, or
+// expired.
+var ErrInvalidState = errors.New("the confirmation state is not valid for this call")
+
+func (s *Signer) signingKey() ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.key != nil {
+		return s.key, nil
+	}
+	fresh := make([]byte, 32)
+	if _, err := rand.Read(fresh); err != nil {
+		return nil, fmt.Errorf("random: %w", err)
+	}
+	// Of two nodes creating the key at once exactly one wins; both then use
+	// what is stored.
+	if _, err := s.KV.SetIfAbsent(keyName, fresh, 0); err != nil {
+		return nil, err
+	}
+	stored, err := s.KV.Get(keyName)
+	if err != nil {
+		return nil, err
+	}
+	if len(stored) != 32 {
+		return nil, errors.New("the stored signing key is malformed")
+	}
+	s.key = stored
+	return s.key, nil
+}
+
+// Sign renders a state as the opaque requestState; it expires Lifetime from
+// now.
+func (s *Signer) Sign(st State) (string, error) {
+	key, err := s.signingKey()
+	if err != nil {
+		return "", err
+	}
+	st.Expires = s.Now().Add(Lifetime).Unix()
+	raw, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	body := base64.RawURLEncoding.EncodeToString(raw)
+	return body + "." + base64.RawURLEncoding.EncodeToString(mac(key, body)), nil
+}
+
+// Verify checks a requestState against the call it came back with.
+func (s *Signer) Verify(token, userID, tool, arguments string) (State, error) {
+	key, err := s.signingKey()
+	if err != nil {
+		return State{}, err
+	}
+	body, sig, ok := strings.Cut(token, ".")
+	if !ok {
+		return State{}, ErrInvalidState
+	}
+	got, err := base64.RawURLEncoding.DecodeString(sig)
+	if err != nil || !hmac.Equal(got, mac(key, body)) {
+		return State{}, ErrInvalidState
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(body)
+	if err != nil {
+		return State{}, ErrInvalidState
+	}
+	var st State
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return State{}, ErrInvalidState
+	}
+	if st.UserID != userID || st.Tool != tool || st.Arguments != arguments || s.Now().Unix() > st.Expires {
+		return State{}, ErrInvalidState
+	}
+	return st, nil
+}
+
+func mac(key []byte, body string) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(body))
+	return h.Sum(nil)
+}

@@ -1,0 +1,123 @@
+package transport
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// askTool asks the client one yes/no question and reports the answer.
+func askTool(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if res := server.ElicitationResponse(req.Params.InputResponses, "q"); res != nil {
+		return mcp.NewToolResultText("answer=" + string(res.Action) + " state=" + req.Params.RequestState), nil
+	}
+	return server.NewInputRequestBuilder("state-1").Elicit("q", mcp.ElicitationParams{
+		Message:         "Post it?",
+		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}, "required": []string{"ok"}},
+	}).ToolResult(), nil
+}
+
+// roundRobin forwards each request to the next node in turn, as a load
+// balancer without sticky sessions does, and counts the answers each took.
+type roundRobin struct {
+	nodes   []*httputil.ReverseProxy
+	next    atomic.Int64
+	mu      sync.Mutex
+	answers map[int]int
+}
+
+func newRoundRobin(t *testing.T, user string, nodes ...*httptest.Server) *httptest.Server {
+	rr := &roundRobin{answers: map[int]int{}}
+	for _, n := range nodes {
+		u, _ := url.Parse(n.URL)
+		p := httputil.NewSingleHostReverseProxy(u)
+		p.FlushInterval = -1
+		rr.nodes = append(rr.nodes, p)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(rr.next.Add(1)-1) % len(rr.nodes)
+		// Mattermost sets the user after checking the token.
+		r.Header.Set("Mattermost-User-Id", user)
+		rr.nodes[i].ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func legacyClient(t *testing.T, base string, answer mcp.ElicitationResponseAction) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(base + MCPPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr,
+		client.WithElicitationHandler(elicitFunc(func(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+			return &mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: answer, Content: map[string]any{"ok": true}}}, nil
+		})),
+		client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "legacy", Version: "1"}
+	init.Params.Capabilities.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+type elicitFunc func(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error)
+
+func (f elicitFunc) Elicit(ctx context.Context, r mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return f(ctx, r)
+}
+
+func TestAnElicitationAnswerThatReachesAnotherNodeIsDeliveredToTheCallThatAsked(t *testing.T) {
+	kv, log := newMemKV(), &memLog{}
+	active := map[string]bool{"alice": true}
+	a, b := node(t, kv, log, active), node(t, kv, log, active)
+	proxy := newRoundRobin(t, "alice", a, b)
+	c := legacyClient(t, proxy.URL, mcp.ElicitationResponseActionDecline)
+
+	// Several calls, so the question and its answer land on different
+	// nodes in both orders.
+	for i := range 4 {
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "ask"
+		res, err := c.CallTool(context.Background(), req)
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		got := res.Content[0].(mcp.TextContent).Text
+		if got != "answer=decline state=state-1" {
+			t.Fatalf("call %d answered %q", i, got)
+		}
+	}
+	relayed := 0
+	for k := range kv.data {
+		if strings.HasPrefix(k, mailboxPrefix) {
+			relayed++
+		}
+	}
+	if relayed == 0 {
+		t.Fatal("no answer went through a mailbox, so the test never crossed nodes")
+	}
+	if raw, _ := (rawKV{kv}).Get(mailboxKey(kv.onlySession(t))); strings.Contains(string(raw), "decline") {
+		t.Fatalf("delivered answers stay in the mailbox: %s", raw)
+	}
+}
