@@ -3,7 +3,6 @@ export const PLUGIN_ID = 'mcp-server';
 
 // Mattermost prefixes events published by a plugin with `custom_<plugin id>_`.
 export const PENDING_CONFIRMATION_EVENT = `custom_${PLUGIN_ID}_pending_confirmation`;
+export const CONFIRMATION_ANSWERED_EVENT = `custom_${PLUGIN_ID}_confirmation_answered`;
 
-export function confirmationUrl(id: string): string {
-    return `/plugins/${PLUGIN_ID}/confirm/${encodeURIComponent(id)}`;
-}
+export const API_BASE = `/plugins/${PLUGIN_ID}/api/v1`;

@@ -82,9 +82,15 @@ describe('the built bundle', () => {
 
     it('registers mcp-server through window.registerPlugin using the host\'s React', () => {
         const registered: Array<{id: string; plugin: any}> = [];
+        const fetched: string[] = [];
         const sandbox: Record<string, unknown> = {
             React,
             registerPlugin: (id: string, plugin: unknown) => registered.push({id, plugin}),
+            // Never answers, so the modal stays in its loading state.
+            fetch: (url: string) => {
+                fetched.push(url);
+                return new Promise(() => undefined);
+            },
         };
         sandbox.window = sandbox;
         vm.runInNewContext(code, sandbox);
@@ -96,13 +102,30 @@ describe('the built bundle', () => {
 
         const handlers = new Map<string, (msg: unknown) => void>();
         const roots: React.ComponentType[] = [];
+        const sidebars: React.ComponentType[] = [];
+        const dispatched: unknown[] = [];
+        let headerAction: () => void = () => undefined;
         plugin.initialize({
             registerWebSocketEventHandler: (event: string, h: (msg: unknown) => void) => handlers.set(event, h),
             registerRootComponent: (c: React.ComponentType) => roots.push(c),
-        }, {});
+            registerRightHandSidebarComponent: (c: React.ComponentType) => {
+                sidebars.push(c);
+                return {id: 'rhs', showRHSPlugin: 'show', hideRHSPlugin: 'hide', toggleRHSPlugin: 'toggle'};
+            },
+            registerChannelHeaderButtonAction: (_icon: unknown, action: () => void) => {
+                headerAction = action;
+            },
+        }, {dispatch: (a: unknown) => dispatched.push(a), getState: () => ({})});
 
-        expect([...handlers.keys()]).toEqual(['custom_mcp-server_pending_confirmation']);
+        expect([...handlers.keys()]).toEqual([
+            'custom_mcp-server_pending_confirmation',
+            'custom_mcp-server_confirmation_answered',
+        ]);
         expect(roots).toHaveLength(1);
+        expect(sidebars).toHaveLength(1);
+        headerAction();
+        expect(dispatched).toEqual(['toggle']);
+
         const Root = roots[0];
         expect(renderToStaticMarkup(React.createElement(Root))).toBe('');
 
@@ -111,8 +134,9 @@ describe('the built bundle', () => {
             data: {confirmations: [{id: 'z9', title: 'Upload report.pdf'}]},
         });
         const html = renderToStaticMarkup(React.createElement(Root));
+        expect(html).toContain('role="dialog"');
         expect(html).toContain('Upload report.pdf');
-        expect(html).toContain('href="/plugins/mcp-server/confirm/z9"');
+        expect(fetched).toEqual(['/plugins/mcp-server/api/v1/confirmations/z9']);
     });
 
     it('fails to load without a global React, so it does not carry its own', () => {

@@ -1,13 +1,21 @@
 import type React from 'react';
 import {vi} from 'vitest';
 
-import type {PluginRegistry, WebSocketMessage} from '../src/mattermost';
+import type {PluginRegistry, Store, WebSocketMessage} from '../src/mattermost';
 
 // Stands in for the registry Mattermost hands to Plugin.initialize and keeps what
 // the plugin registered, so tests can drive it as Mattermost would.
 export function fakeRegistry() {
     const handlers = new Map<string, (msg: WebSocketMessage) => void>();
     const roots: React.ComponentType[] = [];
+    const sidebars: Array<{component: React.ComponentType; title: React.ReactNode}> = [];
+    const headerButtons: Array<{icon: React.ReactNode; action: () => void; dropdownText: React.ReactNode; tooltipText?: React.ReactNode}> = [];
+    const sidebarActions = {
+        id: 'rhs-1',
+        showRHSPlugin: {type: 'SHOW_RHS_PLUGIN', pluggableId: 'rhs-1'},
+        hideRHSPlugin: {type: 'HIDE_RHS_PLUGIN', pluggableId: 'rhs-1'},
+        toggleRHSPlugin: {type: 'TOGGLE_RHS_PLUGIN', pluggableId: 'rhs-1'},
+    };
     const registry = {
         registerWebSocketEventHandler: vi.fn((event: string, handler: (msg: WebSocketMessage) => void) => {
             handlers.set(event, handler);
@@ -16,10 +24,26 @@ export function fakeRegistry() {
             roots.push(component);
             return `root-${roots.length}`;
         }),
+        registerRightHandSidebarComponent: vi.fn((component: React.ComponentType, title: React.ReactNode) => {
+            sidebars.push({component, title});
+            return sidebarActions;
+        }),
+        registerChannelHeaderButtonAction: vi.fn((icon: React.ReactNode, action: () => void, dropdownText: React.ReactNode, tooltipText?: React.ReactNode) => {
+            headerButtons.push({icon, action, dropdownText, tooltipText});
+            return `header-${headerButtons.length}`;
+        }),
     } satisfies PluginRegistry;
-    return {registry, handlers, roots};
+    return {registry, handlers, roots, sidebars, headerButtons, sidebarActions};
+}
+
+export function fakeStore() {
+    return {dispatch: vi.fn(), getState: vi.fn(() => ({}))} satisfies Store;
 }
 
 export function pendingEvent(data: Record<string, unknown>): WebSocketMessage {
     return {event: 'custom_mcp-server_pending_confirmation', data, broadcast: {user_id: 'u1'}, seq: 7};
+}
+
+export function answeredEvent(id: string, state: string): WebSocketMessage {
+    return {event: 'custom_mcp-server_confirmation_answered', data: {id, state}, broadcast: {user_id: 'u1'}, seq: 8};
 }

@@ -1,0 +1,111 @@
+// Fetch wrappers for the plugin's confirmation API.
+import {API_BASE} from './manifest';
+
+export type ConfirmationState = 'pending' | 'executing' | 'posted' | 'declined' | 'failed';
+
+export interface ConfirmationFile {
+    index: number;
+    name: string;
+    size: number;
+    size_text: string;
+    type: string;
+    mismatch: string;
+    origin: string;
+    sha256: string;
+    preview: string;
+    thumbnail_url: string;
+}
+
+export interface ConfirmationDetail {
+    id: string;
+    title: string;
+    state: ConfirmationState;
+    created_at: string;
+    expires_at: string;
+    destination: string;
+    message: string;
+    notes: string[];
+    files: ConfirmationFile[];
+    outcome: string;
+    permalink: string;
+    page_url: string;
+}
+
+export type Answer = 'accept' | 'decline';
+
+// status 0 means the request never got an HTTP answer (network down, CORS, aborted).
+export class ApiError extends Error {
+    constructor(readonly status: number, message: string) {
+        super(message);
+        this.name = 'ApiError';
+    }
+}
+
+// The server's paths are relative to the site; Mattermost served under a subpath
+// sets window.basename, which they then need in front.
+export function sitePath(path: string): string {
+    if (!path.startsWith('/') || path.startsWith('//')) {
+        return path;
+    }
+    return (window.basename ?? '').replace(/\/$/, '') + path;
+}
+
+// Mattermost keeps its CSRF token in the MMCSRF cookie. The host's Client4 is not
+// exposed to plugins, so read the cookie the same way it does.
+export function csrfToken(): string {
+    for (const part of document.cookie.split(';')) {
+        const [name, ...value] = part.trim().split('=');
+        if (name === 'MMCSRF') {
+            return decodeURIComponent(value.join('='));
+        }
+    }
+    return '';
+}
+
+async function request<T>(method: 'GET' | 'POST', path: string): Promise<T> {
+    // Without both headers Mattermost ignores the session cookie on a POST and the
+    // plugin sees an anonymous request.
+    const headers: Record<string, string> = {'X-Requested-With': 'XMLHttpRequest', Accept: 'application/json'};
+    if (method !== 'GET') {
+        headers['X-CSRF-Token'] = csrfToken();
+    }
+    let response: Response;
+    try {
+        response = await fetch(sitePath(API_BASE + path), {method, headers, credentials: 'include'});
+    } catch (err) {
+        throw new ApiError(0, err instanceof Error ? err.message : String(err));
+    }
+    let body: unknown = null;
+    try {
+        body = await response.json();
+    } catch {
+        // An empty or HTML body (a proxy's error page) keeps body null.
+    }
+    if (!response.ok) {
+        const text = (body as {error?: unknown} | null)?.error;
+        throw new ApiError(response.status, typeof text === 'string' && text !== '' ? text : `HTTP ${response.status}`);
+    }
+    return body as T;
+}
+
+// Go encodes empty slices as null; the components expect arrays.
+function normalize(d: ConfirmationDetail): ConfirmationDetail {
+    return {...d, notes: d.notes ?? [], files: d.files ?? []};
+}
+
+function confirmationPath(id: string): string {
+    return `/confirmations/${encodeURIComponent(id)}`;
+}
+
+export async function listConfirmations(): Promise<ConfirmationDetail[]> {
+    const body = await request<{confirmations?: ConfirmationDetail[] | null}>('GET', '/confirmations');
+    return (body?.confirmations ?? []).map(normalize);
+}
+
+export async function getConfirmation(id: string): Promise<ConfirmationDetail> {
+    return normalize(await request<ConfirmationDetail>('GET', confirmationPath(id)));
+}
+
+export async function answerConfirmation(id: string, answer: Answer): Promise<ConfirmationDetail> {
+    return normalize(await request<ConfirmationDetail>('POST', `${confirmationPath(id)}/${answer}`));
+}

@@ -1,0 +1,221 @@
+import {act, cleanup, fireEvent, render, screen, within} from '@testing-library/react';
+import React from 'react';
+import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest';
+
+import {ConfirmationModal} from '../src/components/confirmation_modal';
+import {ConfirmationStore} from '../src/confirmation_store';
+
+import {BASE, deferred, detail, fakeServer, ID} from './fake_server';
+
+const files = [
+    {
+        index: 0, name: 'chart.png', size: 1234, size_text: '1.2 KiB', type: 'PNG image', mismatch: '',
+        origin: 'your workspace file chart.png', sha256: 'a1b2c3d4e5f6', preview: '',
+        thumbnail_url: `${BASE}/${ID}/files/0/thumbnail`,
+    },
+    {
+        index: 1, name: 'notes.txt', size: 20, size_text: '20 B', type: 'Text', mismatch: 'Named .txt but holds a PDF document',
+        origin: 'your workspace file notes.txt', sha256: '0f0f0f0f0f0f', preview: 'line one\nline two',
+        thumbnail_url: '',
+    },
+];
+
+function openModal(store = new ConfirmationStore()) {
+    render(<ConfirmationModal store={store}/>);
+    act(() => store.open(ID, 'From the event'));
+    return store;
+}
+
+beforeEach(() => {
+    document.cookie = 'MMCSRF=csrf-token-1';
+});
+
+afterEach(() => {
+    cleanup();
+    vi.unstubAllGlobals();
+    delete window.PostUtils;
+    delete window.WebappUtils;
+    document.cookie = 'MMCSRF=; expires=Thu, 01 Jan 1970 00:00:00 GMT';
+});
+
+describe('ConfirmationModal', () => {
+    it('renders nothing while no confirmation is open', () => {
+        const {container} = render(<ConfirmationModal store={new ConfirmationStore()}/>);
+        expect(container.innerHTML).toBe('');
+    });
+
+    it('shows the event title while loading, then the destination, rendered message, notifications and every file', async () => {
+        const {calls} = fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({files})}});
+        window.PostUtils = {
+            formatText: vi.fn((text: string) => `<p>${text}</p>`),
+            messageHtmlToComponent: vi.fn((html: string) => <div data-testid='rendered'>{`rendered:${html}`}</div>),
+        };
+        openModal();
+
+        const dialog = screen.getByRole('dialog');
+        expect(dialog.getAttribute('aria-modal')).toBe('true');
+        expect(within(dialog).getByRole('heading', {level: 2}).textContent).toBe('From the event');
+        expect(dialog.textContent).toContain('Loading…');
+
+        expect((await screen.findByTestId('rendered')).textContent).toBe('rendered:<p>hi **all**</p>');
+        expect(window.PostUtils.formatText).toHaveBeenCalledWith('hi **all**', {atMentions: true, markdown: true});
+        expect(calls()).toEqual([`GET ${BASE}/${ID}`]);
+        expect(within(dialog).getByRole('heading', {level: 2}).textContent).toBe('Post to ~town-square: "hi" with 1 file(s)');
+        expect(dialog.textContent).toContain('~town-square in team Acme');
+        expect(dialog.textContent).toContain('@channel notifies every member of ~town-square: 12 people.');
+
+        const items = within(dialog).getAllByRole('listitem').filter((li) => li.querySelector('strong'));
+        expect(items.map((li) => li.querySelector('strong')!.textContent)).toEqual(['chart.png', 'notes.txt']);
+        expect(items[0].textContent).toContain('1.2 KiB · PNG image');
+        expect(items[0].textContent).toContain('From your workspace file chart.png');
+        expect(items[0].textContent).toContain('SHA-256 a1b2c3d4e5f6');
+        expect(within(items[0]).getByRole('img', {name: 'Preview of chart.png'}).getAttribute('src'))
+            .toBe(`/plugins/mcp-server/api/v1/confirmations/${ID}/files/0/thumbnail`);
+        expect(items[1].textContent).toContain('20 B · Text');
+        expect(items[1].textContent).toContain('Named .txt but holds a PDF document');
+        expect(within(items[1]).queryByRole('img')).toBeNull();
+        expect(items[1].querySelector('pre')!.textContent).toBe('line one\nline two');
+
+        expect(within(dialog).getByRole('link', {name: 'Open in a page'}).getAttribute('href'))
+            .toBe(`/plugins/mcp-server/confirm/${ID}`);
+    });
+
+    it('shows the raw markdown in a pre when the host provides no markdown renderer', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({message: '# Title\n@alice see *this*'})}});
+        openModal();
+
+        const pre = await screen.findByText((_, el) => el?.tagName === 'PRE' && el.textContent === '# Title\n@alice see *this*');
+        expect(pre).toBeTruthy();
+    });
+
+    it('takes focus on the dialog itself rather than on Accept', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail()}});
+        openModal();
+
+        await screen.findByRole('button', {name: 'Accept'});
+        expect(document.activeElement).toBe(screen.getByRole('dialog'));
+    });
+
+    it('Accept posts to the accept endpoint with the CSRF token, disables both buttons while in flight, then links to the post', async () => {
+        const accept = deferred();
+        const permalink = `${window.location.origin}/acme/pl/p1`;
+        const {fetchMock, calls} = fakeServer({
+            [`GET ${BASE}/${ID}`]: {body: detail()},
+            [`POST ${BASE}/${ID}/accept`]: accept.route,
+        });
+        openModal();
+
+        fireEvent.click(await screen.findByRole('button', {name: 'Accept'}));
+
+        expect(screen.getByRole('button', {name: 'Posting…'}).hasAttribute('disabled')).toBe(true);
+        expect(screen.getByRole('button', {name: 'Decline'}).hasAttribute('disabled')).toBe(true);
+        expect(calls()).toEqual([`GET ${BASE}/${ID}`, `POST ${BASE}/${ID}/accept`]);
+        const init = fetchMock.mock.calls[1][1]!;
+        expect(init.credentials).toBe('include');
+        expect(init.headers).toMatchObject({'X-CSRF-Token': 'csrf-token-1', 'X-Requested-With': 'XMLHttpRequest'});
+
+        await act(async () => accept.release({body: detail({state: 'posted', permalink, message: '', notes: []})}));
+
+        expect(screen.getByRole('status').textContent).toContain('Posted.');
+        expect(screen.getByRole('link', {name: 'View the post'}).getAttribute('href')).toBe(permalink);
+        expect(screen.queryByRole('button', {name: 'Accept'})).toBeNull();
+
+        fireEvent.click(screen.getByRole('button', {name: 'Close'}));
+        expect(screen.queryByRole('dialog')).toBeNull();
+    });
+
+    it('opens the posted permalink through the host router without reloading, and closes', async () => {
+        const push = vi.fn();
+        window.WebappUtils = {browserHistory: {push}};
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({state: 'posted', permalink: `${window.location.origin}/acme/pl/p1`})}});
+        openModal();
+
+        fireEvent.click(await screen.findByRole('link', {name: 'View the post'}));
+
+        expect(push).toHaveBeenCalledWith('/acme/pl/p1');
+        expect(screen.queryByRole('dialog')).toBeNull();
+    });
+
+    it('Decline posts to the decline endpoint and says that nothing was posted', async () => {
+        const {calls} = fakeServer({
+            [`GET ${BASE}/${ID}`]: {body: detail()},
+            [`POST ${BASE}/${ID}/decline`]: {body: detail({state: 'declined'})},
+        });
+        openModal();
+
+        fireEvent.click(await screen.findByRole('button', {name: 'Decline'}));
+
+        expect((await screen.findByRole('status')).textContent).toBe('Declined: nothing was posted.');
+        expect(calls()).toEqual([`GET ${BASE}/${ID}`, `POST ${BASE}/${ID}/decline`]);
+        expect(screen.getByRole('button', {name: 'Close'})).toBeTruthy();
+    });
+
+    it('shows the outcome text when the post failed', async () => {
+        fakeServer({
+            [`GET ${BASE}/${ID}`]: {body: detail()},
+            [`POST ${BASE}/${ID}/accept`]: {body: detail({state: 'failed', outcome: 'You can no longer post in ~town-square.'})},
+        });
+        openModal();
+
+        fireEvent.click(await screen.findByRole('button', {name: 'Accept'}));
+
+        expect((await screen.findByRole('status')).textContent).toBe('Not posted: You can no longer post in ~town-square.');
+    });
+
+    it('says the confirmation may have expired and to ask the assistant again when it is not found', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {status: 404, body: {error: 'not found'}}});
+        openModal();
+
+        const alert = await screen.findByRole('alert');
+        expect(alert.textContent).toContain('may have expired');
+        expect(alert.textContent).toContain('Ask the assistant again');
+        expect(screen.queryByRole('button', {name: 'Accept'})).toBeNull();
+        expect(screen.getByRole('button', {name: 'Close'})).toBeTruthy();
+    });
+
+    it('drops Accept and Decline when the answer finds the confirmation gone', async () => {
+        fakeServer({
+            [`GET ${BASE}/${ID}`]: {body: detail()},
+            [`POST ${BASE}/${ID}/accept`]: {status: 404, body: {error: 'not found'}},
+        });
+        openModal();
+
+        fireEvent.click(await screen.findByRole('button', {name: 'Accept'}));
+
+        expect((await screen.findByRole('alert')).textContent).toContain('may have expired');
+        expect(screen.queryByRole('button', {name: 'Accept'})).toBeNull();
+        expect(screen.queryByRole('button', {name: 'Decline'})).toBeNull();
+    });
+
+    it('keeps Accept available to retry after a network error, and says to check the connection', async () => {
+        fakeServer({
+            [`GET ${BASE}/${ID}`]: {body: detail()},
+            [`POST ${BASE}/${ID}/accept`]: new TypeError('Failed to fetch'),
+        });
+        openModal();
+
+        fireEvent.click(await screen.findByRole('button', {name: 'Accept'}));
+
+        expect((await screen.findByRole('alert')).textContent).toContain('Check your connection and try again');
+        expect(screen.getByRole('button', {name: 'Accept'}).hasAttribute('disabled')).toBe(false);
+    });
+
+    it('closes on Escape without answering', async () => {
+        const {calls} = fakeServer({[`GET ${BASE}/${ID}`]: {body: detail()}});
+        openModal();
+        await screen.findByRole('button', {name: 'Accept'});
+
+        fireEvent.keyDown(screen.getByRole('dialog'), {key: 'Escape'});
+
+        expect(screen.queryByRole('dialog')).toBeNull();
+        expect(calls()).toEqual([`GET ${BASE}/${ID}`]);
+    });
+
+    it('shows no answer buttons for a confirmation already being posted', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({state: 'executing'})}});
+        openModal();
+
+        expect((await screen.findByRole('status')).textContent).toContain('being posted');
+        expect(screen.queryByRole('button', {name: 'Accept'})).toBeNull();
+    });
+});
