@@ -218,26 +218,66 @@ func TestWithWritesOffNoWriteToolIsListedOrCallable(t *testing.T) {
 	}
 }
 
-func TestEditsAndReactionsRefuseWhenThePersonMustConfirmInMattermost(t *testing.T) {
-	for _, mode := range []string{config.ConfirmMattermost, config.ConfirmClientThenMattermost} {
-		allowWrites(t, mode)
-		mine := createPost(t, mm.Users[0], townSquare(t).Id, "unchanged", "")
-		a := aliceClient(t)
-		for _, probe := range []struct {
-			tool string
-			args map[string]any
-		}{
-			{"update_post", map[string]any{"post_id": mine.Id, "message": "changed"}},
-			{"add_reaction", map[string]any{"post_id": mine.Id, "emoji_name": "smile"}},
-		} {
-			if res := call(t, a, probe.tool, probe.args); !res.IsError || !strings.Contains(text(res), "changes nothing") && !strings.Contains(text(res), "nothing was sent") {
-				t.Fatalf("%s: %s answered %s", mode, probe.tool, text(res))
-			}
+func TestEditsAndReactionsAreConfirmedByThePersonLikePosts(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	mine := createPost(t, alice, townSquare(t).Id, "before the edit", "")
+	read := func() *model.Post {
+		p, _, err := mm.Client(alice).GetPost(context.Background(), mine.Id, "")
+		if err != nil {
+			t.Fatal(err)
 		}
-		p, _, err := mm.Client(mm.Users[0]).GetPost(context.Background(), mine.Id, "")
-		if err != nil || p.Message != "unchanged" || len(p.Metadata.Reactions) != 0 {
-			t.Fatalf("%s: the post changed without confirmation: %+v %v", mode, p, err)
+		return p
+	}
+
+	// Declined in the client: nothing changes.
+	no := connectAsking(t, mm.URL, alice.Token, "", formOnly, &person{answer: respond(mcp.ElicitationResponseActionDecline)})
+	for _, probe := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"update_post", map[string]any{"post_id": mine.Id, "message": "declined edit"}},
+		{"add_reaction", map[string]any{"post_id": mine.Id, "emoji_name": "smile"}},
+	} {
+		if res := call(t, no, probe.tool, probe.args); !res.IsError || !strings.Contains(text(res), "nothing") {
+			t.Fatalf("%s declined answered %s", probe.tool, text(res))
 		}
+	}
+	if p := read(); p.Message != "before the edit" || len(p.Metadata.Reactions) != 0 {
+		t.Fatalf("the post changed without a yes: %q %d reactions", p.Message, len(p.Metadata.Reactions))
+	}
+
+	// Accepted in the client: the question shows both messages.
+	yes := &person{answer: tick}
+	c := connectAsking(t, mm.URL, alice.Token, "", formOnly, yes)
+	if res := call(t, c, "update_post", map[string]any{"post_id": mine.Id, "message": "after the edit"}); res.IsError {
+		t.Fatalf("update_post: %s", text(res))
+	}
+	if q := yes.asked(); len(q) != 1 || !strings.Contains(q[0].Message, "after the edit") || !strings.Contains(q[0].Message, "before the edit") {
+		t.Fatalf("the edit's question: %+v", q)
+	}
+	if p := read(); p.Message != "after the edit" {
+		t.Fatalf("the edit did not land: %q", p.Message)
+	}
+
+	// Asked in Mattermost: accepted on the page.
+	done := postAsync(t, "add_reaction", map[string]any{"post_id": mine.Id, "emoji_name": "thumbsup"})
+	id := waitPending(t, alice, ":thumbsup:")
+	web := browser(t, alice)
+	_, page := get(t, web, confirmBase()+"/"+id, "")
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the reaction's page: %s", page)
+	}
+	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK {
+		t.Fatalf("accept: %d %s", code, body)
+	}
+	if res := <-done; res.IsError {
+		t.Fatalf("add_reaction answered %s", text(res))
+	}
+	p := read()
+	if len(p.Metadata.Reactions) != 1 || p.Metadata.Reactions[0].EmojiName != "thumbsup" || p.Metadata.Reactions[0].UserId != alice.ID {
+		t.Fatalf("reactions after the accept: %+v", p.Metadata.Reactions)
 	}
 }
 

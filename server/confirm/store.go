@@ -57,10 +57,13 @@ type KV interface {
 // Record is one post waiting for, or answered by, the person. The plan
 // (with the model's own text) is kept only while the post is pending.
 type Record struct {
-	ID        string        `json:"id"`
-	UserID    string        `json:"user_id"`
-	State     string        `json:"state"`
-	Title     string        `json:"title"`
+	ID     string `json:"id"`
+	UserID string `json:"user_id"`
+	State  string `json:"state"`
+	Title  string `json:"title"`
+	// Action is the plan's kind (posting.Action*), kept after the plan is
+	// dropped so the outcome can be worded.
+	Action    string        `json:"action,omitempty"`
 	CreatedAt time.Time     `json:"created_at"`
 	Plan      *posting.Plan `json:"plan,omitempty"`
 	Outcome   string        `json:"outcome,omitempty"`
@@ -83,7 +86,7 @@ func (s *Store) Create(userID, title string, plan posting.Plan) (Record, error) 
 	if _, err := rand.Read(b); err != nil {
 		return Record{}, fmt.Errorf("random: %w", err)
 	}
-	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, CreatedAt: s.Now(), Plan: &plan}
+	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(), Plan: &plan}
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return Record{}, err

@@ -72,16 +72,31 @@ type Request struct {
 	Attribution string
 }
 
-// Plan is a checked post: everything needed to execute it later, on any
-// node.
+// Plan is a checked write: everything needed to execute it later, on any
+// node. Most plans are posts; Action names the other writes a person
+// confirms the same way.
 type Plan struct {
 	CallerID    string      `json:"caller_id"`
+	Action      string      `json:"action,omitempty"`
 	Dest        Destination `json:"dest"`
 	Message     string      `json:"message"`
 	Files       []Staged    `json:"files"`
 	Notes       []string    `json:"notes,omitempty"`
 	Attribution string      `json:"attribution"`
+	// PostID is the post an edit or a reaction is about; Previous is the
+	// message an edit replaces; Emoji is a reaction's emoji name.
+	PostID   string `json:"post_id,omitempty"`
+	Previous string `json:"previous,omitempty"`
+	Emoji    string `json:"emoji,omitempty"`
 }
+
+// Actions other than posting.
+const (
+	ActionPost    = ""
+	ActionEdit    = "edit"
+	ActionReact   = "react"
+	ActionUnreact = "unreact"
+)
 
 // Prepare checks a request as the caller and stages its files. Nothing is
 // written to Mattermost.

@@ -60,19 +60,31 @@ func Form(plan posting.Plan, recordID string) mcp.ElicitationParams {
 	prop := Property(recordID)
 	return mcp.ElicitationParams{
 		Mode:    mcp.ElicitationModeForm,
-		Message: Describe(plan) + "\nTick \"Post it\" and accept to send exactly this. Nothing is uploaded or posted otherwise.",
+		Message: Describe(plan) + "\nTick the box and accept to do exactly this. Otherwise nothing is uploaded, posted or changed.",
 		RequestedSchema: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
 				prop: map[string]any{
 					"type":        "boolean",
-					"title":       "Post it",
-					"description": "Post this message with these files, as you, to " + plan.Dest.Label + ".",
+					"title":       boxTitle(plan),
+					"description": "Yes, as you, in " + plan.Dest.Label + ".",
 				},
 			},
 			"required": []string{prop},
 		},
 	}
+}
+
+func boxTitle(plan posting.Plan) string {
+	switch plan.Action {
+	case posting.ActionEdit:
+		return "Edit it"
+	case posting.ActionReact:
+		return "React"
+	case posting.ActionUnreact:
+		return "Take it back"
+	}
+	return "Post it"
 }
 
 // URL is the url-mode question: the person answers on the Mattermost page.
@@ -81,7 +93,7 @@ func URL(plan posting.Plan, recordID, pageURL string) mcp.ElicitationParams {
 		Mode:          mcp.ElicitationModeURL,
 		ElicitationID: recordID,
 		URL:           pageURL,
-		Message:       fmt.Sprintf("An AI assistant asks to post as you to %s. Open Mattermost to see the message and every file, then accept or decline there.", plan.Dest.Label),
+		Message:       fmt.Sprintf("An AI assistant asks to write as you in %s. Open Mattermost to see exactly what, then accept or decline there.", plan.Dest.Label),
 	}
 }
 
@@ -89,6 +101,22 @@ func URL(plan posting.Plan, recordID, pageURL string) mcp.ElicitationParams {
 // exactly as it will post, who it notifies, and every file.
 func Describe(plan posting.Plan) string {
 	var b strings.Builder
+	switch plan.Action {
+	case posting.ActionEdit:
+		fmt.Fprintf(&b, "Edit your post %s in %s?\n", plan.PostID, plan.Dest.Label)
+		b.WriteString("\n----- new message, exactly as it will read -----\n" + plan.Message + "\n----- it replaces -----\n" + plan.Previous + "\n----- end -----\n")
+		return b.String()
+	case posting.ActionReact, posting.ActionUnreact:
+		verb := "React with :%s: to"
+		if plan.Action == posting.ActionUnreact {
+			verb = "Take back your :%s: reaction on"
+		}
+		fmt.Fprintf(&b, verb+" the post %s in %s?\n", plan.Emoji, plan.PostID, plan.Dest.Label)
+		if plan.Previous != "" {
+			b.WriteString("\n----- the post -----\n" + plan.Previous + "\n----- end -----\n")
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Post as you to %s?\n", plan.Dest.Label)
 	if plan.Message == "" {
 		b.WriteString("\nNo message, files only.\n")

@@ -72,6 +72,14 @@ func pendingTitle(plan posting.Plan) string {
 		msg = append(msg[:titleRunes], '…')
 	}
 	t := "Post to " + plan.Dest.Label
+	switch plan.Action {
+	case posting.ActionEdit:
+		t = "Edit your post in " + plan.Dest.Label
+	case posting.ActionReact:
+		return present.Clean(fmt.Sprintf("React :%s: to a post in %s", plan.Emoji, plan.Dest.Label))
+	case posting.ActionUnreact:
+		return present.Clean(fmt.Sprintf("Take back your :%s: on a post in %s", plan.Emoji, plan.Dest.Label))
+	}
 	if len(msg) > 0 {
 		t += fmt.Sprintf(": %q", string(msg))
 	}
@@ -133,7 +141,7 @@ func (d Deps) pendingAnswer(rec confirm.Record) *mcp.CallToolResult {
 	out := PendingResult{ID: rec.ID, State: rec.State, Outcome: rec.Outcome, PostID: rec.PostID, Permalink: rec.Permalink}
 	switch rec.State {
 	case confirm.StatePosted:
-		return structured("The person accepted; posted: "+rec.Permalink, out)
+		return structured("The person accepted. "+doneText(planOf(rec), rec.Permalink), out)
 	case confirm.StateDeclined:
 		res := structured("The person declined in Mattermost; nothing was sent.", out)
 		res.IsError = true
@@ -148,18 +156,55 @@ func (d Deps) pendingAnswer(rec confirm.Record) *mcp.CallToolResult {
 		out.URL, int(confirm.PendingLifetime.Minutes()), rec.ID), out)
 }
 
-// ExecutePlan posts a plan the person accepted on the confirmation page, as
-// them, if writes are still allowed.
+// ExecutePlan carries out a write the person accepted, as them, if writes
+// are still allowed.
 func (d Deps) ExecutePlan(ctx context.Context, userID string, plan posting.Plan) (confirm.Executed, error) {
-	if refusal := d.mayWrite(true); refusal != "" {
-		return confirm.Executed{}, errors.New(refusal)
+	if refusal := d.mayWrite(); refusal != "" {
+		return confirm.Executed{}, posting.Refusal(refusal)
 	}
 	c := d.MM.As(userID)
-	done, err := posting.Execute(ctx, c, d.sources(), plan)
-	if err != nil {
+	if userID != plan.CallerID {
+		return confirm.Executed{}, posting.ErrNotFound
+	}
+	var err error
+	switch plan.Action {
+	case posting.ActionPost:
+		done, err := posting.Execute(ctx, c, d.sources(), plan)
+		if err != nil {
+			return confirm.Executed{}, err
+		}
+		return confirm.Executed{PostID: done.Post.Id, Permalink: permalinkOf(c, done.Post.ChannelId, done.Post.Id)}, nil
+	case posting.ActionEdit:
+		_, err = c.EditOwnPost(plan.PostID, plan.Message, map[string]any{posting.PropFromMCP: true})
+	case posting.ActionReact, posting.ActionUnreact:
+		err = c.React(plan.PostID, plan.Emoji, plan.Action == posting.ActionUnreact)
+	default:
+		return confirm.Executed{}, posting.Refusal("This confirmation is of a kind this version does not know; nothing was changed.")
+	}
+	switch {
+	case errors.Is(err, mattermost.ErrNotFound):
+		return confirm.Executed{}, posting.Refusal(fmt.Sprintf("The post %s is gone or no longer readable; nothing was changed.", plan.PostID))
+	case errors.Is(err, mattermost.ErrNotYours):
+		return confirm.Executed{}, posting.Refusal("That post is not the person's own: only their own posts can be edited. Nothing was changed.")
+	case err != nil && plan.Emoji != "":
+		return confirm.Executed{}, posting.Refusal(fmt.Sprintf("Mattermost refused the reaction :%s: (%v). Check the emoji's name; nothing was changed.", plan.Emoji, err))
+	case err != nil:
 		return confirm.Executed{}, err
 	}
-	return confirm.Executed{PostID: done.Post.Id, Permalink: permalinkOf(c, done.Post.ChannelId, done.Post.Id)}, nil
+	return confirm.Executed{PostID: plan.PostID, Permalink: permalinkOf(c, plan.Dest.ChannelID, plan.PostID)}, nil
+}
+
+// doneText says what an executed write did.
+func doneText(plan posting.Plan, permalink string) string {
+	switch plan.Action {
+	case posting.ActionEdit:
+		return "Edited the post: " + permalink
+	case posting.ActionReact:
+		return fmt.Sprintf("Added :%s: to the post: %s", plan.Emoji, permalink)
+	case posting.ActionUnreact:
+		return fmt.Sprintf("Removed :%s: from the post: %s", plan.Emoji, permalink)
+	}
+	return "Posted: " + permalink
 }
 
 type getPendingArgs struct {
@@ -210,4 +255,13 @@ func getPending(d Deps) catalogue.Tool {
 		}
 		return structured(b.String(), map[string]any{"pending": list}), nil
 	})
+}
+
+// planOf is a record's plan; answered records keep none, so their action
+// is taken from what is left.
+func planOf(rec confirm.Record) posting.Plan {
+	if rec.Plan != nil {
+		return *rec.Plan
+	}
+	return posting.Plan{Action: rec.Action}
 }

@@ -30,14 +30,11 @@ var (
 
 // confirmationNote is the part of every write tool's description that says
 // who confirms, as built.
-const confirmationNote = " Who confirms is the admin's setting: with \"client_approval\" your client's own tool approval is the only check and the post is sent at once; " +
-	"with \"mattermost\" or \"client_then_mattermost\" the person is asked in Mattermost (a confirmation page listing every file, linked from a notice in their Mattermost): " +
-	"the call waits up to a minute for their answer, then says the post is waiting and get_pending tells the outcome later. " +
-	"Asking through your client (elicitation) is not offered yet, so client_then_mattermost also asks in Mattermost."
-
-// editNote is the description's part for edits and reactions, which have no
-// confirmation page yet.
-const editNote = " With \"client_approval\" your client's own tool approval is the only check. With \"mattermost\" or \"client_then_mattermost\" this version cannot ask the person yet, so the tool refuses and changes nothing."
+const confirmationNote = " Who confirms is the admin's setting (get_me tells it): with \"client_approval\" your client's own tool approval is the only check and it is done at once; " +
+	"with \"client_then_mattermost\" your client asks the person (a form with everything that will be sent and one box to tick) when it supports elicitation, else Mattermost does; " +
+	"with \"mattermost\" the person is asked in Mattermost (a confirmation listing everything, linked from a notice there): " +
+	"the call waits up to a minute for that answer, then says it is waiting and get_pending tells the outcome later. " +
+	"If the person declines, nothing is sent: do not try again unless they ask."
 
 const filesNote = " files: up to 10, each exactly one of {name, content} (text you wrote, at most 1 MiB), {file_id} (an attachment you can read, forwarded as a copy), " +
 	"{workspace_file} (a file in the person's workspace) or {handle} (from request_upload). Every file is read when you call, and again just before it is sent: a file that changed in between is refused."
@@ -108,35 +105,30 @@ func writeTools(d Deps) []catalogue.Tool {
 		}, d.groupMessage),
 		catalogue.Define(catalogue.Tool{
 			Name: "update_post", Title: "Edit one of your posts", Hints: editHints, Effect: catalogue.ChangesMattermost,
-			Description: "Replaces the message of one of the signed-in person's own posts (files stay as they are). Someone else's post is refused." + editNote,
+			Description: "Replaces the message of one of the signed-in person's own posts (files stay as they are). Someone else's post is refused." + confirmationNote,
 		}, d.updatePost),
 		catalogue.Define(catalogue.Tool{
 			Name: "add_reaction", Title: "React to a post", Hints: reactHints, Effect: catalogue.ChangesMattermost,
-			Description: "Adds the signed-in person's emoji reaction to a post they can read. Reacting twice with the same emoji changes nothing." + editNote,
+			Description: "Adds the signed-in person's emoji reaction to a post they can read. Reacting twice with the same emoji changes nothing." + confirmationNote,
 		}, func(ctx context.Context, a reactionArgs) (*mcp.CallToolResult, error) { return d.react(ctx, a, false) }),
 		catalogue.Define(catalogue.Tool{
 			Name: "remove_reaction", Title: "Take back a reaction", Hints: unreactHints, Effect: catalogue.ChangesMattermost,
-			Description: "Removes the signed-in person's own emoji reaction from a post." + editNote,
+			Description: "Removes the signed-in person's own emoji reaction from a post." + confirmationNote,
 		}, func(ctx context.Context, a reactionArgs) (*mcp.CallToolResult, error) { return d.react(ctx, a, true) }),
 	}
 }
 
 // mayWrite is checked on every call of a write tool, before anything is
-// read: writes must be allowed, and the confirmation the admin chose must be
-// one this version can carry out. It answers a refusal, or "" to go on.
-func (d Deps) mayWrite(confirmable bool) string {
+// read, and again just before anything is sent. It answers a refusal, or ""
+// to go on.
+func (d Deps) mayWrite() string {
 	cfg := d.Config()
 	if !cfg.AllowWrites {
 		return "Writing is turned off on this Mattermost: nothing was sent. An admin can allow it in System Console > Plugins > MCP Server."
 	}
 	switch cfg.WriteConfirmation {
-	case config.ConfirmClientApproval:
+	case config.ConfirmClientApproval, config.ConfirmMattermost, config.ConfirmClientThenMattermost:
 		return ""
-	case config.ConfirmMattermost, config.ConfirmClientThenMattermost:
-		if confirmable && d.Confirm != nil {
-			return ""
-		}
-		return "This Mattermost is set to have the person confirm every write in Mattermost itself, and this version of the plugin cannot ask them there yet: nothing was sent. Tell the person; they can post it themselves."
 	}
 	return "The write confirmation setting is not one this plugin knows: nothing was sent."
 }
@@ -217,7 +209,7 @@ func sourceRefusal(err error, what string) error {
 }
 
 func (d Deps) createPost(ctx context.Context, a createPostArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(true); refusal != "" {
+	if refusal := d.mayWrite(); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
@@ -236,7 +228,7 @@ func (d Deps) createPost(ctx context.Context, a createPostArgs) (*mcp.CallToolRe
 }
 
 func (d Deps) dm(ctx context.Context, a dmArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(true); refusal != "" {
+	if refusal := d.mayWrite(); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
@@ -258,7 +250,7 @@ func (d Deps) dm(ctx context.Context, a dmArgs) (*mcp.CallToolResult, error) {
 }
 
 func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(true); refusal != "" {
+	if refusal := d.mayWrite(); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
@@ -304,23 +296,12 @@ func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Desti
 	if res, err := refusalOr(err, dest); res != nil || err != nil {
 		return res, err
 	}
-	switch d.Config().WriteConfirmation {
-	case config.ConfirmClientApproval:
-	case config.ConfirmClientThenMattermost:
-		if form, url := question.ClientAsks(ctx); form || url {
-			mode := question.ModeForm
-			if !form {
-				mode = question.ModeURL
-			}
-			return d.askInClient(ctx, c, plan, mode)
-		}
-		return d.askInMattermost(ctx, c, plan)
-	default:
-		return d.askInMattermost(ctx, c, plan)
+	if !d.confirmsItself() {
+		return d.ask(ctx, c, plan)
 	}
 	// Checked again just before sending: the setting may have changed
 	// while the files were read.
-	if refusal := d.mayWrite(true); refusal != "" {
+	if refusal := d.mayWrite(); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	done, err := posting.Execute(ctx, c, reg, plan)
@@ -328,6 +309,27 @@ func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Desti
 		return res, err
 	}
 	return d.posted(c, plan, done), nil
+}
+
+// confirmsItself is the admin leaving every write to the client's own
+// approval.
+func (d Deps) confirmsItself() bool {
+	return d.Config().WriteConfirmation == config.ConfirmClientApproval
+}
+
+// ask puts the question where the admin's setting says: through the client
+// when it can ask and the setting allows, else in Mattermost.
+func (d Deps) ask(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (*mcp.CallToolResult, error) {
+	if d.Config().WriteConfirmation == config.ConfirmClientThenMattermost {
+		if form, url := question.ClientAsks(ctx); form || url {
+			mode := question.ModeForm
+			if !form {
+				mode = question.ModeURL
+			}
+			return d.askInClient(ctx, c, plan, mode)
+		}
+	}
+	return d.askInMattermost(ctx, c, plan)
 }
 
 func refusalOr(err error, dest posting.Destination) (*mcp.CallToolResult, error) {
@@ -360,52 +362,97 @@ func (d Deps) posted(c *mattermost.Caller, plan posting.Plan, done posting.Resul
 }
 
 func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(false); refusal != "" {
+	if refusal := d.mayWrite(); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
+		return d.resume(ctx, c, call)
 	}
 	if n := len([]rune(a.Message)); n > postMaxRunes() {
 		return mcp.NewToolResultError(fmt.Sprintf("The message is %d characters; Mattermost takes at most %d. Shorten it.", n, postMaxRunes())), nil
 	}
-	p, err := c.EditOwnPost(strings.TrimSpace(a.PostID), a.Message, map[string]any{posting.PropFromMCP: true})
-	switch {
-	case errors.Is(err, mattermost.ErrNotFound):
-		return mcp.NewToolResultError(fmt.Sprintf("Post %q was not found. Take post ids from read_channel or search_posts.", a.PostID)), nil
-	case errors.Is(err, mattermost.ErrNotYours):
-		return mcp.NewToolResultError("That post is not the signed-in person's own: only their own posts can be edited. Reply to it with create_post and root_id instead."), nil
-	case err != nil:
-		return nil, err
+	p, ch, res, err := d.postFor(c, a.PostID)
+	if res != nil || err != nil {
+		return res, err
 	}
-	return structured("Edited post "+p.Id+".", map[string]any{"post_id": p.Id, "channel_id": p.ChannelId}), nil
+	if p.UserId != c.UserID() {
+		return mcp.NewToolResultError("That post is not the signed-in person's own: only their own posts can be edited. Reply to it with create_post and root_id instead."), nil
+	}
+	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionEdit, PostID: p.Id, Message: a.Message, Previous: p.Message,
+		Dest: posting.Destination{ChannelID: ch.Id, Label: channelLabel(ch)}}
+	return d.write(ctx, c, plan)
 }
 
 func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(false); refusal != "" {
+	if refusal := d.mayWrite(); refusal != "" {
 		return mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
+		return d.resume(ctx, c, call)
 	}
 	emoji := strings.Trim(strings.TrimSpace(a.Emoji), ":")
 	if emoji == "" {
 		return mcp.NewToolResultError("Give emoji_name, e.g. thumbsup (without colons)."), nil
 	}
-	err = c.React(strings.TrimSpace(a.PostID), emoji, remove)
+	p, ch, res, err := d.postFor(c, a.PostID)
+	if res != nil || err != nil {
+		return res, err
+	}
+	action := posting.ActionReact
+	if remove {
+		action = posting.ActionUnreact
+	}
+	plan := posting.Plan{CallerID: c.UserID(), Action: action, PostID: p.Id, Emoji: emoji, Previous: p.Message,
+		Dest: posting.Destination{ChannelID: ch.Id, Label: channelLabel(ch)}}
+	return d.write(ctx, c, plan)
+}
+
+// postFor reads the post an edit or reaction is about, as the caller.
+func (d Deps) postFor(c *mattermost.Caller, postID string) (*model.Post, *model.Channel, *mcp.CallToolResult, error) {
+	p, err := c.Post(strings.TrimSpace(postID))
 	if errors.Is(err, mattermost.ErrNotFound) {
-		return mcp.NewToolResultError(fmt.Sprintf("Post %q was not found. Take post ids from read_channel or search_posts.", a.PostID)), nil
+		return nil, nil, mcp.NewToolResultError(fmt.Sprintf("Post %q was not found. Take post ids from read_channel or search_posts.", postID)), nil
 	}
 	if err != nil {
-		return mcp.NewToolResultError(fmt.Sprintf("Mattermost refused the reaction :%s: (%v). Check the emoji's name.", emoji, err)), nil
+		return nil, nil, nil, err
 	}
-	verb := "Added"
-	if remove {
-		verb = "Removed"
+	ch, err := c.Channel(p.ChannelId)
+	if err != nil {
+		return nil, nil, nil, err
 	}
-	return structured(fmt.Sprintf("%s :%s: on post %s.", verb, emoji, a.PostID), map[string]any{"post_id": a.PostID, "emoji_name": emoji, "removed": remove}), nil
+	return p, ch, nil, nil
+}
+
+// write asks about an edit or reaction, or does it at once when the client's
+// approval is the only check.
+func (d Deps) write(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (*mcp.CallToolResult, error) {
+	if !d.confirmsItself() {
+		return d.ask(ctx, c, plan)
+	}
+	done, err := d.ExecutePlan(ctx, c.UserID(), plan)
+	if err != nil {
+		var r posting.Refusal
+		if errors.As(err, &r) {
+			return mcp.NewToolResultError(string(r)), nil
+		}
+		return nil, err
+	}
+	return structured(doneText(plan, done.Permalink), map[string]any{"post_id": plan.PostID, "action": actionName(plan.Action), "permalink": done.Permalink}), nil
+}
+
+func actionName(action string) string {
+	if action == posting.ActionPost {
+		return "post"
+	}
+	return action
 }
 
 func postMaxRunes() int { return model.PostMessageMaxRunesV2 }
