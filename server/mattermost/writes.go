@@ -41,6 +41,12 @@ func (c *Caller) ServerMaxFileSize() int64 {
 	return *cfg.FileSettings.MaxFileSize
 }
 
+// AttachmentsEnabled is Mattermost's FileSettings.EnableFileAttachments.
+func (c *Caller) AttachmentsEnabled() bool {
+	cfg := c.g.api.Configuration.GetConfig()
+	return cfg == nil || cfg.FileSettings.EnableFileAttachments == nil || *cfg.FileSettings.EnableFileAttachments
+}
+
 // MemberCount is how many people a channel the caller can read reaches.
 func (c *Caller) MemberCount(channelID string) (int64, error) {
 	if _, err := c.Channel(channelID); err != nil {

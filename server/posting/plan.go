@@ -17,7 +17,8 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
-// MaxFiles is how many files Mattermost attaches to one post.
+// MaxFiles is how many files Mattermost attaches to one post (its post
+// model holds at most ten file ids).
 const MaxFiles = 10
 
 // Props set on every post this pipeline creates, so people and clients can
@@ -43,6 +44,8 @@ type Mattermost interface {
 	MayPost(channelID string) (post, upload bool, err error)
 	Post(postID string) (*model.Post, error)
 	ServerMaxFileSize() int64
+	// AttachmentsEnabled is FileSettings.EnableFileAttachments.
+	AttachmentsEnabled() bool
 	MemberCount(channelID string) (int64, error)
 	UsernameExists(name string) (bool, error)
 	SearchUsers(term string, limit int) ([]*model.User, error)
@@ -107,6 +110,9 @@ func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Pla
 	}
 	if strings.TrimSpace(req.Message) == "" && len(req.Files) == 0 {
 		return Plan{}, Refusal("Give a message, files, or both: an empty post cannot be sent.")
+	}
+	if len(req.Files) > 0 && !mm.AttachmentsEnabled() {
+		return Plan{}, Refusal("File attachments are turned off on this Mattermost, so a post cannot carry files. Post without them, or put their text in the message.")
 	}
 	if len(req.Files) > MaxFiles {
 		return Plan{}, Refusal(fmt.Sprintf("%d files were given; one post holds at most %d. Send the rest in a reply.", len(req.Files), MaxFiles))

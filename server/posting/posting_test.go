@@ -12,13 +12,14 @@ import (
 // fakeMM records what the pipeline writes.
 type fakeMM struct {
 	uploads, posts, directs int
-	failUpload              bool
+	failUpload, noAttachments bool
 }
 
 func (f *fakeMM) UserID() string                        { return "alice" }
 func (f *fakeMM) MayPost(string) (bool, bool, error)    { return true, true, nil }
 func (f *fakeMM) Post(string) (*model.Post, error)      { return nil, ErrNotFound }
 func (f *fakeMM) ServerMaxFileSize() int64              { return 1 << 20 }
+func (f *fakeMM) AttachmentsEnabled() bool              { return !f.noAttachments }
 func (f *fakeMM) MemberCount(string) (int64, error)     { return 42, nil }
 func (f *fakeMM) UsernameExists(n string) (bool, error) { return n == "bob", nil }
 func (f *fakeMM) SearchUsers(string, int) ([]*model.User, error) {
@@ -126,5 +127,18 @@ func TestMentionsSayWhomTheyReachAndSuggestTheClosestName(t *testing.T) {
 	joined := strings.Join(plan.Notes, " | ")
 	if !strings.Contains(joined, "42 people") || !strings.Contains(joined, "@bobb matches nobody") || !strings.Contains(joined, "Closest: @bob") || strings.Contains(joined, "@bob matches") {
 		t.Fatalf("notes: %s", joined)
+	}
+}
+
+func TestFilesAreRefusedBeforeAnyoneIsAskedWhenMattermostHasAttachmentsOff(t *testing.T) {
+	data := "x"
+	mm := &fakeMM{noAttachments: true}
+	_, err := Prepare(context.Background(), mm, registry(&data), Request{Dest: Destination{ChannelID: "c"}, Message: "hi", Files: []Entry{{Name: "a.txt", Content: "a"}}})
+	var r Refusal
+	if !errors.As(err, &r) || !strings.Contains(string(r), "turned off") {
+		t.Fatalf("files with attachments off: %v", err)
+	}
+	if _, err := Prepare(context.Background(), mm, registry(&data), Request{Dest: Destination{ChannelID: "c"}, Message: "hi"}); err != nil {
+		t.Fatalf("a message without files is refused too: %v", err)
 	}
 }

@@ -75,7 +75,7 @@ func (d Deps) resume(ctx context.Context, c *mattermost.Caller, call catalogue.C
 		if _, err := d.Confirm.Decline(c.UserID(), rec.ID); err != nil && !errors.Is(err, confirm.ErrDecided) && !errors.Is(err, confirm.ErrNotFound) {
 			return nil, err
 		}
-		res := structured("The person did not accept the post; nothing was uploaded or sent. Do not try again unless the person asks you to.",
+		res := structured("The person did not accept; nothing was uploaded, posted or changed. Do not try again unless the person asks you to.",
 			PendingResult{ID: rec.ID, State: confirm.StateDeclined})
 		res.IsError = true
 		return res, nil
