@@ -11,7 +11,7 @@ import (
 
 // fakeMM records what the pipeline writes.
 type fakeMM struct {
-	uploads, posts, directs int
+	uploads, posts, directs   int
 	failUpload, noAttachments bool
 }
 
