@@ -83,11 +83,11 @@ func TestStagingKeepsAPreviewOfTextAndAThumbnailOfImagesAndNothingForOtherFiles(
 	long := strings.Repeat("line\n", 40)
 	wide := strings.Repeat("é", 3000) // 6000 bytes on one line
 	cases := []struct {
-		name, file    string
-		data          []byte
-		wantPreview   string // exact, or "" for none
-		previewPrefix string
-		thumbType     string // "" for none
+		name, file     string
+		data           []byte
+		wantPreview    string // exact, or "" for none
+		previewPrefix  string
+		thumbType      string // "" for none
 		thumbW, thumbH int
 	}{
 		{name: "short text whole", file: "notes.txt", data: []byte("one\ntwo\n"), wantPreview: "one\ntwo"},
