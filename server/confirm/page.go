@@ -351,8 +351,11 @@ func (rt *Routes) pageAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	secure(w)
-	// Relative to .../confirm/<id>/accept, so it holds under any site path.
-	http.Redirect(w, r, "../"+id, http.StatusSeeOther)
+	// Relative to .../confirm/<id>/accept, so it holds under any site path
+	// (http.Redirect would resolve it against the path the plugin sees,
+	// which lacks /plugins/<id>).
+	w.Header().Set("Location", "../"+id)
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 var pageTmpl = template.Must(template.New("confirm").Parse(`<!doctype html>
