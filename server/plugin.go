@@ -87,7 +87,8 @@ func (p *Plugin) OnActivate() error {
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
 	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
 	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Log: gw.Log()}).Register(r)
-	(&confirm.Routes{Store: pending, Execute: deps.ExecutePlan, Log: gw.Log()}).Register(r)
+	(&confirm.Routes{Store: pending, Execute: deps.ExecutePlan, Base: "/plugins/" + manifestID, Log: gw.Log(),
+		Answered: func(userID, id, state string) { gw.As(userID).NotifyAnswered(id, state) }}).Register(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "Not found. The MCP endpoint is /plugins/"+manifestID+transport.MCPPath, http.StatusNotFound)
 	})

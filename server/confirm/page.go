@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"net/http"
-	"strings"
+	"sort"
+	"strconv"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -17,52 +20,179 @@ import (
 // Path is where the confirmation page lives under the plugin's route.
 const Path = "/confirm"
 
+// APIPath is the JSON API the webapp uses, under the plugin's route.
+const APIPath = "/api/v1/confirmations"
+
+// DefaultBase is the site-relative path of the plugin's routes.
+const DefaultBase = "/plugins/mcp-server"
+
 // Executed is an accepted post that was sent.
 type Executed struct {
 	PostID, Permalink string
 }
 
-// Routes serve the confirmation page. Mattermost authenticates the person
-// (session cookie or token) and passes Mattermost-User-Id; for a cookie
-// session and any method but GET it does so only when the request carries
-// the session's CSRF token (X-CSRF-Token header or a "csrf" form field),
-// otherwise the request arrives without a user and is refused here.
+// Routes serve the confirmation page and its JSON API. Mattermost
+// authenticates the person (session cookie or token) and passes
+// Mattermost-User-Id; for a cookie session and any method but GET it does so
+// only when the request carries the session's CSRF token (X-CSRF-Token
+// header or a "csrf" form field), otherwise the request arrives without a
+// user and is answered "not found" here, changing nothing.
 type Routes struct {
 	Store *Store
 	// Execute posts an accepted plan as its owner.
 	Execute func(ctx context.Context, userID string, plan posting.Plan) (Executed, error)
-	Log     interface {
+	// Answered, when set, is told of every answer (from the page or the
+	// API), so the person's other Mattermost tabs can update.
+	Answered func(userID, id, state string)
+	// Base is the site-relative path of the plugin (DefaultBase when empty).
+	Base string
+	Log  interface {
 		Error(msg string, keyValuePairs ...any)
 	}
 }
 
 // Register adds the routes.
 func (rt *Routes) Register(r *mux.Router) {
+	// The plain list predates the API; tests and older webapps poll it.
 	r.HandleFunc(Path, rt.list).Methods(http.MethodGet)
 	r.HandleFunc(Path+"/{id}", rt.page).Methods(http.MethodGet)
-	r.HandleFunc(Path+"/{id}/{answer:accept|decline}", rt.answer).Methods(http.MethodPost)
+	r.HandleFunc(Path+"/{id}/{answer:accept|decline}", rt.pageAnswer).Methods(http.MethodPost)
+
+	r.HandleFunc(APIPath, rt.apiList).Methods(http.MethodGet)
+	r.HandleFunc(APIPath+"/{id}", rt.apiDetail).Methods(http.MethodGet)
+	r.HandleFunc(APIPath+"/{id}/{answer:accept|decline}", rt.apiAnswer).Methods(http.MethodPost)
+	r.HandleFunc(APIPath+"/{id}/files/{n:[0-9]+}/thumbnail", rt.thumbnail).Methods(http.MethodGet)
+}
+
+func (rt *Routes) base() string {
+	if rt.Base != "" {
+		return rt.Base
+	}
+	return DefaultBase
 }
 
 func secure(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'self'; base-uri 'none'")
+	h.Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'self'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
 	h.Set("Referrer-Policy", "no-referrer")
 }
 
-// list answers the person's own records as JSON (pending first), for the
-// webapp after a reconnect and for tests.
+const notFoundText = "Not found: this confirmation does not exist, has expired (they wait 10 minutes), or is not yours."
+
+// FileDetail is one file of a pending post as the person is shown it.
+type FileDetail struct {
+	Index        int    `json:"index"`
+	Name         string `json:"name"`
+	Size         int64  `json:"size"`
+	SizeText     string `json:"size_text"`
+	Type         string `json:"type"`
+	Mismatch     string `json:"mismatch"`
+	Origin       string `json:"origin"`
+	SHA256       string `json:"sha256"`
+	Preview      string `json:"preview"`
+	ThumbnailURL string `json:"thumbnail_url"`
+}
+
+// Detail is a record as the webapp and the page show it.
+type Detail struct {
+	ID          string        `json:"id"`
+	Title       string        `json:"title"`
+	State       string        `json:"state"`
+	CreatedAt   time.Time     `json:"created_at"`
+	ExpiresAt   time.Time     `json:"expires_at"`
+	Destination string        `json:"destination"`
+	Message     string        `json:"message"`
+	MessageHTML template.HTML `json:"message_html"`
+	Notes       []string      `json:"notes"`
+	Files       []FileDetail  `json:"files"`
+	Outcome     string        `json:"outcome"`
+	Permalink   string        `json:"permalink"`
+	PageURL     string        `json:"page_url"`
+}
+
+// detail is what the person is shown of a record: while it is pending, the
+// whole plan; after the answer, its outcome.
+func (rt *Routes) detail(rec Record) Detail {
+	d := Detail{ID: rec.ID, Title: rec.Title, State: rec.State, CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt(),
+		Destination: rec.Destination, Notes: []string{}, Files: []FileDetail{}, Outcome: rec.Outcome,
+		Permalink: rec.Permalink, PageURL: rt.base() + Path + "/" + rec.ID}
+	if p := rec.Plan; p != nil {
+		d.Destination = p.Dest.Label
+		d.Message, d.MessageHTML = p.Message, RenderMarkdown(p.Message)
+		d.Notes = append(d.Notes, p.Notes...)
+		for i, f := range p.Files {
+			fd := FileDetail{Index: i, Name: f.Name, Size: f.Size, SizeText: present.Size(f.Size), Type: f.Detected,
+				Mismatch: f.Mismatch, Origin: f.Origin, SHA256: shortSum(f.SHA256), Preview: f.Preview}
+			if fd.Preview == "" && f.Kind == posting.KindWritten {
+				// A record staged before previews were kept.
+				fd.Preview = posting.TextPreview([]byte(f.Content))
+			}
+			if len(f.Thumbnail) > 0 {
+				fd.ThumbnailURL = fmt.Sprintf("%s%s/%s/files/%d/thumbnail", rt.base(), APIPath, rec.ID, i)
+			}
+			d.Files = append(d.Files, fd)
+		}
+	}
+	return d
+}
+
+func shortSum(s string) string {
+	if len(s) > 12 {
+		return s[:12]
+	}
+	return s
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	secure(w)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// apiError answers a failed read: "not found" for a missing, expired or
+// another user's record (indistinguishable), a 500 otherwise.
+func (rt *Routes) apiError(w http.ResponseWriter, err error) {
+	if errors.Is(err, ErrNotFound) {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": notFoundText})
+		return
+	}
+	rt.Log.Error("Reading a pending post failed", "error", err.Error())
+	writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "The pending post could not be read; try again."})
+}
+
+// sorted is the user's records, pending first, then the most recent.
+func (rt *Routes) sorted(user string) ([]Record, error) {
+	if user == "" {
+		return nil, nil
+	}
+	recs, err := rt.Store.List(user)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		pi, pj := recs[i].State == StatePending, recs[j].State == StatePending
+		if pi != pj {
+			return pi
+		}
+		return recs[i].CreatedAt.After(recs[j].CreatedAt)
+	})
+	return recs, nil
+}
+
+// list answers the person's own records as JSON (pending first) in the
+// short form the first webapp and the tests read.
 func (rt *Routes) list(w http.ResponseWriter, r *http.Request) {
 	user := r.Header.Get("Mattermost-User-Id")
 	if user == "" {
 		http.NotFound(w, r)
 		return
 	}
-	recs, err := rt.Store.List(user)
+	recs, err := rt.sorted(user)
 	if err != nil {
-		rt.Log.Error("Listing pending posts failed", "error", err.Error())
-		http.Error(w, "The pending posts could not be read; try again.", http.StatusInternalServerError)
+		rt.apiError(w, err)
 		return
 	}
 	type item struct {
@@ -72,85 +202,88 @@ func (rt *Routes) list(w http.ResponseWriter, r *http.Request) {
 	for _, rec := range recs {
 		out = append(out, item{rec.ID, rec.Title, rec.State})
 	}
-	secure(w)
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"confirmations": out})
+	writeJSON(w, http.StatusOK, map[string]any{"confirmations": out})
 }
 
-type fileView struct {
-	posting.Staged
-	SizeText, Short, Preview string
-}
-
-type pageData struct {
-	Rec      Record
-	Files    []fileView
-	CSRF     string
-	Answered bool
-}
-
-func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
+func (rt *Routes) apiList(w http.ResponseWriter, r *http.Request) {
 	user := r.Header.Get("Mattermost-User-Id")
-	rec, err := rt.Store.Load(user, mux.Vars(r)["id"])
+	if user == "" {
+		rt.apiError(w, ErrNotFound)
+		return
+	}
+	recs, err := rt.sorted(user)
 	if err != nil {
-		rt.missing(w, r, err)
+		rt.apiError(w, err)
 		return
 	}
-	data := pageData{Rec: rec, Answered: rec.State != StatePending}
-	// The CSRF cookie Mattermost set at sign-in reaches the plugin (only
-	// the session cookie is removed); the form sends it back as the "csrf"
-	// field Mattermost checks. Another site can neither read this page nor
-	// the cookie.
-	if c, err := r.Cookie("MMCSRF"); err == nil {
-		data.CSRF = c.Value
+	out := []Detail{}
+	for _, rec := range recs {
+		out = append(out, rt.detail(rec))
 	}
-	if rec.Plan != nil {
-		for _, f := range rec.Plan.Files {
-			fv := fileView{Staged: f, SizeText: present.Size(f.Size), Short: f.SHA256[:12]}
-			if f.Kind == posting.KindWritten {
-				fv.Preview = firstLines(f.Content, previewLines)
-			}
-			data.Files = append(data.Files, fv)
-		}
-	}
-	secure(w)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pageTmpl.Execute(w, data); err != nil {
-		rt.Log.Error("Rendering the confirmation page failed", "error", err.Error())
-	}
+	writeJSON(w, http.StatusOK, map[string]any{"confirmations": out})
 }
 
-func (rt *Routes) missing(w http.ResponseWriter, r *http.Request, err error) {
-	if !errors.Is(err, ErrNotFound) {
-		rt.Log.Error("Reading a pending post failed", "error", err.Error())
-		http.Error(w, "The pending post could not be read; try again.", http.StatusInternalServerError)
+func (rt *Routes) apiDetail(w http.ResponseWriter, r *http.Request) {
+	rec, err := rt.Store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
+	if err != nil {
+		rt.apiError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rt.detail(rec))
+}
+
+func (rt *Routes) apiAnswer(w http.ResponseWriter, r *http.Request) {
+	rec, err := rt.answer(r, r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"], mux.Vars(r)["answer"])
+	if err != nil {
+		rt.apiError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rt.detail(rec))
+}
+
+// thumbnail serves a stored thumbnail to the record's owner only.
+func (rt *Routes) thumbnail(w http.ResponseWriter, r *http.Request) {
+	rec, err := rt.Store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
+	if err != nil {
+		rt.apiError(w, err)
+		return
+	}
+	n, err := strconv.Atoi(mux.Vars(r)["n"])
+	if err != nil || rec.Plan == nil || n < 0 || n >= len(rec.Plan.Files) || len(rec.Plan.Files[n].Thumbnail) == 0 {
+		rt.apiError(w, ErrNotFound)
+		return
+	}
+	f := rec.Plan.Files[n]
+	if f.ThumbnailType != "image/jpeg" && f.ThumbnailType != "image/png" {
+		rt.apiError(w, ErrNotFound)
 		return
 	}
 	secure(w)
-	http.Error(w, "Not found: this confirmation does not exist, has expired (they wait 10 minutes), or is not yours.", http.StatusNotFound)
+	w.Header().Set("Content-Type", f.ThumbnailType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(f.Thumbnail)))
+	_, _ = w.Write(f.Thumbnail)
 }
 
-func (rt *Routes) answer(w http.ResponseWriter, r *http.Request) {
-	user := r.Header.Get("Mattermost-User-Id")
-	id := mux.Vars(r)["id"]
+// answer accepts or declines once; a later answer gets the record as it is
+// now.
+func (rt *Routes) answer(r *http.Request, user, id, verb string) (Record, error) {
 	var rec Record
 	var err error
-	if mux.Vars(r)["answer"] == "decline" {
+	if verb == "decline" {
 		rec, err = rt.Store.Decline(user, id)
 	} else {
 		rec, err = rt.accept(r.Context(), user, id)
 	}
-	switch {
-	case errors.Is(err, ErrDecided):
-	case err != nil:
-		rt.missing(w, r, err)
-		return
+	if errors.Is(err, ErrDecided) {
+		return rt.Store.Load(user, id)
 	}
-	secure(w)
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := pageTmpl.Execute(w, pageData{Rec: rec, Answered: true}); err != nil {
-		rt.Log.Error("Rendering the confirmation page failed", "error", err.Error())
+	if err != nil {
+		return Record{}, err
 	}
+	if rt.Answered != nil {
+		rt.Answered(user, id, rec.State)
+	}
+	return rec, nil
 }
 
 // accept claims the record (once, cluster-wide), executes the plan and
@@ -171,34 +304,102 @@ func (rt *Routes) accept(ctx context.Context, user, id string) (Record, error) {
 	return rt.Store.Load(user, id)
 }
 
-const previewLines = 12
+type pageData struct {
+	Detail
+	CSRF     string
+	Answered bool
+}
 
-func firstLines(s string, n int) string {
-	lines := strings.SplitN(s, "\n", n+1)
-	if len(lines) > n {
-		lines = append(lines[:n], "…")
+func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
+	rec, err := rt.Store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
+	if err != nil {
+		rt.missing(w, err)
+		return
 	}
-	return strings.Join(lines, "\n")
+	data := pageData{Detail: rt.detail(rec), Answered: rec.State != StatePending}
+	// The CSRF cookie Mattermost set at sign-in reaches the plugin (only
+	// the session cookie is removed); the form sends it back as the "csrf"
+	// field Mattermost checks. Another site can neither read this page nor
+	// the cookie.
+	if c, err := r.Cookie("MMCSRF"); err == nil {
+		data.CSRF = c.Value
+	}
+	secure(w)
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := pageTmpl.Execute(w, data); err != nil {
+		rt.Log.Error("Rendering the confirmation page failed", "error", err.Error())
+	}
+}
+
+func (rt *Routes) missing(w http.ResponseWriter, err error) {
+	if !errors.Is(err, ErrNotFound) {
+		rt.Log.Error("Reading a pending post failed", "error", err.Error())
+		secure(w)
+		http.Error(w, "The pending post could not be read; try again.", http.StatusInternalServerError)
+		return
+	}
+	secure(w)
+	http.Error(w, notFoundText, http.StatusNotFound)
+}
+
+// pageAnswer takes the form's answer and shows the page again (a GET, so
+// reloading it does not post the form twice).
+func (rt *Routes) pageAnswer(w http.ResponseWriter, r *http.Request) {
+	id := mux.Vars(r)["id"]
+	if _, err := rt.answer(r, r.Header.Get("Mattermost-User-Id"), id, mux.Vars(r)["answer"]); err != nil {
+		rt.missing(w, err)
+		return
+	}
+	secure(w)
+	// Relative to .../confirm/<id>/accept, so it holds under any site path
+	// (http.Redirect would resolve it against the path the plugin sees,
+	// which lacks /plugins/<id>).
+	w.Header().Set("Location", "../"+id)
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 var pageTmpl = template.Must(template.New("confirm").Parse(`<!doctype html>
-<html><head><meta charset="utf-8"><title>Confirm a post — MCP Server</title>
-<style>body{font-family:sans-serif;max-width:48em;margin:2em auto;padding:0 1em}pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;word-break:break-word}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}button{font-size:1.1em;margin-right:1em;padding:.4em 1.2em}</style></head>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Confirm a post — MCP Server</title>
+<style>
+body{font-family:system-ui,sans-serif;line-height:1.45;max-width:48em;margin:2em auto;padding:0 1em;color:#1b1d22}
+pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;word-break:break-word;margin:.4em 0}
+.message{border:1px solid #ccc;border-radius:4px;padding:.2em 1em}
+.message blockquote{border-left:3px solid #ccc;margin-left:0;padding-left:1em;color:#444}
+.message code{background:#f4f4f4;padding:0 .2em}
+.file{border:1px solid #ddd;border-radius:4px;padding:.6em 1em;margin:.6em 0}
+.file h3{margin:.2em 0;font-size:1.05em;word-break:break-all}
+.meta{margin:.2em 0;color:#333}.warn{color:#9a3b00;font-weight:600}
+img.thumbnail{display:block;max-width:320px;max-height:320px;border:1px solid #ddd;margin:.4em 0}
+.actions{margin:1.5em 0}
+button{font-size:1.1em;margin-right:1em;padding:.5em 1.4em;border-radius:4px;border:1px solid #888;cursor:pointer}
+button.accept{background:#1c58d9;color:#fff;border-color:#1c58d9}
+</style></head>
 <body>
-<h1>{{.Rec.Title}}</h1>
+<main id="confirmation" data-id="{{.ID}}" data-state="{{.State}}">
+<h1>{{.Title}}</h1>
 {{if .Answered}}
-<p id="outcome" data-state="{{.Rec.State}}"><strong>{{.Rec.State}}</strong>{{if .Rec.Outcome}}: {{.Rec.Outcome}}{{end}}{{if .Rec.Permalink}} <a href="{{.Rec.Permalink}}" target="_top">Open the post</a>{{end}}</p>
-{{else}}{{with .Rec.Plan}}
-<p>An AI assistant asks to post this as you, to <strong>{{.Dest.Label}}</strong>.</p>
-<h2>Message</h2><pre>{{.Message}}</pre>
-{{if .Notes}}<h2>Notifications</h2><ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<p id="outcome" data-state="{{.State}}" role="status"><strong>{{.State}}</strong>{{if .Outcome}}: {{.Outcome}}{{end}}{{if .Permalink}} <a id="permalink" href="{{.Permalink}}" target="_top">Open the post</a>{{end}}</p>
+{{else}}
+<p>An AI assistant asks to post this as you, to <strong id="destination">{{.Destination}}</strong>. Nothing is sent until you accept.</p>
+<h2>Message</h2>
+{{if .Message}}<div id="message" class="message">{{.MessageHTML}}</div>{{else}}<p id="message"><em>No message, only files.</em></p>{{end}}
+{{if .Notes}}<h2>Notifications</h2><ul id="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Files}}<h2>Files ({{len .Files}})</h2>
+{{range .Files}}<section class="file" data-file-index="{{.Index}}" aria-label="{{.Name}}">
+<h3 class="file-name">{{.Name}}</h3>
+<p class="meta"><span class="file-size">{{.SizeText}}</span> · <span class="file-type">{{.Type}}</span> · from <span class="file-origin">{{.Origin}}</span> · sha256 <code class="file-sha256">{{.SHA256}}…</code></p>
+{{if .Mismatch}}<p class="warn file-mismatch">Type mismatch: {{.Mismatch}}</p>{{end}}
+{{if .ThumbnailURL}}<img class="thumbnail" src="{{.ThumbnailURL}}" alt="Thumbnail of {{.Name}}">{{end}}
+{{if .Preview}}<pre class="preview" aria-label="First lines of {{.Name}}">{{.Preview}}</pre>{{end}}
+</section>
 {{end}}
-{{if .Files}}<h2>Files</h2><table><tr><th>Name</th><th>Size</th><th>Type</th><th>From</th><th>sha256</th></tr>
-{{range .Files}}<tr><td>{{.Name}}</td><td>{{.SizeText}}</td><td>{{.Detected}}{{if .Mismatch}} ({{.Mismatch}}){{end}}</td><td>{{.Origin}}</td><td><code>{{.Short}}…</code></td></tr>
-{{if .Preview}}<tr><td colspan="5"><pre>{{.Preview}}</pre></td></tr>{{end}}{{end}}</table>
 <p>The files are uploaded only if you accept, and only if they are still exactly these bytes.</p>{{end}}
-<form method="post" action="{{.Rec.ID}}/accept" style="display:inline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit">Accept and post</button></form>
-<form method="post" action="{{.Rec.ID}}/decline" style="display:inline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit">Decline</button></form>
+<div class="actions">
+<form method="post" action="{{.ID}}/accept" style="display:inline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">Accept and post</button></form>
+<form method="post" action="{{.ID}}/decline" style="display:inline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="decline">Decline</button></form>
+</div>
+<p class="meta">This question expires at <time datetime="{{.ExpiresAt.Format "2006-01-02T15:04:05Z07:00"}}">{{.ExpiresAt.Format "15:04 MST"}}</time>.</p>
 {{end}}
+</main>
 </body></html>`))

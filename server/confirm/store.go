@@ -63,12 +63,28 @@ type Record struct {
 	Title  string `json:"title"`
 	// Action is the plan's kind (posting.Action*), kept after the plan is
 	// dropped so the outcome can be worded.
-	Action    string        `json:"action,omitempty"`
-	CreatedAt time.Time     `json:"created_at"`
-	Plan      *posting.Plan `json:"plan,omitempty"`
-	Outcome   string        `json:"outcome,omitempty"`
-	PostID    string        `json:"post_id,omitempty"`
-	Permalink string        `json:"permalink,omitempty"`
+	Action    string    `json:"action,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	// AnsweredAt is when the person accepted or declined.
+	AnsweredAt time.Time `json:"answered_at,omitzero"`
+	// Destination is where the post goes, kept after the plan is dropped.
+	Destination string        `json:"destination,omitempty"`
+	Plan        *posting.Plan `json:"plan,omitempty"`
+	Outcome     string        `json:"outcome,omitempty"`
+	PostID      string        `json:"post_id,omitempty"`
+	Permalink   string        `json:"permalink,omitempty"`
+}
+
+// ExpiresAt is when the record leaves the KV store: a pending question
+// PendingLifetime after it was asked, an answer OutcomeLifetime after it.
+func (r Record) ExpiresAt() time.Time {
+	switch r.State {
+	case StatePending:
+		return r.CreatedAt.Add(PendingLifetime)
+	case StateExecuting:
+		return r.AnsweredAt.Add(PendingLifetime)
+	}
+	return r.AnsweredAt.Add(OutcomeLifetime)
 }
 
 // Store holds the records.
@@ -86,7 +102,8 @@ func (s *Store) Create(userID, title string, plan posting.Plan) (Record, error) 
 	if _, err := rand.Read(b); err != nil {
 		return Record{}, fmt.Errorf("random: %w", err)
 	}
-	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(), Plan: &plan}
+	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(),
+		Destination: plan.Dest.Label, Plan: &plan}
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return Record{}, err
@@ -154,19 +171,22 @@ func (s *Store) transition(userID, id string, change func(*Record), ttl time.Dur
 
 // Claim takes a pending post for execution; the caller then Settles it.
 func (s *Store) Claim(userID, id string) (Record, error) {
-	return s.transition(userID, id, func(r *Record) { r.State = StateExecuting }, PendingLifetime)
+	return s.transition(userID, id, func(r *Record) { r.State, r.AnsweredAt = StateExecuting, s.Now() }, PendingLifetime)
 }
 
 // Decline answers no: the plan is dropped and only the outcome stays.
 func (s *Store) Decline(userID, id string) (Record, error) {
 	return s.transition(userID, id, func(r *Record) {
-		r.State, r.Plan, r.Outcome = StateDeclined, nil, "The person declined; nothing was sent."
+		r.State, r.Plan, r.Outcome, r.AnsweredAt = StateDeclined, nil, "The person declined; nothing was sent.", s.Now()
 	}, OutcomeLifetime)
 }
 
 // Settle records what became of a claimed post, dropping the plan.
 func (s *Store) Settle(rec Record, state, outcome, postID, permalink string) error {
 	rec.State, rec.Plan, rec.Outcome, rec.PostID, rec.Permalink = state, nil, outcome, postID, permalink
+	if rec.AnsweredAt.IsZero() {
+		rec.AnsweredAt = s.Now()
+	}
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return err

@@ -205,3 +205,11 @@ func (c *Caller) NotifyPending(confirmations []map[string]any) {
 	c.g.raw.PublishWebSocketEvent("pending_confirmation", map[string]any{"confirmations": items},
 		&model.WebsocketBroadcast{UserId: c.userID})
 }
+
+// NotifyAnswered tells the caller's open Mattermost clients (and only
+// theirs) that a pending post was answered, so every tab drops or updates
+// it. The webapp listens for custom_<plugin id>_confirmation_answered.
+func (c *Caller) NotifyAnswered(id, state string) {
+	c.g.raw.PublishWebSocketEvent("confirmation_answered", map[string]any{"id": id, "state": state},
+		&model.WebsocketBroadcast{UserId: c.userID})
+}

@@ -49,7 +49,7 @@ func (f *fakeMM) CreatePost(p *model.Post) (*model.Post, error) {
 type mutable struct{ data *string }
 
 func (m mutable) Stage(_ context.Context, _ string, e Entry) (Staged, error) {
-	return describe(Staged{Ref: e.WorkspaceFile, Name: e.WorkspaceFile, Origin: "your workspace file"}, []byte(*m.data)), nil
+	return describe(context.Background(), Staged{Ref: e.WorkspaceFile, Name: e.WorkspaceFile, Origin: "your workspace file"}, []byte(*m.data)), nil
 }
 func (m mutable) Bytes(context.Context, string, Staged) ([]byte, error) { return []byte(*m.data), nil }
 

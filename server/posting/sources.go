@@ -79,6 +79,13 @@ type Staged struct {
 	Mismatch string `json:"mismatch,omitempty"`
 	// Origin says where the file comes from, for the person.
 	Origin string `json:"origin"`
+	// Preview is the first lines of a text file, and Thumbnail (of type
+	// ThumbnailType) a small upright copy of an image: made when the file is
+	// staged, so any node can show the question without reading the source
+	// again (an upload handle can be read only for staging and posting).
+	Preview       string `json:"preview,omitempty"`
+	Thumbnail     []byte `json:"thumbnail,omitempty"`
+	ThumbnailType string `json:"thumbnail_type,omitempty"`
 }
 
 // Read is a source's read of one file as the user: its name, bytes, and
@@ -168,12 +175,14 @@ func (r Registry) With(ctx context.Context, userID string, s Staged, use func([]
 	})
 }
 
-// describe fills size, sha256 and type from the bytes.
-func describe(s Staged, data []byte) Staged {
+// describe fills size, sha256 and type from the bytes, and the preview or
+// thumbnail the person is shown.
+func describe(ctx context.Context, s Staged, data []byte) Staged {
 	sum := sha256.Sum256(data)
 	s.Size = int64(len(data))
 	s.SHA256 = hex.EncodeToString(sum[:])
 	_, s.Detected, s.Mismatch = fileview.Sniff(data, s.Name)
+	addPreview(ctx, &s, data)
 	return s
 }
 
@@ -181,12 +190,12 @@ func describe(s Staged, data []byte) Staged {
 type Written struct{}
 
 // Stage keeps the text in the record.
-func (Written) Stage(_ context.Context, _ string, e Entry) (Staged, error) {
+func (Written) Stage(ctx context.Context, _ string, e Entry) (Staged, error) {
 	if len(e.Content) > MaxWrittenBytes {
 		return Staged{}, Refusal(fmt.Sprintf("The content of %q is %d bytes; text you write is at most %d bytes (1 MiB). Write it to the workspace and pass workspace_file, or split it.", e.Name, len(e.Content), MaxWrittenBytes))
 	}
 	name := strings.TrimSpace(e.Name)
-	return describe(Staged{Content: e.Content, Name: name, Origin: "written by the model"}, []byte(e.Content)), nil
+	return describe(ctx, Staged{Content: e.Content, Name: name, Origin: "written by the model"}, []byte(e.Content)), nil
 }
 
 // Bytes is the kept text.
@@ -209,7 +218,7 @@ func (r Reader) Stage(ctx context.Context, userID string, e Entry) (Staged, erro
 	if err != nil {
 		return Staged{}, err
 	}
-	return describe(Staged{Ref: ref, Name: name, Origin: origin}, data), nil
+	return describe(ctx, Staged{Ref: ref, Name: name, Origin: origin}, data), nil
 }
 
 // Bytes reads the file again.

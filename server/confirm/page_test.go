@@ -1,0 +1,242 @@
+package confirm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gorilla/mux"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+)
+
+type nopLog struct{}
+
+func (nopLog) Error(string, ...any) {}
+
+type routesFixture struct {
+	store    *Store
+	router   *mux.Router
+	mu       sync.Mutex
+	executed int
+	answered []string
+	fail     error
+}
+
+func newRoutes(t *testing.T) *routesFixture {
+	t.Helper()
+	f := &routesFixture{store: newStore(), router: mux.NewRouter()}
+	rt := &Routes{Store: f.store, Log: nopLog{},
+		Execute: func(_ context.Context, _ string, _ posting.Plan) (Executed, error) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.executed++
+			if f.fail != nil {
+				return Executed{}, f.fail
+			}
+			return Executed{PostID: "p1", Permalink: "http://mm/team/pl/p1"}, nil
+		},
+		Answered: func(user, id, state string) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.answered = append(f.answered, user+" "+id+" "+state)
+		}}
+	rt.Register(f.router)
+	return f
+}
+
+func (f *routesFixture) do(method, path, user string) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, nil)
+	if user != "" {
+		req.Header.Set("Mattermost-User-Id", user)
+	}
+	w := httptest.NewRecorder()
+	f.router.ServeHTTP(w, req)
+	return w
+}
+
+func richPlan(t *testing.T) posting.Plan {
+	thumb, typ, ok := posting.Thumbnail(context.Background(), testImage(t))
+	if !ok {
+		t.Fatal("no thumbnail of the test image")
+	}
+	return posting.Plan{CallerID: "alice", Dest: posting.Destination{ChannelID: "c", Label: "Town Square"},
+		Message: "**hi** <script>x</script>", Notes: []string{"@all notifies 3 people."},
+		Files: []posting.Staged{
+			{Kind: posting.KindWritten, Name: "a.txt", Content: "one\ntwo\n", Size: 8, SHA256: strings.Repeat("ab", 32), Detected: "UTF-8 text", Origin: "written by the model", Preview: "one\ntwo"},
+			{Kind: posting.KindAttachment, Ref: "f1", Name: "p.png", Size: 900, SHA256: strings.Repeat("cd", 32), Detected: "PNG image", Origin: "attachment p.png", Thumbnail: thumb, ThumbnailType: typ},
+		}}
+}
+
+func TestTheAPIDetailHoldsEverythingThePersonChecks(t *testing.T) {
+	f := newRoutes(t)
+	rec, err := f.store.Create("alice", "Post to Town Square", richPlan(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice")
+	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "application/json" {
+		t.Fatalf("detail: %d %s", w.Code, w.Body)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(w.Body.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"id", "title", "state", "created_at", "expires_at", "destination", "message", "message_html", "notes", "files", "outcome", "permalink", "page_url"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("detail lacks %q", k)
+		}
+	}
+	var d Detail
+	_ = json.Unmarshal(w.Body.Bytes(), &d)
+	if d.State != StatePending || d.Destination != "Town Square" || d.PageURL != "/plugins/mcp-server/confirm/"+rec.ID || len(d.Notes) != 1 {
+		t.Fatalf("detail: %+v", d)
+	}
+	if !strings.Contains(string(d.MessageHTML), "<strong>hi</strong>") || strings.Contains(string(d.MessageHTML), "<script>") {
+		t.Fatalf("message_html %s", d.MessageHTML)
+	}
+	if len(d.Files) != 2 || d.Files[0].Preview != "one\ntwo" || d.Files[0].ThumbnailURL != "" || d.Files[0].SHA256 != "abababababab" || d.Files[1].Index != 1 {
+		t.Fatalf("files: %+v", d.Files)
+	}
+	want := "/plugins/mcp-server" + APIPath + "/" + rec.ID + "/files/1/thumbnail"
+	if d.Files[1].ThumbnailURL != want {
+		t.Fatalf("thumbnail_url %q, want %q", d.Files[1].ThumbnailURL, want)
+	}
+	th := f.do(http.MethodGet, strings.TrimPrefix(want, "/plugins/mcp-server"), "alice")
+	if th.Code != http.StatusOK || th.Header().Get("Content-Type") != "image/jpeg" || th.Header().Get("Cache-Control") != "no-store" || th.Body.Len() == 0 {
+		t.Fatalf("thumbnail: %d %v", th.Code, th.Header())
+	}
+	if w := f.do(http.MethodGet, APIPath+"/"+rec.ID+"/files/0/thumbnail", "alice"); w.Code != http.StatusNotFound {
+		t.Fatalf("thumbnail of a text file: %d", w.Code)
+	}
+}
+
+func TestAnotherUserAndARequestWithoutAUserGetNotFoundAndChangeNothing(t *testing.T) {
+	f := newRoutes(t)
+	rec, _ := f.store.Create("alice", "Post", richPlan(t))
+	for _, user := range []string{"bob", ""} {
+		for _, c := range []struct{ method, path string }{
+			{http.MethodGet, APIPath + "/" + rec.ID},
+			{http.MethodGet, APIPath + "/" + rec.ID + "/files/1/thumbnail"},
+			{http.MethodPost, APIPath + "/" + rec.ID + "/accept"},
+			{http.MethodPost, APIPath + "/" + rec.ID + "/decline"},
+			{http.MethodGet, Path + "/" + rec.ID},
+			{http.MethodPost, Path + "/" + rec.ID + "/accept"},
+		} {
+			w := f.do(c.method, c.path, user)
+			if w.Code != http.StatusNotFound || strings.Contains(w.Body.String(), "Town Square") {
+				t.Errorf("%q %s %s: %d %s", user, c.method, c.path, w.Code, w.Body)
+			}
+		}
+		var list struct{ Confirmations []Detail }
+		w := f.do(http.MethodGet, APIPath, user)
+		_ = json.Unmarshal(w.Body.Bytes(), &list)
+		if len(list.Confirmations) != 0 {
+			t.Errorf("%q lists alice's confirmations", user)
+		}
+	}
+	got, _ := f.store.Load("alice", rec.ID)
+	if got.State != StatePending || f.executed != 0 || len(f.answered) != 0 {
+		t.Fatalf("a refused request changed something: %s, %d executed", got.State, f.executed)
+	}
+}
+
+func TestAnAnswerThroughTheAPIIsGivenOnceAndToldToTheOtherTabs(t *testing.T) {
+	f := newRoutes(t)
+	rec, _ := f.store.Create("alice", "Post", richPlan(t))
+	w := f.do(http.MethodPost, APIPath+"/"+rec.ID+"/accept", "alice")
+	var d Detail
+	_ = json.Unmarshal(w.Body.Bytes(), &d)
+	if w.Code != http.StatusOK || d.State != StatePosted || d.Permalink == "" || len(d.Files) != 0 {
+		t.Fatalf("accept: %d %s", w.Code, w.Body)
+	}
+	w = f.do(http.MethodPost, APIPath+"/"+rec.ID+"/decline", "alice")
+	_ = json.Unmarshal(w.Body.Bytes(), &d)
+	if w.Code != http.StatusOK || d.State != StatePosted {
+		t.Fatalf("second answer: %d %s", w.Code, w.Body)
+	}
+	if f.executed != 1 || len(f.answered) != 1 || f.answered[0] != "alice "+rec.ID+" posted" {
+		t.Fatalf("executed %d, answered %v", f.executed, f.answered)
+	}
+}
+
+func TestAFailedPostIsReportedWithItsOutcome(t *testing.T) {
+	f := newRoutes(t)
+	f.fail = errors.New("a.txt changed")
+	rec, _ := f.store.Create("alice", "Post", richPlan(t))
+	var d Detail
+	w := f.do(http.MethodPost, APIPath+"/"+rec.ID+"/accept", "alice")
+	_ = json.Unmarshal(w.Body.Bytes(), &d)
+	if d.State != StateFailed || !strings.Contains(d.Outcome, "a.txt changed") {
+		t.Fatalf("failed accept: %s", w.Body)
+	}
+}
+
+func TestTheListPutsPendingPostsFirst(t *testing.T) {
+	f := newRoutes(t)
+	first, _ := f.store.Create("alice", "first", richPlan(t))
+	second, _ := f.store.Create("alice", "second", richPlan(t))
+	if _, err := f.store.Decline("alice", second.ID); err != nil {
+		t.Fatal(err)
+	}
+	var list struct{ Confirmations []Detail }
+	_ = json.Unmarshal(f.do(http.MethodGet, APIPath, "alice").Body.Bytes(), &list)
+	if len(list.Confirmations) != 2 || list.Confirmations[0].ID != first.ID || list.Confirmations[1].State != StateDeclined {
+		t.Fatalf("list: %+v", list.Confirmations)
+	}
+}
+
+func TestThePageShowsTheRenderedMessageThumbnailsAndPreviewsAndRedirectsAfterTheAnswer(t *testing.T) {
+	f := newRoutes(t)
+	rec, _ := f.store.Create("alice", "Post", richPlan(t))
+	req := httptest.NewRequest(http.MethodGet, Path+"/"+rec.ID, nil)
+	req.Header.Set("Mattermost-User-Id", "alice")
+	req.AddCookie(&http.Cookie{Name: "MMCSRF", Value: "tok123"})
+	w := httptest.NewRecorder()
+	f.router.ServeHTTP(w, req)
+	page := w.Body.String()
+	for _, want := range []string{`<strong>hi</strong>`, `&lt;script&gt;`, `<img class="thumbnail" src="/plugins/mcp-server/api/v1/confirmations/` + rec.ID + `/files/1/thumbnail"`,
+		`<pre class="preview"`, "one\ntwo</pre>", `name="csrf" value="tok123"`, `id="accept"`, `id="decline"`, "Town Square"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script>") {
+		t.Fatal("the page holds a script")
+	}
+	if csp := w.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "img-src 'self'") || !strings.Contains(csp, "default-src 'none'") {
+		t.Fatalf("CSP %q", csp)
+	}
+	w = f.do(http.MethodPost, Path+"/"+rec.ID+"/decline", "alice")
+	if w.Code != http.StatusSeeOther || w.Header().Get("Location") != "../"+rec.ID {
+		t.Fatalf("answer: %d %v", w.Code, w.Header())
+	}
+	w = f.do(http.MethodGet, Path+"/"+rec.ID, "alice")
+	if !strings.Contains(w.Body.String(), `id="outcome" data-state="declined"`) || strings.Contains(w.Body.String(), `id="accept"`) {
+		t.Fatalf("page after the answer: %s", w.Body)
+	}
+}
+
+func testImage(t *testing.T) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 64, 48))
+	for y := 0; y < 48; y++ {
+		for x := 0; x < 64; x++ {
+			img.Set(x, y, color.RGBA{uint8(x * 4), uint8(y * 5), 90, 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
