@@ -91,22 +91,6 @@ func connectAsking(t *testing.T, site, token, version string, caps mcp.Elicitati
 
 var formOnly = mcp.ElicitationCapability{Form: &struct{}{}}
 
-// postsWith counts the posts in a channel whose message is marker.
-func postsWith(t *testing.T, channelID, marker string) int {
-	t.Helper()
-	list, _, err := mm.Client(mm.Users[0]).GetPostsForChannel(context.Background(), channelID, 0, 60, "", false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, p := range list.Posts {
-		if p.Message == marker {
-			n++
-		}
-	}
-	return n
-}
-
 // noFileNamed checks, in the database itself and through search, that no
 // file record with this name part exists.
 func noFileNamed(t *testing.T, part string) {
@@ -190,7 +174,7 @@ func TestAFormAnsweredThroughAnotherServerOfTheClusterIsPostedOnce(t *testing.T)
 				if after1 == before1 || after2 == before2 {
 					t.Fatalf("one server served the whole exchange: %d and %d requests", after1-before1, after2-before2)
 				}
-				if n := postsWith(t, ch.Id, marker); n != 1 {
+				if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 1 {
 					t.Fatalf("%d posts for one accepted question", n)
 				}
 			}
@@ -211,7 +195,7 @@ func TestAPostDeclinedInTheClientLeavesNoPostAndNoFile(t *testing.T) {
 			if !res.IsError || !strings.Contains(text(res), "Do not try again unless the person asks") {
 				t.Fatalf("create_post answered %s", text(res))
 			}
-			if n := postsWith(t, ch.Id, marker); n != 0 {
+			if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 0 {
 				t.Fatalf("%d posts after a %s", n, action)
 			}
 			noFileNamed(t, marker)
@@ -228,7 +212,7 @@ func TestAnAcceptWithoutTheBoxTickedPostsNothing(t *testing.T) {
 	}
 	c := connectAsking(t, mm.URL, mm.Users[0].Token, "", formOnly, &person{answer: empty})
 	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker})
-	if !res.IsError || postsWith(t, ch.Id, marker) != 0 {
+	if !res.IsError || postsWith(t, mm.Users[0], ch.Id, marker) != 0 {
 		t.Fatalf("an empty accepted form posted: %s", text(res))
 	}
 }
@@ -255,7 +239,7 @@ func TestAWorkspaceFileChangedWhileTheClientAsksIsRefusedAndNothingIsSent(t *tes
 	if !res.IsError || !strings.Contains(text(res), "changed") {
 		t.Fatalf("create_post answered %s", text(res))
 	}
-	if n := postsWith(t, ch.Id, marker); n != 0 {
+	if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 0 {
 		t.Fatalf("%d posts with a changed file", n)
 	}
 	noFileNamed(t, name)
@@ -277,7 +261,7 @@ func TestSwitchingWritesOffWhileTheClientAsksMakesTheAcceptFailSafely(t *testing
 	if err == nil && !res.IsError {
 		t.Fatalf("create_post went through with writes off: %s", text(res))
 	}
-	if n := postsWith(t, ch.Id, marker); n != 0 {
+	if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 0 {
 		t.Fatalf("%d posts after writes were turned off", n)
 	}
 	noFileNamed(t, marker)
@@ -314,7 +298,7 @@ func TestAClientThatOnlyOpensLinksIsSentTheConfirmationPage(t *testing.T) {
 	if len(qs) != 1 || qs[0].Mode != mcp.ElicitationModeURL || !strings.HasPrefix(qs[0].URL, confirmBase()+"/") {
 		t.Fatalf("the client was asked %+v", qs)
 	}
-	if n := postsWith(t, ch.Id, marker); n != 1 {
+	if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 1 {
 		t.Fatalf("%d posts", n)
 	}
 }
@@ -343,7 +327,7 @@ func TestAPendingConfirmationSurvivesDisablingAndEnablingThePlugin(t *testing.T)
 	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK || !strings.Contains(body, "posted") {
 		t.Fatalf("accept after a restart: %d %s", code, body)
 	}
-	if n := postsWith(t, ch.Id, marker); n != 1 {
+	if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 1 {
 		t.Fatalf("%d posts", n)
 	}
 }
@@ -371,7 +355,7 @@ func TestSwitchingWritesOffWhileAPostWaitsInMattermostMakesItsAcceptFailSafely(t
 	if res := <-done; !res.IsError {
 		t.Fatalf("the waiting call answered %s", text(res))
 	}
-	if n := postsWith(t, ch.Id, marker); n != 0 {
+	if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 0 {
 		t.Fatalf("%d posts with writes off", n)
 	}
 	noFileNamed(t, marker)
