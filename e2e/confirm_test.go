@@ -222,7 +222,7 @@ func TestADeclinedPostIsNotSent(t *testing.T) {
 	if !res.IsError || !strings.Contains(text(res), "declined") {
 		t.Fatalf("dm answered %s", text(res))
 	}
-	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK || strings.Contains(body, "Posted.") {
+	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK || strings.Contains(body, `data-state="posted"`) {
 		t.Fatalf("accept after decline: %d %s", code, body)
 	}
 	for _, chID := range []string{ch.Id} {

@@ -289,19 +289,7 @@ func (rt *Routes) answer(r *http.Request, user, id, verb string) (Record, error)
 // accept claims the record (once, cluster-wide), executes the plan and
 // records the outcome.
 func (rt *Routes) accept(ctx context.Context, user, id string) (Record, error) {
-	rec, err := rt.Store.Claim(user, id)
-	if err != nil {
-		return rec, err
-	}
-	done, execErr := rt.Execute(ctx, user, *rec.Plan)
-	state, outcome := StatePosted, "Posted."
-	if execErr != nil {
-		state, outcome = StateFailed, "Nothing was posted: "+execErr.Error()
-	}
-	if err := rt.Store.Settle(rec, state, outcome, done.PostID, done.Permalink); err != nil {
-		return rec, err
-	}
-	return rt.Store.Load(user, id)
+	return rt.Store.Accept(ctx, user, id, rt.Execute)
 }
 
 type pageData struct {

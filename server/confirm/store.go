@@ -4,6 +4,7 @@
 package confirm
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -172,6 +173,25 @@ func (s *Store) transition(userID, id string, change func(*Record), ttl time.Dur
 // Claim takes a pending post for execution; the caller then Settles it.
 func (s *Store) Claim(userID, id string) (Record, error) {
 	return s.transition(userID, id, func(r *Record) { r.State, r.AnsweredAt = StateExecuting, s.Now() }, PendingLifetime)
+}
+
+// Accept claims a pending record once, cluster-wide, carries out its plan
+// as its owner and records the outcome; of two answers racing, the second
+// gets ErrDecided and the record as it is.
+func (s *Store) Accept(ctx context.Context, userID, id string, execute func(ctx context.Context, userID string, plan posting.Plan) (Executed, error)) (Record, error) {
+	rec, err := s.Claim(userID, id)
+	if err != nil {
+		return rec, err
+	}
+	done, execErr := execute(ctx, userID, *rec.Plan)
+	state, outcome := StatePosted, "Done."
+	if execErr != nil {
+		state, outcome = StateFailed, "Nothing was sent: "+execErr.Error()
+	}
+	if err := s.Settle(rec, state, outcome, done.PostID, done.Permalink); err != nil {
+		return rec, err
+	}
+	return s.Load(userID, id)
 }
 
 // Decline answers no: the plan is dropped and only the outcome stays.

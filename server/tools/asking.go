@@ -84,27 +84,9 @@ func (d Deps) resume(ctx context.Context, c *mattermost.Caller, call catalogue.C
 		// The person went to the page; its answer decides.
 		return d.waitForAnswer(ctx, c, rec)
 	}
-	done, err := d.acceptRecord(ctx, c.UserID(), rec.ID)
+	done, err := d.Confirm.Accept(ctx, c.UserID(), rec.ID, d.ExecutePlan)
 	if err != nil && !errors.Is(err, confirm.ErrDecided) {
 		return nil, err
 	}
 	return d.pendingAnswer(done), nil
-}
-
-// acceptRecord claims a pending post once, cluster-wide, posts it as its
-// owner and records the outcome.
-func (d Deps) acceptRecord(ctx context.Context, userID, id string) (confirm.Record, error) {
-	rec, err := d.Confirm.Claim(userID, id)
-	if err != nil {
-		return rec, err
-	}
-	done, execErr := d.ExecutePlan(ctx, userID, *rec.Plan)
-	state, outcome := confirm.StatePosted, "Posted."
-	if execErr != nil {
-		state, outcome = confirm.StateFailed, "Nothing was posted: "+execErr.Error()
-	}
-	if err := d.Confirm.Settle(rec, state, outcome, done.PostID, done.Permalink); err != nil {
-		return rec, err
-	}
-	return d.Confirm.Load(userID, id)
 }
