@@ -97,19 +97,26 @@ type FileDetail struct {
 
 // Detail is a record as the webapp and the page show it.
 type Detail struct {
-	ID          string        `json:"id"`
-	Title       string        `json:"title"`
-	State       string        `json:"state"`
-	CreatedAt   time.Time     `json:"created_at"`
-	ExpiresAt   time.Time     `json:"expires_at"`
-	Destination string        `json:"destination"`
-	Message     string        `json:"message"`
-	MessageHTML template.HTML `json:"message_html"`
-	Notes       []string      `json:"notes"`
-	Files       []FileDetail  `json:"files"`
-	Outcome     string        `json:"outcome"`
-	Permalink   string        `json:"permalink"`
-	PageURL     string        `json:"page_url"`
+	ID          string    `json:"id"`
+	Title       string    `json:"title"`
+	State       string    `json:"state"`
+	CreatedAt   time.Time `json:"created_at"`
+	ExpiresAt   time.Time `json:"expires_at"`
+	Destination string    `json:"destination"`
+	// Action is "" for a post, else posting.ActionEdit, ActionReact or
+	// ActionUnreact; Previous is the message an edit replaces or the post
+	// a reaction is on.
+	Action       string        `json:"action"`
+	Emoji        string        `json:"emoji,omitempty"`
+	Message      string        `json:"message"`
+	MessageHTML  template.HTML `json:"message_html"`
+	Previous     string        `json:"previous,omitempty"`
+	PreviousHTML template.HTML `json:"previous_html,omitempty"`
+	Notes        []string      `json:"notes"`
+	Files        []FileDetail  `json:"files"`
+	Outcome      string        `json:"outcome"`
+	Permalink    string        `json:"permalink"`
+	PageURL      string        `json:"page_url"`
 }
 
 // detail is what the person is shown of a record: while it is pending, the
@@ -121,6 +128,10 @@ func (rt *Routes) detail(rec Record) Detail {
 	if p := rec.Plan; p != nil {
 		d.Destination = p.Dest.Label
 		d.Message, d.MessageHTML = p.Message, RenderMarkdown(p.Message)
+		d.Action, d.Emoji = p.Action, p.Emoji
+		if p.Previous != "" {
+			d.Previous, d.PreviousHTML = p.Previous, RenderMarkdown(p.Previous)
+		}
 		d.Notes = append(d.Notes, p.Notes...)
 		for i, f := range p.Files {
 			fd := FileDetail{Index: i, Name: f.Name, Size: f.Size, SizeText: present.Size(f.Size), Type: f.Detected,
@@ -369,9 +380,14 @@ button.accept{background:#1c58d9;color:#fff;border-color:#1c58d9}
 {{if .Answered}}
 <p id="outcome" data-state="{{.State}}" role="status"><strong>{{.State}}</strong>{{if .Outcome}}: {{.Outcome}}{{end}}{{if .Permalink}} <a id="permalink" href="{{.Permalink}}" target="_top">Open the post</a>{{end}}</p>
 {{else}}
-<p>An AI assistant asks to post this as you, to <strong id="destination">{{.Destination}}</strong>. Nothing is sent until you accept.</p>
+{{if eq .Action "edit"}}<p>An AI assistant asks to replace the message of your post in <strong id="destination">{{.Destination}}</strong>. Nothing changes until you accept.</p>
+<h2>New message</h2><div id="message" class="message">{{.MessageHTML}}</div>
+<h2>It replaces</h2><div id="previous" class="message">{{.PreviousHTML}}</div>
+{{else if .Emoji}}<p>An AI assistant asks to {{if eq .Action "unreact"}}take back your{{else}}add your{{end}} <strong>:{{.Emoji}}:</strong> reaction on this post in <strong id="destination">{{.Destination}}</strong>. Nothing changes until you accept.</p>
+<div id="previous" class="message">{{.PreviousHTML}}</div>
+{{else}}<p>An AI assistant asks to post this as you, to <strong id="destination">{{.Destination}}</strong>. Nothing is sent until you accept.</p>
 <h2>Message</h2>
-{{if .Message}}<div id="message" class="message">{{.MessageHTML}}</div>{{else}}<p id="message"><em>No message, only files.</em></p>{{end}}
+{{if .Message}}<div id="message" class="message">{{.MessageHTML}}</div>{{else}}<p id="message"><em>No message, only files.</em></p>{{end}}{{end}}
 {{if .Notes}}<h2>Notifications</h2><ul id="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Files}}<h2>Files ({{len .Files}})</h2>
 {{range .Files}}<section class="file" data-file-index="{{.Index}}" aria-label="{{.Name}}">
@@ -384,7 +400,7 @@ button.accept{background:#1c58d9;color:#fff;border-color:#1c58d9}
 {{end}}
 <p>The files are uploaded only if you accept, and only if they are still exactly these bytes.</p>{{end}}
 <div class="actions">
-<form method="post" action="{{.ID}}/accept" style="display:inline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">Accept and post</button></form>
+<form method="post" action="{{.ID}}/accept" style="display:inline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">{{if .Action}}Accept{{else}}Accept and post{{end}}</button></form>
 <form method="post" action="{{.ID}}/decline" style="display:inline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="decline">Decline</button></form>
 </div>
 <p class="meta">This question expires at <time datetime="{{.ExpiresAt.Format "2006-01-02T15:04:05Z07:00"}}">{{.ExpiresAt.Format "15:04 MST"}}</time>.</p>

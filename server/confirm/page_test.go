@@ -240,3 +240,40 @@ func testImage(t *testing.T) []byte {
 	}
 	return b.Bytes()
 }
+
+func TestAnEditShowsTheNewMessageAndTheOneItReplacesAndAReactionShowsThePost(t *testing.T) {
+	f := newRoutes(t)
+	cases := []struct {
+		plan posting.Plan
+		want []string
+	}{
+		{posting.Plan{CallerID: "alice", Action: posting.ActionEdit, PostID: "p1", Message: "**new** words", Previous: "_old_ words",
+			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
+			[]string{"replace the message of your post", "<strong>new</strong> words", "<em>old</em> words", `id="previous"`, ">Accept</button>"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionReact, PostID: "p1", Emoji: "tada", Previous: "the **post**",
+			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
+			[]string{"add your <strong>:tada:</strong> reaction", "the <strong>post</strong>"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionUnreact, PostID: "p1", Emoji: "tada", Previous: "the post",
+			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
+			[]string{"take back your <strong>:tada:</strong> reaction"}},
+	}
+	for _, c := range cases {
+		rec, err := f.store.Create("alice", "t", c.plan)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := f.do(http.MethodGet, Path+"/"+rec.ID, "alice").Body.String()
+		for _, want := range c.want {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s: the page lacks %q", c.plan.Action, want)
+			}
+		}
+		if strings.Contains(page, "post this as you") {
+			t.Errorf("%s: the page calls it a post", c.plan.Action)
+		}
+		var d Detail
+		if err := json.Unmarshal(f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice").Body.Bytes(), &d); err != nil || d.Action != c.plan.Action || d.Previous != c.plan.Previous {
+			t.Errorf("%s: detail %+v %v", c.plan.Action, d, err)
+		}
+	}
+}
