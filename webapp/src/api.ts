@@ -23,7 +23,12 @@ export interface ConfirmationDetail {
     created_at: string;
     expires_at: string;
     destination: string;
+    // '' for a post; 'edit', 'react' or 'unreact' for the other writes.
+    action?: string;
+    emoji?: string;
     message: string;
+    // The message an edit replaces, or the post a reaction is on.
+    previous?: string;
     notes: string[];
     files: ConfirmationFile[];
     outcome: string;

@@ -88,6 +88,27 @@ describe('ConfirmationModal', () => {
         expect(pre).toBeTruthy();
     });
 
+    it('shows an edit as the new message and the one it replaces', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({action: 'edit', message: 'new words', previous: 'old words', files: []})}});
+        openModal();
+
+        const dialog = screen.getByRole('dialog');
+        expect((await within(dialog).findByRole('heading', {name: 'New message'}))).toBeTruthy();
+        expect(within(dialog).getByRole('heading', {name: 'It replaces'})).toBeTruthy();
+        expect(dialog.textContent).toContain('new words');
+        expect(dialog.textContent).toContain('old words');
+    });
+
+    it('shows a reaction with the post it is on', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({action: 'react', emoji: 'tada', message: '', previous: 'the post', files: [], notes: []})}});
+        openModal();
+
+        const dialog = screen.getByRole('dialog');
+        expect((await within(dialog).findByRole('heading', {name: 'The post you react to with :tada:'}))).toBeTruthy();
+        expect(dialog.textContent).toContain('the post');
+        expect(within(dialog).queryByRole('heading', {name: 'Message'})).toBeNull();
+    });
+
     it('takes focus on the dialog itself rather than on Accept', async () => {
         fakeServer({[`GET ${BASE}/${ID}`]: {body: detail()}});
         openModal();

@@ -179,9 +179,17 @@ function Details({detail}: {detail: ConfirmationDetail}) {
             )}
             {detail.message !== '' && (
                 <section style={sectionStyle}>
-                    <h3 style={headingStyle}>{'Message'}</h3>
+                    <h3 style={headingStyle}>{detail.action === 'edit' ? 'New message' : 'Message'}</h3>
                     <div style={messageBoxStyle}>
                         <PostMessage text={detail.message}/>
+                    </div>
+                </section>
+            )}
+            {detail.previous && (
+                <section style={sectionStyle}>
+                    <h3 style={headingStyle}>{detail.action === 'edit' ? 'It replaces' : `The post you react to with :${detail.emoji ?? ''}:`}</h3>
+                    <div style={messageBoxStyle}>
+                        <PostMessage text={detail.previous}/>
                     </div>
                 </section>
             )}
