@@ -61,7 +61,7 @@ func (p *Plugin) OnActivate() error {
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
 	pending := &confirm.Store{KV: gw.BytesKV(), Now: time.Now}
 	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Confirm: pending,
-		Questions: &question.Signer{KV: gw.BytesKV(), Now: time.Now},
+		Questions: question.NewSigner(gw.BytesKV(), time.Now),
 		FileSlots: posting.NewSlots(workspace.RedeemSlots)}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 func signer(now *time.Time) *Signer {
-	return &Signer{KV: mattermost.NewBytesKV(&pluginapi.MemoryStore{}), Now: func() time.Time { return *now }}
+	return NewSigner(mattermost.NewBytesKV(&pluginapi.MemoryStore{}), func() time.Time { return *now })
 }
 
 func TestAStateVerifiesOnlyForItsUserToolArgumentsAndWithinItsLifetime(t *testing.T) {
@@ -46,7 +46,7 @@ func TestAStateVerifiesOnlyForItsUserToolArgumentsAndWithinItsLifetime(t *testin
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			later := now.Add(c.after)
-			s2 := &Signer{KV: s.KV, Now: func() time.Time { return later }}
+			s2 := &Signer{key: s.key, Now: func() time.Time { return later }}
 			if _, err := s2.Verify(c.token, c.user, c.tool, c.args); err != ErrInvalidState {
 				t.Fatalf("verify = %v, want ErrInvalidState", err)
 			}
@@ -57,7 +57,8 @@ func TestAStateVerifiesOnlyForItsUserToolArgumentsAndWithinItsLifetime(t *testin
 func TestEveryNodeSignsWithTheSameStoredKey(t *testing.T) {
 	now := time.Now()
 	a := signer(&now)
-	b := &Signer{KV: a.KV, Now: a.Now}
+	kv := a.key.KV
+	b := NewSigner(kv, a.Now)
 	token, err := a.Sign(State{UserID: "u", Tool: "t", Arguments: "a"})
 	if err != nil {
 		t.Fatal(err)

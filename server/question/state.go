@@ -2,15 +2,14 @@ package question
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
-	"sync"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/secret"
 )
 
 // Lifetime is how long a question stays answerable: the pending record it
@@ -34,55 +33,25 @@ type State struct {
 	Expires   int64  `json:"e"`
 }
 
-// KV is the part of the plugin KV store the signing key needs.
-type KV interface {
-	Get(key string) ([]byte, error)
-	SetIfAbsent(key string, value []byte, ttl time.Duration) (bool, error)
-}
-
 // Signer signs and verifies states with the cluster's key.
 type Signer struct {
-	KV  KV
+	key *secret.Shared
 	Now func() time.Time
+}
 
-	mu  sync.Mutex
-	key []byte
+// NewSigner signs with the cluster's question key.
+func NewSigner(kv secret.KV, now func() time.Time) *Signer {
+	return &Signer{key: &secret.Shared{KV: kv, Name: keyName}, Now: now}
 }
 
 // ErrInvalidState is a state that was altered, belongs to another call, or
 // expired.
 var ErrInvalidState = errors.New("the confirmation state is not valid for this call")
 
-func (s *Signer) signingKey() ([]byte, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.key != nil {
-		return s.key, nil
-	}
-	fresh := make([]byte, 32)
-	if _, err := rand.Read(fresh); err != nil {
-		return nil, fmt.Errorf("random: %w", err)
-	}
-	// Of two nodes creating the key at once exactly one wins; both then use
-	// what is stored.
-	if _, err := s.KV.SetIfAbsent(keyName, fresh, 0); err != nil {
-		return nil, err
-	}
-	stored, err := s.KV.Get(keyName)
-	if err != nil {
-		return nil, err
-	}
-	if len(stored) != 32 {
-		return nil, errors.New("the stored signing key is malformed")
-	}
-	s.key = stored
-	return s.key, nil
-}
-
 // Sign renders a state as the opaque requestState; it expires Lifetime from
 // now.
 func (s *Signer) Sign(st State) (string, error) {
-	key, err := s.signingKey()
+	key, err := s.key.Bytes()
 	if err != nil {
 		return "", err
 	}
@@ -97,7 +66,7 @@ func (s *Signer) Sign(st State) (string, error) {
 
 // Verify checks a requestState against the call it came back with.
 func (s *Signer) Verify(token, userID, tool, arguments string) (State, error) {
-	key, err := s.signingKey()
+	key, err := s.key.Bytes()
 	if err != nil {
 		return State{}, err
 	}

@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 )
@@ -29,7 +27,6 @@ const (
 	handleType   = "mcp-workspace-upload-handle"
 	handlePrefix = "mmws1."
 	keySecret    = "ws_secret"
-	secretBytes  = 32
 	// maxHandleLen bounds what the parser looks at.
 	maxHandleLen = 2048
 )
@@ -50,32 +47,6 @@ type Claims struct {
 	SHA256  string `json:"sha256,omitempty"`
 	Expires int64  `json:"exp"` // Unix seconds
 	ID      string `json:"jti"`
-}
-
-// signingSecret is generated once for the whole cluster and kept in the KV
-// store: the first node to store it wins and every node reads the same one.
-func (s *Store) signingSecret() ([]byte, error) {
-	s.secretMu.Lock()
-	defer s.secretMu.Unlock()
-	if s.secret != nil {
-		return s.secret, nil
-	}
-	fresh := make([]byte, secretBytes)
-	if _, err := rand.Read(fresh); err != nil {
-		return nil, fmt.Errorf("random: %w", err)
-	}
-	if _, err := s.kv.SetIfAbsent(keySecret, fresh, 0); err != nil {
-		return nil, err
-	}
-	stored, err := s.kv.Get(keySecret)
-	if err != nil {
-		return nil, err
-	}
-	if len(stored) != secretBytes {
-		return nil, errors.New("the workspace signing secret in the KV store is malformed")
-	}
-	s.secret = stored
-	return stored, nil
 }
 
 // SignHandle encodes and signs claims.
@@ -168,7 +139,7 @@ func (s *Store) RequestUpload(userID, name string, expectedSize int64, pin strin
 	if err != nil {
 		return Upload{}, err
 	}
-	secret, err := s.signingSecret()
+	secret, err := s.secret.Bytes()
 	if err != nil {
 		return Upload{}, err
 	}
@@ -203,7 +174,7 @@ type RedeemedFile struct {
 // against the bytes read now (ErrPinMismatch). The posting tools call it
 // when a post is accepted; nothing the model reads ever shows the bytes.
 func (s *Store) Redeem(ctx context.Context, userID, handle string, use func(RedeemedFile) error) error {
-	secret, err := s.signingSecret()
+	secret, err := s.secret.Bytes()
 	if err != nil {
 		return err
 	}

@@ -31,10 +31,10 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/secret"
 )
 
 const (
@@ -113,15 +113,15 @@ type Store struct {
 	// Now is the clock; tests replace it.
 	Now func() time.Time
 
-	secretMu sync.Mutex
-	secret   []byte
+	secret *secret.Shared
 	// slots bounds concurrent redemptions in this process.
 	slots chan struct{}
 }
 
 // New returns the store over the plugin KV store.
 func New(kv KV, limits func() Limits) *Store {
-	return &Store{kv: kv, limits: limits, Now: time.Now, slots: make(chan struct{}, RedeemSlots)}
+	return &Store{kv: kv, limits: limits, Now: time.Now, slots: make(chan struct{}, RedeemSlots),
+		secret: &secret.Shared{KV: kv, Name: keySecret}}
 }
 
 func indexKey(space string) string { return prefixIndex + space }

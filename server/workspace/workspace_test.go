@@ -283,7 +283,7 @@ func TestHandlesThatMustNotRedeemAreRefused(t *testing.T) {
 	up := upload(t, s, alice, "h.bin", data, "")
 	tampered := []byte(up.Handle)
 	tampered[len(handlePrefix)+3] ^= 1
-	secret, _ := s.signingSecret()
+	secret, _ := s.secret.Bytes()
 	wrongType, _ := SignHandle(secret, Claims{Type: "access_token", UserID: alice, Name: "h.bin", MaxSize: 10, Expires: now.Add(time.Hour).Unix()})
 	otherSecret, _ := SignHandle(bytes.Repeat([]byte{7}, 32), Claims{Type: handleType, UserID: alice, Name: "h.bin", MaxSize: 10, Expires: now.Add(time.Hour).Unix()})
 	cases := []struct {
@@ -363,8 +363,8 @@ func TestTwoNodesAgreeOnTheSigningSecret(t *testing.T) {
 	kv := mattermost.NewBytesKV(&pluginapi.MemoryStore{})
 	a := New(kv, func() Limits { return roomy })
 	b := New(kv, func() Limits { return roomy })
-	sa, err1 := a.signingSecret()
-	sb, err2 := b.signingSecret()
+	sa, err1 := a.secret.Bytes()
+	sb, err2 := b.secret.Bytes()
 	if err1 != nil || err2 != nil || !bytes.Equal(sa, sb) {
 		t.Fatalf("secrets differ: %v %v", err1, err2)
 	}
