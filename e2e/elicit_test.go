@@ -318,14 +318,8 @@ func TestAPendingConfirmationSurvivesDisablingAndEnablingThePlugin(t *testing.T)
 	if err := mm.EnablePlugin(); err != nil {
 		t.Fatal(err)
 	}
-	web := browser(t, alice)
-	_, page := get(t, web, confirmBase()+"/"+id, "")
-	m := csrfField.FindStringSubmatch(page)
-	if m == nil || !strings.Contains(page, marker) {
-		t.Fatalf("the page after a restart: %s", page)
-	}
-	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK || !strings.Contains(body, "posted") {
-		t.Fatalf("accept after a restart: %d %s", code, body)
+	if body := answerOnPage(t, alice, id, "accept", marker); !strings.Contains(body, "posted") {
+		t.Fatalf("accept: %s", body)
 	}
 	if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 1 {
 		t.Fatalf("%d posts", n)
@@ -343,14 +337,8 @@ func TestSwitchingWritesOffWhileAPostWaitsInMattermostMakesItsAcceptFailSafely(t
 	if err := mm.PatchPluginSettings(map[string]any{"AllowWrites": false}); err != nil {
 		t.Fatal(err)
 	}
-	web := browser(t, alice)
-	_, page := get(t, web, confirmBase()+"/"+id, "")
-	m := csrfField.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("the page: %s", page)
-	}
-	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK || !strings.Contains(body, "turned off") {
-		t.Fatalf("accept with writes off: %d %s", code, body)
+	if body := answerOnPage(t, alice, id, "accept", ""); !strings.Contains(body, "turned off") {
+		t.Fatalf("accept: %s", body)
 	}
 	if res := <-done; !res.IsError {
 		t.Fatalf("the waiting call answered %s", text(res))

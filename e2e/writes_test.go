@@ -263,15 +263,7 @@ func TestEditsAndReactionsAreConfirmedByThePersonLikePosts(t *testing.T) {
 	// Asked in Mattermost: accepted on the page.
 	done := postAsync(t, "add_reaction", map[string]any{"post_id": mine.Id, "emoji_name": "thumbsup"})
 	id := waitPending(t, alice, ":thumbsup:")
-	web := browser(t, alice)
-	_, page := get(t, web, confirmBase()+"/"+id, "")
-	m := csrfField.FindStringSubmatch(page)
-	if m == nil {
-		t.Fatalf("the reaction's page: %s", page)
-	}
-	if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK {
-		t.Fatalf("accept: %d %s", code, body)
-	}
+	answerOnPage(t, alice, id, "accept", "")
 	if res := <-done; res.IsError {
 		t.Fatalf("add_reaction answered %s", text(res))
 	}
