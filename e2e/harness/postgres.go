@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -45,23 +44,10 @@ func ensureSystemPackages(lockPath string, logf func(string, ...any)) (pgBin str
 		}
 		logf("installing %s with apt-get", strings.Join(pkgs, ", "))
 		start := time.Now()
-		run := func(args ...string) error {
-			if os.Geteuid() != 0 {
-				args = append([]string{"sudo", "-n", "--preserve-env=DEBIAN_FRONTEND"}, args...)
-			}
-			cmd := exec.Command(args[0], args[1:]...)
-			cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
-			var out bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &out
-			if err := cmd.Run(); err != nil {
-				return fmt.Errorf("%s: %v\n%s", strings.Join(args, " "), err, tail(out.String(), 30))
-			}
-			return nil
-		}
-		if err := run("apt-get", "update"); err != nil {
+		if err := aptGet("update"); err != nil {
 			return err
 		}
-		if err := run(append([]string{"apt-get", "install", "-y", "--no-install-recommends"}, pkgs...)...); err != nil {
+		if err := aptGet(append([]string{"install", "-y", "--no-install-recommends"}, pkgs...)...); err != nil {
 			return err
 		}
 		logf("installed %s in %s", strings.Join(pkgs, ", "), time.Since(start).Round(100*time.Millisecond))
