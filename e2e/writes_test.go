@@ -86,6 +86,10 @@ func TestCreatePostWithClientApprovalPostsATextFileAndAForwardedAttachmentByteId
 	if a, _ := p.GetProp(posting.PropAttribution).(string); !strings.Contains(a, "@"+alice.Username) {
 		t.Fatalf("attribution %q does not name alice", a)
 	}
+	// What people see: the footer every Mattermost client shows.
+	if shown := p.Attachments(); len(shown) != 1 || !strings.Contains(shown[0].Footer, "AI assistant for @"+alice.Username) {
+		t.Fatalf("the post shows no attribution: %+v", shown)
+	}
 	if sum(files["minutes.md"]) != sum([]byte(note)) || sum(files["photo.jpg"]) != sum(photo) || len(files) != 2 {
 		t.Fatalf("posted files differ from what was sent: %d files", len(files))
 	}

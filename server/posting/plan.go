@@ -294,6 +294,9 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 	post := &model.Post{ChannelId: channelID, RootId: plan.Dest.RootID, Message: plan.Message, FileIds: ids}
 	post.AddProp(PropFromMCP, true)
 	post.AddProp(PropAttribution, plan.Attribution)
+	// The props are for clients and integrations; the attachment's footer is
+	// what every Mattermost client shows under the post.
+	model.ParseSlackAttachment(post, []*model.SlackAttachment{{Fallback: plan.Attribution, Footer: plan.Attribution}})
 	created, err := mm.CreatePost(post)
 	if err != nil {
 		return Result{}, fmt.Errorf("the post failed, so nothing was posted (%d uploaded file(s) stay unattached: Mattermost's plugin API cannot delete them): %w", len(ids), err)
