@@ -348,3 +348,39 @@ func TestSwitchingWritesOffWhileAPostWaitsInMattermostMakesItsAcceptFailSafely(t
 	}
 	noFileNamed(t, marker)
 }
+
+func TestWhenMattermostRefusesThePostTheFilesUploadedForItAreDeleted(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	root := createPost(t, alice, ch.Id, uniq(t, "root"), "")
+	marker := uniq(t, "orphan")
+	done := postAsync(t, "create_post", map[string]any{"channel": ch.Id, "root_id": root.Id, "message": marker,
+		"files": []map[string]any{{"name": marker + "-1.txt", "content": "one\n"}, {"name": marker + "-2.txt", "content": "two\n"}}})
+	id := waitPending(t, alice, marker)
+	// The thread goes away while the person reads the question, so
+	// Mattermost refuses the reply after its files were uploaded.
+	if _, err := mm.Client(alice).DeletePost(context.Background(), root.Id); err != nil {
+		t.Fatal(err)
+	}
+	if body := answerOnPage(t, alice, id, "accept", marker); !strings.Contains(body, "were deleted") {
+		t.Fatalf("accept of a reply to a deleted thread: %s", body)
+	}
+	if res := <-done; !res.IsError {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	if n := postsWith(t, alice, ch.Id, marker); n != 0 {
+		t.Fatalf("%d posts", n)
+	}
+	live, deleted, err := mm.FileInfoStates(context.Background(), marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live != 0 || deleted != 2 {
+		t.Fatalf("after the refused post: %d live and %d deleted file records, want 0 and 2", live, deleted)
+	}
+	found, _, err := mm.Client(alice).SearchFilesWithParams(context.Background(), mm.Team.Id, &model.SearchParameter{Terms: model.NewPointer(marker)})
+	if err != nil || len(found.Order) != 0 {
+		t.Fatalf("search finds the deleted files: %v %v", found, err)
+	}
+}

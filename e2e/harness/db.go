@@ -8,6 +8,21 @@ import (
 	_ "github.com/lib/pq" // PostgreSQL driver for reading back what Mattermost stored
 )
 
+// FileInfoStates counts the file records whose name contains part that are
+// live (DeleteAt 0) and that were deleted, straight from the database.
+func (s *Server) FileInfoStates(ctx context.Context, part string) (live, deleted int, err error) {
+	db, err := sql.Open("postgres", s.pg.dsn())
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	err = db.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE deleteat = 0), count(*) FILTER (WHERE deleteat <> 0) FROM fileinfo WHERE name LIKE '%' || $1 || '%'`, part).Scan(&live, &deleted)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count file infos: %w", err)
+	}
+	return live, deleted, nil
+}
+
 // FileInfoCount counts the file records Mattermost keeps whose name contains
 // part, deleted or not, straight from the database: a test that nothing was
 // uploaded does not trust any API's filtering.

@@ -41,6 +41,36 @@ func (c *Caller) ServerMaxFileSize() int64 {
 	return *cfg.FileSettings.MaxFileSize
 }
 
+// DiscardUploads deletes files the caller uploaded for a post that was then
+// not made, the way Mattermost deletes a deleted post's files (DeleteAt set).
+// The plugin API has no call for it, so it goes through Mattermost's own
+// database handle, touching only the files this upload returned (the plugin
+// API uploads them as creator "nouser") that belong to no post.
+func (c *Caller) DiscardUploads(fileIDs []string) error {
+	if len(fileIDs) == 0 {
+		return nil
+	}
+	db, err := c.g.api.Store.GetMasterDB()
+	if err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	now := model.GetMillis()
+	args := []any{now, c.userID}
+	marks := make([]string, len(fileIDs))
+	for i, id := range fileIDs {
+		args = append(args, id)
+		marks[i] = fmt.Sprintf("$%d", i+3)
+	}
+	res, err := db.Exec(`UPDATE FileInfo SET DeleteAt = $1, UpdateAt = $1 WHERE CreatorId IN ($2, 'nouser') AND PostId = '' AND DeleteAt = 0 AND Id IN (`+strings.Join(marks, ",")+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("delete uploaded files: %w", err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n != int64(len(fileIDs)) {
+		return fmt.Errorf("deleted %d of %d uploaded files", n, len(fileIDs))
+	}
+	return nil
+}
+
 // AttachmentsEnabled is Mattermost's FileSettings.EnableFileAttachments.
 func (c *Caller) AttachmentsEnabled() bool {
 	cfg := c.g.api.Configuration.GetConfig()

@@ -52,6 +52,8 @@ type Mattermost interface {
 	DirectChannelWith(otherID string) (*model.Channel, error)
 	GroupChannelWith(otherIDs []string) (*model.Channel, error)
 	UploadFile(data []byte, channelID, name string) (*model.FileInfo, error)
+	// DiscardUploads deletes uploaded files that reached no post.
+	DiscardUploads(fileIDs []string) error
 	CreatePost(p *model.Post) (*model.Post, error)
 }
 
@@ -233,13 +235,10 @@ type Result struct {
 
 // Execute posts an accepted plan as its caller: every file is read again
 // and must have the sha256 the person was shown; then the files are
-// uploaded and the post created at once.
-//
-// The plugin API cannot delete an uploaded file (there is no DeleteFile), so
-// a failure between the first upload and the post leaves unattached files
-// in the file store (attached to no post, visible to nobody). To keep that
-// window small everything is checked and read before the first upload, and
-// the post follows the last upload immediately.
+// uploaded and the post created at once. If an upload or the post fails,
+// the files already uploaded are deleted, so no file outlives a post that
+// was not made. Everything is checked and read before the first upload, so
+// that is rare.
 func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Result, error) {
 	if mm.UserID() != plan.CallerID {
 		return Result{}, ErrNotFound
@@ -282,13 +281,13 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 			}
 			info, err := mm.UploadFile(b, channelID, f.Name)
 			if err != nil {
-				return uploadFailure{fmt.Errorf("uploading %s failed, so nothing was posted (%d file(s) uploaded before it stay unattached: Mattermost's plugin API cannot delete them): %w", f.Name, len(ids), err)}
+				return uploadFailure{fmt.Errorf("uploading %s failed, so nothing was posted: %w", f.Name, err)}
 			}
 			ids = append(ids, info.Id)
 			return nil
 		})
 		if err != nil {
-			return Result{}, readAgainRefusal(f, err)
+			return Result{}, discard(mm, ids, readAgainRefusal(f, err))
 		}
 	}
 	post := &model.Post{ChannelId: channelID, RootId: plan.Dest.RootID, Message: plan.Message, FileIds: ids}
@@ -299,9 +298,21 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 	model.ParseSlackAttachment(post, []*model.SlackAttachment{{Fallback: plan.Attribution, Footer: plan.Attribution}})
 	created, err := mm.CreatePost(post)
 	if err != nil {
-		return Result{}, fmt.Errorf("the post failed, so nothing was posted (%d uploaded file(s) stay unattached: Mattermost's plugin API cannot delete them): %w", len(ids), err)
+		return Result{}, discard(mm, ids, fmt.Errorf("Mattermost refused the post, so nothing was posted: %w", err))
 	}
 	return Result{Post: created, FileIDs: ids}, nil
+}
+
+// discard deletes the files uploaded for a post that failed and says so
+// beside the failure.
+func discard(mm Mattermost, ids []string, failure error) error {
+	if len(ids) == 0 {
+		return failure
+	}
+	if err := mm.DiscardUploads(ids); err != nil {
+		return fmt.Errorf("%w (the %d file(s) uploaded before it could not be deleted: %v)", failure, len(ids), err)
+	}
+	return fmt.Errorf("%w (the %d file(s) uploaded before it were deleted)", failure, len(ids))
 }
 
 // unchanged refuses bytes that are not the ones the person was shown.

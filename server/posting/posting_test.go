@@ -3,6 +3,7 @@ package posting
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,16 @@ import (
 type fakeMM struct {
 	uploads, posts, directs   int
 	failUpload, noAttachments bool
+	// failUploadAt fails the upload with this 1-based number; failPost
+	// fails the post.
+	failUploadAt int
+	failPost     bool
+	discarded    []string
+}
+
+func (f *fakeMM) DiscardUploads(ids []string) error {
+	f.discarded = append(f.discarded, ids...)
+	return nil
 }
 
 func (f *fakeMM) UserID() string                        { return "alice" }
@@ -33,13 +44,16 @@ func (f *fakeMM) GroupChannelWith([]string) (*model.Channel, error) {
 	return &model.Channel{Id: "gm"}, nil
 }
 func (f *fakeMM) UploadFile(_ []byte, _, name string) (*model.FileInfo, error) {
-	if f.failUpload {
+	if f.failUpload || f.failUploadAt == f.uploads+1 {
 		return nil, errors.New("disk full")
 	}
 	f.uploads++
 	return &model.FileInfo{Id: "f-" + name}, nil
 }
 func (f *fakeMM) CreatePost(p *model.Post) (*model.Post, error) {
+	if f.failPost {
+		return nil, errors.New("invalid root id")
+	}
 	f.posts++
 	p.Id = "p1"
 	return p, nil
@@ -76,15 +90,32 @@ func TestAFileChangedSinceTheQuestionIsRefusedAndNothingIsUploaded(t *testing.T)
 	}
 }
 
-func TestAFailedUploadLeavesNoPost(t *testing.T) {
-	mm := &fakeMM{failUpload: true}
-	reg := registry(new(string))
-	plan, err := Prepare(context.Background(), mm, reg, Request{Dest: Destination{ChannelID: "c"}, Files: []Entry{{Name: "a.txt", Content: "hi"}}})
-	if err != nil {
-		t.Fatal(err)
+func TestAFailedUploadOrPostLeavesNoPostAndDeletesWhatWasUploaded(t *testing.T) {
+	files := []Entry{{Name: "a.txt", Content: "a"}, {Name: "b.txt", Content: "b"}, {Name: "c.txt", Content: "c"}}
+	cases := map[string]struct {
+		mm            *fakeMM
+		wantDiscarded []string
+		wantSaid      string
+	}{
+		"the first upload fails": {&fakeMM{failUploadAt: 1}, nil, "uploading a.txt failed"},
+		"the third upload fails": {&fakeMM{failUploadAt: 3}, []string{"f-a.txt", "f-b.txt"}, "the 2 file(s) uploaded before it were deleted"},
+		"the post fails":         {&fakeMM{failPost: true}, []string{"f-a.txt", "f-b.txt", "f-c.txt"}, "the 3 file(s) uploaded before it were deleted"},
 	}
-	if _, err := Execute(context.Background(), mm, reg, plan); err == nil || mm.posts != 0 {
-		t.Fatalf("err %v, %d posts", err, mm.posts)
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			reg := registry(new(string))
+			plan, err := Prepare(context.Background(), c.mm, reg, Request{Dest: Destination{ChannelID: "c"}, Files: files})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Execute(context.Background(), c.mm, reg, plan)
+			if err == nil || c.mm.posts != 0 || !strings.Contains(err.Error(), c.wantSaid) {
+				t.Fatalf("err %v, %d posts", err, c.mm.posts)
+			}
+			if !slices.Equal(c.mm.discarded, c.wantDiscarded) {
+				t.Fatalf("deleted %v, want %v", c.mm.discarded, c.wantDiscarded)
+			}
+		})
 	}
 }
 
