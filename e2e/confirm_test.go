@@ -127,16 +127,26 @@ func answerAt(t *testing.T, site string, c *http.Client, id, verb, csrf string) 
 // answered, which has no form, the session's) and returns the answer's page.
 func answerOnPage(t *testing.T, u harness.User, id, verb, want string) string {
 	t.Helper()
+	body, err := tryAnswerOnPage(t, u, id, verb, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body
+}
+
+// tryAnswerOnPage is answerOnPage for goroutines other than the test's
+// (an MCP client's question handler), which must not stop the test.
+func tryAnswerOnPage(t *testing.T, u harness.User, id, verb, want string) (string, error) {
 	web := browser(t, u)
 	_, page := get(t, web, confirmBase()+"/"+id, "")
 	if !strings.Contains(page, want) {
-		t.Fatalf("the page does not show %q: %s", want, page)
+		return "", fmt.Errorf("the page does not show %q: %s", want, page)
 	}
 	token := ""
 	if m := csrfField.FindStringSubmatch(page); m != nil {
 		token = m[1]
 	} else if !strings.Contains(page, `id="outcome"`) {
-		t.Fatalf("a pending page without a csrf token: %s", page)
+		return "", fmt.Errorf("a pending page without a csrf token: %s", page)
 	} else {
 		site, _ := url.Parse(mm.URL)
 		for _, c := range web.Jar.Cookies(site) {
@@ -147,9 +157,9 @@ func answerOnPage(t *testing.T, u harness.User, id, verb, want string) string {
 	}
 	code, body := answer(t, web, id, verb, token)
 	if code != http.StatusOK {
-		t.Fatalf("%s on the page: %d %s", verb, code, body)
+		return "", fmt.Errorf("%s on the page: %d %s", verb, code, body)
 	}
-	return body
+	return body, nil
 }
 
 // postAsync calls a posting tool in the background: it waits for the answer.

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -229,8 +228,8 @@ func TestAWorkspaceFileChangedWhileTheClientAsksIsRefusedAndNothingIsSent(t *tes
 	marker := uniq(t, "form-changed")
 	p := &person{answer: func(q mcp.ElicitationParams) *mcp.ElicitationResult {
 		// While the person reads the question, the file changes.
-		if res := call(t, a, "files_write", map[string]any{"name": name, "text": "swapped\n"}); res.IsError {
-			t.Errorf("files_write again: %s", text(res))
+		if res, err := callErr(a, "files_write", map[string]any{"name": name, "text": "swapped\n"}); err != nil || res.IsError {
+			t.Errorf("files_write again: %v", err)
 		}
 		return tick(q)
 	}}
@@ -268,38 +267,36 @@ func TestSwitchingWritesOffWhileTheClientAsksMakesTheAcceptFailSafely(t *testing
 }
 
 func TestAClientThatOnlyOpensLinksIsSentTheConfirmationPage(t *testing.T) {
-	allowWrites(t, config.ConfirmClientThenMattermost)
-	alice := mm.Users[0]
-	ch := townSquare(t)
-	marker := uniq(t, "url-mode")
-	web := browser(t, alice)
-	p := &person{answer: func(q mcp.ElicitationParams) *mcp.ElicitationResult {
-		// The person follows the link and accepts on the page.
-		code, page := get(t, web, q.URL, "")
-		m := csrfField.FindStringSubmatch(page)
-		if code != http.StatusOK || m == nil || !strings.Contains(page, marker) {
-			t.Errorf("the linked page: %d %s", code, page)
-			return respond(mcp.ElicitationResponseActionCancel)(q)
-		}
-		id := q.URL[strings.LastIndex(q.URL, "/")+1:]
-		if code, body := answer(t, web, id, "accept", m[1]); code != http.StatusOK {
-			t.Errorf("accept on the page: %d %s", code, body)
-		}
-		return respond(mcp.ElicitationResponseActionAccept)(q)
-	}}
-	c := connectAsking(t, mm.URL, alice.Token, "", mcp.ElicitationCapability{URL: &struct{}{}}, p)
-	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker})
-	var out tools.PendingResult
-	structuredAs(t, res, &out)
-	if res.IsError || out.State != "posted" {
-		t.Fatalf("create_post answered %s", text(res))
-	}
-	qs := p.asked()
-	if len(qs) != 1 || qs[0].Mode != mcp.ElicitationModeURL || !strings.HasPrefix(qs[0].URL, confirmBase()+"/") {
-		t.Fatalf("the client was asked %+v", qs)
-	}
-	if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 1 {
-		t.Fatalf("%d posts", n)
+	for _, mode := range []string{config.ConfirmClientThenMattermost, config.ConfirmMattermost} {
+		t.Run(mode, func(t *testing.T) {
+			allowWrites(t, mode)
+			alice := mm.Users[0]
+			ch := townSquare(t)
+			marker := uniq(t, "url-mode")
+			p := &person{answer: func(q mcp.ElicitationParams) *mcp.ElicitationResult {
+				// The person follows the link and accepts on the page.
+				id := q.URL[strings.LastIndex(q.URL, "/")+1:]
+				if _, err := tryAnswerOnPage(t, alice, id, "accept", marker); err != nil {
+					t.Error(err)
+					return respond(mcp.ElicitationResponseActionCancel)(q)
+				}
+				return respond(mcp.ElicitationResponseActionAccept)(q)
+			}}
+			c := connectAsking(t, mm.URL, alice.Token, "", mcp.ElicitationCapability{URL: &struct{}{}}, p)
+			res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker})
+			var out tools.PendingResult
+			structuredAs(t, res, &out)
+			if res.IsError || out.State != "posted" {
+				t.Fatalf("create_post answered %s", text(res))
+			}
+			qs := p.asked()
+			if len(qs) != 1 || qs[0].Mode != mcp.ElicitationModeURL || !strings.HasPrefix(qs[0].URL, confirmBase()+"/") {
+				t.Fatalf("the client was asked %+v", qs)
+			}
+			if n := postsWith(t, mm.Users[0], ch.Id, marker); n != 1 {
+				t.Fatalf("%d posts", n)
+			}
+		})
 	}
 }
 

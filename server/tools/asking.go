@@ -25,9 +25,15 @@ import (
 
 // askInClient stores the plan and asks the client to put the question.
 func (d Deps) askInClient(ctx context.Context, c *mattermost.Caller, plan posting.Plan, mode string) (*mcp.CallToolResult, error) {
-	rec, err := d.Confirm.Create(c.UserID(), pendingTitle(plan), plan)
+	title := pendingTitle(plan)
+	rec, err := d.Confirm.Create(c.UserID(), title, plan)
 	if err != nil {
 		return nil, err
+	}
+	if mode == question.ModeURL {
+		// The question is Mattermost's own page: the person's open
+		// Mattermost shows it too.
+		c.NotifyPending([]map[string]any{{"id": rec.ID, "title": title}})
 	}
 	call := catalogue.CallOf(ctx)
 	state, err := d.Questions.Sign(question.State{UserID: c.UserID(), Tool: call.Tool, Arguments: call.Arguments, RecordID: rec.ID, Mode: mode})

@@ -32,7 +32,7 @@ var (
 // who confirms, as built.
 const confirmationNote = " Who confirms is the admin's setting (get_me tells it): with \"client_approval\" your client's own tool approval is the only check and it is done at once; " +
 	"with \"client_then_mattermost\" your client asks the person (a form with everything that will be sent and one box to tick) when it supports elicitation, else Mattermost does; " +
-	"with \"mattermost\" the person is asked in Mattermost (a confirmation listing everything, linked from a notice there): " +
+	"with \"mattermost\" the person is asked in Mattermost (a confirmation listing everything, shown in their Mattermost and sent as a link to a client that opens links): " +
 	"the call waits up to a minute for that answer, then says it is waiting and get_pending tells the outcome later. " +
 	"If the person declines, nothing is sent: do not try again unless they ask."
 
@@ -317,17 +317,16 @@ func (d Deps) confirmsItself() bool {
 	return d.Config().WriteConfirmation == config.ConfirmClientApproval
 }
 
-// ask puts the question where the admin's setting says: through the client
-// when it can ask and the setting allows, else in Mattermost.
+// ask puts the question where the admin's setting says: a form in the
+// client when it can show one and the setting allows; otherwise in
+// Mattermost, with the page sent to a client that can open links.
 func (d Deps) ask(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (*mcp.CallToolResult, error) {
-	if d.Config().WriteConfirmation == config.ConfirmClientThenMattermost {
-		if form, url := question.ClientAsks(ctx); form || url {
-			mode := question.ModeForm
-			if !form {
-				mode = question.ModeURL
-			}
-			return d.askInClient(ctx, c, plan, mode)
-		}
+	form, url := question.ClientAsks(ctx)
+	switch {
+	case form && d.Config().WriteConfirmation == config.ConfirmClientThenMattermost:
+		return d.askInClient(ctx, c, plan, question.ModeForm)
+	case url:
+		return d.askInClient(ctx, c, plan, question.ModeURL)
 	}
 	return d.askInMattermost(ctx, c, plan)
 }
