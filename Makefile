@@ -65,6 +65,7 @@ bench: dist
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./server/fileview/ ./server/fileview/imaging/
 	$(GO) run ./e2e/cmd/mmbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) test -run='^$$' -bench=SixteenRedemptions -benchtime=1x ./server/workspace/
+	$(GO) test -run='^$$' -bench=QuestionAnswered -benchtime=20x ./server/transport/
 	$(GO) run ./e2e/cmd/wsbench -bundle $(CURDIR)/$(BUNDLE)
 
 ## dev: a local Mattermost with the plugin installed; prints the MCP URL and a token

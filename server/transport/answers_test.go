@@ -37,7 +37,7 @@ type roundRobin struct {
 	answers map[int]int
 }
 
-func newRoundRobin(t *testing.T, user string, nodes ...*httptest.Server) *httptest.Server {
+func newRoundRobin(t testing.TB, user string, nodes ...*httptest.Server) *httptest.Server {
 	rr := &roundRobin{answers: map[int]int{}}
 	for _, n := range nodes {
 		u, _ := url.Parse(n.URL)
@@ -55,7 +55,7 @@ func newRoundRobin(t *testing.T, user string, nodes ...*httptest.Server) *httpte
 	return srv
 }
 
-func legacyClient(t *testing.T, base string, answer mcp.ElicitationResponseAction) *client.Client {
+func legacyClient(t testing.TB, base string, answer mcp.ElicitationResponseAction) *client.Client {
 	t.Helper()
 	tr, err := transport.NewStreamableHTTP(base + MCPPath)
 	if err != nil {
@@ -119,5 +119,23 @@ func TestAnElicitationAnswerThatReachesAnotherNodeIsDeliveredToTheCallThatAsked(
 	}
 	if raw, _ := (rawKV{kv}).Get(mailboxKey(kv.onlySession(t))); strings.Contains(string(raw), "decline") {
 		t.Fatalf("delivered answers stay in the mailbox: %s", raw)
+	}
+}
+
+// BenchmarkAQuestionAnsweredThroughARoundRobinOfTwoNodes measures one tool
+// call that asks the client (protocol 2025-11-25): alternate calls have
+// their answer arrive on the other node and wait for the mailbox poll.
+func BenchmarkAQuestionAnsweredThroughARoundRobinOfTwoNodes(b *testing.B) {
+	kv, log := newMemKV(), &memLog{}
+	active := map[string]bool{"alice": true}
+	proxy := newRoundRobin(b, "alice", node(b, kv, log, active), node(b, kv, log, active))
+	c := legacyClient(b, proxy.URL, mcp.ElicitationResponseActionAccept)
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "ask"
+	b.ResetTimer()
+	for range b.N {
+		if _, err := c.CallTool(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -93,7 +93,7 @@ func (l *memLog) Warn(msg string, kv ...any)  { l.add(msg, kv) }
 func (l *memLog) Error(msg string, kv ...any) { l.add(msg, kv) }
 
 // node is one plugin process: its own Transport over the shared KV.
-func node(t *testing.T, kv *memKV, log *memLog, active map[string]bool) *httptest.Server {
+func node(t testing.TB, kv *memKV, log *memLog, active map[string]bool) *httptest.Server {
 	t.Helper()
 	tr := New(Options{
 		PluginID: "mcp-server", Version: "test", Instructions: "test",
