@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"bytes"
+	"io"
 	"context"
 	"net/http"
 	"net/http/httptest"
@@ -47,6 +49,11 @@ func newRoundRobin(t testing.TB, user string, nodes ...*httptest.Server) *httpte
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		i := int(rr.next.Add(1)-1) % len(rr.nodes)
+		// The request goes on whole, as Mattermost hands a plugin its request;
+		// streaming the body through httputil while the node streams its
+		// answer back let the Go transport drop the connection now and then.
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		// Mattermost sets the user after checking the token.
 		r.Header.Set("Mattermost-User-Id", user)
 		rr.nodes[i].ServeHTTP(w, r)
@@ -101,6 +108,11 @@ func TestAnElicitationAnswerThatReachesAnotherNodeIsDeliveredToTheCallThatAsked(
 		req.Params.Name = "ask"
 		res, err := c.CallTool(context.Background(), req)
 		if err != nil {
+			log.mu.Lock()
+			for _, l := range log.lines {
+				t.Logf("log: %s %v", l.msg, l.kv)
+			}
+			log.mu.Unlock()
 			t.Fatalf("call %d: %v", i, err)
 		}
 		got := res.Content[0].(mcp.TextContent).Text
