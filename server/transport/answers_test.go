@@ -2,8 +2,8 @@ package transport
 
 import (
 	"bytes"
-	"io"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
