@@ -382,7 +382,7 @@ func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolRe
 		return mcp.NewToolResultError("That post is not the signed-in person's own: only their own posts can be edited. Reply to it with create_post and root_id instead."), nil
 	}
 	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionEdit, PostID: p.Id, Message: a.Message, Previous: p.Message,
-		Dest: posting.Destination{ChannelID: ch.Id, Label: channelLabel(ch)}}
+		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
 	return d.write(ctx, c, plan)
 }
 
@@ -410,7 +410,7 @@ func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (*mcp.Call
 		action = posting.ActionUnreact
 	}
 	plan := posting.Plan{CallerID: c.UserID(), Action: action, PostID: p.Id, Emoji: emoji, Previous: p.Message,
-		Dest: posting.Destination{ChannelID: ch.Id, Label: channelLabel(ch)}}
+		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
 	return d.write(ctx, c, plan)
 }
 
@@ -428,6 +428,18 @@ func (d Deps) postFor(c *mattermost.Caller, postID string) (*model.Post, *model.
 		return nil, nil, nil, err
 	}
 	return p, ch, nil, nil
+}
+
+// placeOf names a post's channel with its team, as the question shows it.
+func placeOf(c *mattermost.Caller, ch *model.Channel) string {
+	v := chanView{ch: ch}
+	if ch.TeamId != "" {
+		v.team, _ = c.Team(ch.TeamId)
+	}
+	if other := ch.GetOtherUserIdForDM(c.UserID()); ch.Type == model.ChannelTypeDirect && other != "" {
+		v.other, _ = c.User(other)
+	}
+	return v.label()
 }
 
 // write asks about an edit or reaction, or does it at once when the client's
