@@ -78,7 +78,12 @@ func (d Deps) resume(ctx context.Context, c *mattermost.Caller, call catalogue.C
 		// again rather than guess.
 		return d.question(call.RoundTrip.RequestState, st.Mode, *rec.Plan, rec.ID), nil
 	case question.Declined, question.Cancelled:
-		if _, err := d.Confirm.Decline(c.UserID(), rec.ID); err != nil && !errors.Is(err, confirm.ErrDecided) && !errors.Is(err, confirm.ErrNotFound) {
+		_, err := d.Confirm.Decline(c.UserID(), rec.ID)
+		switch {
+		case err == nil:
+			// The person's Mattermost may list it; it is answered now.
+			c.NotifyAnswered(rec.ID, confirm.StateDeclined)
+		case !errors.Is(err, confirm.ErrDecided) && !errors.Is(err, confirm.ErrNotFound):
 			return nil, err
 		}
 		res := structured("The person did not accept; nothing was uploaded, posted or changed. Do not try again unless the person asks you to.",
@@ -91,7 +96,10 @@ func (d Deps) resume(ctx context.Context, c *mattermost.Caller, call catalogue.C
 		return d.waitForAnswer(ctx, c, rec)
 	}
 	done, err := d.Confirm.Accept(ctx, c.UserID(), rec.ID, d.ExecutePlan)
-	if err != nil && !errors.Is(err, confirm.ErrDecided) {
+	switch {
+	case err == nil:
+		c.NotifyAnswered(rec.ID, done.State)
+	case !errors.Is(err, confirm.ErrDecided):
 		return nil, err
 	}
 	return d.pendingAnswer(done), nil
