@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -119,6 +120,7 @@ func TestAPostAcceptedInTheClientsFormIsPostedWithTheExactFiles(t *testing.T) {
 	marker := uniq(t, "form-accepted")
 	notes := "line one\nline two\n"
 	p := &person{answer: tick}
+	ws := listen(t, alice)
 	c := connectAsking(t, mm.URL, alice.Token, "", formOnly, p)
 	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker + " for @" + mm.Users[1].Username,
 		"files": []map[string]any{{"name": "notes.md", "content": notes}, {"file_id": infos[0].Id}}})
@@ -142,6 +144,22 @@ func TestAPostAcceptedInTheClientsFormIsPostedWithTheExactFiles(t *testing.T) {
 	}
 	if sum(files["notes.md"]) != sum([]byte(notes)) || sum(files["source.bin"]) != sum(attachment) {
 		t.Fatalf("the posted files differ from what was shown: %v", files)
+	}
+	// The person's Mattermost, which may list the question, hears it was
+	// answered.
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case ev := <-ws.EventChannel:
+			if ev.EventType() == "custom_mcp-server_confirmation_answered" && ev.GetData()["id"] == out.ID {
+				if ev.GetData()["state"] != "posted" {
+					t.Fatalf("the answered event says %v", ev.GetData())
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("alice's Mattermost was not told the question was answered")
+		}
 	}
 }
 
