@@ -4,6 +4,9 @@ PLUGIN_ID   := $(shell $(GO) run ./build/manifest -field id)
 VERSION     := $(shell $(GO) run ./build/manifest -field version)
 BUNDLE      := dist/$(PLUGIN_ID)-$(VERSION).tar.gz
 PLATFORMS   := linux-amd64 linux-arm64 darwin-amd64 darwin-arm64 windows-amd64
+# Only the platforms asked for go in the bundle, whatever else an earlier
+# build left in server/dist.
+SERVER_BINARIES = $(foreach p,$(PLATFORMS),server/dist/plugin-$(p)$(if $(findstring windows,$(p)),.exe,))
 # Tests and the linux-amd64 plugin build share one set of compiled packages
 # only when they are built with the same flags: on a fresh machine that saves
 # compiling every dependency twice.
@@ -14,24 +17,29 @@ LDFLAGS     := -s -w -X main.version=$(VERSION)
 SERVER_SRC  := $(shell find server -name '*.go' -not -name '*_test.go') go.mod go.sum
 WEBAPP_SRC  := $(shell find webapp -path webapp/node_modules -prune -o -path webapp/dist -prune -o -type f -print 2>/dev/null)
 
-.PHONY: all dist server webapp test unit-test webapp-test e2e-test dev bench fuzz clean check-style
+.PHONY: FORCE all dist server webapp test unit-test webapp-test e2e-test dev bench fuzz clean check-style
 
 all: dist
 
 ## dist: the plugin bundle an admin uploads in System Console > Plugins
 dist: $(BUNDLE)
 
-$(BUNDLE): server webapp plugin.json assets/icon.svg
+# Rewritten only when the platform list changes, so a bundle made for other
+# platforms is made again.
+dist/platforms.txt: FORCE
+	@mkdir -p dist && echo '$(PLATFORMS)' | cmp -s - $@ || echo '$(PLATFORMS)' > $@
+
+$(BUNDLE): $(SERVER_BINARIES) webapp plugin.json assets/icon.svg dist/platforms.txt
 	rm -rf dist/bundle && mkdir -p dist/bundle/$(PLUGIN_ID)/server/dist dist/bundle/$(PLUGIN_ID)/webapp/dist
 	cp plugin.json dist/bundle/$(PLUGIN_ID)/
 	cp -r assets dist/bundle/$(PLUGIN_ID)/
-	cp server/dist/plugin-* dist/bundle/$(PLUGIN_ID)/server/dist/
+	cp $(SERVER_BINARIES) dist/bundle/$(PLUGIN_ID)/server/dist/
 	cp webapp/dist/main.js dist/bundle/$(PLUGIN_ID)/webapp/dist/
 	tar -czf $@ -C dist/bundle $(PLUGIN_ID)
 	rm -rf dist/bundle
 	@echo "bundle: $@ ($$(du -h $@ | cut -f1))"
 
-server: $(foreach p,$(PLATFORMS),server/dist/plugin-$(p)$(if $(findstring windows,$(p)),.exe,))
+server: $(SERVER_BINARIES)
 
 server/dist/plugin-%: $(SERVER_SRC)
 	@mkdir -p server/dist
