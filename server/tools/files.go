@@ -91,9 +91,7 @@ func fileTools(d Deps) []catalogue.Tool {
 				"with a link for the person. Take file_id from the attachments listed beside posts, or give a post permalink and file_name.",
 			Hints:  readOnly,
 			Effect: catalogue.ReadsOnly,
-		}, func(ctx context.Context, args readFileArgs) (*mcp.CallToolResult, error) {
-			return d.readFile(ctx, args)
-		}),
+		}, d.readFile),
 		catalogue.Define(catalogue.Tool{
 			Name:  "get_file_info",
 			Title: "Describe an attachment",
@@ -102,9 +100,7 @@ func fileTools(d Deps) []catalogue.Tool {
 				"size limit. Take file_id from the attachments listed beside posts, or give a post permalink and file_name.",
 			Hints:  readOnly,
 			Effect: catalogue.ReadsOnly,
-		}, func(ctx context.Context, args fileInfoArgs) (*mcp.CallToolResult, error) {
-			return d.fileInfo(ctx, args)
-		}),
+		}, d.fileInfo),
 		catalogue.Define(catalogue.Tool{
 			Name:  "search_files",
 			Title: "Find attachments",
@@ -113,9 +109,7 @@ func fileTools(d Deps) []catalogue.Tool {
 				"To find files by words in their posts, use search_posts instead.",
 			Hints:  readOnly,
 			Effect: catalogue.ReadsOnly,
-		}, func(ctx context.Context, args searchFilesArgs) (*mcp.CallToolResult, error) {
-			return d.searchFiles(ctx, args)
-		}),
+		}, d.searchFiles),
 	}
 }
 

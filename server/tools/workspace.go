@@ -102,9 +102,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 				"archives as a listing, images as an image. Take the name from files_list.",
 			Hints:  readOnly,
 			Effect: catalogue.ReadsOnly,
-		}, func(ctx context.Context, args filesReadArgs) (*mcp.CallToolResult, error) {
-			return d.filesRead(ctx, args)
-		}),
+		}, d.filesRead),
 		catalogue.Define(catalogue.Tool{
 			Name:  "files_write",
 			Title: "Write a text file to your workspace",
@@ -113,9 +111,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 				"never Mattermost. The file is deleted 24 hours after it is written.",
 			Hints:  workspaceWrite,
 			Effect: catalogue.ChangesOwnWorkspace,
-		}, func(ctx context.Context, args filesWriteArgs) (*mcp.CallToolResult, error) {
-			return d.filesWrite(ctx, args)
-		}),
+		}, d.filesWrite),
 		catalogue.Define(catalogue.Tool{
 			Name:  "files_delete",
 			Title: "Delete a workspace file",
@@ -123,9 +119,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 				"after it was written. Only your workspace changes, never Mattermost.",
 			Hints:  workspaceWrite,
 			Effect: catalogue.ChangesOwnWorkspace,
-		}, func(ctx context.Context, args wsNameArg) (*mcp.CallToolResult, error) {
-			return d.filesDelete(ctx, args)
-		}),
+		}, d.filesDelete),
 		catalogue.Define(catalogue.Tool{
 			Name:  "files_presign",
 			Title: "Presign a workspace URL",
@@ -135,9 +129,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 				"To attach uploaded bytes to a post, use request_upload instead, which also gives the handle.",
 			Hints:  workspaceSlot,
 			Effect: catalogue.ChangesOwnWorkspace,
-		}, func(ctx context.Context, args filesPresignArgs) (*mcp.CallToolResult, error) {
-			return d.filesPresign(ctx, args)
-		}),
+		}, d.filesPresign),
 		catalogue.Define(catalogue.Tool{
 			Name:  "save_attachment",
 			Title: "Save an attachment to your workspace",
@@ -146,9 +138,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 				"attachments listed beside posts, or give a permalink and file_name.",
 			Hints:  workspaceWrite,
 			Effect: catalogue.ChangesOwnWorkspace,
-		}, func(ctx context.Context, args saveAttachmentArgs) (*mcp.CallToolResult, error) {
-			return d.saveAttachment(ctx, args)
-		}),
+		}, d.saveAttachment),
 		catalogue.Define(catalogue.Tool{
 			Name:  "request_upload",
 			Title: "Request an upload slot",
@@ -158,9 +148,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 				"posts. Give the expected size, and the sha256 if you know it: bytes that differ are refused.",
 			Hints:  workspaceSlot,
 			Effect: catalogue.ChangesOwnWorkspace,
-		}, func(ctx context.Context, args requestUploadArgs) (*mcp.CallToolResult, error) {
-			return d.requestUpload(ctx, args)
-		}),
+		}, d.requestUpload),
 	}
 }
 
