@@ -133,6 +133,24 @@ func (d Deps) mayWrite() string {
 	return "The write confirmation setting is not one this plugin knows: nothing was sent."
 }
 
+// startWrite is how every write tool begins: writes must be allowed, and a
+// retry that carries the person's answer is finished at once, without
+// resolving or reading anything again. A nil caller means: answer res, err.
+func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, *mcp.CallToolResult, error) {
+	if refusal := d.mayWrite(); refusal != "" {
+		return nil, mcp.NewToolResultError(refusal), nil
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
+		res, err := d.resume(ctx, c, call)
+		return nil, res, err
+	}
+	return c, nil, nil
+}
+
 // sources are the kinds of files a post takes, each read as the caller.
 func (d Deps) sources() posting.Registry {
 	return posting.NewRegistry(d.FileSlots, map[string]posting.Source{
@@ -209,12 +227,9 @@ func sourceRefusal(err error, what string) error {
 }
 
 func (d Deps) createPost(ctx context.Context, a createPostArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
-		return mcp.NewToolResultError(refusal), nil
-	}
-	c, err := d.caller(ctx)
-	if err != nil {
-		return nil, err
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
 	}
 	r, err := resolveChannel(c, a.Channel, a.Team)
 	if err != nil {
@@ -228,12 +243,9 @@ func (d Deps) createPost(ctx context.Context, a createPostArgs) (*mcp.CallToolRe
 }
 
 func (d Deps) dm(ctx context.Context, a dmArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
-		return mcp.NewToolResultError(refusal), nil
-	}
-	c, err := d.caller(ctx)
-	if err != nil {
-		return nil, err
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
 	}
 	u, err := c.User(a.User)
 	if errors.Is(err, mattermost.ErrNotFound) {
@@ -250,12 +262,9 @@ func (d Deps) dm(ctx context.Context, a dmArgs) (*mcp.CallToolResult, error) {
 }
 
 func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
-		return mcp.NewToolResultError(refusal), nil
-	}
-	c, err := d.caller(ctx)
-	if err != nil {
-		return nil, err
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
 	}
 	seen := map[string]bool{c.UserID(): true}
 	var ids, names []string
@@ -282,9 +291,6 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallTo
 
 // post prepares and, as the admin's confirmation setting allows, executes.
 func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (*mcp.CallToolResult, error) {
-	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
-		return d.resume(ctx, c, call)
-	}
 	me, err := c.Me()
 	if err != nil {
 		return nil, err
@@ -361,15 +367,9 @@ func (d Deps) posted(c *mattermost.Caller, plan posting.Plan, done posting.Resul
 }
 
 func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
-		return mcp.NewToolResultError(refusal), nil
-	}
-	c, err := d.caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
-		return d.resume(ctx, c, call)
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
 	}
 	if n := len([]rune(a.Message)); n > postMaxRunes() {
 		return mcp.NewToolResultError(fmt.Sprintf("The message is %d characters; Mattermost takes at most %d. Shorten it.", n, postMaxRunes())), nil
@@ -387,15 +387,9 @@ func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolRe
 }
 
 func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (*mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
-		return mcp.NewToolResultError(refusal), nil
-	}
-	c, err := d.caller(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
-		return d.resume(ctx, c, call)
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
 	}
 	emoji := strings.Trim(strings.TrimSpace(a.Emoji), ":")
 	if emoji == "" {
