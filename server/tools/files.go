@@ -384,14 +384,12 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (*mcp.CallT
 	if err != nil {
 		return nil, err
 	}
+	limit, refusal := limitOf(args.Limit, defaultSearchFiles, maxSearchFiles)
+	if refusal != nil {
+		return refusal, nil
+	}
 	q := mattermost.FileQuery{NameContains: strings.TrimSpace(args.Name), Extension: strings.TrimSpace(args.Extension),
-		ChannelID: strings.TrimSpace(args.ChannelID), Limit: args.Limit}
-	if q.Limit == 0 {
-		q.Limit = defaultSearchFiles
-	}
-	if q.Limit < 1 || q.Limit > maxSearchFiles {
-		return mcp.NewToolResultError(fmt.Sprintf("limit must be from 1 to %d.", maxSearchFiles)), nil
-	}
+		ChannelID: strings.TrimSpace(args.ChannelID), Limit: limit}
 	for _, day := range []struct {
 		text string
 		into *int64

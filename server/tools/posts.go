@@ -226,12 +226,9 @@ func readChannel(d Deps) catalogue.Tool {
 			"the answer gives.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
 	}, func(ctx context.Context, args readChannelArgs) (*mcp.CallToolResult, error) {
-		limit := args.Limit
-		if limit == 0 {
-			limit = defaultPosts
-		}
-		if limit < 1 || limit > maxPosts {
-			return mcp.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (default %d). Call again with a limit in that range.", maxPosts, defaultPosts)), nil
+		limit, refusal := limitOf(args.Limit, defaultPosts, maxPosts)
+		if refusal != nil {
+			return refusal, nil
 		}
 		since, ok1 := parseDate(args.Since)
 		before, ok2 := parseDate(args.Before)
@@ -398,12 +395,9 @@ func readThread(d Deps) catalogue.Tool {
 			"with the file_id that read_file takes. Page on with the cursor the answer gives.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
 	}, func(ctx context.Context, args readThreadArgs) (*mcp.CallToolResult, error) {
-		limit := args.Limit
-		if limit == 0 {
-			limit = defaultThread
-		}
-		if limit < 1 || limit > maxThread {
-			return mcp.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (default %d). Call again with a limit in that range.", maxThread, defaultThread)), nil
+		limit, refusal := limitOf(args.Limit, defaultThread, maxThread)
+		if refusal != nil {
+			return refusal, nil
 		}
 		postID := strings.TrimSpace(args.Post)
 		if link, ok := parsePostLink(postID); ok {
@@ -506,12 +500,9 @@ func searchPosts(d Deps) catalogue.Tool {
 		if strings.TrimSpace(args.Terms) == "" {
 			return mcp.NewToolResultError("Give terms: words to search for, or from:username, in:channel, on:YYYY-MM-DD."), nil
 		}
-		limit := args.Limit
-		if limit == 0 {
-			limit = defaultHits
-		}
-		if limit < 1 || limit > maxHits {
-			return mcp.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (default %d). Call again with a limit in that range.", maxHits, defaultHits)), nil
+		limit, refusal := limitOf(args.Limit, defaultHits, maxHits)
+		if refusal != nil {
+			return refusal, nil
 		}
 		keyArgs := args
 		keyArgs.Cursor = ""

@@ -5,6 +5,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -72,4 +73,16 @@ func (d Deps) caller(ctx context.Context) (*mattermost.Caller, error) {
 // content for clients that use it.
 func structured(text string, data any) *mcp.CallToolResult {
 	return mcp.NewToolResultStructured(data, text)
+}
+
+// limitOf is a page size argument: def when left out, else it must be within
+// 1 and max, or the answer is a refusal that says so.
+func limitOf(given, def, max int) (int, *mcp.CallToolResult) {
+	if given == 0 {
+		return def, nil
+	}
+	if given < 1 || given > max {
+		return 0, mcp.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (default %d). Call again with a limit in that range.", max, def))
+	}
+	return given, nil
 }

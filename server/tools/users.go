@@ -119,12 +119,9 @@ func searchUsers(d Deps) catalogue.Tool {
 		if term == "" {
 			return mcp.NewToolResultError("Give term: the start of a username, name or email."), nil
 		}
-		limit := args.Limit
-		if limit == 0 {
-			limit = defaultUsers
-		}
-		if limit < 1 || limit > maxUsers {
-			return mcp.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (default %d). Call again with a limit in that range.", maxUsers, defaultUsers)), nil
+		limit, refusal := limitOf(args.Limit, defaultUsers, maxUsers)
+		if refusal != nil {
+			return refusal, nil
 		}
 		c, err := d.caller(ctx)
 		if err != nil {
