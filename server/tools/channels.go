@@ -68,6 +68,17 @@ func viewOf(m mattermost.MyChannel) chanView {
 	return chanView{ch: m.Channel, team: m.Team, member: m.Member, other: m.Other}
 }
 
+// listChannelViews writes up to max channels, a line each, into the text and
+// the structured answer.
+func listChannelViews(b *strings.Builder, out *ChannelList, views []chanView, max int) {
+	for _, v := range views[:min(len(views), max)] {
+		ci := v.info()
+		out.Channels = append(out.Channels, ci)
+		fmt.Fprintf(b, "- %s: %s\n", v.label(), activity(ci))
+	}
+	out.Shown = len(out.Channels)
+}
+
 func channelType(t model.ChannelType) string {
 	switch t {
 	case model.ChannelTypeOpen:
@@ -291,15 +302,7 @@ func listChannels(d Deps) catalogue.Tool {
 			where = fmt.Sprintf("in team %s (%s); direct and group messages are listed when no team is given", present.Clean(team.DisplayName), team.Name)
 		}
 		fmt.Fprintf(&b, "You are a member of %d channels %s. Unread first, then by latest post.\n", len(views), where)
-		for i, v := range views {
-			if i == maxChannelsListed {
-				break
-			}
-			ci := v.info()
-			out.Channels = append(out.Channels, ci)
-			fmt.Fprintf(&b, "- %s: %s\n", v.label(), activity(ci))
-		}
-		out.Shown = len(out.Channels)
+		listChannelViews(&b, &out, views, maxChannelsListed)
 		if out.Total > out.Shown {
 			fmt.Fprintf(&b, "%d more channels are not listed (the list stops at %d). Give team to narrow it, or call search_channels with part of a name.\n",
 				out.Total-out.Shown, maxChannelsListed)
@@ -622,15 +625,7 @@ func searchChannels(d Deps) catalogue.Tool {
 			return structured(b.String(), out), nil
 		}
 		fmt.Fprintf(&b, "%d channels match %q:\n", len(views), present.Clean(term))
-		for i, v := range views {
-			if i == maxChannelsFound {
-				break
-			}
-			ci := v.info()
-			out.Channels = append(out.Channels, ci)
-			fmt.Fprintf(&b, "- %s: %s\n", v.label(), activity(ci))
-		}
-		out.Shown = len(out.Channels)
+		listChannelViews(&b, &out, views, maxChannelsFound)
 		if out.Total > out.Shown {
 			fmt.Fprintf(&b, "%d more are not shown; use a longer term or give team.\n", out.Total-out.Shown)
 		}
