@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 )
 
@@ -397,5 +399,45 @@ func TestWhenMattermostRefusesThePostTheFilesUploadedForItAreDeleted(t *testing.
 	found, _, err := mm.Client(alice).SearchFilesWithParams(context.Background(), mm.Team.Id, &model.SearchParameter{Terms: model.NewPointer(marker)})
 	if err != nil || len(found.Order) != 0 {
 		t.Fatalf("search finds the deleted files: %v %v", found, err)
+	}
+}
+
+// brokenAsker is a client that declared elicitation and then fails to ask.
+type brokenAsker struct{}
+
+func (brokenAsker) Elicit(context.Context, mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	return nil, fmt.Errorf("this host cannot show forms")
+}
+
+func TestAnOlderClientThatFailsToAskLeavesTheQuestionToMattermost(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	marker := uniq(t, "fallback")
+	tr, err := transport.NewStreamableHTTP(mcpURL(mm.URL), transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + alice.Token}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithElicitationHandler(brokenAsker{}), client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "broken-asker", Version: "1"}
+	req.Params.Capabilities.Elicitation = &formOnly
+	if _, err := c.Initialize(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	done := postAsyncWith(c, "create_post", map[string]any{"channel": ch.Id, "message": marker})
+	id := waitPending(t, alice, marker)
+	answerOnPage(t, alice, id, "accept", marker)
+	res, out := waitTool(t, done)
+	if res.IsError || out.State != confirm.StatePosted {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	if n := postsWith(t, alice, ch.Id, marker); n != 1 {
+		t.Fatalf("%d posts", n)
 	}
 }

@@ -15,13 +15,13 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/question"
 )
 
-// Asking through the client is a multi-round-trip exchange: the first call
-// stores the checked post as a pending record and answers input_required
-// with the question and a signed state; the client asks the person and calls
-// again with the answer and the state, on whatever node. Clients of protocol
-// versions before 2026-07-28 get the same exchange from mcp-go as an
-// elicitation request on the call's stream; the transport carries their
-// answer to the node that waits for it.
+// Asking through the client stores the checked write as a pending record
+// first. A client of protocol 2026-07-28 or later gets a multi-round-trip
+// exchange: the call answers input_required with the question and a signed
+// state, and the client asks the person and calls again with the answer and
+// the state, on whatever node. An earlier client is sent an elicitation
+// request on the call's own stream; the transport carries its answer to the
+// node that waits for it.
 
 // askInClient stores the plan and asks the client to put the question.
 func (d Deps) askInClient(ctx context.Context, c *mattermost.Caller, plan posting.Plan, mode string) (*mcp.CallToolResult, error) {
@@ -35,6 +35,9 @@ func (d Deps) askInClient(ctx context.Context, c *mattermost.Caller, plan postin
 		// Mattermost shows it too.
 		c.NotifyPending([]map[string]any{{"id": rec.ID, "title": title}})
 	}
+	if !server.IsModernRequest(ctx) {
+		return d.askOnStream(ctx, c, rec, mode)
+	}
 	call := catalogue.CallOf(ctx)
 	state, err := d.Questions.Sign(question.State{UserID: c.UserID(), Tool: call.Tool, Arguments: call.Arguments, RecordID: rec.ID, Mode: mode})
 	if err != nil {
@@ -44,11 +47,47 @@ func (d Deps) askInClient(ctx context.Context, c *mattermost.Caller, plan postin
 }
 
 func (d Deps) question(state, mode string, plan posting.Plan, recordID string) *mcp.CallToolResult {
-	params := question.Form(plan, recordID)
+	return server.NewInputRequestBuilder(state).Elicit(question.InputID, d.questionParams(mode, plan, recordID)).ToolResult()
+}
+
+func (d Deps) questionParams(mode string, plan posting.Plan, recordID string) mcp.ElicitationParams {
 	if mode == question.ModeURL {
-		params = question.URL(plan, recordID, d.confirmURL(recordID))
+		return question.URL(plan, recordID, d.confirmURL(recordID))
 	}
-	return server.NewInputRequestBuilder(state).Elicit(question.InputID, params).ToolResult()
+	return question.Form(plan, recordID)
+}
+
+// askOnStream asks a client of protocol 2025-11-25 or earlier directly, with
+// an elicitation request on the call's own stream (its answer may reach any
+// node; the transport carries it to this one). A client that declared it can
+// ask but then fails to leaves the question to the person in Mattermost.
+func (d Deps) askOnStream(ctx context.Context, c *mattermost.Caller, rec confirm.Record, mode string) (*mcp.CallToolResult, error) {
+	askCtx, cancel := context.WithTimeout(ctx, question.Lifetime)
+	defer cancel()
+	res, err := server.ServerFromContext(ctx).RequestElicitation(askCtx, mcp.ElicitationRequest{
+		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+		Params:  d.questionParams(mode, *rec.Plan, rec.ID),
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			// The client went away; the question still waits in Mattermost.
+			return d.pendingAnswer(rec), nil
+		}
+		d.MM.Log().Info("The MCP client could not ask the person; the question waits in Mattermost", "user_id", c.UserID(), "error", err.Error())
+		if mode != question.ModeURL {
+			c.NotifyPending([]map[string]any{{"id": rec.ID, "title": rec.Title}})
+		}
+		return d.waitForAnswer(ctx, c, rec)
+	}
+	// The person may have answered in Mattermost meanwhile.
+	rec, err = d.Confirm.Load(c.UserID(), rec.ID)
+	if errors.Is(err, confirm.ErrNotFound) {
+		return mcp.NewToolResultError("The question expired before the answer came back; nothing was sent. Ask again if the person still wants it."), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.settle(ctx, c, rec, mode, mcp.InputResponses{question.InputID: mcp.NewElicitationInputResponse(*res)}, "")
 }
 
 // resume finishes a call the client retried with the person's answer.
@@ -68,16 +107,25 @@ func (d Deps) resume(ctx context.Context, c *mattermost.Caller, call catalogue.C
 	if err != nil {
 		return nil, err
 	}
+	return d.settle(ctx, c, rec, st.Mode, call.RoundTrip.InputResponses, call.RoundTrip.RequestState)
+}
+
+// settle carries out the person's answer to the question about rec. state
+// is the multi-round-trip state to ask again with when the answer is
+// missing ("" when the question was asked on the stream).
+func (d Deps) settle(ctx context.Context, c *mattermost.Caller, rec confirm.Record, mode string, responses mcp.InputResponses, state string) (*mcp.CallToolResult, error) {
 	if rec.State != confirm.StatePending {
 		// Answered meanwhile, e.g. on the Mattermost page.
 		return d.pendingAnswer(rec), nil
 	}
-	switch question.Read(call.RoundTrip.InputResponses, st.Mode, st.RecordID) {
-	case question.NoAnswer:
+	verdict := question.Read(responses, mode, rec.ID)
+	if verdict == question.NoAnswer && state != "" {
 		// The client came back without the answer: ask the same question
 		// again rather than guess.
-		return d.question(call.RoundTrip.RequestState, st.Mode, *rec.Plan, rec.ID), nil
-	case question.Declined, question.Cancelled:
+		return d.question(state, mode, *rec.Plan, rec.ID), nil
+	}
+	switch verdict {
+	case question.NoAnswer, question.Declined, question.Cancelled:
 		_, err := d.Confirm.Decline(c.UserID(), rec.ID)
 		switch {
 		case err == nil:
@@ -91,7 +139,7 @@ func (d Deps) resume(ctx context.Context, c *mattermost.Caller, call catalogue.C
 		res.IsError = true
 		return res, nil
 	}
-	if st.Mode == question.ModeURL {
+	if mode == question.ModeURL {
 		// The person went to the page; its answer decides.
 		return d.waitForAnswer(ctx, c, rec)
 	}
