@@ -62,7 +62,7 @@ func respond(action mcp.ElicitationResponseAction) func(mcp.ElicitationParams) *
 
 // connectAsking is a client that can be asked questions: form mode, url
 // mode or both, on the protocol version given ("" for the newest).
-func connectAsking(t *testing.T, site, token, version string, caps mcp.ElicitationCapability, p *person) *client.Client {
+func connectAsking(t *testing.T, site, token, version string, caps mcp.ElicitationCapability, p client.ElicitationHandler) *client.Client {
 	t.Helper()
 	tr, err := transport.NewStreamableHTTP(mcpURL(site), transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
 	if err != nil {
@@ -414,22 +414,7 @@ func TestAnOlderClientThatFailsToAskLeavesTheQuestionToMattermost(t *testing.T) 
 	alice := mm.Users[0]
 	ch := townSquare(t)
 	marker := uniq(t, "fallback")
-	tr, err := transport.NewStreamableHTTP(mcpURL(mm.URL), transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + alice.Token}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := client.NewClient(tr, client.WithElicitationHandler(brokenAsker{}), client.WithProtocolVersion(mcp.LATEST_LEGACY_PROTOCOL_VERSION))
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: "broken-asker", Version: "1"}
-	req.Params.Capabilities.Elicitation = &formOnly
-	if _, err := c.Initialize(context.Background(), req); err != nil {
-		t.Fatal(err)
-	}
+	c := connectAsking(t, mm.URL, alice.Token, mcp.LATEST_LEGACY_PROTOCOL_VERSION, formOnly, brokenAsker{})
 	done := postAsyncWith(c, "create_post", map[string]any{"channel": ch.Id, "message": marker})
 	id := waitPending(t, alice, marker)
 	answerOnPage(t, alice, id, "accept", marker)
