@@ -2,8 +2,8 @@ package e2e
 
 import (
 	"context"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -424,5 +424,40 @@ func TestAnOlderClientThatFailsToAskLeavesTheQuestionToMattermost(t *testing.T) 
 	}
 	if n := postsWith(t, alice, ch.Id, marker); n != 1 {
 		t.Fatalf("%d posts", n)
+	}
+}
+
+func TestPostsAskedAtOnceByOneClientAreEachAskedAndPostedOnceOnACluster(t *testing.T) {
+	proxyURL, err := mm.StartSecondNode(t.Context())
+	if err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	for _, version := range []string{mcp.LATEST_LEGACY_PROTOCOL_VERSION, ""} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			p := &person{answer: tick}
+			c := connectAsking(t, proxyURL, alice.Token, version, formOnly, p)
+			markers := []string{uniq(t, "parallel"), uniq(t, "parallel"), uniq(t, "parallel"), uniq(t, "parallel")}
+			var waiting []<-chan *mcp.CallToolResult
+			for _, m := range markers {
+				waiting = append(waiting, postAsyncWith(c, "create_post", map[string]any{"channel": ch.Id, "message": m}))
+			}
+			for i, done := range waiting {
+				res, out := waitTool(t, done)
+				if res.IsError || out.State != confirm.StatePosted {
+					t.Fatalf("post %d answered %s", i, text(res))
+				}
+			}
+			if n := len(p.asked()); n != len(markers) {
+				t.Fatalf("the person was asked %d times for %d posts", n, len(markers))
+			}
+			for _, m := range markers {
+				if n := postsWith(t, alice, ch.Id, m); n != 1 {
+					t.Fatalf("%d posts of %s", n, m)
+				}
+			}
+		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/question"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // Asking through the client stores the checked write as a pending record
@@ -64,10 +65,16 @@ func (d Deps) questionParams(mode string, plan posting.Plan, recordID string) mc
 func (d Deps) askOnStream(ctx context.Context, c *mattermost.Caller, rec confirm.Record, mode string) (*mcp.CallToolResult, error) {
 	askCtx, cancel := context.WithTimeout(ctx, question.Lifetime)
 	defer cancel()
-	res, err := server.ServerFromContext(ctx).RequestElicitation(askCtx, mcp.ElicitationRequest{
-		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
-		Params:  d.questionParams(mode, *rec.Plan, rec.ID),
-	})
+	// One question at a time per session on this node: the person answers
+	// them in turn, and mcp-go routes answers to one call of a session.
+	err := transport.HoldQuestionSlot(askCtx)
+	var res *mcp.ElicitationResult
+	if err == nil {
+		res, err = server.ServerFromContext(ctx).RequestElicitation(askCtx, mcp.ElicitationRequest{
+			Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+			Params:  d.questionParams(mode, *rec.Plan, rec.ID),
+		})
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			// The client went away; the question still waits in Mattermost.

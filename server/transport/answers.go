@@ -3,12 +3,20 @@ package transport
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unsafe"
+
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // Before protocol 2026-07-28 a client answers a question the server asked
@@ -214,4 +222,97 @@ func (d *discardWriter) WriteHeader(code int) {
 	if !d.wrote {
 		d.status, d.wrote = code, true
 	}
+}
+
+// Questions asked on calls' streams are one at a time per session on each
+// node: mcp-go routes a client's answer through the first call of a session
+// that asked on this node, so a second call asking at the same time would
+// never get its answer. A call takes its session's slot before it asks and
+// the transport frees it once mcp-go has finished with the call.
+
+type questionSlotKey struct{}
+
+// questionSlots are this node's slots, one per session that is asking.
+type questionSlots struct {
+	mu    sync.Mutex
+	slots map[string]*questionSlot
+}
+
+type questionSlot struct {
+	ch    chan struct{}
+	users int
+}
+
+// claim is a call's hold on its session's slot, taken when it asks.
+type claim struct {
+	slots   *questionSlots
+	session string
+	slot    *questionSlot
+	held    bool
+}
+
+func (q *questionSlots) open(session string) *claim {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.slots == nil {
+		q.slots = map[string]*questionSlot{}
+	}
+	s := q.slots[session]
+	if s == nil {
+		s = &questionSlot{ch: make(chan struct{}, 1)}
+		q.slots[session] = s
+	}
+	s.users++
+	return &claim{slots: q, session: session, slot: s}
+}
+
+// close frees the slot if the call held it, after mcp-go is done with the
+// call (so the next call of the session can route its answers).
+func (c *claim) close() {
+	if c.held {
+		<-c.slot.ch
+	}
+	c.slots.mu.Lock()
+	defer c.slots.mu.Unlock()
+	if c.slot.users--; c.slot.users == 0 {
+		delete(c.slots.slots, c.session)
+	}
+}
+
+// HoldQuestionSlot waits until no other call of the session asks the client
+// on this node, then holds the slot for the rest of the call. Calls that
+// cannot be asked on their stream (protocol 2026-07-28) need no slot.
+func HoldQuestionSlot(ctx context.Context) error {
+	c, _ := ctx.Value(questionSlotKey{}).(*claim)
+	if c == nil || c.held {
+		return nil
+	}
+	select {
+	case c.slot.ch <- struct{}{}:
+		c.held = true
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// seedRequestIDs starts this node's ids for requests to clients at a random
+// point. mcp-go numbers them from 1 in every process, so two nodes asking in
+// one session would both ask request 1, and an answer meant for one could be
+// delivered to the other. mcp-go offers no option for it, so the counter is
+// reached by reflection; a test fails if an mcp-go upgrade moves it.
+func seedRequestIDs(h *server.StreamableHTTPServer) bool {
+	f := reflect.ValueOf(h).Elem().FieldByName("requestIDCounter")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[atomic.Int64]() || !f.CanAddr() {
+		return false
+	}
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return false
+	}
+	// Below 2^52, so every id stays exact in a JavaScript client, and far
+	// from the top, so adding never overflows.
+	start := int64(binary.BigEndian.Uint64(b[:]) >> 12)
+	(*atomic.Int64)(unsafe.Pointer(f.UnsafeAddr())).Store(start)
+	return true
 }

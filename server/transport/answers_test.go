@@ -3,15 +3,18 @@ package transport
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -149,5 +152,92 @@ func BenchmarkAQuestionAnsweredThroughARoundRobinOfTwoNodes(b *testing.B) {
 		if _, err := c.CallTool(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// askDirect asks on the call's stream after taking the session's question
+// slot, as the posting tools do for clients before 2026-07-28.
+func askDirect(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	if err := HoldQuestionSlot(ctx); err != nil {
+		return nil, err
+	}
+	res, err := server.ServerFromContext(ctx).RequestElicitation(ctx, mcp.ElicitationRequest{
+		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)},
+		Params: mcp.ElicitationParams{Message: "Post it?",
+			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}, "required": []string{"ok"}}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	return mcp.NewToolResultText("answer=" + string(res.Action)), nil
+}
+
+func TestQuestionsAskedAtOnceInOneSessionAreAllAnsweredOnAnyNode(t *testing.T) {
+	kv, log := newMemKV(), &memLog{}
+	active := map[string]bool{"alice": true}
+	a, b := node(t, kv, log, active), node(t, kv, log, active)
+	// Initialized on a, then every question asked on b, which holds no
+	// session in memory: each call there has a session of its own.
+	afterInit := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Header.Set("Mattermost-User-Id", "alice")
+		target := b
+		if strings.Contains(string(body), `"initialize"`) {
+			target = a
+		}
+		u, _ := url.Parse(target.URL)
+		p := httputil.NewSingleHostReverseProxy(u)
+		p.FlushInterval = -1
+		p.ServeHTTP(w, r)
+	}))
+	t.Cleanup(afterInit.Close)
+	for _, target := range []struct {
+		name string
+		url  string
+	}{{"the node that initialized", newRoundRobin(t, "alice", a).URL}, {"another node", afterInit.URL}, {"two nodes", newRoundRobin(t, "alice", a, b).URL}} {
+		t.Run(target.name, func(t *testing.T) {
+			base := target.url
+			c := legacyClient(t, base, mcp.ElicitationResponseActionAccept)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var wg sync.WaitGroup
+			errs := make(chan error, 3)
+			for range 3 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					req := mcp.CallToolRequest{}
+					req.Params.Name = "ask_direct"
+					res, err := c.CallTool(ctx, req)
+					if err == nil && res.Content[0].(mcp.TextContent).Text != "answer=accept" {
+						err = fmt.Errorf("answered %v", res.Content)
+					}
+					errs <- err
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatalf("a question asked beside another: %v", err)
+				}
+			}
+		})
+	}
+}
+
+func TestEveryNodeNumbersItsRequestsToClientsFromItsOwnRandomStart(t *testing.T) {
+	counter := func(h *server.StreamableHTTPServer) int64 {
+		return reflect.ValueOf(h).Elem().FieldByName("requestIDCounter").FieldByName("v").Int()
+	}
+	a := server.NewStreamableHTTPServer(server.NewMCPServer("a", "1"))
+	b := server.NewStreamableHTTPServer(server.NewMCPServer("b", "1"))
+	if !seedRequestIDs(a) || !seedRequestIDs(b) {
+		t.Fatal("mcp-go's request counter moved: two nodes would number their questions alike again")
+	}
+	ca, cb := counter(a), counter(b)
+	if ca == cb || ca <= 0 || cb <= 0 || ca >= 1<<52 || cb >= 1<<52 {
+		t.Fatalf("the nodes start at %d and %d", ca, cb)
 	}
 }

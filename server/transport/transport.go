@@ -64,10 +64,11 @@ type Options struct {
 
 // Transport is the MCP endpoint and its OAuth metadata.
 type Transport struct {
-	opts     Options
-	MCP      *server.MCPServer
-	http     *server.StreamableHTTPServer
-	sessions *sessionStore
+	opts      Options
+	MCP       *server.MCPServer
+	http      *server.StreamableHTTPServer
+	sessions  *sessionStore
+	questions questionSlots
 }
 
 // New builds the MCP server and its streamable HTTP handler.
@@ -101,6 +102,9 @@ func New(opts Options) *Transport {
 		// with the public Host header, which this check would refuse.
 		server.WithDisableLocalhostProtection(true),
 	)
+	if !seedRequestIDs(t.http) {
+		opts.Log.Warn("Could not make this node's MCP request ids unique; two nodes asking one session's client at once may mix their answers")
+	}
 	return t
 }
 
@@ -233,6 +237,11 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 				return
 			case method == string(mcp.MethodToolsCall) && canBeAsked(rec):
 				defer t.collectAnswers(ctx, r, rec.ID)()
+				c := t.questions.open(rec.ID)
+				// Deferred after collectAnswers, so it runs first: once
+				// ServeHTTP returned, mcp-go no longer routes answers here.
+				defer c.close()
+				ctx = context.WithValue(ctx, questionSlotKey{}, c)
 			}
 		}
 	}
