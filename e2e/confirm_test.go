@@ -87,7 +87,7 @@ func waitPending(t *testing.T, u harness.User, marker string) string {
 func waitPendingAt(t *testing.T, site string, u harness.User, marker string) string {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		_, body := get(t, http.DefaultClient, confirmAt(site), u.Token)
+		_, body := get(t, http.DefaultClient, apiOf(site), u.Token)
 		var list struct {
 			Confirmations []struct{ ID, Title, State string }
 		}

@@ -54,7 +54,6 @@ type Routes struct {
 // Register adds the routes.
 func (rt *Routes) Register(r *mux.Router) {
 	// The plain list predates the API; tests and older webapps poll it.
-	r.HandleFunc(Path, rt.list).Methods(http.MethodGet)
 	r.HandleFunc(Path+"/{id}", rt.page).Methods(http.MethodGet)
 	r.HandleFunc(Path+"/{id}/{answer:accept|decline}", rt.pageAnswer).Methods(http.MethodPost)
 
@@ -191,29 +190,6 @@ func (rt *Routes) sorted(user string) ([]Record, error) {
 		return recs[i].CreatedAt.After(recs[j].CreatedAt)
 	})
 	return recs, nil
-}
-
-// list answers the person's own records as JSON (pending first) in the
-// short form the first webapp and the tests read.
-func (rt *Routes) list(w http.ResponseWriter, r *http.Request) {
-	user := r.Header.Get("Mattermost-User-Id")
-	if user == "" {
-		http.NotFound(w, r)
-		return
-	}
-	recs, err := rt.sorted(user)
-	if err != nil {
-		rt.apiError(w, err)
-		return
-	}
-	type item struct {
-		ID, Title, State string
-	}
-	out := []item{}
-	for _, rec := range recs {
-		out = append(out, item{rec.ID, rec.Title, rec.State})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"confirmations": out})
 }
 
 func (rt *Routes) apiList(w http.ResponseWriter, r *http.Request) {

@@ -225,14 +225,11 @@ func (c *Caller) Reactions(postID string) ([]*model.Reaction, error) {
 }
 
 // NotifyPending tells the caller's open Mattermost clients (and only
-// theirs) that posts wait for their answer. The webapp listens for
+// theirs) that a write waits for their answer. The webapp listens for
 // custom_<plugin id>_pending_confirmation.
-func (c *Caller) NotifyPending(confirmations []map[string]any) {
-	items := make([]any, 0, len(confirmations))
-	for _, x := range confirmations {
-		items = append(items, x)
-	}
-	c.g.raw.PublishWebSocketEvent("pending_confirmation", map[string]any{"confirmations": items},
+func (c *Caller) NotifyPending(id, title string) {
+	c.g.raw.PublishWebSocketEvent("pending_confirmation",
+		map[string]any{"confirmations": []any{map[string]any{"id": id, "title": title}}},
 		&model.WebsocketBroadcast{UserId: c.userID})
 }
 

@@ -24,18 +24,8 @@ import (
 // request on the call's own stream; the transport carries its answer to the
 // node that waits for it.
 
-// askInClient stores the plan and asks the client to put the question.
-func (d Deps) askInClient(ctx context.Context, c *mattermost.Caller, plan posting.Plan, mode string) (*mcp.CallToolResult, error) {
-	title := pendingTitle(plan)
-	rec, err := d.Confirm.Create(c.UserID(), title, plan)
-	if err != nil {
-		return nil, err
-	}
-	if mode == question.ModeURL {
-		// The question is Mattermost's own page: the person's open
-		// Mattermost shows it too.
-		c.NotifyPending([]map[string]any{{"id": rec.ID, "title": title}})
-	}
+// askInClient asks the client to put the question about a pending write.
+func (d Deps) askInClient(ctx context.Context, c *mattermost.Caller, rec confirm.Record, mode string) (*mcp.CallToolResult, error) {
 	if !server.IsModernRequest(ctx) {
 		return d.askOnStream(ctx, c, rec, mode)
 	}
@@ -44,7 +34,7 @@ func (d Deps) askInClient(ctx context.Context, c *mattermost.Caller, plan postin
 	if err != nil {
 		return nil, err
 	}
-	return d.question(state, mode, plan, rec.ID), nil
+	return d.question(state, mode, *rec.Plan, rec.ID), nil
 }
 
 func (d Deps) question(state, mode string, plan posting.Plan, recordID string) *mcp.CallToolResult {
@@ -82,7 +72,7 @@ func (d Deps) askOnStream(ctx context.Context, c *mattermost.Caller, rec confirm
 		}
 		d.MM.Log().Info("The MCP client could not ask the person; the question waits in Mattermost", "user_id", c.UserID(), "error", err.Error())
 		if mode != question.ModeURL {
-			c.NotifyPending([]map[string]any{{"id": rec.ID, "title": rec.Title}})
+			c.NotifyPending(rec.ID, rec.Title)
 		}
 		return d.waitForAnswer(ctx, c, rec)
 	}

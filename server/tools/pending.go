@@ -89,18 +89,6 @@ func pendingTitle(plan posting.Plan) string {
 	return present.Clean(t)
 }
 
-// askInMattermost stores the plan, tells the person's Mattermost clients,
-// and waits a bounded time for the answer.
-func (d Deps) askInMattermost(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (*mcp.CallToolResult, error) {
-	title := pendingTitle(plan)
-	rec, err := d.Confirm.Create(c.UserID(), title, plan)
-	if err != nil {
-		return nil, err
-	}
-	c.NotifyPending([]map[string]any{{"id": rec.ID, "title": title}})
-	return d.waitForAnswer(ctx, c, rec)
-}
-
 // waitForAnswer waits a bounded time for the person's answer in Mattermost,
 // keeping the client informed, and answers the outcome or that the post
 // still waits.

@@ -326,15 +326,24 @@ func (d Deps) confirmsItself() bool {
 // ask puts the question where the admin's setting says: a form in the
 // client when it can show one and the setting allows; otherwise in
 // Mattermost, with the page sent to a client that can open links.
+// Either way the write is first stored as a pending record, so any node can
+// show, answer and carry it out.
 func (d Deps) ask(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (*mcp.CallToolResult, error) {
-	form, url := question.ClientAsks(ctx)
-	switch {
-	case form && d.Config().WriteConfirmation == config.ConfirmClientThenMattermost:
-		return d.askInClient(ctx, c, plan, question.ModeForm)
-	case url:
-		return d.askInClient(ctx, c, plan, question.ModeURL)
+	rec, err := d.Confirm.Create(c.UserID(), pendingTitle(plan), plan)
+	if err != nil {
+		return nil, err
 	}
-	return d.askInMattermost(ctx, c, plan)
+	form, url := question.ClientAsks(ctx)
+	if form && d.Config().WriteConfirmation == config.ConfirmClientThenMattermost {
+		return d.askInClient(ctx, c, rec, question.ModeForm)
+	}
+	// The question is Mattermost's own: the person's open Mattermost shows
+	// it, and a client that opens links is sent its page too.
+	c.NotifyPending(rec.ID, rec.Title)
+	if url {
+		return d.askInClient(ctx, c, rec, question.ModeURL)
+	}
+	return d.waitForAnswer(ctx, c, rec)
 }
 
 func refusalOr(err error, dest posting.Destination) (*mcp.CallToolResult, error) {

@@ -143,8 +143,8 @@ func (t *Transport) liveEntries(raw []byte) []mailEntry {
 	return live
 }
 
-// collectAnswers runs while a tool call of a session whose client can be
-// asked questions is served here: it delivers to this node the answers other
+// collectAnswers runs while a tool call that asked its client a question
+// is served here: it delivers to this node the answers other
 // nodes left in the mailbox. Each answer is offered once; one that no call
 // here takes stays for the node it belongs to.
 func (t *Transport) collectAnswers(ctx context.Context, r *http.Request, sessionID string) (stop func()) {
@@ -243,15 +243,19 @@ type questionSlot struct {
 	users int
 }
 
-// claim is a call's hold on its session's slot, taken when it asks.
+// claim is a call's hold on its session's slot, taken when it asks. While
+// held, the call also collects its answers from the session's mailbox.
 type claim struct {
 	slots   *questionSlots
 	session string
 	slot    *questionSlot
 	held    bool
+	// collect starts reading the mailbox; stopCollecting ends it.
+	collect        func() (stop func())
+	stopCollecting func()
 }
 
-func (q *questionSlots) open(session string) *claim {
+func (q *questionSlots) open(session string, collect func() (stop func())) *claim {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.slots == nil {
@@ -263,13 +267,14 @@ func (q *questionSlots) open(session string) *claim {
 		q.slots[session] = s
 	}
 	s.users++
-	return &claim{slots: q, session: session, slot: s}
+	return &claim{slots: q, session: session, slot: s, collect: collect}
 }
 
 // close frees the slot if the call held it, after mcp-go is done with the
 // call (so the next call of the session can route its answers).
 func (c *claim) close() {
 	if c.held {
+		c.stopCollecting()
 		<-c.slot.ch
 	}
 	c.slots.mu.Lock()
@@ -290,6 +295,7 @@ func HoldQuestionSlot(ctx context.Context) error {
 	select {
 	case c.slot.ch <- struct{}{}:
 		c.held = true
+		c.stopCollecting = c.collect()
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -22,17 +22,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 )
 
-// askTool asks the client one yes/no question and reports the answer.
-func askTool(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	if res := server.ElicitationResponse(req.Params.InputResponses, "q"); res != nil {
-		return mcp.NewToolResultText("answer=" + string(res.Action) + " state=" + req.Params.RequestState), nil
-	}
-	return server.NewInputRequestBuilder("state-1").Elicit("q", mcp.ElicitationParams{
-		Message:         "Post it?",
-		RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}, "required": []string{"ok"}},
-	}).ToolResult(), nil
-}
-
 // roundRobin forwards each request to the next node in turn, as a load
 // balancer without sticky sessions does, and counts the answers each took.
 type roundRobin struct {
@@ -108,7 +97,7 @@ func TestAnElicitationAnswerThatReachesAnotherNodeIsDeliveredToTheCallThatAsked(
 	// nodes in both orders.
 	for i := range 4 {
 		req := mcp.CallToolRequest{}
-		req.Params.Name = "ask"
+		req.Params.Name = "ask_direct"
 		res, err := c.CallTool(context.Background(), req)
 		if err != nil {
 			log.mu.Lock()
@@ -119,7 +108,7 @@ func TestAnElicitationAnswerThatReachesAnotherNodeIsDeliveredToTheCallThatAsked(
 			t.Fatalf("call %d: %v", i, err)
 		}
 		got := res.Content[0].(mcp.TextContent).Text
-		if got != "answer=decline state=state-1" {
+		if got != "answer=decline" {
 			t.Fatalf("call %d answered %q", i, got)
 		}
 	}
@@ -146,7 +135,7 @@ func BenchmarkAQuestionAnsweredThroughARoundRobinOfTwoNodes(b *testing.B) {
 	proxy := newRoundRobin(b, "alice", node(b, kv, log, active), node(b, kv, log, active))
 	c := legacyClient(b, proxy.URL, mcp.ElicitationResponseActionAccept)
 	req := mcp.CallToolRequest{}
-	req.Params.Name = "ask"
+	req.Params.Name = "ask_direct"
 	b.ResetTimer()
 	for range b.N {
 		if _, err := c.CallTool(context.Background(), req); err != nil {

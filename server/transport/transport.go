@@ -236,10 +236,10 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 					"duration_ms", time.Since(started).Milliseconds())
 				return
 			case method == string(mcp.MethodToolsCall) && canBeAsked(rec):
-				defer t.collectAnswers(ctx, r, rec.ID)()
-				c := t.questions.open(rec.ID)
-				// Deferred after collectAnswers, so it runs first: once
-				// ServeHTTP returned, mcp-go no longer routes answers here.
+				// A call that asks takes its session's question slot (see
+				// answers.go); it is freed once ServeHTTP returned, when
+				// mcp-go no longer routes answers to this call.
+				c := t.questions.open(rec.ID, func() func() { return t.collectAnswers(ctx, r, rec.ID) })
 				defer c.close()
 				ctx = context.WithValue(ctx, questionSlotKey{}, c)
 			}

@@ -101,7 +101,6 @@ func node(t testing.TB, kv *memKV, log *memLog, active map[string]bool) *httptes
 		UserActive: func(id string) (bool, error) { return active[id], nil },
 		KV:         kv, Answers: rawKV{kv}, Log: log,
 	})
-	tr.MCP.AddTool(mcp.NewTool("ask", mcp.WithDescription("test")), askTool)
 	tr.MCP.AddTool(mcp.NewTool("ask_direct", mcp.WithDescription("test")), askDirect)
 	tr.MCP.AddTool(mcp.NewTool("whoami", mcp.WithDescription("test")), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		caps := mcp.ClientCapabilities{}
