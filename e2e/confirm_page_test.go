@@ -18,8 +18,8 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 )
 
@@ -111,7 +111,7 @@ func evalJS[T any](t *testing.T, tab context.Context, expression string) T {
 
 func pageOf(id string) string { return confirmBase() + "/" + id }
 
-func apiOf(site string) string { return site + "/plugins/mcp-server" + confirm.APIPath }
+func apiOf(site string) string { return site + "/plugins/mcp-server" + approval.APIPath }
 
 // waitTool takes the answer of a posting call that waited for the person.
 func waitTool(t *testing.T, done <-chan *mcp.CallToolResult) (*mcp.CallToolResult, tools.PendingResult) {
@@ -200,11 +200,11 @@ func TestAPostAcceptedInABrowserShowsTheRenderedMessageThumbnailAndPreviewAndIsP
 		t.Fatalf("sha256 shown %q, want %s", got, sum(photo)[:12])
 	}
 
-	if state := outcomeAfterClick(t, tab, "accept"); state != confirm.StatePosted {
+	if state := outcomeAfterClick(t, tab, "accept"); state != approval.StatePosted {
 		t.Fatalf("outcome %q", state)
 	}
 	res, out := waitTool(t, done)
-	if res.IsError || out.State != confirm.StatePosted || out.PostID == "" {
+	if res.IsError || out.State != approval.StatePosted || out.PostID == "" {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	p, files := postedFiles(t, out.PostID)
@@ -230,11 +230,11 @@ func TestAPostDeclinedInABrowserIsNotSentAndUploadsNoFile(t *testing.T) {
 	if got := evalJS[string](t, tab, `document.querySelector(".file-name").textContent`); got != "kept-out.txt" {
 		t.Fatalf("the page names the file %q", got)
 	}
-	if state := outcomeAfterClick(t, tab, "decline"); state != confirm.StateDeclined {
+	if state := outcomeAfterClick(t, tab, "decline"); state != approval.StateDeclined {
 		t.Fatalf("outcome %q", state)
 	}
 	res, out := waitTool(t, done)
-	if !res.IsError || out.State != confirm.StateDeclined {
+	if !res.IsError || out.State != approval.StateDeclined {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	if n := postsWith(t, alice, ch.Id, marker); n != 0 {
@@ -317,9 +317,9 @@ func send(t *testing.T, c *http.Client, method, u string, header map[string]stri
 	return resp.StatusCode, b, resp.Header
 }
 
-func detailOf(t *testing.T, body []byte) confirm.Detail {
+func detailOf(t *testing.T, body []byte) approval.Detail {
 	t.Helper()
-	var d confirm.Detail
+	var d approval.Detail
 	if err := json.Unmarshal(body, &d); err != nil {
 		t.Fatalf("detail %s: %v", body, err)
 	}
@@ -351,7 +351,7 @@ func TestAnAnswerWithoutTheCSRFTokenIsRefusedAndThePostStaysPending(t *testing.T
 		t.Fatalf("API accept with a wrong token: %d %s", code, body)
 	}
 	code, body, _ := send(t, web, http.MethodGet, apiOf(mm.URL)+"/"+id, nil)
-	if d := detailOf(t, body); code != http.StatusOK || d.State != confirm.StatePending {
+	if d := detailOf(t, body); code != http.StatusOK || d.State != approval.StatePending {
 		t.Fatalf("after refused answers: %d %s", code, body)
 	}
 	if n := postsWith(t, alice, townSquare(t).Id, marker); n != 0 {
@@ -379,21 +379,21 @@ func TestTheConfirmationAPIListsShowsAndAcceptsTheCallersOwnPostsAndTellsTheirOt
 
 	code, body, _ := send(t, web, http.MethodGet, apiOf(mm.URL), nil)
 	var list struct {
-		Confirmations []confirm.Detail `json:"confirmations"`
+		Confirmations []approval.Detail `json:"confirmations"`
 	}
 	if err := json.Unmarshal(body, &list); err != nil || code != http.StatusOK {
 		t.Fatalf("list: %d %s", code, body)
 	}
-	var d confirm.Detail
+	var d approval.Detail
 	for i, c := range list.Confirmations {
 		if c.ID == id {
 			d = c
 		}
-		if i > 0 && c.State == confirm.StatePending && list.Confirmations[i-1].State != confirm.StatePending {
+		if i > 0 && c.State == approval.StatePending && list.Confirmations[i-1].State != approval.StatePending {
 			t.Fatal("a pending post is listed after an answered one")
 		}
 	}
-	if d.ID != id || d.State != confirm.StatePending || d.PageURL != "/plugins/mcp-server/confirm/"+id || len(d.Files) != 2 ||
+	if d.ID != id || d.State != approval.StatePending || d.PageURL != "/plugins/mcp-server/confirm/"+id || len(d.Files) != 2 ||
 		!strings.Contains(string(d.MessageHTML), "<em>api</em>") || d.Files[0].Preview != "api notes" || d.Files[1].SHA256 != sum(photo)[:12] ||
 		d.Files[1].ThumbnailURL == "" || d.Destination == "" || !d.ExpiresAt.After(d.CreatedAt) {
 		t.Fatalf("listed detail: %+v", d)
@@ -427,15 +427,15 @@ func TestTheConfirmationAPIListsShowsAndAcceptsTheCallersOwnPostsAndTellsTheirOt
 	t.Cleanup(ws.Close)
 
 	code, body, _ = send(t, web, http.MethodPost, apiOf(mm.URL)+"/"+id+"/accept", map[string]string{"X-CSRF-Token": csrf})
-	if d = detailOf(t, body); code != http.StatusOK || d.State != confirm.StatePosted || d.Permalink == "" {
+	if d = detailOf(t, body); code != http.StatusOK || d.State != approval.StatePosted || d.Permalink == "" {
 		t.Fatalf("accept: %d %s", code, body)
 	}
 	code, body, _ = send(t, web, http.MethodPost, apiOf(mm.URL)+"/"+id+"/decline", map[string]string{"X-CSRF-Token": csrf})
-	if d = detailOf(t, body); code != http.StatusOK || d.State != confirm.StatePosted {
+	if d = detailOf(t, body); code != http.StatusOK || d.State != approval.StatePosted {
 		t.Fatalf("a second answer: %d %s", code, body)
 	}
 	res, out := waitTool(t, done)
-	if res.IsError || out.State != confirm.StatePosted {
+	if res.IsError || out.State != approval.StatePosted {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	_, files := postedFiles(t, out.PostID)
@@ -447,7 +447,7 @@ func TestTheConfirmationAPIListsShowsAndAcceptsTheCallersOwnPostsAndTellsTheirOt
 		select {
 		case ev := <-ws.EventChannel:
 			if ev.EventType() == "custom_mcp-server_confirmation_answered" && ev.GetData()["id"] == id {
-				if ev.GetData()["state"] != confirm.StatePosted {
+				if ev.GetData()["state"] != approval.StatePosted {
 					t.Fatalf("the event says %v", ev.GetData())
 				}
 				return

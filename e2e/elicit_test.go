@@ -14,8 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 )
 
@@ -419,7 +419,7 @@ func TestAnOlderClientThatFailsToAskLeavesTheQuestionToMattermost(t *testing.T) 
 	id := waitPending(t, alice, marker)
 	answerOnPage(t, alice, id, "accept", marker)
 	res, out := waitTool(t, done)
-	if res.IsError || out.State != confirm.StatePosted {
+	if res.IsError || out.State != approval.StatePosted {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	if n := postsWith(t, alice, ch.Id, marker); n != 1 {
@@ -446,7 +446,7 @@ func TestPostsAskedAtOnceByOneClientAreEachAskedAndPostedOnceOnACluster(t *testi
 			}
 			for i, done := range waiting {
 				res, out := waitTool(t, done)
-				if res.IsError || out.State != confirm.StatePosted {
+				if res.IsError || out.State != approval.StatePosted {
 					t.Fatalf("post %d answered %s", i, text(res))
 				}
 			}

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 )
 
 // hostRegistry stands in for the Mattermost web app around the plugin: it
@@ -152,7 +152,7 @@ func TestTheWebappModalOpensOnTheEventAndAcceptsARealPendingPost(t *testing.T) {
 		`!!Array.from(document.querySelectorAll('[role=dialog] a')).find(function(a) { return a.textContent === 'View the post'; })`)
 
 	res, out := waitTool(t, done)
-	if res.IsError || out.State != confirm.StatePosted {
+	if res.IsError || out.State != approval.StatePosted {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	post, files := postedFiles(t, out.PostID)
@@ -182,7 +182,7 @@ func TestTheWebappSidebarListsAPendingPostAndItsModalDeclinesIt(t *testing.T) {
 	pollJS[bool](t, tab, "the modal shows the declined outcome",
 		`document.querySelector('[role=dialog] [role=status]') && document.querySelector('[role=dialog] [role=status]').textContent === 'Declined: nothing was posted.'`)
 
-	if res, out := waitTool(t, done); !res.IsError || out.State != confirm.StateDeclined {
+	if res, out := waitTool(t, done); !res.IsError || out.State != approval.StateDeclined {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	if n := postsWith(t, alice, ch.Id, marker); n != 0 {

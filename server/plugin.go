@@ -12,12 +12,11 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/question"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
@@ -59,10 +58,9 @@ func (p *Plugin) OnActivate() error {
 		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
 	})
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
-	pending := &confirm.Store{KV: gw.BytesKV(), Now: time.Now}
-	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Confirm: pending,
-		Questions: question.NewSigner(gw.BytesKV(), time.Now),
-		FileSlots: posting.NewSlots(workspace.RedeemSlots)}
+	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws,
+		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL})
+	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Approvals: approvals}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
@@ -87,8 +85,10 @@ func (p *Plugin) OnActivate() error {
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
 	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
 	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Log: gw.Log()}).Register(r)
-	(&confirm.Routes{Store: pending, Execute: deps.ExecutePlan, Base: "/plugins/" + manifestID, Log: gw.Log(),
-		Answered: func(userID, id, state string) { gw.As(userID).NotifyAnswered(id, state) }}).Register(r)
+	(&approval.Routes{Approvals: approvals, Base: "/plugins/" + manifestID, Log: gw.Log(),
+		Session: func(r *http.Request) (mattermost.Session, error) {
+			return gw.Session(transport.MattermostSession(r.Context()))
+		}}).Register(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "Not found. The MCP endpoint is /plugins/"+manifestID+transport.MCPPath, http.StatusNotFound)
 	})
@@ -126,7 +126,7 @@ func (p *Plugin) OnDeactivate() error {
 }
 
 // ServeHTTP routes requests under /plugins/mcp-server.
-func (p *Plugin) ServeHTTP(_ *plugin.Context, w http.ResponseWriter, r *http.Request) {
+func (p *Plugin) ServeHTTP(c *plugin.Context, w http.ResponseWriter, r *http.Request) {
 	p.ready.RLock()
 	router := p.router
 	p.ready.RUnlock()
@@ -134,7 +134,24 @@ func (p *Plugin) ServeHTTP(_ *plugin.Context, w http.ResponseWriter, r *http.Req
 		http.Error(w, "MCP Server is starting; try again in a moment.", http.StatusServiceUnavailable)
 		return
 	}
-	router.ServeHTTP(w, r)
+	serve(router, c, w, r)
+}
+
+// serve hands a request to the routes with the Mattermost session it was
+// authenticated with (approval needs it to tell the person from a program).
+func serve(routes http.Handler, c *plugin.Context, w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Mattermost-Plugin-ID") != "" {
+		// Only Mattermost's inter-plugin API sets this header (it strips it
+		// from every outside request), and such a request may set
+		// Mattermost-User-Id to anyone: it speaks for nobody here.
+		http.Error(w, "This plugin does not serve requests from other plugins.", http.StatusForbidden)
+		return
+	}
+	sessionID := ""
+	if c != nil {
+		sessionID = c.SessionId
+	}
+	routes.ServeHTTP(w, r.WithContext(transport.WithMattermostSession(r.Context(), sessionID)))
 }
 
 // OnConfigurationChange loads the settings. An invalid configuration (the

@@ -55,13 +55,24 @@ func (c *Caller) Post(postID string) (*model.Post, error) {
 	return p, nil
 }
 
-// Readable is an attachment File found the caller may read.
+// Readable is an attachment File found the caller may read. Only File
+// makes one (its fields are unexported), so holding a Readable is proof
+// that the check was made.
 type Readable struct {
-	Info *model.FileInfo
-	// ChannelID and PostID are where it was posted; both empty for a file
+	info *model.FileInfo
+	// channelID and postID are where it was posted; both empty for a file
 	// the caller uploaded and has not posted yet.
-	ChannelID, PostID string
+	channelID, postID string
 }
+
+// Info is the attachment's file info.
+func (f Readable) Info() *model.FileInfo { return f.info }
+
+// ChannelID is the channel it was posted in ("" before it is posted).
+func (f Readable) ChannelID() string { return f.channelID }
+
+// PostID is the post it belongs to ("" before it is posted).
+func (f Readable) PostID() string { return f.postID }
 
 // File is an attachment the caller can read, with where it was posted.
 func (c *Caller) File(fileID string) (Readable, error) {
@@ -81,7 +92,7 @@ func (c *Caller) File(fileID string) (Readable, error) {
 		if info.CreatorId != c.userID {
 			return Readable{}, ErrNotFound
 		}
-		return Readable{Info: info}, nil
+		return Readable{info: info}, nil
 	}
 	channelID := info.ChannelId
 	if channelID == "" {
@@ -94,14 +105,18 @@ func (c *Caller) File(fileID string) (Readable, error) {
 	} else if !c.canRead(channelID) {
 		return Readable{}, ErrNotFound
 	}
-	return Readable{Info: info, ChannelID: channelID, PostID: info.PostId}, nil
+	return Readable{info: info, channelID: channelID, postID: info.PostId}, nil
 }
 
 // FileBytes reads an attachment that File has already cleared for the
 // caller: only File hands out a Readable. Callers check the size against
 // their cap first: the plugin API hands back the whole file.
 func (c *Caller) FileBytes(f Readable) ([]byte, error) {
-	data, appErr := c.g.raw.GetFile(f.Info.Id)
+	if f.info == nil {
+		// The zero Readable cleared nothing.
+		return nil, ErrNotFound
+	}
+	data, appErr := c.g.raw.GetFile(f.info.Id)
 	if appErr != nil {
 		return nil, notFoundOr(appErr, "read file")
 	}

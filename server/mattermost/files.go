@@ -16,7 +16,7 @@ type PostPlace struct {
 // PlaceOf finds the channel and team of a file File cleared for the caller
 // (so the channel's permission is not checked twice).
 func (c *Caller) PlaceOf(f Readable) (PostPlace, error) {
-	ch, err := c.g.api.Channel.Get(f.ChannelID)
+	ch, err := c.g.api.Channel.Get(f.channelID)
 	if err != nil {
 		return PostPlace{}, notFoundOr(err, "read channel")
 	}

@@ -1,6 +1,7 @@
-// Package names matches what a model writes for a channel (a name, a
-// display name, "~name", a link) leniently against the real names, and
-// finds the closest ones when nothing matches. Pure functions, no
+// Package names holds the rules for names a model writes: file names pass
+// an allowlist (CheckFile), and what it writes for a channel (a name, a
+// display name, "~name", a link) is matched leniently against the real
+// names, with the closest ones when nothing matches. Pure functions, no
 // Mattermost.
 package names
 

@@ -143,7 +143,7 @@ func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Pla
 	limit := mm.ServerMaxFileSize()
 	seen := map[string]bool{}
 	for i, e := range req.Files {
-		s, err := reg.Stage(ctx, plan.CallerID, e)
+		s, err := reg.Stage(ctx, e)
 		if err != nil {
 			var r Refusal
 			if errors.As(err, &r) {
@@ -248,7 +248,7 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 	// and uploaded, so what is uploaded is exactly what was shown, and a post
 	// holds at most one file in memory at a time.
 	for _, f := range plan.Files {
-		if err := reg.With(ctx, plan.CallerID, f, func(b []byte) error { return unchanged(f, b) }); err != nil {
+		if err := reg.With(ctx, f, func(b []byte) error { return unchanged(f, b) }); err != nil {
 			return Result{}, readAgainRefusal(f, err)
 		}
 	}
@@ -275,7 +275,7 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 	}
 	var ids []string
 	for _, f := range plan.Files {
-		err := reg.With(ctx, plan.CallerID, f, func(b []byte) error {
+		err := reg.With(ctx, f, func(b []byte) error {
 			if err := unchanged(f, b); err != nil {
 				return err
 			}

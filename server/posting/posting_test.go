@@ -62,10 +62,10 @@ func (f *fakeMM) CreatePost(p *model.Post) (*model.Post, error) {
 // mutable is a source whose bytes can change between staging and sending.
 type mutable struct{ data *string }
 
-func (m mutable) Stage(_ context.Context, _ string, e Entry) (Staged, error) {
+func (m mutable) Stage(_ context.Context, e Entry) (Staged, error) {
 	return describe(context.Background(), Staged{Ref: e.WorkspaceFile, Name: e.WorkspaceFile, Origin: "your workspace file"}, []byte(*m.data)), nil
 }
-func (m mutable) Bytes(context.Context, string, Staged) ([]byte, error) { return []byte(*m.data), nil }
+func (m mutable) Bytes(context.Context, Staged) ([]byte, error) { return []byte(*m.data), nil }
 
 func registry(data *string) Registry {
 	return NewRegistry(NewSlots(2), map[string]Source{KindWritten: Written{}, KindWorkspace: mutable{data}})

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 )
 
 // MaxWrittenBytes bounds one file the model writes itself: its text travels
@@ -88,15 +89,16 @@ type Staged struct {
 	ThumbnailType string `json:"thumbnail_type,omitempty"`
 }
 
-// Read is a source's read of one file as the user: its name, bytes, and
-// origin. Anything the user cannot read is mattermost.ErrNotFound or the
-// workspace's not-found error.
-type Read func(ctx context.Context, userID, ref string) (name string, data []byte, origin string, err error)
+// Read is a source's read of one file as the caller its registry was built
+// for: its name, bytes, and origin. Anything the caller cannot read is
+// mattermost.ErrNotFound or the workspace's not-found error.
+type Read func(ctx context.Context, ref string) (name string, data []byte, origin string, err error)
 
-// Source stages one kind of entry and reads its bytes again later.
+// Source stages one kind of entry and reads its bytes again later. A
+// registry's sources are built for one caller and read only as them.
 type Source interface {
-	Stage(ctx context.Context, userID string, e Entry) (Staged, error)
-	Bytes(ctx context.Context, userID string, s Staged) ([]byte, error)
+	Stage(ctx context.Context, e Entry) (Staged, error)
+	Bytes(ctx context.Context, s Staged) ([]byte, error)
 }
 
 // Registry maps each kind to its source. A kind without a source is refused
@@ -138,7 +140,7 @@ func (r Registry) hold(ctx context.Context, fn func() error) error {
 }
 
 // Stage reads an entry through its source.
-func (r Registry) Stage(ctx context.Context, userID string, e Entry) (Staged, error) {
+func (r Registry) Stage(ctx context.Context, e Entry) (Staged, error) {
 	kind, err := e.Kind()
 	if err != nil {
 		return Staged{}, err
@@ -149,7 +151,7 @@ func (r Registry) Stage(ctx context.Context, userID string, e Entry) (Staged, er
 	}
 	var s Staged
 	err = r.hold(ctx, func() error {
-		s, err = src.Stage(ctx, userID, e)
+		s, err = src.Stage(ctx, e)
 		return err
 	})
 	if err != nil {
@@ -161,13 +163,13 @@ func (r Registry) Stage(ctx context.Context, userID string, e Entry) (Staged, er
 
 // With reads a staged file again and hands its bytes to use, holding a slot
 // until use returns: the bytes must not outlive it.
-func (r Registry) With(ctx context.Context, userID string, s Staged, use func([]byte) error) error {
+func (r Registry) With(ctx context.Context, s Staged, use func([]byte) error) error {
 	src, err := r.source(s.Kind)
 	if err != nil {
 		return err
 	}
 	return r.hold(ctx, func() error {
-		data, err := src.Bytes(ctx, userID, s)
+		data, err := src.Bytes(ctx, s)
 		if err != nil {
 			return err
 		}
@@ -190,16 +192,22 @@ func describe(ctx context.Context, s Staged, data []byte) Staged {
 type Written struct{}
 
 // Stage keeps the text in the record.
-func (Written) Stage(ctx context.Context, _ string, e Entry) (Staged, error) {
+func (Written) Stage(ctx context.Context, e Entry) (Staged, error) {
 	if len(e.Content) > MaxWrittenBytes {
 		return Staged{}, Refusal(fmt.Sprintf("The content of %q is %d bytes; text you write is at most %d bytes (1 MiB). Write it to the workspace and pass workspace_file, or split it.", e.Name, len(e.Content), MaxWrittenBytes))
 	}
+	// The model names the file the person will read in the question: the
+	// same allowlist as workspace names, so no control, bidi or invisible
+	// character can make it read as something else.
 	name := strings.TrimSpace(e.Name)
+	if err := names.CheckFile(name); err != nil {
+		return Staged{}, Refusal(err.Error())
+	}
 	return describe(ctx, Staged{Content: e.Content, Name: name, Origin: "written by the model"}, []byte(e.Content)), nil
 }
 
 // Bytes is the kept text.
-func (Written) Bytes(_ context.Context, _ string, s Staged) ([]byte, error) {
+func (Written) Bytes(_ context.Context, s Staged) ([]byte, error) {
 	return []byte(s.Content), nil
 }
 
@@ -212,9 +220,9 @@ type Reader struct {
 }
 
 // Stage reads the file and describes it.
-func (r Reader) Stage(ctx context.Context, userID string, e Entry) (Staged, error) {
+func (r Reader) Stage(ctx context.Context, e Entry) (Staged, error) {
 	ref := r.Ref(e)
-	name, data, origin, err := r.Read(ctx, userID, ref)
+	name, data, origin, err := r.Read(ctx, ref)
 	if err != nil {
 		return Staged{}, err
 	}
@@ -222,7 +230,7 @@ func (r Reader) Stage(ctx context.Context, userID string, e Entry) (Staged, erro
 }
 
 // Bytes reads the file again.
-func (r Reader) Bytes(ctx context.Context, userID string, s Staged) ([]byte, error) {
-	_, data, _, err := r.Read(ctx, userID, s.Ref)
+func (r Reader) Bytes(ctx context.Context, s Staged) ([]byte, error) {
+	_, data, _, err := r.Read(ctx, s.Ref)
 	return data, err
 }

@@ -144,12 +144,12 @@ func (d Deps) locate(c *mattermost.Caller, t fileTarget) (*located, *mcp.CallToo
 		return nil, nil, err
 	}
 	l := &located{Readable: file}
-	if file.PostID != "" {
+	if file.PostID() != "" {
 		l.place, err = c.PlaceOf(file)
 		if err != nil {
 			return nil, nil, err
 		}
-		l.permalink = present.Permalink(c.SiteURL(), l.place.TeamName, file.PostID)
+		l.permalink = present.Permalink(c.SiteURL(), l.place.TeamName, file.PostID())
 	}
 	return l, nil, nil
 }
@@ -206,7 +206,7 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolRes
 	if refusal != nil || err != nil {
 		return refusal, err
 	}
-	info := l.Info
+	info := l.Info()
 	req := fileview.Request{
 		Name:   info.Name,
 		Offset: args.Offset, Column: args.Column, Limit: args.Limit,
@@ -319,7 +319,7 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (*mcp.CallToolRes
 	if refusal != nil || err != nil {
 		return refusal, err
 	}
-	info := l.Info
+	info := l.Info()
 	cfg := d.Config()
 	readable := info.Size <= cfg.MaxFileSizeBytes()
 	out := map[string]any{

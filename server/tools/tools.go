@@ -9,11 +9,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/confirm"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/question"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -27,14 +26,9 @@ type Deps struct {
 	Workspace *workspace.Store
 	// URLs builds presigned and REST URLs.
 	URLs workspace.URLs
-	// Confirm keeps the posts waiting for the person's answer in
-	// Mattermost; nil where no confirmation page is served.
-	Confirm *confirm.Store
-	// Questions signs the state of questions asked through the client.
-	Questions *question.Signer
-	// FileSlots bound the files all posts of this process hold in memory
-	// at once (posting.NewSlots, made once at activation).
-	FileSlots chan struct{}
+	// Approvals stage, ask, carry out and keep every write the person must
+	// say yes to.
+	Approvals *approval.Approvals
 }
 
 // All is the whole catalogue, offered or not.

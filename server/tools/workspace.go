@@ -326,13 +326,13 @@ func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (*mcp
 	}
 	name := args.Name
 	if name == "" {
-		name = l.Info.Name
+		name = l.Info().Name
 	}
 	cfg := d.Config()
 	if err := workspace.CheckName(name); err != nil {
 		return workspaceRefusal(err, name, cfg), nil
 	}
-	if l.Info.Size > cfg.MaxWorkspaceFileBytes() {
+	if l.Info().Size > cfg.MaxWorkspaceFileBytes() {
 		return workspaceRefusal(workspace.ErrTooLarge, name, cfg), nil
 	}
 	data, err := c.FileBytes(l.Readable)

@@ -10,12 +10,9 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/question"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // Hints of the write tools: posting reaches other people (open world) and
@@ -118,26 +115,11 @@ func writeTools(d Deps) []catalogue.Tool {
 	}
 }
 
-// mayWrite is checked on every call of a write tool, before anything is
-// read, and again just before anything is sent. It answers a refusal, or ""
-// to go on.
-func (d Deps) mayWrite() string {
-	cfg := d.Config()
-	if !cfg.AllowWrites {
-		return "Writing is turned off on this Mattermost: nothing was sent. An admin can allow it in System Console > Plugins > MCP Server."
-	}
-	switch cfg.WriteConfirmation {
-	case config.ConfirmClientApproval, config.ConfirmMattermost, config.ConfirmClientThenMattermost:
-		return ""
-	}
-	return "The write confirmation setting is not one this plugin knows: nothing was sent."
-}
-
 // startWrite is how every write tool begins: writes must be allowed, and a
 // retry that carries the person's answer is finished at once, without
 // resolving or reading anything again. A nil caller means: answer res, err.
 func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, *mcp.CallToolResult, error) {
-	if refusal := d.mayWrite(); refusal != "" {
+	if refusal := d.Approvals.MayWrite(); refusal != "" {
 		return nil, mcp.NewToolResultError(refusal), nil
 	}
 	c, err := d.caller(ctx)
@@ -145,85 +127,11 @@ func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, *mcp.CallTool
 		return nil, nil, err
 	}
 	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
-		res, err := d.resume(ctx, c, call)
+		o, err := d.Approvals.Resume(ctx, c, call)
+		res, err := d.outcome(c, o, err)
 		return nil, res, err
 	}
 	return c, nil, nil
-}
-
-// sources are the kinds of files a post takes, each read as the caller.
-func (d Deps) sources() posting.Registry {
-	return posting.NewRegistry(d.FileSlots, map[string]posting.Source{
-		posting.KindWritten: posting.Written{},
-		posting.KindAttachment: posting.Reader{
-			Ref: func(e posting.Entry) string { return strings.TrimSpace(e.FileID) },
-			Read: func(_ context.Context, userID, ref string) (string, []byte, string, error) {
-				c := d.MM.As(userID)
-				f, err := c.File(ref)
-				if err != nil {
-					return "", nil, "", notFoundRefusal(err, fmt.Sprintf("The attachment %q was not found. Take file_id from the attachments listed beside posts or from search_files.", ref))
-				}
-				if f.Info.Size > c.ServerMaxFileSize() {
-					return "", nil, "", posting.Refusal(fmt.Sprintf("The attachment %s is %s, more than this Mattermost takes in a post.", f.Info.Name, present.Size(f.Info.Size)))
-				}
-				data, err := c.FileBytes(f)
-				if err != nil {
-					return "", nil, "", notFoundRefusal(err, fmt.Sprintf("The attachment %q was not found.", ref))
-				}
-				origin := "attachment " + present.Clean(f.Info.Name)
-				if f.PostID != "" {
-					if place, err := c.PlaceOf(f); err == nil {
-						origin += " from " + present.Permalink(c.SiteURL(), place.TeamName, f.PostID)
-					}
-				}
-				return f.Info.Name, data, origin, nil
-			},
-		},
-		posting.KindWorkspace: posting.Reader{
-			Ref: func(e posting.Entry) string { return strings.TrimSpace(e.WorkspaceFile) },
-			Read: func(_ context.Context, userID, ref string) (string, []byte, string, error) {
-				f, data, err := d.Workspace.ReadAll(userID, ref, d.MM.As(userID).ServerMaxFileSize())
-				if err != nil {
-					return "", nil, "", sourceRefusal(err, ref)
-				}
-				return f.Name, data, "your workspace file " + present.Clean(f.Name), nil
-			},
-		},
-		posting.KindHandle: posting.Reader{
-			Ref: func(e posting.Entry) string { return strings.TrimSpace(e.Handle) },
-			Read: func(ctx context.Context, userID, ref string) (string, []byte, string, error) {
-				var name string
-				var data []byte
-				err := d.Workspace.Redeem(ctx, userID, ref, func(f workspace.RedeemedFile) error {
-					name, data = f.Name, f.Bytes
-					return nil
-				})
-				if err != nil {
-					return "", nil, "", sourceRefusal(err, "the upload handle")
-				}
-				return name, data, "upload handle for " + present.Clean(name), nil
-			},
-		},
-	})
-}
-
-func notFoundRefusal(err error, msg string) error {
-	if errors.Is(err, mattermost.ErrNotFound) {
-		return posting.Refusal(msg)
-	}
-	return err
-}
-
-func sourceRefusal(err error, what string) error {
-	switch {
-	case errors.Is(err, workspace.ErrNotFound):
-		return posting.Refusal(fmt.Sprintf("%s was not found in the person's workspace (or the upload has not arrived). Call files_list to see it.", what))
-	case errors.Is(err, workspace.ErrTooLarge):
-		return posting.Refusal(fmt.Sprintf("%s is larger than this Mattermost takes in a post.", what))
-	case errors.Is(err, workspace.ErrExpiredHandle), errors.Is(err, workspace.ErrInvalidHandle), errors.Is(err, workspace.ErrPinMismatch):
-		return posting.Refusal(fmt.Sprintf("%s cannot be used: %v. Call request_upload for a new one.", what, err))
-	}
-	return err
 }
 
 func (d Deps) createPost(ctx context.Context, a createPostArgs) (*mcp.CallToolResult, error) {
@@ -289,7 +197,8 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallTo
 	return d.post(ctx, c, dest, a.Message, a.Files)
 }
 
-// post prepares and, as the admin's confirmation setting allows, executes.
+// post checks and stages a post, then asks the person (or, when the admin
+// leaves writes to the client's own approval, sends it).
 func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (*mcp.CallToolResult, error) {
 	me, err := c.Me()
 	if err != nil {
@@ -297,53 +206,17 @@ func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Desti
 	}
 	req := posting.Request{Dest: dest, Message: message, Files: files,
 		Attribution: fmt.Sprintf("Written by an AI assistant for @%s (MCP)", me.Username)}
-	reg := d.sources()
-	plan, err := posting.Prepare(ctx, c, reg, req)
+	plan, err := d.Approvals.Stage(ctx, c, req)
 	if res, err := refusalOr(err, dest); res != nil || err != nil {
 		return res, err
 	}
-	if !d.confirmsItself() {
-		return d.ask(ctx, c, plan)
-	}
-	// Checked again just before sending: the setting may have changed
-	// while the files were read.
-	if refusal := d.mayWrite(); refusal != "" {
-		return mcp.NewToolResultError(refusal), nil
-	}
-	done, err := posting.Execute(ctx, c, reg, plan)
-	if res, err := refusalOr(err, dest); res != nil || err != nil {
-		return res, err
-	}
-	return d.posted(c, plan, done), nil
+	return d.write(ctx, c, plan)
 }
 
-// confirmsItself is the admin leaving every write to the client's own
-// approval.
-func (d Deps) confirmsItself() bool {
-	return d.Config().WriteConfirmation == config.ConfirmClientApproval
-}
-
-// ask puts the question where the admin's setting says: a form in the
-// client when it can show one and the setting allows; otherwise in
-// Mattermost, with the page sent to a client that can open links.
-// Either way the write is first stored as a pending record, so any node can
-// show, answer and carry it out.
-func (d Deps) ask(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (*mcp.CallToolResult, error) {
-	rec, err := d.Confirm.Create(c.UserID(), pendingTitle(plan), plan)
-	if err != nil {
-		return nil, err
-	}
-	form, url := question.ClientAsks(ctx)
-	if form && d.Config().WriteConfirmation == config.ConfirmClientThenMattermost {
-		return d.askInClient(ctx, c, rec, question.ModeForm)
-	}
-	// The question is Mattermost's own: the person's open Mattermost shows
-	// it, and a client that opens links is sent its page too.
-	c.NotifyPending(rec.ID, rec.Title)
-	if url {
-		return d.askInClient(ctx, c, rec, question.ModeURL)
-	}
-	return d.waitForAnswer(ctx, c, rec)
+// write asks about a checked write; the answer is worded for the model.
+func (d Deps) write(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (*mcp.CallToolResult, error) {
+	o, err := d.Approvals.Ask(ctx, c, plan, transport.ClientSessions(ctx))
+	return d.outcome(c, o, err)
 }
 
 func refusalOr(err error, dest posting.Destination) (*mcp.CallToolResult, error) {
@@ -358,21 +231,6 @@ func refusalOr(err error, dest posting.Destination) (*mcp.CallToolResult, error)
 		return mcp.NewToolResultError(fmt.Sprintf("%s was not found. Call list_channels to see the channels you can post in.", dest.Label)), nil
 	}
 	return nil, err
-}
-
-func (d Deps) posted(c *mattermost.Caller, plan posting.Plan, done posting.Result) *mcp.CallToolResult {
-	out := PostResult{PostID: done.Post.Id, ChannelID: done.Post.ChannelId,
-		Permalink: permalinkOf(c, done.Post.ChannelId, done.Post.Id), Notes: plan.Notes}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Posted to %s: %s\n", plan.Dest.Label, out.Permalink)
-	for i, f := range plan.Files {
-		out.Files = append(out.Files, PostedFile{FileID: done.FileIDs[i], Name: f.Name, Size: f.Size, SHA256: f.SHA256, Type: f.Detected, Origin: f.Origin})
-		fmt.Fprintf(&b, "- %s (%s, %s, sha256 %s…, %s) file_id=%s\n", present.Clean(f.Name), present.Size(f.Size), f.Detected, f.SHA256[:12], f.Origin, done.FileIDs[i])
-	}
-	for _, n := range plan.Notes {
-		b.WriteString("Note: " + n + "\n")
-	}
-	return structured(b.String(), out)
 }
 
 func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolResult, error) {
@@ -445,23 +303,6 @@ func placeOf(c *mattermost.Caller, ch *model.Channel) string {
 	return v.label()
 }
 
-// write asks about an edit or reaction, or does it at once when the client's
-// approval is the only check.
-func (d Deps) write(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (*mcp.CallToolResult, error) {
-	if !d.confirmsItself() {
-		return d.ask(ctx, c, plan)
-	}
-	done, err := d.ExecutePlan(ctx, c.UserID(), plan)
-	if err != nil {
-		var r posting.Refusal
-		if errors.As(err, &r) {
-			return mcp.NewToolResultError(string(r)), nil
-		}
-		return nil, err
-	}
-	return structured(doneText(plan, done.Permalink), map[string]any{"post_id": plan.PostID, "action": actionName(plan.Action), "permalink": done.Permalink}), nil
-}
-
 func actionName(action string) string {
 	if action == posting.ActionPost {
 		return "post"
@@ -470,14 +311,3 @@ func actionName(action string) string {
 }
 
 func postMaxRunes() int { return model.PostMessageMaxRunesV2 }
-
-// permalinkOf is where the person opens a post the caller just wrote.
-func permalinkOf(c *mattermost.Caller, channelID, postID string) string {
-	teamName := ""
-	if ch, err := c.Channel(channelID); err == nil && ch.TeamId != "" {
-		if t, err := c.Team(ch.TeamId); err == nil {
-			teamName = t.Name
-		}
-	}
-	return present.Permalink(c.SiteURL(), teamName, postID)
-}

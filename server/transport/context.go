@@ -27,3 +27,39 @@ func sessionFrom(ctx context.Context) *SessionRecord {
 	rec, _ := ctx.Value(sessionCtxKey{}).(*SessionRecord)
 	return rec
 }
+
+type mmSessionKey struct{}
+type clientSessionsKey struct{}
+
+// WithMattermostSession records the id of the Mattermost session a request
+// was authenticated with (plugin.Context.SessionId); the plugin's HTTP entry
+// sets it on every request.
+func WithMattermostSession(ctx context.Context, sessionID string) context.Context {
+	return context.WithValue(ctx, mmSessionKey{}, sessionID)
+}
+
+// MattermostSession is the id of the Mattermost session of the request, ""
+// when it came without one.
+func MattermostSession(ctx context.Context) string {
+	id, _ := ctx.Value(mmSessionKey{}).(string)
+	return id
+}
+
+// ClientSessions are the Mattermost sessions the MCP client holds: the one
+// of the tool call being handled and the one its MCP session was
+// initialised with. Neither may answer a question the client caused.
+func ClientSessions(ctx context.Context) []string {
+	ids, _ := ctx.Value(clientSessionsKey{}).([]string)
+	return ids
+}
+
+func withClientSessions(ctx context.Context, rec *SessionRecord, requestSession string) context.Context {
+	var ids []string
+	if requestSession != "" {
+		ids = append(ids, requestSession)
+	}
+	if rec != nil && rec.MattermostSessionID != "" && rec.MattermostSessionID != requestSession {
+		ids = append(ids, rec.MattermostSessionID)
+	}
+	return context.WithValue(ctx, clientSessionsKey{}, ids)
+}

@@ -49,6 +49,10 @@ type SessionRecord struct {
 	ClientName      string                 `json:"client_name,omitempty"`
 	ClientVersion   string                 `json:"client_version,omitempty"`
 	Capabilities    mcp.ClientCapabilities `json:"capabilities"`
+	// MattermostSessionID is the Mattermost session the client signed in
+	// with when it opened this MCP session: that session is the client's,
+	// never the person's answer to a question.
+	MattermostSessionID string `json:"mm_session_id,omitempty"`
 }
 
 type sessionStore struct {
@@ -143,15 +147,17 @@ func (r sessionResolver) ResolveSessionIdManager(req *http.Request) server.Sessi
 	m := &userSessions{store: r.store}
 	if req != nil {
 		m.userID = callerIDFrom(req.Context())
+		m.mmSession = MattermostSession(req.Context())
 		m.record = sessionFrom(req.Context())
 	}
 	return m
 }
 
 type userSessions struct {
-	store  *sessionStore
-	userID string
-	record *SessionRecord
+	store     *sessionStore
+	userID    string
+	mmSession string
+	record    *SessionRecord
 }
 
 var errUnknownSession = errors.New("unknown or expired MCP session")
@@ -163,7 +169,7 @@ func (m *userSessions) Generate() string {
 		return ""
 	}
 	now := m.store.now()
-	if err := m.store.save(&SessionRecord{ID: id, UserID: m.userID, CreatedAt: now, SeenAt: now}); err != nil {
+	if err := m.store.save(&SessionRecord{ID: id, UserID: m.userID, CreatedAt: now, SeenAt: now, MattermostSessionID: m.mmSession}); err != nil {
 		// The client will get 404 on its next request and initialize again.
 		m.store.log.Error("Could not store a new MCP session", "user_id", m.userID, "error", err.Error())
 	}

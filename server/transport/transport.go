@@ -90,7 +90,9 @@ func New(opts Options) *Transport {
 	t.http = server.NewStreamableHTTPServer(t.MCP,
 		server.WithSessionIdManagerResolver(sessionResolver{store: t.sessions}),
 		server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
-			restore(ctx, sessionFrom(r.Context()))
+			rec := sessionFrom(r.Context())
+			restore(ctx, rec)
+			ctx = withClientSessions(ctx, rec, MattermostSession(r.Context()))
 			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),
 		// A standalone GET stream would tie a client to one node's memory;
@@ -208,6 +210,13 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			t.opts.Log.Error("Could not read an MCP session", "user_id", userID, "error", err.Error())
 			http.Error(w, "Mattermost could not read your MCP session; try again shortly.", http.StatusServiceUnavailable)
+			return
+		}
+		if rec != nil && rec.UserID != userID {
+			// Another user's session is no session of this caller's: it is
+			// neither ended, nor restored, nor answered through (404, as for
+			// an unknown id, so ids cannot be probed).
+			http.Error(w, "Unknown MCP session: initialize a new one.", http.StatusNotFound)
 			return
 		}
 		ctx = withSession(ctx, rec)

@@ -1,4 +1,4 @@
-package question
+package approval
 
 import (
 	"encoding/json"
@@ -20,7 +20,7 @@ func signer(now *time.Time) *Signer {
 func TestAStateVerifiesOnlyForItsUserToolArgumentsAndWithinItsLifetime(t *testing.T) {
 	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	s := signer(&now)
-	st := State{UserID: "alice", Tool: "create_post", Arguments: "digest", RecordID: "rec", Mode: ModeForm}
+	st := questionState{UserID: "alice", Tool: "create_post", Arguments: "digest", RecordID: "rec", Mode: ModeForm}
 	token, err := s.Sign(st)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestAStateVerifiesOnlyForItsUserToolArgumentsAndWithinItsLifetime(t *testin
 		"another user":         {token, "bob", "create_post", "digest", 0},
 		"another tool":         {token, "alice", "dm", "digest", 0},
 		"other arguments":      {token, "alice", "create_post", "other", 0},
-		"expired":              {token, "alice", "create_post", "digest", Lifetime + time.Second},
+		"expired":              {token, "alice", "create_post", "digest", PendingLifetime + time.Second},
 		"altered body":         {strings.ToUpper(body[:4]) + body[4:] + "." + sig, "alice", "create_post", "digest", 0},
 		"no signature":         {body, "alice", "create_post", "digest", 0},
 		"signature of another": {body + "." + strings.Repeat("A", len(sig)), "alice", "create_post", "digest", 0},
@@ -59,7 +59,7 @@ func TestEveryNodeSignsWithTheSameStoredKey(t *testing.T) {
 	a := signer(&now)
 	kv := a.key.KV
 	b := NewSigner(kv, a.Now)
-	token, err := a.Sign(State{UserID: "u", Tool: "t", Arguments: "a"})
+	token, err := a.Sign(questionState{UserID: "u", Tool: "t", Arguments: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestEveryNodeSignsWithTheSameStoredKey(t *testing.T) {
 	}
 }
 
-func plan() posting.Plan {
+func questionPlan() posting.Plan {
 	return posting.Plan{
 		Dest:        posting.Destination{ChannelID: "c", Label: "~town-square in team Acme"},
 		Message:     "Hello @channel\n\n**bold**",
@@ -80,7 +80,7 @@ func plan() posting.Plan {
 }
 
 func TestTheFormShowsEverythingAndAsksOneRequiredBooleanWithoutDefault(t *testing.T) {
-	p := Form(plan(), "0123456789abcdef0123456789abcdef")
+	p := formQuestion(questionPlan(), "0123456789abcdef0123456789abcdef")
 	for _, want := range []string{"~town-square in team Acme", "Hello @channel\n\n**bold**", "12 people", "report.png", "2.0 KiB", "ZIP archive",
 		"its name says PNG image", "your workspace file report.png", "abababababab", "Written by an AI assistant for @alice"} {
 		if !strings.Contains(p.Message, want) {
@@ -135,7 +135,7 @@ func TestOnlyATickedBoxForThisQuestionIsAYes(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := Read(c.responses, c.mode, id); got != c.want {
+			if got := readVerdict(c.responses, c.mode, id); got != c.want {
 				t.Fatalf("Read = %v, want %v", got, c.want)
 			}
 		})

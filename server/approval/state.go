@@ -1,4 +1,4 @@
-package question
+package approval
 
 import (
 	"crypto/hmac"
@@ -12,10 +12,6 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/secret"
 )
 
-// Lifetime is how long a question stays answerable: the pending record it
-// names lives as long (confirm.PendingLifetime).
-const Lifetime = 10 * time.Minute
-
 // keyName is where the cluster's one signing key lives in the KV store, so
 // that a state signed on one node verifies on every other.
 const keyName = "question_signing_key"
@@ -24,7 +20,7 @@ const keyName = "question_signing_key"
 // the user, the tool, the exact arguments and the pending record that holds
 // the post, and expires. Single use comes from the record, which can be
 // claimed once.
-type State struct {
+type questionState struct {
 	UserID    string `json:"u"`
 	Tool      string `json:"t"`
 	Arguments string `json:"a"`
@@ -48,14 +44,14 @@ func NewSigner(kv secret.KV, now func() time.Time) *Signer {
 // expired.
 var ErrInvalidState = errors.New("the confirmation state is not valid for this call")
 
-// Sign renders a state as the opaque requestState; it expires Lifetime from
+// Sign renders a state as the opaque requestState; it expires PendingLifetime from
 // now.
-func (s *Signer) Sign(st State) (string, error) {
+func (s *Signer) Sign(st questionState) (string, error) {
 	key, err := s.key.Bytes()
 	if err != nil {
 		return "", err
 	}
-	st.Expires = s.Now().Add(Lifetime).Unix()
+	st.Expires = s.Now().Add(PendingLifetime).Unix()
 	raw, err := json.Marshal(st)
 	if err != nil {
 		return "", err
@@ -65,29 +61,29 @@ func (s *Signer) Sign(st State) (string, error) {
 }
 
 // Verify checks a requestState against the call it came back with.
-func (s *Signer) Verify(token, userID, tool, arguments string) (State, error) {
+func (s *Signer) Verify(token, userID, tool, arguments string) (questionState, error) {
 	key, err := s.key.Bytes()
 	if err != nil {
-		return State{}, err
+		return questionState{}, err
 	}
 	body, sig, ok := strings.Cut(token, ".")
 	if !ok {
-		return State{}, ErrInvalidState
+		return questionState{}, ErrInvalidState
 	}
 	got, err := base64.RawURLEncoding.DecodeString(sig)
 	if err != nil || !hmac.Equal(got, mac(key, body)) {
-		return State{}, ErrInvalidState
+		return questionState{}, ErrInvalidState
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {
-		return State{}, ErrInvalidState
+		return questionState{}, ErrInvalidState
 	}
-	var st State
+	var st questionState
 	if err := json.Unmarshal(raw, &st); err != nil {
-		return State{}, ErrInvalidState
+		return questionState{}, ErrInvalidState
 	}
 	if st.UserID != userID || st.Tool != tool || st.Arguments != arguments || s.Now().Unix() > st.Expires {
-		return State{}, ErrInvalidState
+		return questionState{}, ErrInvalidState
 	}
 	return st, nil
 }

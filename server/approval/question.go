@@ -2,7 +2,7 @@
 // their MCP client (elicitation): what it shows, the single answer it takes,
 // and the signed state that lets any cluster node finish the call when the
 // client comes back with the answer.
-package question
+package approval
 
 import (
 	"context"
@@ -25,11 +25,11 @@ const (
 	ModeURL  = "url"
 )
 
-// ClientAsks reports which elicitation modes the client of this request
+// clientAsks reports which elicitation modes the client of this request
 // declared: per request for protocol 2026-07-28 and later, at initialize
 // (restored on any node from the session record) before that. An empty
 // elicitation capability means form mode, as the 2025-11-25 revision says.
-func ClientAsks(ctx context.Context) (form, url bool) {
+func clientAsks(ctx context.Context) (form, url bool) {
 	var caps *mcp.ClientCapabilities
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
 		caps = info.ClientCapabilities
@@ -53,10 +53,10 @@ func Property(recordID string) string {
 	return "post_" + recordID
 }
 
-// Form is the form-mode question: everything that will be sent, and one
+// formQuestion is the form-mode question: everything that will be sent, and one
 // required boolean with no default, so a client that accepts an empty form
 // without showing it cannot say yes.
-func Form(plan posting.Plan, recordID string) mcp.ElicitationParams {
+func formQuestion(plan posting.Plan, recordID string) mcp.ElicitationParams {
 	prop := Property(recordID)
 	return mcp.ElicitationParams{
 		Mode:    mcp.ElicitationModeForm,
@@ -87,8 +87,8 @@ func boxTitle(plan posting.Plan) string {
 	return "Post it"
 }
 
-// URL is the url-mode question: the person answers on the Mattermost page.
-func URL(plan posting.Plan, recordID, pageURL string) mcp.ElicitationParams {
+// urlQuestion is the url-mode question: the person answers on the Mattermost page.
+func urlQuestion(plan posting.Plan, recordID, pageURL string) mcp.ElicitationParams {
 	return mcp.ElicitationParams{
 		Mode:          mcp.ElicitationModeURL,
 		ElicitationID: recordID,
@@ -148,13 +148,6 @@ func Describe(plan posting.Plan) string {
 	return b.String()
 }
 
-func shortSum(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
-
 // Verdict is what the person answered.
 type Verdict int
 
@@ -166,11 +159,11 @@ const (
 	Cancelled
 )
 
-// Read interprets the client's answer to a question about recordID. In form
+// readVerdict interprets the client's answer to a question about recordID. In form
 // mode only an accept with the box ticked is a yes; an accept without it is
 // a no. In url mode accept means the person went to the page, whose own
 // answer decides.
-func Read(responses mcp.InputResponses, mode, recordID string) Verdict {
+func readVerdict(responses mcp.InputResponses, mode, recordID string) Verdict {
 	res := server.ElicitationResponse(responses, InputID)
 	if res == nil {
 		return NoAnswer

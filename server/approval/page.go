@@ -1,18 +1,17 @@
-package confirm
+package approval
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
-	"sort"
 	"strconv"
 	"time"
 
 	"github.com/gorilla/mux"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
@@ -26,24 +25,21 @@ const APIPath = "/api/v1/confirmations"
 // DefaultBase is the site-relative path of the plugin's routes.
 const DefaultBase = "/plugins/mcp-server"
 
-// Executed is an accepted post that was sent.
+// Executed is an accepted write that was carried out.
 type Executed struct {
 	PostID, Permalink string
 }
 
 // Routes serve the confirmation page and its JSON API. Mattermost
-// authenticates the person (session cookie or token) and passes
-// Mattermost-User-Id; for a cookie session and any method but GET it does so
-// only when the request carries the session's CSRF token (X-CSRF-Token
-// header or a "csrf" form field), otherwise the request arrives without a
-// user and is answered "not found" here, changing nothing.
+// authenticates the request (session cookie or token) and passes
+// Mattermost-User-Id. Reading (the page, the list, a detail, a thumbnail)
+// takes any of the person's credentials: the model already knows what it
+// asked. Answering takes the person's own Mattermost session (see
+// answer.go); anything else is told, in one line, where the person answers.
 type Routes struct {
-	Store *Store
-	// Execute posts an accepted plan as its owner.
-	Execute func(ctx context.Context, userID string, plan posting.Plan) (Executed, error)
-	// Answered, when set, is told of every answer (from the page or the
-	// API), so the person's other Mattermost tabs can update.
-	Answered func(userID, id, state string)
+	Approvals *Approvals
+	// Session is the Mattermost session a request came with.
+	Session func(r *http.Request) (mattermost.Session, error)
 	// Base is the site-relative path of the plugin (DefaultBase when empty).
 	Base string
 	Log  interface {
@@ -53,7 +49,6 @@ type Routes struct {
 
 // Register adds the routes.
 func (rt *Routes) Register(r *mux.Router) {
-	// The plain list predates the API; tests and older webapps poll it.
 	r.HandleFunc(Path+"/{id}", rt.page).Methods(http.MethodGet)
 	r.HandleFunc(Path+"/{id}/{answer:accept|decline}", rt.pageAnswer).Methods(http.MethodPost)
 
@@ -162,34 +157,24 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// apiError answers a failed read: "not found" for a missing, expired or
-// another user's record (indistinguishable), a 500 otherwise.
+// notThePersonText is the one line an answer from anything but the
+// person's own Mattermost gets.
+const notThePersonText = "Nothing was changed: only the person can answer this, signed in to Mattermost in the web or desktop app (not with a token, and not with the MCP client's own session). Open the confirmation in Mattermost to answer it."
+
+// apiError answers a failed read or answer: "not found" for a missing,
+// expired or another user's record (indistinguishable), 403 for an answer
+// that is not the person's, a 500 otherwise.
 func (rt *Routes) apiError(w http.ResponseWriter, err error) {
 	if errors.Is(err, ErrNotFound) {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": notFoundText})
 		return
 	}
+	if errors.Is(err, ErrNotThePerson) {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": notThePersonText})
+		return
+	}
 	rt.Log.Error("Reading a pending post failed", "error", err.Error())
 	writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "The pending post could not be read; try again."})
-}
-
-// sorted is the user's records, pending first, then the most recent.
-func (rt *Routes) sorted(user string) ([]Record, error) {
-	if user == "" {
-		return nil, nil
-	}
-	recs, err := rt.Store.List(user)
-	if err != nil {
-		return nil, err
-	}
-	sort.SliceStable(recs, func(i, j int) bool {
-		pi, pj := recs[i].State == StatePending, recs[j].State == StatePending
-		if pi != pj {
-			return pi
-		}
-		return recs[i].CreatedAt.After(recs[j].CreatedAt)
-	})
-	return recs, nil
 }
 
 func (rt *Routes) apiList(w http.ResponseWriter, r *http.Request) {
@@ -198,7 +183,7 @@ func (rt *Routes) apiList(w http.ResponseWriter, r *http.Request) {
 		rt.apiError(w, ErrNotFound)
 		return
 	}
-	recs, err := rt.sorted(user)
+	recs, err := rt.Approvals.store.Sorted(user)
 	if err != nil {
 		rt.apiError(w, err)
 		return
@@ -211,7 +196,7 @@ func (rt *Routes) apiList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (rt *Routes) apiDetail(w http.ResponseWriter, r *http.Request) {
-	rec, err := rt.Store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
+	rec, err := rt.Approvals.store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
 	if err != nil {
 		rt.apiError(w, err)
 		return
@@ -220,7 +205,7 @@ func (rt *Routes) apiDetail(w http.ResponseWriter, r *http.Request) {
 }
 
 func (rt *Routes) apiAnswer(w http.ResponseWriter, r *http.Request) {
-	rec, err := rt.answer(r, r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"], mux.Vars(r)["answer"])
+	rec, err := rt.answer(r, r.Header.Get("X-CSRF-Token"))
 	if err != nil {
 		rt.apiError(w, err)
 		return
@@ -230,7 +215,7 @@ func (rt *Routes) apiAnswer(w http.ResponseWriter, r *http.Request) {
 
 // thumbnail serves a stored thumbnail to the record's owner only.
 func (rt *Routes) thumbnail(w http.ResponseWriter, r *http.Request) {
-	rec, err := rt.Store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
+	rec, err := rt.Approvals.store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
 	if err != nil {
 		rt.apiError(w, err)
 		return
@@ -251,32 +236,21 @@ func (rt *Routes) thumbnail(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(f.Thumbnail)
 }
 
-// answer accepts or declines once; a later answer gets the record as it is
-// now.
-func (rt *Routes) answer(r *http.Request, user, id, verb string) (Record, error) {
-	var rec Record
-	var err error
-	if verb == "decline" {
-		rec, err = rt.Store.Decline(user, id)
-	} else {
-		rec, err = rt.accept(r.Context(), user, id)
+// answer takes the person's answer from the request's own Mattermost
+// session, with the CSRF token it carried.
+func (rt *Routes) answer(r *http.Request, csrf string) (Record, error) {
+	user := r.Header.Get("Mattermost-User-Id")
+	if user == "" {
+		return Record{}, ErrNotFound
 	}
-	if errors.Is(err, ErrDecided) {
-		return rt.Store.Load(user, id)
+	session, err := rt.Session(r)
+	if errors.Is(err, mattermost.ErrNotFound) {
+		return Record{}, ErrNotThePerson
 	}
 	if err != nil {
 		return Record{}, err
 	}
-	if rt.Answered != nil {
-		rt.Answered(user, id, rec.State)
-	}
-	return rec, nil
-}
-
-// accept claims the record (once, cluster-wide), executes the plan and
-// records the outcome.
-func (rt *Routes) accept(ctx context.Context, user, id string) (Record, error) {
-	return rt.Store.Accept(ctx, user, id, rt.Execute)
+	return rt.Approvals.Answer(r.Context(), Answerer{Session: session, CSRF: csrf}, mux.Vars(r)["id"], mux.Vars(r)["answer"])
 }
 
 type pageData struct {
@@ -286,7 +260,7 @@ type pageData struct {
 }
 
 func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
-	rec, err := rt.Store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
+	rec, err := rt.Approvals.store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
 	if err != nil {
 		rt.missing(w, err)
 		return
@@ -307,6 +281,11 @@ func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
 }
 
 func (rt *Routes) missing(w http.ResponseWriter, err error) {
+	if errors.Is(err, ErrNotThePerson) {
+		secure(w)
+		http.Error(w, notThePersonText, http.StatusForbidden)
+		return
+	}
 	if !errors.Is(err, ErrNotFound) {
 		rt.Log.Error("Reading a pending post failed", "error", err.Error())
 		secure(w)
@@ -321,7 +300,11 @@ func (rt *Routes) missing(w http.ResponseWriter, err error) {
 // reloading it does not post the form twice).
 func (rt *Routes) pageAnswer(w http.ResponseWriter, r *http.Request) {
 	id := mux.Vars(r)["id"]
-	if _, err := rt.answer(r, r.Header.Get("Mattermost-User-Id"), id, mux.Vars(r)["answer"]); err != nil {
+	csrf := r.Header.Get("X-CSRF-Token")
+	if csrf == "" {
+		csrf = r.PostFormValue("csrf")
+	}
+	if _, err := rt.answer(r, csrf); err != nil {
 		rt.missing(w, err)
 		return
 	}

@@ -1,7 +1,8 @@
-// Package confirm keeps the posts that wait for the person's answer in
-// Mattermost: a record per pending post in the plugin KV store (so any node
-// can show, accept or decline it), and the page that asks.
-package confirm
+package approval
+
+// The store keeps the writes that wait for the person's answer: a record
+// per pending write in the plugin KV store, so any node can show, accept or
+// decline it.
 
 import (
 	"context"
@@ -10,8 +11,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 )
 
@@ -74,6 +77,10 @@ type Record struct {
 	Outcome     string        `json:"outcome,omitempty"`
 	PostID      string        `json:"post_id,omitempty"`
 	Permalink   string        `json:"permalink,omitempty"`
+	// ClientSessions are the Mattermost sessions of the MCP client that
+	// caused the write (the tool call's and the MCP session's): they may
+	// read the record but never answer it.
+	ClientSessions []string `json:"client_sessions,omitempty"`
 }
 
 // ExpiresAt is when the record leaves the KV store: a pending question
@@ -98,13 +105,13 @@ type Store struct {
 func key(userID, id string) string { return keyPrefix + userID + "_" + id }
 
 // Create stores a pending post.
-func (s *Store) Create(userID, title string, plan posting.Plan) (Record, error) {
+func (s *Store) Create(userID, title string, plan posting.Plan, clientSessions []string) (Record, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return Record{}, fmt.Errorf("random: %w", err)
 	}
 	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(),
-		Destination: plan.Dest.Label, Plan: &plan}
+		Destination: plan.Dest.Label, Plan: &plan, ClientSessions: clientSessions}
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return Record{}, err
@@ -178,12 +185,13 @@ func (s *Store) Claim(userID, id string) (Record, error) {
 // Accept claims a pending record once, cluster-wide, carries out its plan
 // as its owner and records the outcome; of two answers racing, the second
 // gets ErrDecided and the record as it is.
-func (s *Store) Accept(ctx context.Context, userID, id string, execute func(ctx context.Context, userID string, plan posting.Plan) (Executed, error)) (Record, error) {
+func (s *Store) Accept(ctx context.Context, c *mattermost.Caller, id string, execute func(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Executed, error)) (Record, error) {
+	userID := c.UserID()
 	rec, err := s.Claim(userID, id)
 	if err != nil {
 		return rec, err
 	}
-	done, execErr := execute(ctx, userID, *rec.Plan)
+	done, execErr := execute(ctx, c, *rec.Plan)
 	state, outcome := StatePosted, "Done."
 	if execErr != nil {
 		state, outcome = StateFailed, "Nothing was sent: "+execErr.Error()
@@ -240,4 +248,23 @@ func (s *Store) List(userID string) ([]Record, error) {
 		out = append(out, rec)
 	}
 	return out, nil
+}
+
+// Sorted is the user's records, pending first, then the most recent.
+func (s *Store) Sorted(userID string) ([]Record, error) {
+	if userID == "" {
+		return nil, nil
+	}
+	recs, err := s.List(userID)
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		pi, pj := recs[i].State == StatePending, recs[j].State == StatePending
+		if pi != pj {
+			return pi
+		}
+		return recs[i].CreatedAt.After(recs[j].CreatedAt)
+	})
+	return recs, nil
 }

@@ -1,4 +1,4 @@
-package confirm
+package approval
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 )
 
@@ -29,14 +31,36 @@ type routesFixture struct {
 	mu       sync.Mutex
 	executed int
 	answered []string
+	told     []string
 	fail     error
 }
+
+// testCSRF is the CSRF token of every test session.
+const testCSRF = "tok123"
+
+// Sessions the fixture's requests can come with (header X-Test-Session).
+const (
+	sessionBrowser = ""        // the person's own web app session
+	sessionToken   = "token"   // a personal access token, OAuth token or bot
+	sessionClient  = "client"  // the session the MCP client signed in with
+	sessionUnknown = "unknown" // Mattermost knows no such session
+)
 
 func newRoutes(t *testing.T) *routesFixture {
 	t.Helper()
 	f := &routesFixture{store: newStore(), router: mux.NewRouter()}
-	rt := &Routes{Store: f.store, Log: nopLog{},
-		Execute: func(_ context.Context, _ string, _ posting.Plan) (Executed, error) {
+	rt := &Routes{Approvals: testApprovals(f), Log: nopLog{}, Session: testSession}
+	rt.Register(f.router)
+	return f
+}
+
+// testApprovals are approvals over the fixture's store that record what
+// they carry out and tell instead of reaching Mattermost.
+func testApprovals(f *routesFixture) *Approvals {
+	return &Approvals{
+		opts:  Options{Config: func() config.Configuration { return allowWrites(config.ConfirmMattermost) }, PluginURL: func() string { return "http://mm/plugins/mcp-server" }},
+		store: f.store,
+		run: func(context.Context, *mattermost.Caller, posting.Plan) (Executed, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			f.executed++
@@ -45,19 +69,52 @@ func newRoutes(t *testing.T) *routesFixture {
 			}
 			return Executed{PostID: "p1", Permalink: "http://mm/team/pl/p1"}, nil
 		},
-		Answered: func(user, id, state string) {
+		answered: func(c *mattermost.Caller, id, state string) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
-			f.answered = append(f.answered, user+" "+id+" "+state)
-		}}
-	rt.Register(f.router)
-	return f
+			f.answered = append(f.answered, c.UserID()+" "+id+" "+state)
+		},
+		told: func(c *mattermost.Caller, rec Record) {
+			f.mu.Lock()
+			defer f.mu.Unlock()
+			f.told = append(f.told, rec.ID)
+		},
+	}
+}
+
+func allowWrites(mode string) config.Configuration {
+	c := config.Defaults()
+	c.AllowWrites, c.WriteConfirmation = true, mode
+	return c
+}
+
+// testSession is the Mattermost session of a fixture request.
+func testSession(r *http.Request) (mattermost.Session, error) {
+	user := r.Header.Get("Mattermost-User-Id")
+	switch r.Header.Get("X-Test-Session") {
+	case sessionToken:
+		return mattermost.Session{ID: "token-" + user, UserID: user, Integration: true}, nil
+	case sessionClient:
+		return mattermost.Session{ID: "client-" + user, UserID: user, CSRF: testCSRF}, nil
+	case sessionUnknown:
+		return mattermost.Session{}, mattermost.ErrNotFound
+	}
+	return mattermost.Session{ID: "browser-" + user, UserID: user, CSRF: testCSRF}, nil
 }
 
 func (f *routesFixture) do(method, path, user string) *httptest.ResponseRecorder {
+	return f.doAs(method, path, user, sessionBrowser, testCSRF)
+}
+
+// doAs sends a request as user, with one kind of session and a CSRF token.
+func (f *routesFixture) doAs(method, path, user, session, csrf string) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, nil)
 	if user != "" {
 		req.Header.Set("Mattermost-User-Id", user)
+	}
+	req.Header.Set("X-Test-Session", session)
+	if csrf != "" && method != http.MethodGet {
+		req.Header.Set("X-CSRF-Token", csrf)
 	}
 	w := httptest.NewRecorder()
 	f.router.ServeHTTP(w, req)
@@ -79,7 +136,7 @@ func richPlan(t *testing.T) posting.Plan {
 
 func TestTheAPIDetailHoldsEverythingThePersonChecks(t *testing.T) {
 	f := newRoutes(t)
-	rec, err := f.store.Create("alice", "Post to Town Square", richPlan(t))
+	rec, err := f.store.Create("alice", "Post to Town Square", richPlan(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +179,7 @@ func TestTheAPIDetailHoldsEverythingThePersonChecks(t *testing.T) {
 
 func TestAnotherUserAndARequestWithoutAUserGetNotFoundAndChangeNothing(t *testing.T) {
 	f := newRoutes(t)
-	rec, _ := f.store.Create("alice", "Post", richPlan(t))
+	rec, _ := f.store.Create("alice", "Post", richPlan(t), nil)
 	for _, user := range []string{"bob", ""} {
 		for _, c := range []struct{ method, path string }{
 			{http.MethodGet, APIPath + "/" + rec.ID},
@@ -152,7 +209,7 @@ func TestAnotherUserAndARequestWithoutAUserGetNotFoundAndChangeNothing(t *testin
 
 func TestAnAnswerThroughTheAPIIsGivenOnceAndToldToTheOtherTabs(t *testing.T) {
 	f := newRoutes(t)
-	rec, _ := f.store.Create("alice", "Post", richPlan(t))
+	rec, _ := f.store.Create("alice", "Post", richPlan(t), nil)
 	w := f.do(http.MethodPost, APIPath+"/"+rec.ID+"/accept", "alice")
 	var d Detail
 	_ = json.Unmarshal(w.Body.Bytes(), &d)
@@ -172,7 +229,7 @@ func TestAnAnswerThroughTheAPIIsGivenOnceAndToldToTheOtherTabs(t *testing.T) {
 func TestAFailedPostIsReportedWithItsOutcome(t *testing.T) {
 	f := newRoutes(t)
 	f.fail = errors.New("a.txt changed")
-	rec, _ := f.store.Create("alice", "Post", richPlan(t))
+	rec, _ := f.store.Create("alice", "Post", richPlan(t), nil)
 	var d Detail
 	w := f.do(http.MethodPost, APIPath+"/"+rec.ID+"/accept", "alice")
 	_ = json.Unmarshal(w.Body.Bytes(), &d)
@@ -183,8 +240,8 @@ func TestAFailedPostIsReportedWithItsOutcome(t *testing.T) {
 
 func TestTheListPutsPendingPostsFirst(t *testing.T) {
 	f := newRoutes(t)
-	first, _ := f.store.Create("alice", "first", richPlan(t))
-	second, _ := f.store.Create("alice", "second", richPlan(t))
+	first, _ := f.store.Create("alice", "first", richPlan(t), nil)
+	second, _ := f.store.Create("alice", "second", richPlan(t), nil)
 	if _, err := f.store.Decline("alice", second.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +254,7 @@ func TestTheListPutsPendingPostsFirst(t *testing.T) {
 
 func TestThePageShowsTheRenderedMessageThumbnailsAndPreviewsAndRedirectsAfterTheAnswer(t *testing.T) {
 	f := newRoutes(t)
-	rec, _ := f.store.Create("alice", "Post", richPlan(t))
+	rec, _ := f.store.Create("alice", "Post", richPlan(t), nil)
 	req := httptest.NewRequest(http.MethodGet, Path+"/"+rec.ID, nil)
 	req.Header.Set("Mattermost-User-Id", "alice")
 	req.AddCookie(&http.Cookie{Name: "MMCSRF", Value: "tok123"})
@@ -258,7 +315,7 @@ func TestAnEditShowsTheNewMessageAndTheOneItReplacesAndAReactionShowsThePost(t *
 			[]string{"take back your <strong>:tada:</strong> reaction"}},
 	}
 	for _, c := range cases {
-		rec, err := f.store.Create("alice", "t", c.plan)
+		rec, err := f.store.Create("alice", "t", c.plan, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package confirm
+package approval
 
 import (
 	"html"

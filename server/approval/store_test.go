@@ -1,4 +1,4 @@
-package confirm
+package approval
 
 import (
 	"bytes"
@@ -59,7 +59,7 @@ func plan() posting.Plan {
 
 func TestAnotherUsersConfirmationIsNotFound(t *testing.T) {
 	s := newStore()
-	rec, err := s.Create("alice", "Post", plan())
+	rec, err := s.Create("alice", "Post", plan(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestAnotherUsersConfirmationIsNotFound(t *testing.T) {
 
 func TestOnlyOneOfManyConcurrentAnswersWins(t *testing.T) {
 	s := newStore()
-	rec, err := s.Create("alice", "Post", plan())
+	rec, err := s.Create("alice", "Post", plan(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestOnlyOneOfManyConcurrentAnswersWins(t *testing.T) {
 
 func TestADeclinedRecordKeepsOnlyTheOutcome(t *testing.T) {
 	s := newStore()
-	rec, err := s.Create("alice", "Post", plan())
+	rec, err := s.Create("alice", "Post", plan(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

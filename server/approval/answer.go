@@ -1,0 +1,86 @@
+package approval
+
+import (
+	"context"
+	"errors"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+)
+
+// Only the person says yes. An answer to a pending write counts only when
+// it comes from the person's own interactive Mattermost session: the web or
+// desktop app, signed in as them, with that session's CSRF token. Everything
+// a program holds is refused: a personal access token, an OAuth access
+// token, a bot, and the very session the MCP client signed in with (a
+// coding agent can read its client's configuration, so any credential the
+// client has is one the model can use).
+//
+// How Mattermost authenticates a plugin request (servePluginRequest): it
+// takes the token from the Authorization header, else the MMAUTHTOKEN
+// cookie, else ?access_token=; it checks the CSRF token only for the cookie
+// and only for methods other than GET, and even then lets a request with
+// X-Requested-With: XMLHttpRequest through without one unless strict CSRF
+// enforcement is on. It strips the credential before the plugin sees the
+// request, so the plugin cannot tell the cookie from a header. The plugin
+// therefore decides from the session itself (plugin.Context.SessionId):
+// not an integration's session, not one of the client's own, and the
+// request must carry the session's CSRF token, which only the person's
+// Mattermost app holds, whatever way the token came.
+
+// Answerer is who sends an answer: the Mattermost session the request came
+// with and the CSRF token it carried (header X-CSRF-Token or form field
+// csrf).
+type Answerer struct {
+	Session mattermost.Session
+	CSRF    string
+}
+
+// ErrNotThePerson refuses an answer that does not come from the person's
+// own Mattermost.
+var ErrNotThePerson = errors.New("only the person, signed in to Mattermost in the web or desktop app, can answer a pending write; nothing was changed")
+
+// mayAnswer is the rule of who may answer rec.
+func mayAnswer(who Answerer, rec Record) error {
+	s := who.Session
+	switch {
+	case s.ID == "" || s.UserID == "" || s.UserID != rec.UserID:
+		return ErrNotFound
+	case s.Integration:
+		return ErrNotThePerson
+	case !s.CSRFMatches(who.CSRF):
+		return ErrNotThePerson
+	}
+	for _, id := range rec.ClientSessions {
+		if id == s.ID {
+			return ErrNotThePerson
+		}
+	}
+	return nil
+}
+
+// Answer accepts (verb "accept") or declines a pending write for the
+// person, once; a later answer gets the record as it is now.
+func (a *Approvals) Answer(ctx context.Context, who Answerer, id, verb string) (Record, error) {
+	userID := who.Session.UserID
+	rec, err := a.store.Load(userID, id)
+	if err != nil {
+		return Record{}, err
+	}
+	if err := mayAnswer(who, rec); err != nil {
+		return rec, err
+	}
+	c := a.opts.MM.As(userID)
+	if verb == "decline" {
+		rec, err = a.store.Decline(userID, id)
+	} else {
+		rec, err = a.store.Accept(ctx, c, id, a.run)
+	}
+	if errors.Is(err, ErrDecided) {
+		return a.store.Load(userID, id)
+	}
+	if err != nil {
+		return Record{}, err
+	}
+	a.answered(c, id, rec.State)
+	return rec, nil
+}

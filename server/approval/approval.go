@@ -1,0 +1,336 @@
+// Package approval owns the whole life of a write the person must say yes
+// to: staging the checked plan, asking (through the MCP client where the
+// admin allows it, else in Mattermost), the pending record with its page and
+// JSON API, who may answer, carrying out the plan after a yes, and settling
+// the outcome and telling the person's other Mattermost tabs.
+//
+// Its surface speaks in domain values: Stage and Ask take a caller and a
+// plan and give an Outcome; Answer takes the answering Mattermost session.
+// Tools only define their arguments and word the Outcome for the model.
+package approval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
+)
+
+const (
+	// confirmWait is how long a call waits for the person's answer in
+	// Mattermost: long enough to read the question, short enough for a
+	// client's request timeout.
+	confirmWait = 60 * time.Second
+	// confirmPoll is how often the call reads the record again. The answer
+	// can arrive on any node, so it is read from the KV store, never waited
+	// for in memory.
+	confirmPoll = 300 * time.Millisecond
+	// progressEvery keeps a client that asked for progress from timing the
+	// call out while the person reads the question.
+	progressEvery = 5 * time.Second
+	titleRunes    = 60
+)
+
+// Options wire the approvals to the plugin.
+type Options struct {
+	MM     *mattermost.Gateway
+	Config func() config.Configuration
+	// Workspace holds the files a post can take from the person's workspace
+	// and the upload handles.
+	Workspace *workspace.Store
+	// Slots bound the files all posts of this process hold in memory at
+	// once (posting.NewSlots, made once at activation).
+	Slots chan struct{}
+	// PluginURL is the plugin's public URL, read when needed.
+	PluginURL func() string
+	Now       func() time.Time
+}
+
+// Approvals is every pending write of this installation.
+type Approvals struct {
+	opts   Options
+	store  *Store
+	signer *Signer
+	// run carries out an accepted plan as c (execute; tests replace it).
+	run func(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Executed, error)
+	// answered tells the person's open Mattermost that a write was
+	// answered, so every tab drops or updates it.
+	answered func(c *mattermost.Caller, id, state string)
+	// told tells the person's open Mattermost that a write waits for their
+	// answer there.
+	told func(c *mattermost.Caller, rec Record)
+}
+
+// New builds the approvals over the plugin KV store.
+func New(o Options) *Approvals {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	kv := o.MM.BytesKV()
+	a := &Approvals{opts: o, store: &Store{KV: kv, Now: o.Now}, signer: NewSigner(kv, o.Now),
+		answered: func(c *mattermost.Caller, id, state string) { c.NotifyAnswered(id, state) },
+		told:     func(c *mattermost.Caller, rec Record) { c.NotifyPending(rec.ID, rec.Title) }}
+	a.run = a.execute
+	return a
+}
+
+// Outcome is where a write stands after a call: done, waiting for the
+// person, a question the client must put, or declined.
+type Outcome struct {
+	// Record is the pending write as it stands (empty when the admin
+	// leaves writes to the client's own approval and it was done at once).
+	Record Record
+	// Plan is what was asked (an answered record keeps none).
+	Plan posting.Plan
+	// PageURL is where the person answers while it waits in Mattermost.
+	PageURL string
+	// Question, when set, is the question the client must ask the person
+	// and call again with (protocol 2026-07-28 and later).
+	Question *Question
+	// FileIDs are the files of a post done at once, in the plan's order.
+	FileIDs []string
+	// DeclinedInClient is a no given in the client's own question.
+	DeclinedInClient bool
+}
+
+// Question is a question for the client to put to the person.
+type Question struct {
+	State  string
+	Params mcp.ElicitationParams
+}
+
+// Refusal is a refusal the model can act on.
+type Refusal = posting.Refusal
+
+// MayWrite is checked on every call of a write tool, before anything is
+// read, and again just before anything is sent. It answers a refusal, or ""
+// to go on.
+func (a *Approvals) MayWrite() string {
+	cfg := a.opts.Config()
+	if !cfg.AllowWrites {
+		return "Writing is turned off on this Mattermost: nothing was sent. An admin can allow it in System Console > Plugins > MCP Server."
+	}
+	switch cfg.WriteConfirmation {
+	case config.ConfirmClientApproval, config.ConfirmMattermost, config.ConfirmClientThenMattermost:
+		return ""
+	}
+	return "The write confirmation setting is not one this plugin knows: nothing was sent."
+}
+
+// PageURL is the confirmation page of a pending write.
+func (a *Approvals) PageURL(id string) string { return a.opts.PluginURL() + Path + "/" + id }
+
+// Stage checks a post as the caller and reads each of its files once, to
+// show them. Nothing is written to Mattermost.
+func (a *Approvals) Stage(ctx context.Context, c *mattermost.Caller, req posting.Request) (posting.Plan, error) {
+	return posting.Prepare(ctx, c, a.sources(c), req)
+}
+
+// Ask puts a checked write to the person where the admin's setting says
+// (in the client when it can show a form and the setting allows, else in
+// Mattermost, with the page sent to a client that opens links), or, when
+// the admin leaves writes to the client's own approval, carries it out at
+// once. Either way the write is first stored as a pending record, so any
+// node can show, answer and carry it out.
+func (a *Approvals) Ask(ctx context.Context, c *mattermost.Caller, plan posting.Plan, clientSessions []string) (Outcome, error) {
+	mode := a.opts.Config().WriteConfirmation
+	if mode == config.ConfirmClientApproval {
+		// Checked again just before sending: the setting may have changed
+		// while the files were read.
+		if refusal := a.MayWrite(); refusal != "" {
+			return Outcome{}, Refusal(refusal)
+		}
+		return a.executeNow(ctx, c, plan)
+	}
+	rec, err := a.store.Create(c.UserID(), Title(plan), plan, clientSessions)
+	if err != nil {
+		return Outcome{}, err
+	}
+	form, url := clientAsks(ctx)
+	if form && mode == config.ConfirmClientThenMattermost {
+		return a.askInClient(ctx, c, rec, ModeForm)
+	}
+	a.waitInMattermost(c, rec)
+	if url {
+		return a.askInClient(ctx, c, rec, ModeURL)
+	}
+	return a.waitForAnswer(ctx, c, rec)
+}
+
+// waitInMattermost tells the person's open Mattermost that the write waits
+// for their answer there.
+func (a *Approvals) waitInMattermost(c *mattermost.Caller, rec Record) {
+	a.told(c, rec)
+}
+
+func (a *Approvals) executeNow(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Outcome, error) {
+	if plan.Action == posting.ActionPost {
+		done, err := posting.Execute(ctx, c, a.sources(c), plan)
+		if err != nil {
+			return Outcome{}, err
+		}
+		return Outcome{Plan: plan, FileIDs: done.FileIDs, Record: Record{State: StatePosted, Action: plan.Action,
+			PostID: done.Post.Id, Permalink: a.permalink(c, done.Post.ChannelId, done.Post.Id)}}, nil
+	}
+	done, err := a.execute(ctx, c, plan)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Plan: plan, Record: Record{State: StatePosted, Action: plan.Action, PostID: done.PostID, Permalink: done.Permalink}}, nil
+}
+
+// Pending is one of the caller's pending or recently answered writes.
+func (a *Approvals) Pending(c *mattermost.Caller, id string) (Outcome, error) {
+	rec, err := a.store.Load(c.UserID(), id)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return a.outcome(rec), nil
+}
+
+// List is the caller's pending and recently answered writes, pending first.
+func (a *Approvals) List(c *mattermost.Caller) ([]Outcome, error) {
+	recs, err := a.store.Sorted(c.UserID())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Outcome, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, a.outcome(r))
+	}
+	return out, nil
+}
+
+func (a *Approvals) outcome(rec Record) Outcome {
+	o := Outcome{Record: rec, Plan: planOf(rec)}
+	if rec.State == StatePending {
+		o.PageURL = a.PageURL(rec.ID)
+	}
+	return o
+}
+
+// planOf is a record's plan; answered records keep none, so their action
+// is taken from what is left.
+func planOf(rec Record) posting.Plan {
+	if rec.Plan != nil {
+		return *rec.Plan
+	}
+	return posting.Plan{Action: rec.Action, Dest: posting.Destination{Label: rec.Destination}}
+}
+
+// waitForAnswer waits a bounded time for the person's answer in
+// Mattermost, keeping the client informed, and answers the outcome or that
+// the write still waits.
+func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec Record) (Outcome, error) {
+	started := time.Now()
+	a.progress(ctx, started, rec.ID)
+	deadline := time.NewTimer(confirmWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(confirmPoll)
+	defer tick.Stop()
+	progress := time.NewTicker(progressEvery)
+	defer progress.Stop()
+	for {
+		select {
+		case <-progress.C:
+			a.progress(ctx, started, rec.ID)
+		case <-ctx.Done():
+			return a.outcome(rec), nil
+		case <-deadline.C:
+			return a.outcome(rec), nil
+		case <-tick.C:
+			now, err := a.store.Load(c.UserID(), rec.ID)
+			if errors.Is(err, ErrNotFound) {
+				return Outcome{}, Refusal("The question expired without an answer; nothing was sent.")
+			}
+			if err != nil {
+				return Outcome{}, err
+			}
+			switch now.State {
+			case StatePosted, StateDeclined, StateFailed:
+				return a.outcome(now), nil
+			}
+		}
+	}
+}
+
+// execute carries out a write the person accepted, as them, if writes are
+// still allowed.
+func (a *Approvals) execute(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Executed, error) {
+	if refusal := a.MayWrite(); refusal != "" {
+		return Executed{}, Refusal(refusal)
+	}
+	if c.UserID() != plan.CallerID {
+		return Executed{}, posting.ErrNotFound
+	}
+	var err error
+	switch plan.Action {
+	case posting.ActionPost:
+		done, err := posting.Execute(ctx, c, a.sources(c), plan)
+		if err != nil {
+			return Executed{}, err
+		}
+		return Executed{PostID: done.Post.Id, Permalink: a.permalink(c, done.Post.ChannelId, done.Post.Id)}, nil
+	case posting.ActionEdit:
+		_, err = c.EditOwnPost(plan.PostID, plan.Message, map[string]any{posting.PropFromMCP: true})
+	case posting.ActionReact, posting.ActionUnreact:
+		err = c.React(plan.PostID, plan.Emoji, plan.Action == posting.ActionUnreact)
+	default:
+		return Executed{}, Refusal("This confirmation is of a kind this version does not know; nothing was changed.")
+	}
+	switch {
+	case errors.Is(err, mattermost.ErrNotFound):
+		return Executed{}, Refusal(fmt.Sprintf("The post %s is gone or no longer readable; nothing was changed.", plan.PostID))
+	case errors.Is(err, mattermost.ErrNotYours):
+		return Executed{}, Refusal("That post is not the person's own: only their own posts can be edited. Nothing was changed.")
+	case err != nil && plan.Emoji != "":
+		return Executed{}, Refusal(fmt.Sprintf("Mattermost refused the reaction :%s: (%v). Check the emoji's name; nothing was changed.", plan.Emoji, err))
+	case err != nil:
+		return Executed{}, err
+	}
+	return Executed{PostID: plan.PostID, Permalink: a.permalink(c, plan.Dest.ChannelID, plan.PostID)}, nil
+}
+
+// permalink is where the person opens a post the caller just wrote.
+func (a *Approvals) permalink(c *mattermost.Caller, channelID, postID string) string {
+	teamName := ""
+	if ch, err := c.Channel(channelID); err == nil && ch.TeamId != "" {
+		if t, err := c.Team(ch.TeamId); err == nil {
+			teamName = t.Name
+		}
+	}
+	return present.Permalink(c.SiteURL(), teamName, postID)
+}
+
+// Title is a pending write in one line, for lists and notifications.
+func Title(plan posting.Plan) string {
+	msg := []rune(strings.Join(strings.Fields(plan.Message), " "))
+	if len(msg) > titleRunes {
+		msg = append(msg[:titleRunes], '…')
+	}
+	t := "Post to " + plan.Dest.Label
+	switch plan.Action {
+	case posting.ActionEdit:
+		t = "Edit your post in " + plan.Dest.Label
+	case posting.ActionReact:
+		return present.Clean(fmt.Sprintf("React :%s: to a post in %s", plan.Emoji, plan.Dest.Label))
+	case posting.ActionUnreact:
+		return present.Clean(fmt.Sprintf("Take back your :%s: on a post in %s", plan.Emoji, plan.Dest.Label))
+	}
+	if len(msg) > 0 {
+		t += fmt.Sprintf(": %q", string(msg))
+	}
+	if n := len(plan.Files); n > 0 {
+		t += fmt.Sprintf(" with %d file(s)", n)
+	}
+	return present.Clean(t)
+}
