@@ -6,6 +6,8 @@ package approval
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -97,23 +99,31 @@ func urlQuestion(plan posting.Plan, recordID, pageURL string) mcp.ElicitationPar
 	}
 }
 
-// Describe is the post as the person checks it: destination, the message
-// exactly as it will post, who it notifies, and every file.
+// Describe is the write as the person checks it: destination, the message
+// exactly as it will post, who it notifies, and every file. Everything the
+// model wrote is set apart between boundary lines whose token occurs
+// nowhere in what it wrote, so no text of the model's can close the frame
+// early and pose as the question.
 func Describe(plan posting.Plan) string {
 	var b strings.Builder
+	tok := boundaryToken(plan.Message, plan.Previous)
+	frame := func(what, text string) {
+		fmt.Fprintf(&b, "\n----- %s %s -----\n%s\n----- end of %s %s -----\n", what, tok, text, what, tok)
+	}
 	switch plan.Action {
 	case posting.ActionEdit:
-		fmt.Fprintf(&b, "Edit your post %s in %s?\n", plan.PostID, plan.Dest.Label)
-		b.WriteString("\n----- new message, exactly as it will read -----\n" + plan.Message + "\n----- it replaces -----\n" + plan.Previous + "\n----- end -----\n")
+		fmt.Fprintf(&b, "Edit your post in %s?\n", plan.Dest.Label)
+		frame("new message", plan.Message)
+		frame("message it replaces", plan.Previous)
 		return b.String()
 	case posting.ActionReact, posting.ActionUnreact:
 		verb := "React with :%s: to"
 		if plan.Action == posting.ActionUnreact {
 			verb = "Take back your :%s: reaction on"
 		}
-		fmt.Fprintf(&b, verb+" the post %s in %s?\n", plan.Emoji, plan.PostID, plan.Dest.Label)
+		fmt.Fprintf(&b, verb+" this post in %s?\n", plan.Emoji, plan.Dest.Label)
 		if plan.Previous != "" {
-			b.WriteString("\n----- the post -----\n" + plan.Previous + "\n----- end -----\n")
+			frame("post", plan.Previous)
 		}
 		return b.String()
 	}
@@ -121,9 +131,7 @@ func Describe(plan posting.Plan) string {
 	if plan.Message == "" {
 		b.WriteString("\nNo message, files only.\n")
 	} else {
-		b.WriteString("\n----- message, exactly as it will post -----\n")
-		b.WriteString(plan.Message)
-		b.WriteString("\n----- end of message -----\n")
+		frame("message", plan.Message)
 	}
 	if plan.Attribution != "" {
 		fmt.Fprintf(&b, "The post is marked: %s.\n", plan.Attribution)
@@ -139,13 +147,27 @@ func Describe(plan posting.Plan) string {
 	if len(plan.Files) > 0 {
 		fmt.Fprintf(&b, "Files (%d):\n", len(plan.Files))
 		for i, f := range plan.Files {
-			fmt.Fprintf(&b, "%d. %s: %s, %s, from %s, sha256 %s…\n", i+1, present.Clean(f.Name), present.Size(f.Size), f.Detected, f.Origin, shortSum(f.SHA256))
+			fmt.Fprintf(&b, "%d. %s: %s, %s, %s, sha256 %s…\n", i+1, present.Clean(f.Name), present.Size(f.Size), f.Detected, f.Origin, shortSum(f.SHA256))
 			if f.Mismatch != "" {
 				fmt.Fprintf(&b, "   Note: %s\n", f.Mismatch)
 			}
 		}
 	}
 	return b.String()
+}
+
+// boundaryToken is a short token that occurs in none of texts: derived
+// from them (so the same question reads the same when asked again) and
+// drawn again until it is absent.
+func boundaryToken(texts ...string) string {
+	all := strings.Join(texts, "\x00")
+	for n := 0; ; n++ {
+		sum := sha256.Sum256([]byte(fmt.Sprintf("%d\x00%s", n, all)))
+		tok := hex.EncodeToString(sum[:5])
+		if !strings.Contains(all, tok) {
+			return tok
+		}
+	}
 }
 
 // Verdict is what the person answered.
