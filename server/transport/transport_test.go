@@ -299,3 +299,37 @@ func (m *memKV) onlySession(t *testing.T) string {
 	}
 	return ids[0]
 }
+
+func TestAnotherUsersDeleteOfASessionIsNotFoundAndTheOwnersSessionGoesOnOnEveryNode(t *testing.T) {
+	kv := newMemKV()
+	active := map[string]bool{"alice": true, "bob": true}
+	a, b := node(t, kv, &memLog{}, active), node(t, kv, &memLog{}, active)
+	resp := post(t, a.URL, "alice", "", initialize)
+	session := resp.Header.Get(server.HeaderKeySessionID)
+	body(t, resp)
+	// Both nodes hold alice's session in memory before bob tries.
+	for _, n := range []string{a.URL, b.URL} {
+		if got := body(t, post(t, n, "alice", session, callWhoami)); !strings.Contains(got, "alice") {
+			t.Fatalf("alice before: %s", got)
+		}
+	}
+	for _, n := range []string{a.URL, b.URL} {
+		req, _ := http.NewRequest(http.MethodDelete, n+MCPPath, nil)
+		req.Header.Set("Mattermost-User-Id", "bob")
+		req.Header.Set(server.HeaderKeySessionID, session)
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		del, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		del.Body.Close()
+		if del.StatusCode != http.StatusNotFound {
+			t.Fatalf("bob's delete of alice's session: %d, want 404", del.StatusCode)
+		}
+	}
+	for _, n := range []string{a.URL, b.URL} {
+		if got := body(t, post(t, n, "alice", session, callWhoami)); !strings.Contains(got, "alice elicitation=true") {
+			t.Fatalf("alice after bob's delete: %s", got)
+		}
+	}
+}
