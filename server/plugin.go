@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -37,14 +41,21 @@ type Plugin struct {
 	// ready guards router, which OnActivate builds.
 	ready  sync.RWMutex
 	router *mux.Router
-	// sweep is the cluster-wide job that deletes expired workspace files.
-	sweep io.Closer
+	// jobs are the cluster-wide jobs: the workspace sweep and the expiry
+	// of the direct messages about waiting writes.
+	jobs []io.Closer
 }
 
 // sweepInterval is how often the cluster looks for expired workspace files.
 // Between sweeps an expired file is already invisible (every read checks its
 // age), so this only bounds how long its bytes linger in the database.
 const sweepInterval = 15 * time.Minute
+
+// dmExpiryInterval is how soon after a write expires unanswered its direct
+// message says so.
+const dmExpiryInterval = time.Minute
+
+const botDescription = "Tells you when an AI assistant connected to your Mattermost asks to post, edit or react as you, with a link to accept or decline."
 
 // OnActivate builds the MCP server and the routes.
 func (p *Plugin) OnActivate() error {
@@ -58,7 +69,11 @@ func (p *Plugin) OnActivate() error {
 		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
 	})
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
-	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws,
+	bot, err := gw.EnsureBot(manifestID, p.displayName(), botDescription, "assets/icon.png")
+	if err != nil {
+		return fmt.Errorf("the plugin's bot could not be set up: %w", err)
+	}
+	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws, Bot: bot,
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL})
 	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Approvals: approvals}
 	cat, err := catalogue.New(tools.All(deps))
@@ -88,7 +103,9 @@ func (p *Plugin) OnActivate() error {
 	(&approval.Routes{Approvals: approvals, Base: "/plugins/" + manifestID, Log: gw.Log(),
 		Session: func(r *http.Request) (mattermost.Session, error) {
 			return gw.Session(transport.MattermostSession(r.Context()))
-		}}).Register(r)
+		},
+		Location: func(userID string) *time.Location { return gw.As(userID).Location() },
+	}).Register(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "Not found. The MCP endpoint is /plugins/"+manifestID+transport.MCPPath, http.StatusNotFound)
 	})
@@ -104,25 +121,54 @@ func (p *Plugin) OnActivate() error {
 	if err != nil {
 		return fmt.Errorf("the workspace sweep could not be scheduled: %w", err)
 	}
+	expiry, err := gw.Schedule("pending_dm_expiry", dmExpiryInterval, func() {
+		n, err := approvals.ExpireDMs(time.Now())
+		if err != nil {
+			gw.Log().Warn("Marking the direct messages of expired writes did not finish; the next run retries", "marked", n, "error", err.Error())
+		}
+	})
+	if err != nil {
+		_ = sweep.Close()
+		return fmt.Errorf("the expiry of direct messages could not be scheduled: %w", err)
+	}
 
 	p.ready.Lock()
 	p.router = r
-	p.sweep = sweep
+	p.jobs = []io.Closer{sweep, expiry}
 	p.ready.Unlock()
 	gw.Log().Info("MCP Server is ready", "version", version, "tools", len(cat.All()))
 	return nil
 }
 
-// OnDeactivate stops this node's part of the sweep job.
+// displayName is the plugin's name from the plugin.json of the installed
+// bundle (the only place it is written), the id when it cannot be read.
+func (p *Plugin) displayName() string {
+	dir, err := p.API.GetBundlePath()
+	if err != nil {
+		return manifestID
+	}
+	f, err := os.Open(filepath.Join(dir, "plugin.json"))
+	if err != nil {
+		return manifestID
+	}
+	defer f.Close()
+	var m model.Manifest
+	if json.NewDecoder(f).Decode(&m) != nil || m.Name == "" {
+		return manifestID
+	}
+	return m.Name
+}
+
+// OnDeactivate stops this node's part of the cluster jobs.
 func (p *Plugin) OnDeactivate() error {
 	p.ready.Lock()
 	defer p.ready.Unlock()
-	if p.sweep == nil {
-		return nil
+	var errs []error
+	for _, j := range p.jobs {
+		errs = append(errs, j.Close())
 	}
-	err := p.sweep.Close()
-	p.sweep = nil
-	return err
+	p.jobs = nil
+	return errors.Join(errs...)
 }
 
 // ServeHTTP routes requests under /plugins/mcp-server.

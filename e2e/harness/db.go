@@ -38,3 +38,21 @@ func (s *Server) FileInfoCount(ctx context.Context, part string) (int, error) {
 	}
 	return n, nil
 }
+
+// ExpireKV makes one of the plugin's KV records expire now, as if its time
+// to live had run out: Mattermost's store no longer returns it.
+func (s *Server) ExpireKV(ctx context.Context, key string) error {
+	db, err := sql.Open("postgres", s.pg.dsn())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := db.ExecContext(ctx, `UPDATE pluginkeyvaluestore SET expireat = 1 WHERE pluginid = $1 AND pkey = $2`, PluginID, key)
+	if err != nil {
+		return fmt.Errorf("expire KV record: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("expire KV record: %d rows match", n)
+	}
+	return nil
+}

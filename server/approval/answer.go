@@ -81,6 +81,6 @@ func (a *Approvals) Answer(ctx context.Context, who Answerer, id, verb string) (
 	if err != nil {
 		return Record{}, err
 	}
-	a.answered(c, id, rec.State)
+	a.settled(c, rec)
 	return rec, nil
 }

@@ -50,6 +50,9 @@ type Options struct {
 	// Slots bound the files all posts of this process hold in memory at
 	// once (posting.NewSlots, made once at activation).
 	Slots chan struct{}
+	// Bot sends the person a direct message when a write starts waiting
+	// for them in Mattermost (nil: never).
+	Bot Teller
 	// PluginURL is the plugin's public URL, read when needed.
 	PluginURL func() string
 	Now       func() time.Time
@@ -68,6 +71,8 @@ type Approvals struct {
 	// told tells the person's open Mattermost that a write waits for their
 	// answer there.
 	told func(c *mattermost.Caller, rec Record)
+	// zone is the person's time zone from their Mattermost profile.
+	zone func(c *mattermost.Caller) *time.Location
 }
 
 // New builds the approvals over the plugin KV store.
@@ -78,7 +83,8 @@ func New(o Options) *Approvals {
 	kv := o.MM.BytesKV()
 	a := &Approvals{opts: o, store: &Store{KV: kv, Now: o.Now}, signer: NewSigner(kv, o.Now),
 		answered: func(c *mattermost.Caller, id, state string) { c.NotifyAnswered(id, state) },
-		told:     func(c *mattermost.Caller, rec Record) { c.NotifyPending(rec.ID, rec.Title) }}
+		told:     func(c *mattermost.Caller, rec Record) { c.NotifyPending(rec.ID, rec.Title) },
+		zone:     (*mattermost.Caller).Location}
 	a.run = a.execute
 	return a
 }
@@ -96,8 +102,11 @@ type Outcome struct {
 	// Question, when set, is the question the client must ask the person
 	// and call again with (protocol 2026-07-28 and later).
 	Question *Question
-	// FileIDs are the files of a post done at once, in the plan's order.
-	FileIDs []string
+	// FileIDs are the files of a post done at once, in the plan's order,
+	// and ChannelID the channel it went to (a direct or group message's is
+	// made only then).
+	FileIDs   []string
+	ChannelID string
 	// DeclinedInClient is a no given in the client's own question.
 	DeclinedInClient bool
 }
@@ -170,6 +179,7 @@ func (a *Approvals) Ask(ctx context.Context, c *mattermost.Caller, plan posting.
 // for their answer there.
 func (a *Approvals) waitInMattermost(c *mattermost.Caller, rec Record) {
 	a.told(c, rec)
+	a.tellByDM(c, rec)
 }
 
 func (a *Approvals) executeNow(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Outcome, error) {
@@ -178,7 +188,7 @@ func (a *Approvals) executeNow(ctx context.Context, c *mattermost.Caller, plan p
 		if err != nil {
 			return Outcome{}, err
 		}
-		return Outcome{Plan: plan, FileIDs: done.FileIDs, Record: Record{State: StatePosted, Action: plan.Action,
+		return Outcome{Plan: plan, FileIDs: done.FileIDs, ChannelID: done.Post.ChannelId, Record: Record{State: StatePosted, Action: plan.Action,
 			PostID: done.Post.Id, Permalink: a.permalink(c, done.Post.ChannelId, done.Post.Id)}}, nil
 	}
 	done, err := a.execute(ctx, c, plan)

@@ -153,7 +153,7 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 		switch {
 		case err == nil:
 			// The person's Mattermost may list it; it is answered now.
-			a.answered(c, rec.ID, StateDeclined)
+			a.settled(c, declined)
 		case errors.Is(err, ErrDecided):
 			return a.outcome(declined), nil
 		case !errors.Is(err, ErrNotFound):
@@ -170,7 +170,7 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 	done, err := a.store.Accept(ctx, c, rec.ID, a.run)
 	switch {
 	case err == nil:
-		a.answered(c, rec.ID, done.State)
+		a.settled(c, done)
 	case !errors.Is(err, ErrDecided):
 		return Outcome{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -42,7 +43,10 @@ type Routes struct {
 	Session func(r *http.Request) (mattermost.Session, error)
 	// Base is the site-relative path of the plugin (DefaultBase when empty).
 	Base string
-	Log  interface {
+	// Location is the person's time zone (from their Mattermost profile),
+	// in which the page shows times; UTC when nil.
+	Location func(userID string) *time.Location
+	Log      interface {
 		Error(msg string, keyValuePairs ...any)
 	}
 }
@@ -77,13 +81,17 @@ const notFoundText = "Not found: this confirmation does not exist, has expired (
 
 // FileDetail is one file of a pending post as the person is shown it.
 type FileDetail struct {
-	Index        int    `json:"index"`
-	Name         string `json:"name"`
-	Size         int64  `json:"size"`
-	SizeText     string `json:"size_text"`
-	Type         string `json:"type"`
-	Mismatch     string `json:"mismatch"`
-	Origin       string `json:"origin"`
+	Index    int    `json:"index"`
+	Name     string `json:"name"`
+	Size     int64  `json:"size"`
+	SizeText string `json:"size_text"`
+	Type     string `json:"type"`
+	Mismatch string `json:"mismatch"`
+	Origin   string `json:"origin"`
+	// OriginText is Origin as a sentence for the person ("Written by the
+	// AI"); OriginURL is the post an attachment was copied from.
+	OriginText   string `json:"origin_text"`
+	OriginURL    string `json:"origin_url,omitempty"`
 	SHA256       string `json:"sha256"`
 	Preview      string `json:"preview"`
 	ThumbnailURL string `json:"thumbnail_url"`
@@ -97,6 +105,21 @@ type Detail struct {
 	CreatedAt   time.Time `json:"created_at"`
 	ExpiresAt   time.Time `json:"expires_at"`
 	Destination string    `json:"destination"`
+	// Heading is the write in the person's words ("Post in Harbour ops, CEO
+	// Team"); Place is where, in their words; Where is where in full,
+	// without ids. An answered record keeps none of them.
+	Heading string `json:"heading"`
+	Place   string `json:"place"`
+	Where   string `json:"where"`
+	// Attribution is the note the post carries.
+	Attribution string `json:"attribution,omitempty"`
+	// TimeZone is the person's time zone from their Mattermost profile
+	// (an IANA name), in which times are shown.
+	TimeZone string `json:"time_zone"`
+	// OutcomeText is what happened, in a sentence ("Posted in Harbour ops,
+	// CEO Team."); OutcomeReason is why a write failed.
+	OutcomeText   string `json:"outcome_text"`
+	OutcomeReason string `json:"outcome_reason,omitempty"`
 	// Action is "" for a post, else posting.ActionEdit, ActionReact or
 	// ActionUnreact; Previous is the message an edit replaces or the post
 	// a reaction is on.
@@ -114,13 +137,17 @@ type Detail struct {
 }
 
 // detail is what the person is shown of a record: while it is pending, the
-// whole plan; after the answer, its outcome.
-func (rt *Routes) detail(rec Record) Detail {
-	d := Detail{ID: rec.ID, Title: rec.Title, State: rec.State, CreatedAt: rec.CreatedAt, ExpiresAt: rec.ExpiresAt(),
-		Destination: rec.Destination, Notes: []string{}, Files: []FileDetail{}, Outcome: rec.Outcome,
-		Permalink: rec.Permalink, PageURL: rt.base() + Path + "/" + rec.ID}
+// whole plan; after the answer, its outcome. Times are shown in loc.
+func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
+	d := Detail{ID: rec.ID, Title: rec.Title, State: rec.State, CreatedAt: rec.CreatedAt.In(loc), ExpiresAt: rec.ExpiresAt().In(loc),
+		Destination: rec.Destination, Notes: []string{}, Files: []FileDetail{}, Outcome: rec.Outcome, Action: rec.Action,
+		Permalink: rec.Permalink, PageURL: rt.base() + Path + "/" + rec.ID, TimeZone: loc.String(), Place: rec.Place}
 	if p := rec.Plan; p != nil {
 		d.Destination = p.Dest.Label
+		d.Heading, d.Place, d.Where, d.Attribution = p.Heading(), p.Dest.PlaceText(), p.Dest.Where, p.Attribution
+		if d.Where == "" {
+			d.Where = d.Place
+		}
 		d.Message, d.MessageHTML = p.Message, RenderMarkdown(p.Message)
 		d.Action, d.Emoji = p.Action, p.Emoji
 		if p.Previous != "" {
@@ -130,6 +157,7 @@ func (rt *Routes) detail(rec Record) Detail {
 		for i, f := range p.Files {
 			fd := FileDetail{Index: i, Name: f.Name, Size: f.Size, SizeText: present.Size(f.Size), Type: f.Detected,
 				Mismatch: f.Mismatch, Origin: f.Origin, SHA256: shortSum(f.SHA256), Preview: f.Preview}
+			fd.OriginText, fd.OriginURL = originText(f.Origin)
 			if fd.Preview == "" && f.Kind == posting.KindWritten {
 				// A record staged before previews were kept.
 				fd.Preview = posting.TextPreview([]byte(f.Content))
@@ -140,7 +168,93 @@ func (rt *Routes) detail(rec Record) Detail {
 			d.Files = append(d.Files, fd)
 		}
 	}
+	d.OutcomeText, d.OutcomeReason = outcomeText(rec.State, rec.Action, d.Place, rec.Outcome)
 	return d
+}
+
+// location is the person's time zone, UTC when unknown.
+func (rt *Routes) location(userID string) *time.Location {
+	if rt.Location == nil || userID == "" {
+		return time.UTC
+	}
+	if loc := rt.Location(userID); loc != nil {
+		return loc
+	}
+	return time.UTC
+}
+
+// originText words where a file comes from as a sentence of its own (the
+// origins themselves are fragments: "written by the model", "attachment x
+// from <link>"), with the link of an attachment's post apart.
+func originText(origin string) (text, link string) {
+	switch {
+	case origin == "written by the model":
+		return "Written by the AI", ""
+	case strings.HasPrefix(origin, "attachment "):
+		rest := strings.TrimPrefix(origin, "attachment ")
+		if i := strings.LastIndex(rest, " from "); i >= 0 {
+			if url := rest[i+len(" from "):]; strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://") {
+				return "A copy of the attachment " + rest[:i], url
+			}
+		}
+		return "A copy of the attachment " + rest, ""
+	case strings.HasPrefix(origin, "your workspace file "):
+		return "From " + origin, ""
+	case strings.HasPrefix(origin, "upload handle for "):
+		return "Uploaded through an upload link the AI asked for (" + strings.TrimPrefix(origin, "upload handle for ") + ")", ""
+	case origin == "":
+		return "", ""
+	}
+	return "From " + origin, ""
+}
+
+// outcomeText says what became of an answered write, in a sentence, and for
+// a failure why. place is "" once the record keeps no plan.
+func outcomeText(state, action, place, outcome string) (text, reason string) {
+	in := func(s string) string {
+		if place == "" {
+			return s + "."
+		}
+		return s + " in " + place + "."
+	}
+	switch state {
+	case StatePosted:
+		switch action {
+		case posting.ActionEdit:
+			if place == "" {
+				return "Your post was edited.", ""
+			}
+			return "Your post in " + place + " was edited.", ""
+		case posting.ActionReact:
+			return in("Your reaction was added to the post"), ""
+		case posting.ActionUnreact:
+			return in("Your reaction was taken back from the post"), ""
+		}
+		return in("Posted"), ""
+	case StateDeclined:
+		switch action {
+		case posting.ActionEdit:
+			return "Declined: your post was not changed.", ""
+		case posting.ActionReact:
+			return "Declined: no reaction was added.", ""
+		case posting.ActionUnreact:
+			return "Declined: your reaction stays.", ""
+		}
+		return "Declined: nothing was posted.", ""
+	case StateFailed:
+		// The store words a failure "Nothing was sent: <why>".
+		why := strings.TrimSpace(strings.TrimPrefix(outcome, "Nothing was sent:"))
+		if action == posting.ActionPost {
+			return "Failed: nothing was posted.", why
+		}
+		return "Failed: nothing was changed.", why
+	case StateExecuting:
+		if action == posting.ActionPost {
+			return "Accepted: it is being posted now.", ""
+		}
+		return "Accepted: it is being done now.", ""
+	}
+	return "", ""
 }
 
 func shortSum(s string) string {
@@ -189,8 +303,9 @@ func (rt *Routes) apiList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := []Detail{}
+	loc := rt.location(user)
 	for _, rec := range recs {
-		out = append(out, rt.detail(rec))
+		out = append(out, rt.detail(rec, loc))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"confirmations": out})
 }
@@ -201,16 +316,24 @@ func (rt *Routes) apiDetail(w http.ResponseWriter, r *http.Request) {
 		rt.apiError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rt.detail(rec))
+	writeJSON(w, http.StatusOK, rt.detail(rec, rt.location(rec.UserID)))
 }
 
 func (rt *Routes) apiAnswer(w http.ResponseWriter, r *http.Request) {
+	// Read before the answer: an answered record keeps no plan, and the
+	// answer is worded with where the write went.
+	before, _ := rt.Approvals.store.Load(r.Header.Get("Mattermost-User-Id"), mux.Vars(r)["id"])
 	rec, err := rt.answer(r, r.Header.Get("X-CSRF-Token"))
 	if err != nil {
 		rt.apiError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rt.detail(rec))
+	d := rt.detail(rec, rt.location(rec.UserID))
+	if p := before.Plan; p != nil && rec.Plan == nil {
+		d.Heading, d.Place, d.Where = p.Heading(), p.Dest.PlaceText(), p.Dest.Where
+		d.OutcomeText, d.OutcomeReason = outcomeText(rec.State, rec.Action, d.Place, rec.Outcome)
+	}
+	writeJSON(w, http.StatusOK, d)
 }
 
 // thumbnail serves a stored thumbnail to the record's owner only.
@@ -257,6 +380,18 @@ type pageData struct {
 	Detail
 	CSRF     string
 	Answered bool
+	// Expires and AnsweredText are times as the person reads them:
+	// "14:32 (Europe/Berlin)".
+	Expires, AnsweredText string
+}
+
+// clock is a time of day in its zone, named the way the person set it.
+func clock(t time.Time) string {
+	zone := t.Location().String()
+	if zone == "Local" || zone == "" {
+		zone, _ = t.Zone()
+	}
+	return t.Format("15:04") + " (" + zone + ")"
 }
 
 func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
@@ -265,7 +400,11 @@ func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
 		rt.missing(w, err)
 		return
 	}
-	data := pageData{Detail: rt.detail(rec), Answered: rec.State != StatePending}
+	d := rt.detail(rec, rt.location(rec.UserID))
+	data := pageData{Detail: d, Answered: rec.State != StatePending, Expires: clock(d.ExpiresAt)}
+	if !rec.AnsweredAt.IsZero() {
+		data.AnsweredText = clock(rec.AnsweredAt.In(d.ExpiresAt.Location()))
+	}
 	// The CSRF cookie Mattermost set at sign-in reaches the plugin (only
 	// the session cookie is removed); the form sends it back as the "csrf"
 	// field Mattermost checks. Another site can neither read this page nor
@@ -318,51 +457,114 @@ func (rt *Routes) pageAnswer(w http.ResponseWriter, r *http.Request) {
 
 var pageTmpl = template.Must(template.New("confirm").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Confirm a post — MCP Server</title>
+<title>{{if .Answered}}{{.OutcomeText}}{{else}}{{.Heading}}{{end}} — AI confirmation</title>
 <style>
-body{font-family:system-ui,sans-serif;line-height:1.45;max-width:48em;margin:2em auto;padding:0 1em;color:#1b1d22}
-pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;word-break:break-word;margin:.4em 0}
-.message{border:1px solid #ccc;border-radius:4px;padding:.2em 1em}
+*{box-sizing:border-box}
+body{margin:0;background:#f3f4f6;color:#1b1d22;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+main{max-width:46rem;margin:0 auto;padding:1.5rem 1rem 3rem}
+.kicker{margin:0 0 .2rem;font-size:.8rem;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:#5d6068}
+h1{margin:0 0 .4rem;font-size:1.6rem;line-height:1.25;overflow-wrap:anywhere}
+.lede{margin:0 0 1.2rem;color:#3f4350}
+h2{margin:1.6rem 0 .5rem;font-size:.8rem;font-weight:700;letter-spacing:.05em;text-transform:uppercase;color:#5d6068}
+.card{background:#fff;border:1px solid #dcdee2;border-radius:8px;padding:.9rem 1.1rem}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.4rem 1.2rem;margin:0}
+dl.facts dt{color:#5d6068}
+dl.facts dd{margin:0;overflow-wrap:anywhere}
+.ai{margin:0;border:1px solid #c8c2e6;border-radius:8px;background:#fff;overflow:hidden}
+.ai figcaption{padding:.35rem 1rem;background:#efecfb;color:#4a3a99;font-size:.85rem;font-weight:600;border-bottom:1px solid #c8c2e6}
+.theirs{border-color:#dcdee2}.theirs figcaption{background:#f0f1f3;color:#3f4350;border-color:#dcdee2}
+.message{padding:.1rem 1rem;overflow-wrap:anywhere}
 .message blockquote{border-left:3px solid #ccc;margin-left:0;padding-left:1em;color:#444}
 .message code{background:#f4f4f4;padding:0 .2em}
-.file{border:1px solid #ddd;border-radius:4px;padding:.6em 1em;margin:.6em 0}
-.file h3{margin:.2em 0;font-size:1.05em;word-break:break-all}
-.meta{margin:.2em 0;color:#333}.warn{color:#9a3b00;font-weight:600}
-img.thumbnail{display:block;max-width:320px;max-height:320px;border:1px solid #ddd;margin:.4em 0}
-.actions{margin:1.5em 0}
-button{font-size:1.1em;margin-right:1em;padding:.5em 1.4em;border-radius:4px;border:1px solid #888;cursor:pointer}
-button.accept{background:#1c58d9;color:#fff;border-color:#1c58d9}
+.message pre{background:#f4f4f4;padding:.6em;white-space:pre-wrap;overflow-wrap:anywhere}
+.message img{max-width:100%}
+.message table{display:block;overflow-x:auto}
+.empty{padding:.6rem 1rem;margin:0;color:#5d6068;font-style:italic}
+ul.notes{margin:0;padding-left:1.2rem}
+ul.notes li+li{margin-top:.3rem}
+.file{background:#fff;border:1px solid #dcdee2;border-radius:8px;padding:.8rem 1.1rem;margin:0 0 .7rem}
+.file h3{margin:0 0 .15rem;font-size:1.05rem;overflow-wrap:anywhere}
+.file p{margin:.15rem 0;overflow-wrap:anywhere}
+.sub{color:#5d6068;font-size:.9rem}
+.file-sha256{font-size:.85rem}
+.warn{color:#9a3b00;font-weight:600}
+.thumb{display:block;width:fit-content;max-width:100%;margin:.6rem 0 .2rem;padding:4px;border:1px solid #dcdee2;border-radius:6px;background:#fafafa}
+img.thumbnail{display:block;max-width:100%;height:auto}
+pre.preview{margin:.6rem 0 .2rem;padding:.6rem .8rem;max-height:16rem;overflow:auto;background:#f6f7f8;border:1px solid #e3e4e7;border-radius:6px;font-size:.85rem;white-space:pre-wrap;overflow-wrap:anywhere}
+.hint{margin:.4rem 0 0;color:#5d6068;font-size:.9rem}
+.actions{display:flex;flex-wrap:wrap;gap:.75rem;margin:1.8rem 0 .8rem}
+.actions form{margin:0}
+button,.button{display:inline-block;font:inherit;font-weight:600;padding:.6rem 1.5rem;border-radius:6px;border:1px solid #9a9da4;background:#fff;color:#1b1d22;cursor:pointer;text-decoration:none}
+button.accept,.button.primary{background:#1c58d9;border-color:#1c58d9;color:#fff}
+.meta{margin:.4rem 0;color:#5d6068;font-size:.9rem}
+.outcome{margin:.4rem 0 1rem;padding:1rem 1.2rem;border-radius:8px;border:1px solid #dcdee2;border-left-width:6px;background:#fff}
+.outcome h1{font-size:1.4rem;margin:0}
+.outcome p{margin:.6rem 0 0;overflow-wrap:anywhere}
+.outcome[data-state=posted]{border-left-color:#2a8a4a}
+.outcome[data-state=declined]{border-left-color:#8a8d93}
+.outcome[data-state=failed]{border-left-color:#c43d3d}
+.outcome[data-state=executing]{border-left-color:#1c58d9}
+@media (max-width:32rem){
+main{padding:1rem .75rem 2rem}
+h1{font-size:1.35rem}
+dl.facts{grid-template-columns:minmax(0,1fr);gap:0}
+dl.facts dd{margin-bottom:.5rem}
+.actions form{flex:1 1 100%}
+.actions button{width:100%}
+}
 </style></head>
 <body>
 <main id="confirmation" data-id="{{.ID}}" data-state="{{.State}}">
-<h1>{{.Title}}</h1>
 {{if .Answered}}
-<p id="outcome" data-state="{{.State}}" role="status"><strong>{{.State}}</strong>{{if .Outcome}}: {{.Outcome}}{{end}}{{if .Permalink}} <a id="permalink" href="{{.Permalink}}" target="_top">Open the post</a>{{end}}</p>
+<p class="kicker">AI assistant confirmation</p>
+<div id="outcome" data-state="{{.State}}" class="outcome" role="status">
+<h1>{{.OutcomeText}}</h1>
+{{if .OutcomeReason}}<p class="reason">{{.OutcomeReason}}</p>{{end}}
+{{if .Permalink}}<p><a id="permalink" class="button primary" href="{{.Permalink}}" target="_top">Open the post in Mattermost</a></p>{{end}}
+</div>
+<p class="meta">{{if .AnsweredText}}You answered at {{.AnsweredText}}. {{end}}You can close this page.</p>
 {{else}}
-{{if eq .Action "edit"}}<p>An AI assistant asks to replace the message of your post in <strong id="destination">{{.Destination}}</strong>. Nothing changes until you accept.</p>
-<h2>New message</h2><div id="message" class="message">{{.MessageHTML}}</div>
-<h2>It replaces</h2><div id="previous" class="message">{{.PreviousHTML}}</div>
-{{else if .Emoji}}<p>An AI assistant asks to {{if eq .Action "unreact"}}take back your{{else}}add your{{end}} <strong>:{{.Emoji}}:</strong> reaction on this post in <strong id="destination">{{.Destination}}</strong>. Nothing changes until you accept.</p>
-<div id="previous" class="message">{{.PreviousHTML}}</div>
-{{else}}<p>An AI assistant asks to post this as you, to <strong id="destination">{{.Destination}}</strong>. Nothing is sent until you accept.</p>
-<h2>Message</h2>
-{{if .Message}}<div id="message" class="message">{{.MessageHTML}}</div>{{else}}<p id="message"><em>No message, only files.</em></p>{{end}}{{end}}
-{{if .Notes}}<h2>Notifications</h2><ul id="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<p class="kicker">An AI assistant asks you to confirm</p>
+<h1 id="heading">{{.Heading}}</h1>
+{{if eq .Action "edit"}}<p class="lede">It asks to replace the message of your post. Nothing changes until you accept.</p>
+{{else if eq .Action "react"}}<p class="lede">It asks to add your <strong>:{{.Emoji}}:</strong> reaction on this post. Nothing changes until you accept.</p>
+{{else if eq .Action "unreact"}}<p class="lede">It asks to take back your <strong>:{{.Emoji}}:</strong> reaction on this post. Nothing changes until you accept.</p>
+{{else}}<p class="lede">It asks to post this as you. Nothing is sent until you accept.</p>{{end}}
+<dl class="facts card">
+<dt>Where</dt><dd id="destination">{{.Where}}</dd>
+{{if and .Attribution (eq .Action "")}}<dt>Marked</dt><dd>“{{.Attribution}}”, shown under the post</dd>{{end}}
+<dt>Answer by</dt><dd><time datetime="{{.ExpiresAt.Format "2006-01-02T15:04:05Z07:00"}}">{{.Expires}}</time>; after that nothing is {{if .Action}}changed{{else}}sent{{end}}.</dd>
+</dl>
+{{if eq .Action "edit"}}
+<h2 id="message-label">New message</h2>
+<figure class="ai" aria-labelledby="message-label"><figcaption>Written by the AI: your post will read exactly this</figcaption><div id="message" class="message">{{.MessageHTML}}</div></figure>
+<h2 id="previous-label">It replaces</h2>
+<figure class="ai theirs" aria-labelledby="previous-label"><figcaption>Your post as it reads now</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>
+{{else if .Emoji}}
+<h2 id="previous-label">The post</h2>
+<figure class="ai theirs" aria-labelledby="previous-label"><figcaption>The post you {{if eq .Action "unreact"}}reacted to{{else}}react to{{end}}</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>
+{{else}}
+<h2 id="message-label">Message</h2>
+<figure class="ai" aria-labelledby="message-label"><figcaption>Written by the AI: it is posted exactly as shown</figcaption>{{if .Message}}<div id="message" class="message">{{.MessageHTML}}</div>{{else}}<p id="message" class="empty">No message, only files.</p>{{end}}</figure>
+{{end}}
+{{if .Notes}}<h2>Who is notified</h2>
+<div class="card"><ul id="notes" class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 {{if .Files}}<h2>Files ({{len .Files}})</h2>
 {{range .Files}}<section class="file" data-file-index="{{.Index}}" aria-label="{{.Name}}">
 <h3 class="file-name">{{.Name}}</h3>
-<p class="meta"><span class="file-size">{{.SizeText}}</span> · <span class="file-type">{{.Type}}</span> · from <span class="file-origin">{{.Origin}}</span> · sha256 <code class="file-sha256">{{.SHA256}}…</code></p>
+<p class="sub"><span class="file-size">{{.SizeText}}</span> · <span class="file-type">{{.Type}}</span></p>
 {{if .Mismatch}}<p class="warn file-mismatch">Type mismatch: {{.Mismatch}}</p>{{end}}
-{{if .ThumbnailURL}}<img class="thumbnail" src="{{.ThumbnailURL}}" alt="Thumbnail of {{.Name}}">{{end}}
+<p class="sub"><span class="file-origin">{{.OriginText}}</span>{{if .OriginURL}}, from <a href="{{.OriginURL}}" target="_top">this post</a>{{end}}.</p>
+<p class="sub">sha256 <code class="file-sha256">{{.SHA256}}…</code></p>
+{{if .ThumbnailURL}}<div class="thumb"><img class="thumbnail" src="{{.ThumbnailURL}}" alt="Thumbnail of {{.Name}}"></div>{{end}}
 {{if .Preview}}<pre class="preview" aria-label="First lines of {{.Name}}">{{.Preview}}</pre>{{end}}
 </section>
 {{end}}
-<p>The files are uploaded only if you accept, and only if they are still exactly these bytes.</p>{{end}}
+<p class="hint">The files are uploaded only if you accept, and only if they are still exactly these bytes.</p>{{end}}
 <div class="actions">
-<form method="post" action="{{.ID}}/accept" style="display:inline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">{{if .Action}}Accept{{else}}Accept and post{{end}}</button></form>
-<form method="post" action="{{.ID}}/decline" style="display:inline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="decline">Decline</button></form>
+<form method="post" action="{{.ID}}/accept"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">{{if eq .Action "edit"}}Accept and edit{{else if .Action}}Accept{{else}}Accept and post{{end}}</button></form>
+<form method="post" action="{{.ID}}/decline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="decline">Decline</button></form>
 </div>
-<p class="meta">This question expires at <time datetime="{{.ExpiresAt.Format "2006-01-02T15:04:05Z07:00"}}">{{.ExpiresAt.Format "15:04 MST"}}</time>.</p>
 {{end}}
 </main>
 </body></html>`))

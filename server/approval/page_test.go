@@ -10,9 +10,11 @@ import (
 	"image/png"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -126,7 +128,8 @@ func richPlan(t *testing.T) posting.Plan {
 	if !ok {
 		t.Fatal("no thumbnail of the test image")
 	}
-	return posting.Plan{CallerID: "alice", Dest: posting.Destination{ChannelID: "c", Label: "Town Square"},
+	return posting.Plan{CallerID: "alice", Dest: posting.Destination{ChannelID: "c", Label: "Town Square",
+		Place: "Town Square, Acme", Where: "Town Square (~town-square), a public channel of team Acme"},
 		Message: "**hi** <script>x</script>", Notes: []string{"@all notifies 3 people."},
 		Files: []posting.Staged{
 			{Kind: posting.KindWritten, Name: "a.txt", Content: "one\ntwo\n", Size: 8, SHA256: strings.Repeat("ab", 32), Detected: "UTF-8 text", Origin: "written by the model", Preview: "one\ntwo"},
@@ -306,10 +309,10 @@ func TestAnEditShowsTheNewMessageAndTheOneItReplacesAndAReactionShowsThePost(t *
 	}{
 		{posting.Plan{CallerID: "alice", Action: posting.ActionEdit, PostID: "p1", Message: "**new** words", Previous: "_old_ words",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
-			[]string{"replace the message of your post", "<strong>new</strong> words", "<em>old</em> words", `id="previous"`, ">Accept</button>"}},
+			[]string{"Edit your post in ~town-square</h1>", "replace the message of your post", "<strong>new</strong> words", "<em>old</em> words", `id="previous"`, ">Accept and edit</button>"}},
 		{posting.Plan{CallerID: "alice", Action: posting.ActionReact, PostID: "p1", Emoji: "tada", Previous: "the **post**",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
-			[]string{"add your <strong>:tada:</strong> reaction", "the <strong>post</strong>"}},
+			[]string{"React :tada: to a post in ~town-square</h1>", "add your <strong>:tada:</strong> reaction", "the <strong>post</strong>", ">Accept</button>"}},
 		{posting.Plan{CallerID: "alice", Action: posting.ActionUnreact, PostID: "p1", Emoji: "tada", Previous: "the post",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
 			[]string{"take back your <strong>:tada:</strong> reaction"}},
@@ -331,6 +334,99 @@ func TestAnEditShowsTheNewMessageAndTheOneItReplacesAndAReactionShowsThePost(t *
 		var d Detail
 		if err := json.Unmarshal(f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice").Body.Bytes(), &d); err != nil || d.Action != c.plan.Action || d.Previous != c.plan.Previous {
 			t.Errorf("%s: detail %+v %v", c.plan.Action, d, err)
+		}
+	}
+}
+
+func TestThePageHeadsTheWriteInThePersonsWordsWithoutIdsAndShowsTheExpiryInTheirTimeZone(t *testing.T) {
+	f := &routesFixture{store: newStore(), router: mux.NewRouter()}
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := &Routes{Approvals: testApprovals(f), Log: nopLog{}, Session: testSession, Location: func(user string) *time.Location {
+		if user != "alice" {
+			t.Errorf("the time zone of %q was asked for", user)
+		}
+		return berlin
+	}}
+	rt.Register(f.router)
+	plan := richPlan(t)
+	plan.Dest.Label = `~town-square "Town Square" (public, team Acme (acme), id 7ge5chan)`
+	plan.Message = "**Harbour report** for @bob"
+	rec, _ := f.store.Create("alice", Title(plan), plan, nil)
+	page := f.do(http.MethodGet, Path+"/"+rec.ID, "alice").Body.String()
+	h1 := page[strings.Index(page, "<h1"):strings.Index(page, "</h1>")]
+	if !strings.HasSuffix(h1, ">Post in Town Square, Acme") {
+		t.Fatalf("heading %q", h1)
+	}
+	expires := rec.ExpiresAt().In(berlin).Format("15:04") + " (Europe/Berlin)"
+	for _, want := range []string{expires, `id="destination">Town Square (~town-square), a public channel of team Acme<`, "Written by the AI", "A copy of the attachment p.png", `<ul id="notes"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, never := range []string{"7ge5chan", "from written by the model", "<h1>Post to"} {
+		if strings.Contains(page, never) {
+			t.Errorf("the page shows %q", never)
+		}
+	}
+	var d Detail
+	_ = json.Unmarshal(f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice").Body.Bytes(), &d)
+	if d.Heading != "Post in Town Square, Acme" || d.Place != "Town Square, Acme" || d.TimeZone != "Europe/Berlin" || d.Files[0].OriginText != "Written by the AI" {
+		t.Fatalf("detail %+v", d)
+	}
+}
+
+func TestAfterTheAnswerThePageSaysWhatHappenedInASentence(t *testing.T) {
+	f := newRoutes(t)
+	cases := []struct {
+		verb string
+		want *regexp.Regexp
+		fail error
+	}{
+		{"accept", regexp.MustCompile(`<h1>Posted in Town Square, Acme\.</h1>`), nil},
+		{"decline", regexp.MustCompile(`<h1>Declined: nothing was posted\.</h1>`), nil},
+		{"accept", regexp.MustCompile(`<h1>Failed: nothing was posted\.</h1>\s*<p class="reason">a\.txt changed</p>`), errors.New("a.txt changed")},
+	}
+	for _, c := range cases {
+		f.fail = c.fail
+		rec, _ := f.store.Create("alice", "Post to Town Square: \"hi\"", richPlan(t), nil)
+		if w := f.do(http.MethodPost, Path+"/"+rec.ID+"/"+c.verb, "alice"); w.Code != http.StatusSeeOther {
+			t.Fatalf("%s: %d", c.verb, w.Code)
+		}
+		page := f.do(http.MethodGet, Path+"/"+rec.ID, "alice").Body.String()
+		if !c.want.MatchString(page) || strings.Contains(page, "Post to Town Square") || strings.Contains(page, `id="accept"`) || !strings.Contains(page, "You answered at") {
+			t.Errorf("%s: the page after the answer: %s", c.verb, page)
+		}
+		if c.verb == "accept" && c.fail == nil && !strings.Contains(page, `<a id="permalink" class="button primary" href="http://mm/team/pl/p1"`) {
+			t.Errorf("no link to the post: %s", page)
+		}
+	}
+}
+
+func TestTheAnswerThroughTheAPISaysWhereTheWriteWent(t *testing.T) {
+	f := newRoutes(t)
+	rec, _ := f.store.Create("alice", "Post", richPlan(t), nil)
+	var d Detail
+	_ = json.Unmarshal(f.do(http.MethodPost, APIPath+"/"+rec.ID+"/accept", "alice").Body.Bytes(), &d)
+	if d.OutcomeText != "Posted in Town Square, Acme." || d.Heading != "Post in Town Square, Acme" {
+		t.Fatalf("answer: %+v", d)
+	}
+}
+
+func TestAnOriginReadsAsASentence(t *testing.T) {
+	cases := map[string][2]string{
+		"written by the model":                       {"Written by the AI", ""},
+		"attachment p.png from http://mm/acme/pl/p1": {"A copy of the attachment p.png", "http://mm/acme/pl/p1"},
+		"attachment p.png":                           {"A copy of the attachment p.png", ""},
+		"your workspace file report.csv":             {"From your workspace file report.csv", ""},
+		"upload handle for scan.pdf":                 {"Uploaded through an upload link the AI asked for (scan.pdf)", ""},
+		"attachment x from javascript:alert(1)":      {"A copy of the attachment x from javascript:alert(1)", ""},
+	}
+	for origin, want := range cases {
+		if text, link := originText(origin); text != want[0] || link != want[1] {
+			t.Errorf("%q reads %q %q", origin, text, link)
 		}
 	}
 }

@@ -56,6 +56,7 @@ type KV interface {
 	Set(key string, value []byte, ttl time.Duration) error
 	CompareAndSet(key string, old, value []byte, ttl time.Duration) (bool, error)
 	ListKeys(prefix string, page, perPage int) ([]string, bool, error)
+	Delete(key string) error
 }
 
 // Record is one post waiting for, or answered by, the person. The plan
@@ -71,8 +72,10 @@ type Record struct {
 	CreatedAt time.Time `json:"created_at"`
 	// AnsweredAt is when the person accepted or declined.
 	AnsweredAt time.Time `json:"answered_at,omitzero"`
-	// Destination is where the post goes, kept after the plan is dropped.
+	// Destination is where the post goes, kept after the plan is dropped;
+	// Place is the same in the person's words.
 	Destination string        `json:"destination,omitempty"`
+	Place       string        `json:"place,omitempty"`
 	Plan        *posting.Plan `json:"plan,omitempty"`
 	Outcome     string        `json:"outcome,omitempty"`
 	PostID      string        `json:"post_id,omitempty"`
@@ -95,6 +98,14 @@ func (r Record) ExpiresAt() time.Time {
 	return r.AnsweredAt.Add(OutcomeLifetime)
 }
 
+// place is where the write goes in the person's words.
+func (r Record) place() string {
+	if r.Place != "" {
+		return r.Place
+	}
+	return r.Destination
+}
+
 // Store holds the records.
 type Store struct {
 	KV  KV
@@ -111,7 +122,7 @@ func (s *Store) Create(userID, title string, plan posting.Plan, clientSessions [
 		return Record{}, fmt.Errorf("random: %w", err)
 	}
 	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(),
-		Destination: plan.Dest.Label, Plan: &plan, ClientSessions: clientSessions}
+		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Plan: &plan, ClientSessions: clientSessions}
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return Record{}, err

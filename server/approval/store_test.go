@@ -39,6 +39,13 @@ func (k *memKV) CompareAndSet(key string, old, v []byte, _ time.Duration) (bool,
 	return true, nil
 }
 
+func (k *memKV) Delete(key string) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	delete(k.m, key)
+	return nil
+}
+
 func (k *memKV) ListKeys(prefix string, _, _ int) ([]string, bool, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -60,6 +60,10 @@ type Configuration struct {
 	// MaxWorkspaceFileMiB bounds one workspace file (uploads, writes, saved
 	// attachments).
 	MaxWorkspaceFileMiB int
+	// NotifyByDM has the plugin's bot send the person a direct message when
+	// a write starts waiting for them in Mattermost, so it reaches them on
+	// every device through their own notification settings.
+	NotifyByDM bool
 }
 
 // Defaults is what a freshly installed plugin runs with: read-only.
@@ -71,6 +75,7 @@ func Defaults() Configuration {
 
 		WorkspaceQuotaMiB:   DefaultWorkspaceQuotaMiB,
 		MaxWorkspaceFileMiB: DefaultMaxWorkspaceFileMiB,
+		NotifyByDM:          true,
 	}
 }
 
@@ -131,6 +136,12 @@ func Parse(settings map[string]any) (Configuration, error) {
 			c.WorkspaceQuotaMiB, err = asInt(raw)
 		case "maxworkspacefilemib":
 			c.MaxWorkspaceFileMiB, err = asInt(raw)
+		case "notifybydm":
+			// On unless the admin turned it off: an upgrade that brings the
+			// setting must not silence it.
+			if raw != nil {
+				c.NotifyByDM, err = asBool(raw)
+			}
 		default:
 			continue // settings of other versions of the plugin are ignored
 		}

@@ -13,9 +13,10 @@ func TestParseReadsWhatTheSystemConsoleSaves(t *testing.T) {
 	}{
 		{"nothing saved yet means read-only defaults", nil, Defaults()},
 		{"lower-cased keys as Mattermost stores them", map[string]any{"allowwrites": true, "writeconfirmation": "mattermost", "maxfilesizemib": float64(10)},
-			Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 10, WorkspaceQuotaMiB: 200, MaxWorkspaceFileMiB: 50}},
-		{"keys as written in plugin.json", map[string]any{"AllowWrites": "true", "WriteConfirmation": "client_approval", "MaxFileSizeMiB": "7", "WorkspaceQuotaMiB": "300", "MaxWorkspaceFileMiB": float64(20)},
-			Configuration{AllowWrites: true, WriteConfirmation: ConfirmClientApproval, MaxFileSizeMiB: 7, WorkspaceQuotaMiB: 300, MaxWorkspaceFileMiB: 20}},
+			Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 10, WorkspaceQuotaMiB: 200, MaxWorkspaceFileMiB: 50, NotifyByDM: true}},
+		{"keys as written in plugin.json", map[string]any{"AllowWrites": "true", "WriteConfirmation": "client_approval", "MaxFileSizeMiB": "7", "WorkspaceQuotaMiB": "300", "MaxWorkspaceFileMiB": float64(20), "NotifyByDM": false},
+			Configuration{AllowWrites: true, WriteConfirmation: ConfirmClientApproval, MaxFileSizeMiB: 7, WorkspaceQuotaMiB: 300, MaxWorkspaceFileMiB: 20, NotifyByDM: false}},
+		{"a direct message setting not saved yet stays on", map[string]any{"notifybydm": nil}, Defaults()},
 		{"unknown keys are ignored", map[string]any{"legacy": 3}, Defaults()},
 	}
 	for _, tc := range cases {

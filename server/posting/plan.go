@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -47,7 +48,12 @@ type Mattermost interface {
 	// AttachmentsEnabled is FileSettings.EnableFileAttachments.
 	AttachmentsEnabled() bool
 	MemberCount(channelID string) (int64, error)
-	UsernameExists(name string) (bool, error)
+	// UserIDByUsername is the id of the active account with this username,
+	// "" when there is none.
+	UserIDByUsername(name string) (string, error)
+	// IsChannelMember reports whether a user is in a channel: Mattermost
+	// notifies a mention only of a member.
+	IsChannelMember(channelID, userID string) (bool, error)
 	SearchUsers(term string, limit int) ([]*model.User, error)
 	DirectChannelWith(otherID string) (*model.Channel, error)
 	GroupChannelWith(otherIDs []string) (*model.Channel, error)
@@ -64,8 +70,25 @@ type Destination struct {
 	ChannelID string   `json:"channel_id,omitempty"`
 	RootID    string   `json:"root_id,omitempty"`
 	UserIDs   []string `json:"user_ids,omitempty"`
-	// Label is how the person is shown the destination.
+	// Label is the destination as the model is told it (with ids).
 	Label string `json:"label"`
+	// Place is the destination in the person's words, for headings and
+	// notes: "Harbour ops, CEO Team", "your direct message with @bob".
+	Place string `json:"place,omitempty"`
+	// Where is the destination in full for the person, without ids: the
+	// channel's ~name, kind and team.
+	Where string `json:"where,omitempty"`
+	// Recipients are the @usernames of UserIDs, in the same order.
+	Recipients []string `json:"recipients,omitempty"`
+}
+
+// PlaceText is the destination in the person's words; a plan staged before
+// Place existed has only its label.
+func (d Destination) PlaceText() string {
+	if d.Place != "" {
+		return d.Place
+	}
+	return d.Label
 }
 
 // Request is what a tool asks to post.
@@ -170,11 +193,29 @@ func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Pla
 
 var mentionRE = regexp.MustCompile(`(?:^|[^\w@])@([a-zA-Z0-9][a-zA-Z0-9._\-]*[a-zA-Z0-9_]|[a-zA-Z0-9])`)
 
-// mentionNotes says who the message notifies: how many people @channel,
-// @all and @here reach, and which @names match nobody (with the closest).
+// mentionNotes says whom the post notifies, always: the people of a direct
+// or group message; each @name that notifies (a member of the channel) and
+// each that does not (someone outside it, the caller, nobody at all, with
+// the closest usernames); how many people @channel, @all and @here reach;
+// and plainly when no mention notifies anyone.
 func mentionNotes(mm Mattermost, req Request) ([]string, error) {
-	var notes []string
+	var notes, notified, outside []string
+	var self string
+	place := req.Dest.PlaceText()
+	direct := req.Dest.ChannelID == "" && len(req.Dest.UserIDs) > 0
+	if direct {
+		who := req.Dest.Recipients
+		if len(who) != len(req.Dest.UserIDs) {
+			who = []string{fmt.Sprintf("the %d people you write to", len(req.Dest.UserIDs))}
+		}
+		if len(req.Dest.UserIDs) == 1 {
+			notes = append(notes, fmt.Sprintf("%s is notified: it is a direct message to them.", join(who)))
+		} else {
+			notes = append(notes, fmt.Sprintf("%s are notified: it is a group message with them.", join(who)))
+		}
+	}
 	seen := map[string]bool{}
+	broadcast := false
 	for _, m := range mentionRE.FindAllStringSubmatch(req.Message, -1) {
 		name := strings.ToLower(m[1])
 		if seen[name] {
@@ -183,6 +224,7 @@ func mentionNotes(mm Mattermost, req Request) ([]string, error) {
 		seen[name] = true
 		switch name {
 		case "channel", "all", "here":
+			broadcast = true
 			reach := int64(len(req.Dest.UserIDs) + 1)
 			if req.Dest.ChannelID != "" {
 				n, err := mm.MemberCount(req.Dest.ChannelID)
@@ -195,14 +237,28 @@ func mentionNotes(mm Mattermost, req Request) ([]string, error) {
 			if name == "here" {
 				what = "every member who is online"
 			}
-			notes = append(notes, fmt.Sprintf("@%s notifies %s of %s: %d people.", name, what, req.Dest.Label, reach))
+			notes = append(notes, fmt.Sprintf("@%s notifies %s of %s: %d people.", name, what, place, reach))
 			continue
 		}
-		ok, err := mm.UsernameExists(name)
+		id, err := mm.UserIDByUsername(name)
 		if err != nil {
 			return nil, err
 		}
-		if ok {
+		if id != "" && id == mm.UserID() {
+			self = "@" + name
+			continue
+		}
+		if id != "" {
+			member, err := isMember(mm, req.Dest, id)
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case member:
+				notified = append(notified, "@"+name)
+			default:
+				outside = append(outside, "@"+name)
+			}
 			continue
 		}
 		note := fmt.Sprintf("@%s matches nobody, so it notifies nobody.", name)
@@ -224,7 +280,74 @@ func mentionNotes(mm Mattermost, req Request) ([]string, error) {
 		}
 		notes = append(notes, note)
 	}
+	var lead []string
+	switch {
+	case len(notified) == 1 && !direct:
+		lead = append(lead, notified[0]+" is notified by the mention.")
+	case len(notified) > 1 && !direct:
+		lead = append(lead, join(notified)+" are notified by their mentions.")
+	}
+	switch {
+	case len(outside) == 1:
+		lead = append(lead, fmt.Sprintf("%s is not in %s, so Mattermost does not notify them.", outside[0], place))
+	case len(outside) > 1:
+		lead = append(lead, fmt.Sprintf("%s are not in %s, so Mattermost does not notify them.", join(outside), place))
+	}
+	if self != "" {
+		lead = append(lead, fmt.Sprintf("%s is you: your own mention notifies nobody.", self))
+	}
+	if !direct {
+		notes = append(lead, notes...)
+	} else {
+		notes = append(notes[:1], append(lead, notes[1:]...)...)
+	}
+	if !direct && len(notified) == 0 && !broadcast {
+		notes = append(notes, fmt.Sprintf("Nobody is notified by a mention. Members of %s who chose to be notified of every message still are.", place))
+	}
 	return notes, nil
+}
+
+// isMember reports whether a user is among the people a post reaches.
+func isMember(mm Mattermost, dest Destination, userID string) (bool, error) {
+	if dest.ChannelID != "" {
+		return mm.IsChannelMember(dest.ChannelID, userID)
+	}
+	return slices.Contains(dest.UserIDs, userID), nil
+}
+
+// join lists names as a person writes them: "a", "a and b", "a, b and c".
+func join(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// Heading is the write in the person's words, for the top of the page and
+// the modal: what it does and where, without ids or the model's text.
+func (p Plan) Heading() string {
+	place := p.Dest.PlaceText()
+	var h string
+	switch p.Action {
+	case ActionEdit:
+		h = "Edit your post in " + place
+	case ActionReact:
+		h = fmt.Sprintf("React :%s: to a post in %s", p.Emoji, place)
+	case ActionUnreact:
+		h = fmt.Sprintf("Take back your :%s: on a post in %s", p.Emoji, place)
+	default:
+		switch {
+		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) == 1:
+			h = "Direct message to " + p.Dest.Recipients[0]
+		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) > 1:
+			h = "Group message with " + strings.Join(p.Dest.Recipients, ", ")
+		case p.Dest.RootID != "":
+			h = "Reply in a thread in " + place
+		default:
+			h = "Post in " + place
+		}
+	}
+	return present.Clean(h)
 }
 
 // Result is an executed post.

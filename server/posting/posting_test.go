@@ -26,13 +26,27 @@ func (f *fakeMM) DiscardUploads(ids []string) error {
 	return nil
 }
 
-func (f *fakeMM) UserID() string                        { return "alice" }
-func (f *fakeMM) MayPost(string) (bool, bool, error)    { return true, true, nil }
-func (f *fakeMM) Post(string) (*model.Post, error)      { return nil, ErrNotFound }
-func (f *fakeMM) ServerMaxFileSize() int64              { return 1 << 20 }
-func (f *fakeMM) AttachmentsEnabled() bool              { return !f.noAttachments }
-func (f *fakeMM) MemberCount(string) (int64, error)     { return 42, nil }
-func (f *fakeMM) UsernameExists(n string) (bool, error) { return n == "bob", nil }
+func (f *fakeMM) UserID() string                     { return "alice" }
+func (f *fakeMM) MayPost(string) (bool, bool, error) { return true, true, nil }
+func (f *fakeMM) Post(string) (*model.Post, error)   { return nil, ErrNotFound }
+func (f *fakeMM) ServerMaxFileSize() int64           { return 1 << 20 }
+func (f *fakeMM) AttachmentsEnabled() bool           { return !f.noAttachments }
+func (f *fakeMM) MemberCount(string) (int64, error)  { return 42, nil }
+
+// Accounts of the fake: alice is the caller, bob is in channel "c", carol
+// is in no channel.
+func (f *fakeMM) UserIDByUsername(n string) (string, error) {
+	switch n {
+	case "alice":
+		return "alice", nil
+	case "bob", "carol":
+		return "u-" + n, nil
+	}
+	return "", nil
+}
+func (f *fakeMM) IsChannelMember(ch, user string) (bool, error) {
+	return ch == "c" && (user == "u-bob" || user == "alice"), nil
+}
 func (f *fakeMM) SearchUsers(string, int) ([]*model.User, error) {
 	return []*model.User{{Username: "bob"}}, nil
 }
@@ -151,13 +165,81 @@ func TestElevenFilesAndAMissingKindAreRefusedWithWhatToChange(t *testing.T) {
 }
 
 func TestMentionsSayWhomTheyReachAndSuggestTheClosestName(t *testing.T) {
-	plan, err := Prepare(context.Background(), &fakeMM{}, registry(new(string)), Request{Dest: Destination{ChannelID: "c", Label: "~town"}, Message: "@channel ping @bobb and @bob"})
+	plan, err := Prepare(context.Background(), &fakeMM{}, registry(new(string)), Request{Dest: Destination{ChannelID: "c", Label: "~town (id c)", Place: "Town Square, Acme"}, Message: "@channel ping @bobb and @bob"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	joined := strings.Join(plan.Notes, " | ")
-	if !strings.Contains(joined, "42 people") || !strings.Contains(joined, "@bobb matches nobody") || !strings.Contains(joined, "Closest: @bob") || strings.Contains(joined, "@bob matches") {
+	for _, want := range []string{"@bob is notified by the mention.", "@channel notifies every member of Town Square, Acme: 42 people.", "@bobb matches nobody", "Closest: @bob"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the notes lack %q: %s", want, joined)
+		}
+	}
+	if strings.Contains(joined, "@bob matches") || strings.Contains(joined, "(id c)") || strings.Contains(joined, "Nobody is notified") {
 		t.Fatalf("notes: %s", joined)
+	}
+}
+
+func notesOf(t *testing.T, dest Destination, message string) string {
+	t.Helper()
+	plan, err := Prepare(context.Background(), &fakeMM{}, registry(new(string)), Request{Dest: dest, Message: message})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan.Notes, " | ")
+}
+
+func TestAMentionOfSomeoneOutsideTheChannelSaysMattermostDoesNotNotifyThem(t *testing.T) {
+	got := notesOf(t, Destination{ChannelID: "c", Place: "Harbour ops, CEO Team"}, "@carol and @bob, see this")
+	want := "@bob is notified by the mention. | @carol is not in Harbour ops, CEO Team, so Mattermost does not notify them."
+	if got != want {
+		t.Fatalf("notes %q, want %q", got, want)
+	}
+}
+
+func TestAMessageThatNotifiesNobodyByMentionSaysSoPlainly(t *testing.T) {
+	for _, message := range []string{"no mentions here", "only me: @alice", "someone outside: @carol"} {
+		got := notesOf(t, Destination{ChannelID: "c", Place: "Harbour ops, CEO Team"}, message)
+		if !strings.Contains(got, "Nobody is notified by a mention. Members of Harbour ops, CEO Team who chose to be notified of every message still are.") {
+			t.Errorf("%q: notes %q", message, got)
+		}
+	}
+	if got := notesOf(t, Destination{ChannelID: "c", Place: "Harbour ops"}, "only me: @alice"); !strings.Contains(got, "@alice is you: your own mention notifies nobody.") {
+		t.Errorf("a mention of oneself: %q", got)
+	}
+}
+
+func TestADirectOrGroupMessageNamesItsRecipientsAsNotified(t *testing.T) {
+	dm := notesOf(t, Destination{UserIDs: []string{"u-bob"}, Recipients: []string{"@bob"}, Place: "your direct message with @bob"}, "hi @bob, ask @carol")
+	if dm != "@bob is notified: it is a direct message to them. | @carol is not in your direct message with @bob, so Mattermost does not notify them." {
+		t.Fatalf("direct message notes %q", dm)
+	}
+	gm := notesOf(t, Destination{UserIDs: []string{"u-bob", "u-carol"}, Recipients: []string{"@bob", "@carol"}, Place: "your group message with @bob, @carol"}, "hi all")
+	if gm != "@bob and @carol are notified: it is a group message with them." {
+		t.Fatalf("group message notes %q", gm)
+	}
+}
+
+func TestTheHeadingSaysWhatAndWhereInThePersonsWordsWithoutIdsOrTheMessage(t *testing.T) {
+	channel := Destination{ChannelID: "7ge5abc", Label: `~harbour "Harbour ops" (public, id 7ge5abc)`, Place: "Harbour ops, CEO Team"}
+	reply := channel
+	reply.RootID = "p0"
+	cases := []struct {
+		plan Plan
+		want string
+	}{
+		{Plan{Dest: channel, Message: "**Harbour report** for @bob"}, "Post in Harbour ops, CEO Team"},
+		{Plan{Dest: reply, Message: "yes"}, "Reply in a thread in Harbour ops, CEO Team"},
+		{Plan{Dest: Destination{UserIDs: []string{"u-bob"}, Recipients: []string{"@bob"}}, Message: "hi"}, "Direct message to @bob"},
+		{Plan{Dest: Destination{UserIDs: []string{"u-bob", "u-carol"}, Recipients: []string{"@bob", "@carol"}}}, "Group message with @bob, @carol"},
+		{Plan{Action: ActionEdit, Dest: channel, Message: "new"}, "Edit your post in Harbour ops, CEO Team"},
+		{Plan{Action: ActionReact, Emoji: "tada", Dest: channel}, "React :tada: to a post in Harbour ops, CEO Team"},
+		{Plan{Action: ActionUnreact, Emoji: "tada", Dest: channel}, "Take back your :tada: on a post in Harbour ops, CEO Team"},
+	}
+	for _, c := range cases {
+		if got := c.plan.Heading(); got != c.want {
+			t.Errorf("heading %q, want %q", got, c.want)
+		}
 	}
 }
 

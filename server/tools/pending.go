@@ -72,7 +72,7 @@ func refused(text string, data any) *mcp.CallToolResult {
 // posted words a post sent at once, with its files.
 func (d Deps) posted(o approval.Outcome) *mcp.CallToolResult {
 	plan := o.Plan
-	out := PostResult{PostID: o.Record.PostID, ChannelID: plan.Dest.ChannelID, Permalink: o.Record.Permalink, Notes: plan.Notes}
+	out := PostResult{PostID: o.Record.PostID, ChannelID: o.ChannelID, Permalink: o.Record.Permalink, Notes: plan.Notes}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Posted to %s: %s\n", plan.Dest.Label, out.Permalink)
 	for i, f := range plan.Files {

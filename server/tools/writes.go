@@ -146,7 +146,7 @@ func (d Deps) createPost(ctx context.Context, a createPostArgs) (*mcp.CallToolRe
 	if r.refusal != "" {
 		return mcp.NewToolResultError(r.refusal), nil
 	}
-	dest := posting.Destination{ChannelID: r.view.ch.Id, RootID: strings.TrimSpace(a.RootID), Label: r.view.label()}
+	dest := posting.Destination{ChannelID: r.view.ch.Id, RootID: strings.TrimSpace(a.RootID), Label: r.view.label(), Place: r.view.place(c), Where: r.view.where(c)}
 	return d.post(ctx, c, dest, a.Message, a.Files)
 }
 
@@ -165,7 +165,8 @@ func (d Deps) dm(ctx context.Context, a dmArgs) (*mcp.CallToolResult, error) {
 	if u.Id == c.UserID() {
 		return mcp.NewToolResultError("That is the signed-in person themselves; give someone else."), nil
 	}
-	dest := posting.Destination{UserIDs: []string{u.Id}, Label: "a direct message with @" + u.Username}
+	dest := posting.Destination{UserIDs: []string{u.Id}, Label: "a direct message with @" + u.Username,
+		Place: "your direct message with @" + u.Username, Where: "a direct message from you to @" + u.Username, Recipients: []string{"@" + u.Username}}
 	return d.post(ctx, c, dest, a.Message, a.Files)
 }
 
@@ -193,7 +194,8 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallTo
 	if len(ids) < 2 || len(ids) > maxGroupOther {
 		return mcp.NewToolResultError(fmt.Sprintf("A group message is with 2 to %d other people; %d were given. For one person use dm; for more, a channel.", maxGroupOther, len(ids))), nil
 	}
-	dest := posting.Destination{UserIDs: ids, Label: "a group message with " + strings.Join(names, ", ")}
+	dest := posting.Destination{UserIDs: ids, Label: "a group message with " + strings.Join(names, ", "),
+		Place: "your group message with " + strings.Join(names, ", "), Where: "a group message from you to " + strings.Join(names, ", "), Recipients: names}
 	return d.post(ctx, c, dest, a.Message, a.Files)
 }
 
@@ -250,6 +252,7 @@ func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolRe
 	}
 	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionEdit, PostID: p.Id, Message: a.Message, Previous: p.Message,
 		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
+	plan.Dest.Place, plan.Dest.Where = placeIn(c, ch)
 	return d.write(ctx, c, plan)
 }
 
@@ -272,6 +275,7 @@ func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (*mcp.Call
 	}
 	plan := posting.Plan{CallerID: c.UserID(), Action: action, PostID: p.Id, Emoji: emoji, Previous: p.Message,
 		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
+	plan.Dest.Place, plan.Dest.Where = placeIn(c, ch)
 	return d.write(ctx, c, plan)
 }
 

@@ -11,6 +11,10 @@ export interface ConfirmationFile {
     type: string;
     mismatch: string;
     origin: string;
+    // The origin as a sentence ("Written by the AI"); origin_url is the post an
+    // attachment was copied from.
+    origin_text?: string;
+    origin_url?: string;
     sha256: string;
     preview: string;
     thumbnail_url: string;
@@ -23,6 +27,18 @@ export interface ConfirmationDetail {
     created_at: string;
     expires_at: string;
     destination: string;
+    // The write in the person's words ("Post in Harbour ops, CEO Team"), where it
+    // goes in their words, and in full without ids. An answered record has none.
+    heading?: string;
+    place?: string;
+    where?: string;
+    // The note the post carries under it.
+    attribution?: string;
+    // The person's time zone from their Mattermost profile (IANA name).
+    time_zone?: string;
+    // What happened, in a sentence, and why a write failed.
+    outcome_text?: string;
+    outcome_reason?: string;
     // '' for a post; 'edit', 'react' or 'unreact' for the other writes.
     action?: string;
     emoji?: string;

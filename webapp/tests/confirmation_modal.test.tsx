@@ -10,12 +10,13 @@ import {BASE, deferred, detail, fakeServer, ID} from './fake_server';
 const files = [
     {
         index: 0, name: 'chart.png', size: 1234, size_text: '1.2 KiB', type: 'PNG image', mismatch: '',
-        origin: 'your workspace file chart.png', sha256: 'a1b2c3d4e5f6', preview: '',
+        origin: 'attachment chart.png from http://mm/acme/pl/p0', origin_text: 'A copy of the attachment chart.png',
+        origin_url: 'http://mm/acme/pl/p0', sha256: 'a1b2c3d4e5f6', preview: '',
         thumbnail_url: `${BASE}/${ID}/files/0/thumbnail`,
     },
     {
         index: 1, name: 'notes.txt', size: 20, size_text: '20 B', type: 'Text', mismatch: 'Named .txt but holds a PDF document',
-        origin: 'your workspace file notes.txt', sha256: '0f0f0f0f0f0f', preview: 'line one\nline two',
+        origin: 'written by the model', origin_text: 'Written by the AI', sha256: '0f0f0f0f0f0f', preview: 'line one\nline two',
         thumbnail_url: '',
     },
 ];
@@ -44,7 +45,7 @@ describe('ConfirmationModal', () => {
         expect(container.innerHTML).toBe('');
     });
 
-    it('shows the event title while loading, then the destination, rendered message, notifications and every file', async () => {
+    it('shows the event title while loading, then the heading, where, the rendered message in its own labelled box, who is notified and every file', async () => {
         const {calls} = fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({files})}});
         window.PostUtils = {
             formatText: vi.fn((text: string) => `<p>${text}</p>`),
@@ -60,14 +61,23 @@ describe('ConfirmationModal', () => {
         expect((await screen.findByTestId('rendered')).textContent).toBe('rendered:<p>hi **all**</p>');
         expect(window.PostUtils.formatText).toHaveBeenCalledWith('hi **all**', {atMentions: true, markdown: true});
         expect(calls()).toEqual([`GET ${BASE}/${ID}`]);
-        expect(within(dialog).getByRole('heading', {level: 2}).textContent).toBe('Post to ~town-square: "hi" with 1 file(s)');
-        expect(dialog.textContent).toContain('~town-square in team Acme');
-        expect(dialog.textContent).toContain('@channel notifies every member of ~town-square: 12 people.');
+        expect(within(dialog).getByRole('heading', {level: 2}).textContent).toBe('Post in Town Square, Acme');
+        expect(dialog.textContent).toContain('An AI assistant asks to post this as you. Nothing is sent until you accept.');
+        expect(dialog.textContent).toContain('WhereTown Square (~town-square), a public channel of team Acme');
+        expect(dialog.textContent).toContain('“Written by an AI assistant for @alice (MCP)”, shown under the post');
+        expect(dialog.textContent).not.toContain('7ge5chan');
+        const box = screen.getByTestId('rendered').closest('figure')!;
+        expect(box.querySelector('figcaption')!.textContent).toBe('Written by the AI: it is posted exactly as shown');
+        expect(within(dialog).getByRole('heading', {name: 'Who is notified'})).toBeTruthy();
+        expect(dialog.textContent).toContain('@channel notifies every member of Town Square, Acme: 12 people.');
 
         const items = within(dialog).getAllByRole('listitem').filter((li) => li.querySelector('strong'));
         expect(items.map((li) => li.querySelector('strong')!.textContent)).toEqual(['chart.png', 'notes.txt']);
         expect(items[0].textContent).toContain('1.2 KiB · PNG image');
-        expect(items[0].textContent).toContain('From your workspace file chart.png');
+        expect(items[0].textContent).toContain('A copy of the attachment chart.png, from this post.');
+        expect(within(items[0]).getByRole('link', {name: 'this post'}).getAttribute('href')).toBe('http://mm/acme/pl/p0');
+        expect(items[1].textContent).toContain('Written by the AI.');
+        expect(dialog.textContent).not.toContain('from written by the model');
         expect(items[0].textContent).toContain('SHA-256 a1b2c3d4e5f6');
         expect(within(items[0]).getByRole('img', {name: 'Preview of chart.png'}).getAttribute('src'))
             .toBe(`/plugins/mcp-server/api/v1/confirmations/${ID}/files/0/thumbnail`);
@@ -135,9 +145,10 @@ describe('ConfirmationModal', () => {
         expect(init.credentials).toBe('include');
         expect(init.headers).toMatchObject({'X-CSRF-Token': 'csrf-token-1', 'X-Requested-With': 'XMLHttpRequest'});
 
-        await act(async () => accept.release({body: detail({state: 'posted', permalink, message: '', notes: []})}));
+        await act(async () => accept.release({body: detail({state: 'posted', permalink, message: '', notes: [], heading: '', outcome_text: 'Posted in Town Square, Acme.'})}));
 
-        expect(screen.getByRole('status').textContent).toContain('Posted.');
+        expect(screen.getByRole('status').textContent).toBe('Posted in Town Square, Acme. View the post');
+        expect(screen.getByRole('heading', {level: 2}).textContent).toBe('Post in Town Square, Acme');
         expect(screen.getByRole('link', {name: 'View the post'}).getAttribute('href')).toBe(permalink);
         expect(screen.queryByRole('button', {name: 'Accept'})).toBeNull();
 
@@ -171,16 +182,36 @@ describe('ConfirmationModal', () => {
         expect(screen.getByRole('button', {name: 'Close'})).toBeTruthy();
     });
 
-    it('shows the outcome text when the post failed', async () => {
+    it('says in a sentence that the post failed, and why', async () => {
         fakeServer({
             [`GET ${BASE}/${ID}`]: {body: detail()},
-            [`POST ${BASE}/${ID}/accept`]: {body: detail({state: 'failed', outcome: 'You can no longer post in ~town-square.'})},
+            [`POST ${BASE}/${ID}/accept`]: {body: detail({state: 'failed', outcome: 'Nothing was sent: You can no longer post in ~town-square.',
+                outcome_text: 'Failed: nothing was posted.', outcome_reason: 'You can no longer post in ~town-square.'})},
         });
         openModal();
 
         fireEvent.click(await screen.findByRole('button', {name: 'Accept'}));
 
-        expect((await screen.findByRole('status')).textContent).toBe('Not posted: You can no longer post in ~town-square.');
+        expect((await screen.findByRole('status')).textContent).toBe('Failed: nothing was posted. You can no longer post in ~town-square.');
+    });
+
+    it('shows the expiry in the person\'s Mattermost time zone, named', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({expires_at: '2025-01-02T10:10:00Z', time_zone: 'Asia/Tokyo'})}});
+        openModal();
+
+        await screen.findByRole('button', {name: 'Accept'});
+        const text = screen.getByRole('dialog').textContent!;
+        expect(text).toMatch(/Answer by(07|7):10 (PM )?\(Asia\/Tokyo\); after that nothing is sent\./);
+    });
+
+    it('words an older server\'s detail without a heading or origin sentence plainly', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({heading: undefined, where: undefined, files: [{...files[0], origin_text: undefined, origin: 'your workspace file chart.png'}]})}});
+        openModal();
+
+        await screen.findByRole('button', {name: 'Accept'});
+        const dialog = screen.getByRole('dialog');
+        expect(within(dialog).getByRole('heading', {level: 2}).textContent).toBe('Post to ~town-square: "hi" with 1 file(s)');
+        expect(dialog.textContent).toContain('From your workspace file chart.png');
     });
 
     it('says the confirmation may have expired and to ask the assistant again when it is not found', async () => {

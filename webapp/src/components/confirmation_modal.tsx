@@ -17,6 +17,9 @@ const overlayStyle: React.CSSProperties = {
 };
 
 const dialogStyle: React.CSSProperties = {
+    // Border-box whatever the host's CSS says, so the padding stays inside the
+    // width and the dialog keeps its margin on a phone.
+    boxSizing: 'border-box',
     width: 'min(640px, calc(100vw - 32px))',
     maxHeight: 'calc(100vh - 48px)',
     overflowY: 'auto',
@@ -35,11 +38,20 @@ const closeIconStyle: React.CSSProperties = {...buttonStyle, border: 'none', pad
 const sectionStyle: React.CSSProperties = {margin: '16px 0 0'};
 const headingStyle: React.CSSProperties = {margin: '0 0 6px', fontSize: 12, fontWeight: 600, textTransform: 'uppercase', color: theme.muted};
 const messageBoxStyle: React.CSSProperties = {padding: '8px 12px', border: `1px solid ${theme.border}`, borderRadius: 4, background: theme.subtle};
+// The model's text sits in a box of its own with a caption saying who wrote it,
+// so nothing it writes can pass for the dialog's own words.
+const aiBoxStyle: React.CSSProperties = {margin: 0, border: `1px solid ${theme.border}`, borderRadius: 6, overflow: 'hidden'};
+const aiCaptionStyle: React.CSSProperties = {padding: '4px 12px', fontSize: 12, fontWeight: 600, color: theme.muted, background: theme.subtle, borderBottom: `1px solid ${theme.border}`};
+const aiBodyStyle: React.CSSProperties = {padding: '8px 12px', overflowWrap: 'anywhere'};
+const factsStyle: React.CSSProperties = {display: 'grid', gridTemplateColumns: 'max-content minmax(0, 1fr)', gap: '4px 16px', margin: '12px 0 0'};
+const factNameStyle: React.CSSProperties = {color: theme.muted};
+const factValueStyle: React.CSSProperties = {margin: 0, overflowWrap: 'anywhere'};
 const preStyle: React.CSSProperties = {margin: 0, whiteSpace: 'pre-wrap', wordBreak: 'break-word', fontSize: 13};
 const listStyle: React.CSSProperties = {margin: 0, paddingLeft: 18};
 const fileListStyle: React.CSSProperties = {margin: 0, padding: 0, listStyle: 'none'};
 const fileStyle: React.CSSProperties = {display: 'flex', gap: 12, padding: '8px 0', borderTop: `1px solid ${theme.border}`};
-const thumbStyle: React.CSSProperties = {width: 64, height: 64, objectFit: 'cover', borderRadius: 4, flex: 'none'};
+// The thumbnail keeps its own shape: the box fits the image, never wider.
+const thumbStyle: React.CSSProperties = {display: 'block', maxWidth: 96, maxHeight: 96, width: 'auto', height: 'auto', borderRadius: 4, flex: 'none', alignSelf: 'flex-start', border: `1px solid ${theme.border}`};
 const warningStyle: React.CSSProperties = {color: theme.error, fontWeight: 600};
 const footerStyle: React.CSSProperties = {display: 'flex', alignItems: 'center', gap: 8, marginTop: 20};
 const linkStyle: React.CSSProperties = {color: theme.link};
@@ -63,6 +75,13 @@ function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
     const ref = useRef<HTMLDivElement>(null);
     const {detail, busy, error} = modal;
     const titleId = `mcp-server-confirmation-${modal.id}`;
+
+    // An answered record keeps no plan, so its heading is remembered from
+    // when it was pending.
+    const heading = useRef('');
+    if (detail?.heading) {
+        heading.current = detail.heading;
+    }
 
     // The dialog itself takes focus, not Accept: a keystroke meant for the message
     // box must never answer a confirmation that just popped up.
@@ -104,7 +123,7 @@ function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
                         id={titleId}
                         style={titleStyle}
                     >
-                        {detail?.title || modal.title || 'Pending confirmation'}
+                        {heading.current || detail?.title || modal.title || 'Pending confirmation'}
                     </h2>
                     <button
                         type='button'
@@ -164,25 +183,53 @@ function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
     );
 }
 
+function lede(detail: ConfirmationDetail): string {
+    switch (detail.action) {
+    case 'edit':
+        return 'An AI assistant asks to replace the message of your post. Nothing changes until you accept.';
+    case 'react':
+        return `An AI assistant asks to add your :${detail.emoji ?? ''}: reaction on this post. Nothing changes until you accept.`;
+    case 'unreact':
+        return `An AI assistant asks to take back your :${detail.emoji ?? ''}: reaction on this post. Nothing changes until you accept.`;
+    }
+    return 'An AI assistant asks to post this as you. Nothing is sent until you accept.';
+}
+
 function Details({detail}: {detail: ConfirmationDetail}) {
-    const expires = formatTime(detail.expires_at);
+    const pending = detail.state === 'pending';
+    const expires = formatTime(detail.expires_at, detail.time_zone);
+    const where = detail.where || detail.destination;
     return (
         <>
-            {detail.destination && (
-                <p style={sectionStyle}>
-                    {'Where: '}
-                    <strong>{detail.destination}</strong>
-                </p>
-            )}
-            {detail.state === 'pending' && expires && (
-                <p style={mutedStyle}>{`Waits for your answer until ${expires}.`}</p>
+            {pending && <p style={{...mutedStyle, fontSize: 14, margin: '4px 0 0'}}>{lede(detail)}</p>}
+            {pending && (
+                <dl style={factsStyle}>
+                    {where && (
+                        <>
+                            <dt style={factNameStyle}>{'Where'}</dt>
+                            <dd style={factValueStyle}>{where}</dd>
+                        </>
+                    )}
+                    {detail.attribution && !detail.action && (
+                        <>
+                            <dt style={factNameStyle}>{'Marked'}</dt>
+                            <dd style={factValueStyle}>{`“${detail.attribution}”, shown under the post`}</dd>
+                        </>
+                    )}
+                    {expires && (
+                        <>
+                            <dt style={factNameStyle}>{'Answer by'}</dt>
+                            <dd style={factValueStyle}>{`${expires}; after that nothing is ${detail.action ? 'changed' : 'sent'}.`}</dd>
+                        </>
+                    )}
+                </dl>
             )}
             {detail.message !== '' && (
                 <section style={sectionStyle}>
                     <h3 style={headingStyle}>{detail.action === 'edit' ? 'New message' : 'Message'}</h3>
-                    <div style={messageBoxStyle}>
+                    <AIText caption={detail.action === 'edit' ? 'Written by the AI: your post will read exactly this' : 'Written by the AI: it is posted exactly as shown'}>
                         <PostMessage text={detail.message}/>
-                    </div>
+                    </AIText>
                 </section>
             )}
             {detail.previous && (
@@ -195,7 +242,7 @@ function Details({detail}: {detail: ConfirmationDetail}) {
             )}
             {detail.notes.length > 0 && (
                 <section style={sectionStyle}>
-                    <h3 style={headingStyle}>{'Notifications'}</h3>
+                    <h3 style={headingStyle}>{'Who is notified'}</h3>
                     <ul style={listStyle}>
                         {detail.notes.map((note) => <li key={note}>{note}</li>)}
                     </ul>
@@ -218,7 +265,42 @@ function Details({detail}: {detail: ConfirmationDetail}) {
     );
 }
 
+function AIText({caption, children}: {caption: string; children: React.ReactNode}) {
+    return (
+        <figure style={aiBoxStyle}>
+            <figcaption style={aiCaptionStyle}>{caption}</figcaption>
+            <div style={aiBodyStyle}>{children}</div>
+        </figure>
+    );
+}
+
+// Where a file comes from, as a sentence; an older server sends only the
+// fragment ("written by the model").
+function originOf(file: ConfirmationFile): React.ReactNode {
+    if (!file.origin_text) {
+        return file.origin ? `From ${file.origin}` : '';
+    }
+    if (!file.origin_url) {
+        return `${file.origin_text}.`;
+    }
+    return (
+        <>
+            {`${file.origin_text}, from `}
+            <a
+                href={file.origin_url}
+                target='_blank'
+                rel='noopener noreferrer'
+                style={linkStyle}
+            >
+                {'this post'}
+            </a>
+            {'.'}
+        </>
+    );
+}
+
 function FileItem({file}: {file: ConfirmationFile}) {
+    const origin = originOf(file);
     return (
         <li style={fileStyle}>
             {file.thumbnail_url && (
@@ -229,10 +311,10 @@ function FileItem({file}: {file: ConfirmationFile}) {
                 />
             )}
             <div style={{minWidth: 0, flex: 1}}>
-                <strong style={{wordBreak: 'break-all'}}>{file.name}</strong>
+                <strong style={{overflowWrap: 'anywhere'}}>{file.name}</strong>
                 <div>{[file.size_text, file.type].filter(Boolean).join(' · ')}</div>
                 {file.mismatch && <div style={warningStyle}>{file.mismatch}</div>}
-                {file.origin && <div style={mutedStyle}>{`From ${file.origin}`}</div>}
+                {origin && <div style={mutedStyle}>{origin}</div>}
                 {file.sha256 && <div style={mutedStyle}>{`SHA-256 ${file.sha256}…`}</div>}
                 {file.preview && (
                     <pre style={{...preStyle, ...messageBoxStyle, marginTop: 6, maxHeight: 160, overflow: 'auto'}}>
@@ -244,12 +326,21 @@ function FileItem({file}: {file: ConfirmationFile}) {
     );
 }
 
+// The server words the outcome; these are for a server that does not yet.
+const FALLBACK_OUTCOMES: Record<string, string> = {
+    posted: 'Posted.',
+    declined: 'Declined: nothing was posted.',
+    failed: 'Failed: nothing was posted.',
+    executing: 'Accepted: it is being posted now.',
+};
+
 function Outcome({detail, store}: {detail: ConfirmationDetail; store: ConfirmationStore}) {
+    const text = detail.outcome_text || FALLBACK_OUTCOMES[detail.state];
     switch (detail.state) {
     case 'posted':
         return (
             <p role='status' style={sectionStyle}>
-                {'Posted. '}
+                {`${text} `}
                 {detail.permalink && (
                     <a
                         href={detail.permalink}
@@ -261,12 +352,13 @@ function Outcome({detail, store}: {detail: ConfirmationDetail; store: Confirmati
                 )}
             </p>
         );
+    case 'failed': {
+        const reason = detail.outcome_text ? detail.outcome_reason : detail.outcome;
+        return <p role='status' style={errorStyle}>{reason ? `${text} ${reason}` : text}</p>;
+    }
     case 'declined':
-        return <p role='status' style={sectionStyle}>{'Declined: nothing was posted.'}</p>;
-    case 'failed':
-        return <p role='status' style={errorStyle}>{`Not posted: ${detail.outcome || 'the post failed.'}`}</p>;
     case 'executing':
-        return <p role='status' style={sectionStyle}>{'Accepted; it is being posted now.'}</p>;
+        return <p role='status' style={sectionStyle}>{text}</p>;
     default:
         return null;
     }
@@ -332,7 +424,19 @@ function trapTab(e: React.KeyboardEvent<HTMLDivElement>) {
     }
 }
 
-function formatTime(iso: string): string {
+// A time of day in the person's Mattermost time zone, named, or else in the
+// browser's own.
+export function formatTime(iso: string, timeZone?: string): string {
     const date = new Date(iso);
-    return isNaN(date.getTime()) ? '' : date.toLocaleTimeString([], {hour: '2-digit', minute: '2-digit'});
+    if (isNaN(date.getTime())) {
+        return '';
+    }
+    if (timeZone) {
+        try {
+            return `${date.toLocaleTimeString([], {hour: '2-digit', minute: '2-digit', timeZone})} (${timeZone})`;
+        } catch {
+            // An unknown zone name: the browser's own time below.
+        }
+    }
+    return date.toLocaleTimeString([], {hour: '2-digit', minute: '2-digit'});
 }

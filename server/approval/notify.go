@@ -1,0 +1,277 @@
+package approval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+)
+
+// When a write starts waiting for the person in Mattermost, the plugin's
+// bot sends them a direct message: an ordinary post, so their own
+// notification settings carry it to every device (desktop, mobile push,
+// email). It says what is asked and links the confirmation page; it holds
+// nothing that answers (an interactive button can be pressed with a token,
+// so it could not tell the person from the agent). When the write is
+// answered, fails or expires, the same message is edited to say so.
+
+const (
+	dmKeyPrefix = "pcdm_"
+	// dmIndexKey lists the direct messages still open, so that the expiry
+	// job reads one key rather than every key of the plugin.
+	dmIndexKey = "pcdm_index"
+	// maxOpenDMs bounds the index: a write waits at most PendingLifetime,
+	// so this is thousands of writes started within ten minutes.
+	maxOpenDMs = 5000
+	// dmPreviewLines and dmPreviewRunes bound the message's first lines in
+	// the direct message: a notification shows only its start anyway.
+	dmPreviewLines = 4
+	dmPreviewRunes = 400
+	// dmRecordLifetime keeps the link from a write to its direct message
+	// until well after the write is answered or expired.
+	dmRecordLifetime = PendingLifetime + OutcomeLifetime
+)
+
+// Teller sends and edits the bot's direct messages (*mattermost.Bot is one).
+type Teller interface {
+	Tell(userID string, p *model.Post) (string, error)
+	Edit(postID string, change func(*model.Post)) error
+}
+
+type openDM struct {
+	UserID   string    `json:"u"`
+	RecordID string    `json:"r"`
+	PostID   string    `json:"p"`
+	Expires  time.Time `json:"e"`
+}
+
+func dmKey(userID, id string) string { return dmKeyPrefix + userID + "_" + id }
+
+// tellByDM sends the person the bot's direct message about rec.
+func (a *Approvals) tellByDM(c *mattermost.Caller, rec Record) {
+	if a.opts.Bot == nil || !a.opts.Config().NotifyByDM || rec.Plan == nil {
+		return
+	}
+	loc := a.zone(c)
+	postID, err := a.opts.Bot.Tell(c.UserID(), &model.Post{Message: a.askingText(*rec.Plan, rec, loc)})
+	if err != nil {
+		a.opts.MM.Log().Warn("Could not tell the person by direct message of a write waiting for them", "user_id", c.UserID(), "error", err.Error())
+		return
+	}
+	dm := openDM{UserID: c.UserID(), RecordID: rec.ID, PostID: postID, Expires: rec.ExpiresAt()}
+	raw, _ := json.Marshal(dm)
+	if err := a.store.KV.Set(dmKey(dm.UserID, dm.RecordID), raw, dmRecordLifetime); err != nil {
+		a.opts.MM.Log().Warn("Could not remember the direct message of a waiting write", "user_id", c.UserID(), "error", err.Error())
+		return
+	}
+	if err := a.updateIndex(func(open []openDM) []openDM {
+		if len(open) >= maxOpenDMs {
+			open = open[1:]
+		}
+		return append(open, dm)
+	}); err != nil {
+		a.opts.MM.Log().Warn("Could not list the direct message of a waiting write for its expiry", "user_id", c.UserID(), "error", err.Error())
+	}
+}
+
+// settled tells the person's open Mattermost that a write was answered and
+// edits its direct message, if one was sent, to say what became of it.
+func (a *Approvals) settled(c *mattermost.Caller, rec Record) {
+	a.answered(c, rec.ID, rec.State)
+	a.closeDM(c.UserID(), rec.ID, func(loc *time.Location) string { return a.settledText(rec) })
+}
+
+// closeDM edits the direct message of a write, if it has one, and forgets
+// it.
+func (a *Approvals) closeDM(userID, id string, text func(*time.Location) string) {
+	if a.opts.Bot == nil {
+		return
+	}
+	raw, err := a.store.KV.Get(dmKey(userID, id))
+	if err != nil || raw == nil {
+		return
+	}
+	var dm openDM
+	if json.Unmarshal(raw, &dm) != nil || dm.PostID == "" {
+		return
+	}
+	loc := a.zone(a.opts.MM.As(userID))
+	err = a.opts.Bot.Edit(dm.PostID, func(p *model.Post) { p.Message = text(loc) })
+	if err != nil && !errors.Is(err, mattermost.ErrNotFound) {
+		a.opts.MM.Log().Warn("Could not edit the direct message of an answered write", "user_id", userID, "error", err.Error())
+		return
+	}
+	if err := a.store.KV.Delete(dmKey(userID, id)); err != nil {
+		a.opts.MM.Log().Warn("Could not forget the direct message of an answered write", "user_id", userID, "error", err.Error())
+	}
+	if err := a.updateIndex(func(open []openDM) []openDM {
+		out := open[:0]
+		for _, o := range open {
+			if o.UserID != userID || o.RecordID != id {
+				out = append(out, o)
+			}
+		}
+		return out
+	}); err != nil {
+		a.opts.MM.Log().Warn("Could not update the list of open direct messages", "error", err.Error())
+	}
+}
+
+// updateIndex changes the list of open direct messages atomically across
+// nodes.
+func (a *Approvals) updateIndex(change func([]openDM) []openDM) error {
+	for attempt := 0; attempt < 10; attempt++ {
+		raw, err := a.store.KV.Get(dmIndexKey)
+		if err != nil {
+			return err
+		}
+		var open []openDM
+		if raw != nil {
+			if err := json.Unmarshal(raw, &open); err != nil {
+				open = nil // a broken index is rebuilt from now on
+			}
+		}
+		next, err := json.Marshal(change(open))
+		if err != nil {
+			return err
+		}
+		ok, err := a.store.KV.CompareAndSet(dmIndexKey, raw, next, 0)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+	}
+	return errors.New("the list of open direct messages kept changing; try again")
+}
+
+// ExpireDMs edits the direct messages of writes that expired unanswered
+// (and of any answered on a node that could not edit them).
+// It runs on one node of the cluster at a time, every minute.
+func (a *Approvals) ExpireDMs(now time.Time) (int, error) {
+	raw, err := a.store.KV.Get(dmIndexKey)
+	if err != nil || raw == nil {
+		return 0, err
+	}
+	var open []openDM
+	if err := json.Unmarshal(raw, &open); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, dm := range open {
+		// The KV store drops a pending record when it expires: a record
+		// that is gone is a write that expired unanswered.
+		rec, err := a.store.Load(dm.UserID, dm.RecordID)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			expired := dm.Expires
+			if now.Before(expired) {
+				expired = now
+			}
+			a.closeDM(dm.UserID, dm.RecordID, func(loc *time.Location) string { return expiredText(expired, loc) })
+			n++
+		case err != nil:
+			return n, err
+		case rec.State != StatePending && rec.State != StateExecuting:
+			// Answered on a node that could not edit the message.
+			a.closeDM(dm.UserID, dm.RecordID, func(*time.Location) string { return a.settledText(rec) })
+			n++
+		}
+	}
+	return n, nil
+}
+
+// askingText is the direct message about a write that waits: what is asked,
+// the first lines of the message, the files, who is notified, until when,
+// and the link.
+func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "**An AI assistant asks to %s.** Nothing is sent until you accept.\n", present.Clean(askingWhat(plan)))
+	if msg := firstLines(plan.Message); msg != "" {
+		// A code block, so that the quoted message mentions nobody and
+		// renders nothing.
+		fence := "```"
+		for strings.Contains(msg, fence) {
+			fence += "`"
+		}
+		fmt.Fprintf(&b, "%s\n%s\n%s\n", fence, msg, fence)
+	}
+	if n := len(plan.Files); n > 0 {
+		names := make([]string, 0, n)
+		for _, f := range plan.Files {
+			names = append(names, "`"+strings.ReplaceAll(present.Clean(f.Name), "`", "'")+"`")
+		}
+		fmt.Fprintf(&b, "Files (%d): %s\n", n, strings.Join(names, ", "))
+	}
+	for _, note := range plan.Notes {
+		b.WriteString("- " + present.Clean(note) + "\n")
+	}
+	fmt.Fprintf(&b, "It waits for your answer until %s. [Open the confirmation](%s) to accept or decline it.",
+		rec.ExpiresAt().In(loc).Format("15:04 MST"), a.PageURL(rec.ID))
+	return b.String()
+}
+
+func askingWhat(plan posting.Plan) string {
+	where := plan.Dest.PlaceText()
+	switch plan.Action {
+	case posting.ActionEdit:
+		return "edit your post in " + where
+	case posting.ActionReact:
+		return fmt.Sprintf("react :%s: to a post in %s", plan.Emoji, where)
+	case posting.ActionUnreact:
+		return fmt.Sprintf("take back your :%s: on a post in %s", plan.Emoji, where)
+	}
+	if len(plan.Dest.UserIDs) > 0 {
+		return "write as you in " + where
+	}
+	return "post as you in " + where
+}
+
+// settledText is the direct message once the write was answered.
+func (a *Approvals) settledText(rec Record) string {
+	switch rec.State {
+	case StatePosted:
+		what := "Done"
+		if rec.Action == posting.ActionPost {
+			what = "Posted"
+		}
+		if rec.Permalink != "" {
+			return fmt.Sprintf("**%s** in %s after you accepted: %s", what, present.Clean(rec.place()), rec.Permalink)
+		}
+		return fmt.Sprintf("**%s** in %s after you accepted.", what, present.Clean(rec.place()))
+	case StateDeclined:
+		return fmt.Sprintf("**Declined**: nothing was sent to %s.", present.Clean(rec.place()))
+	case StateFailed:
+		return fmt.Sprintf("**Failed** after you accepted: %s", present.Clean(rec.Outcome))
+	}
+	return fmt.Sprintf("This write to %s is %s.", present.Clean(rec.place()), rec.State)
+}
+
+func expiredText(at time.Time, loc *time.Location) string {
+	return fmt.Sprintf("**Expired** at %s without an answer: nothing was sent.", at.In(loc).Format("15:04 MST"))
+}
+
+// firstLines is the start of a message for the direct message.
+func firstLines(msg string) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	cut := len(lines) > dmPreviewLines
+	if cut {
+		lines = lines[:dmPreviewLines]
+	}
+	out := strings.Join(lines, "\n")
+	if r := []rune(out); len(r) > dmPreviewRunes {
+		out, cut = string(r[:dmPreviewRunes]), true
+	}
+	if cut {
+		out += "\n…"
+	}
+	return out
+}
