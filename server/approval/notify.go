@@ -211,10 +211,14 @@ func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location
 		}
 		fmt.Fprintf(&b, "Files (%d): %s\n", n, strings.Join(names, ", "))
 	}
-	for _, note := range plan.Notes {
-		b.WriteString("- " + present.Clean(note) + "\n")
+	if len(plan.Notes) > 0 {
+		b.WriteString("Who is notified:\n")
+		for _, note := range plan.Notes {
+			b.WriteString("- " + present.Clean(note) + "\n")
+		}
 	}
-	fmt.Fprintf(&b, "It waits for your answer until %s. [Open the confirmation](%s) to accept or decline it.",
+	// A blank line, so the last line is not read as part of the list.
+	fmt.Fprintf(&b, "\nIt waits for your answer until %s. [Open the confirmation](%s) to accept or decline it.",
 		rec.ExpiresAt().In(loc).Format("15:04 MST"), a.PageURL(rec.ID))
 	return b.String()
 }
