@@ -194,7 +194,7 @@ func (a *Approvals) ExpireDMs(now time.Time) (int, error) {
 // and the link.
 func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**An AI assistant asks to %s.** Nothing is sent until you accept.\n", present.Clean(askingWhat(plan)))
+	fmt.Fprintf(&b, "**%s**: an AI assistant asks to do this as you. Nothing is sent until you accept.\n", plan.Heading())
 	if msg := firstLines(plan.Message); msg != "" {
 		// A code block, so that the quoted message mentions nobody and
 		// renders nothing.
@@ -221,22 +221,6 @@ func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location
 	fmt.Fprintf(&b, "\nIt waits for your answer until %s. [Open the confirmation](%s) to accept or decline it.",
 		rec.ExpiresAt().In(loc).Format("15:04 MST"), a.PageURL(rec.ID))
 	return b.String()
-}
-
-func askingWhat(plan posting.Plan) string {
-	where := plan.Dest.PlaceText()
-	switch plan.Action {
-	case posting.ActionEdit:
-		return "edit your post in " + where
-	case posting.ActionReact:
-		return fmt.Sprintf("react :%s: to a post in %s", plan.Emoji, where)
-	case posting.ActionUnreact:
-		return fmt.Sprintf("take back your :%s: on a post in %s", plan.Emoji, where)
-	}
-	if len(plan.Dest.UserIDs) > 0 {
-		return "write as you in " + where
-	}
-	return "post as you in " + where
 }
 
 // settledText is the direct message once the write was answered.

@@ -83,7 +83,7 @@ func TestAWriteWaitingInMattermostIsToldByDirectMessageAndItsAnswerEditsIt(t *te
 	alice := (*mattermost.Gateway)(nil).As("alice")
 	a.waitInMattermost(alice, rec)
 	to, msg := bot.only(t)
-	for _, want := range []string{"post as you in Harbour ops, CEO Team", "**Harbour report** for @bob", "report.csv", "@bob is notified.",
+	for _, want := range []string{"**Post in Harbour ops, CEO Team**", "**Harbour report** for @bob", "report.csv", "@bob is notified.",
 		"http://mm/plugins/mcp-server/confirm/" + rec.ID, rec.ExpiresAt().UTC().Format("15:04")} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the direct message lacks %q:\n%s", want, msg)
