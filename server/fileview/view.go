@@ -97,6 +97,33 @@ type View struct {
 	Window   *Window
 	Image    *Image // kind image, when decodable and within limits
 	Media    *Media // audio or video within MaxMediaBytes
+	// Whole is the whole text a windowed view was cut from (text, Office
+	// files, archive listings): a caller that keeps it cuts the next window
+	// from it without the file's bytes or another conversion.
+	Whole *Text
+}
+
+// Version names what Convert produces. Bump it whenever a conversion's
+// output changes, so a kept Whole from an older version is not reused.
+const Version = "1"
+
+// Text is the whole text of a converted file and the facts its windows'
+// headers tell.
+type Text struct {
+	Kind     Kind     `json:"kind"`
+	Detected string   `json:"detected"`
+	Mismatch string   `json:"mismatch,omitempty"`
+	Size     int64    `json:"size"`
+	About    []string `json:"about,omitempty"`
+	Body     string   `json:"body"`
+}
+
+// Window cuts one window of the text, as Convert would from the file.
+func (t *Text) Window(ctx context.Context, req Request) (*View, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return windowView(ctx, t.Body, req, t.Kind, t.Detected, t.Mismatch, t.Size, t.About)
 }
 
 // RangeError is returned when a request's window does not exist: Offset past
@@ -235,7 +262,8 @@ func windowView(ctx context.Context, text string, req Request, kind Kind, detect
 		h.WriteString("\n" + a)
 	}
 	h.WriteString("\n" + windowLines(req, w))
-	return &View{Kind: kind, Detected: detected, Mismatch: mismatch, Header: h.String(), Text: body, Window: w}, nil
+	whole := &Text{Kind: kind, Detected: detected, Mismatch: mismatch, Size: size, About: about, Body: text}
+	return &View{Kind: kind, Detected: detected, Mismatch: mismatch, Header: h.String(), Text: body, Window: w, Whole: whole}, nil
 }
 
 // describeView is the view of a file whose content is not shown.

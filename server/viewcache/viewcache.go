@@ -1,0 +1,191 @@
+// Package viewcache keeps the whole text of files already converted (the
+// text a windowed view is cut from), in the plugin KV store every node
+// sees, so that paging through a long file converts it once: the second
+// window is cut from the kept text without fetching or converting the file.
+//
+// An attachment is immutable by its id and a workspace file is named by its
+// sha256, so a kept text never goes stale; the converter's version is part
+// of the key, so a new converter misses instead of reusing old output. The
+// caller checks the person's access to the file before asking the cache.
+package viewcache
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+)
+
+const (
+	// MaxTextBytes: a kept text is at most 8 MiB (about 2,000 windows of
+	// 4 KiB); a longer one is converted again for every window rather than
+	// held in memory whole on every read of it.
+	MaxTextBytes = 8 << 20
+	// chunkBytes: the stored (compressed) text is split into 1 MiB values,
+	// the size the workspace uses too, well under any database's row limit.
+	chunkBytes = 1 << 20
+	// Lifetime: a person reading a long file pages through it within minutes;
+	// half an hour keeps it for a pause and then frees the store.
+	Lifetime = 30 * time.Minute
+	// PerPerson: the kept texts one person's reads have added; the oldest is
+	// dropped for the next, so one person keeps at most 16 x 8 MiB (before
+	// compression) in the store.
+	PerPerson = 16
+	keyPrefix = "fvc_"
+)
+
+// KV is the part of the plugin KV store the cache uses.
+type KV interface {
+	Get(key string) ([]byte, error)
+	Set(key string, value []byte, ttl time.Duration) error
+	CompareAndSet(key string, old, value []byte, ttl time.Duration) (bool, error)
+	Delete(key string) error
+}
+
+// Key names a converted file: its kind of source ("attachment",
+// "workspace") and the id that fixes its bytes (a file id, a sha256).
+type Key struct {
+	Source, ID string
+}
+
+func (k Key) hash() string { return k.hashAt(fileview.Version) }
+
+// hashAt is the key of the file's text as a converter version made it.
+func (k Key) hashAt(version string) string {
+	sum := sha256.Sum256([]byte(version + "\x00" + k.Source + "\x00" + k.ID))
+	return hex.EncodeToString(sum[:16])
+}
+
+// Cache is the kept texts.
+type Cache struct {
+	KV KV
+}
+
+type meta struct {
+	Chunks int `json:"n"`
+	Bytes  int `json:"b"`
+}
+
+// Get is the kept text of a file, if there is one.
+func (c *Cache) Get(k Key) (*fileview.Text, bool) {
+	h := k.hash()
+	raw, err := c.KV.Get(keyPrefix + h)
+	if err != nil || raw == nil {
+		return nil, false
+	}
+	var m meta
+	if json.Unmarshal(raw, &m) != nil || m.Chunks < 1 || m.Bytes > 2*MaxTextBytes {
+		return nil, false
+	}
+	var packed bytes.Buffer
+	for i := 0; i < m.Chunks; i++ {
+		part, err := c.KV.Get(chunkKey(h, i))
+		if err != nil || part == nil {
+			return nil, false // expired in between: convert again
+		}
+		packed.Write(part)
+	}
+	zr, err := gzip.NewReader(&packed)
+	if err != nil {
+		return nil, false
+	}
+	var t fileview.Text
+	if json.NewDecoder(io.LimitReader(zr, 2*MaxTextBytes)).Decode(&t) != nil {
+		return nil, false
+	}
+	return &t, true
+}
+
+// Put keeps a text for the file, counted against the person whose read
+// converted it. A text over MaxTextBytes is not kept.
+func (c *Cache) Put(userID string, k Key, t *fileview.Text) error {
+	if t == nil || len(t.Body) > MaxTextBytes {
+		return nil
+	}
+	var packed bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&packed, gzip.BestSpeed)
+	if err := json.NewEncoder(zw).Encode(t); err != nil {
+		return err
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	h := k.hash()
+	data := packed.Bytes()
+	n := 0
+	for off := 0; off < len(data); off += chunkBytes {
+		if err := c.KV.Set(chunkKey(h, n), data[off:min(off+chunkBytes, len(data))], Lifetime); err != nil {
+			return fmt.Errorf("keep a converted text: %w", err)
+		}
+		n++
+	}
+	raw, _ := json.Marshal(meta{Chunks: n, Bytes: len(t.Body)})
+	if err := c.KV.Set(keyPrefix+h, raw, Lifetime); err != nil {
+		return fmt.Errorf("keep a converted text: %w", err)
+	}
+	return c.count(userID, h)
+}
+
+func chunkKey(h string, i int) string { return fmt.Sprintf("%s%s_%d", keyPrefix, h, i) }
+
+// count adds h to the person's kept texts, dropping the oldest beyond
+// PerPerson.
+func (c *Cache) count(userID, h string) error {
+	sum := sha256.Sum256([]byte("viewcache:" + userID))
+	key := keyPrefix + "u_" + hex.EncodeToString(sum[:16])
+	for attempt := 0; attempt < 10; attempt++ {
+		raw, err := c.KV.Get(key)
+		if err != nil {
+			return err
+		}
+		var kept []string
+		if raw != nil {
+			_ = json.Unmarshal(raw, &kept)
+		}
+		next := []string{}
+		for _, k := range kept {
+			if k != h {
+				next = append(next, k)
+			}
+		}
+		next = append(next, h)
+		var dropped []string
+		if len(next) > PerPerson {
+			dropped, next = next[:len(next)-PerPerson], next[len(next)-PerPerson:]
+		}
+		val, _ := json.Marshal(next)
+		ok, err := c.KV.CompareAndSet(key, raw, val, Lifetime)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		for _, d := range dropped {
+			c.drop(d)
+		}
+		return nil
+	}
+	return errors.New("the list of kept texts kept changing")
+}
+
+// drop removes a kept text; its chunks go with their lifetime if the meta
+// record cannot be read.
+func (c *Cache) drop(h string) {
+	raw, err := c.KV.Get(keyPrefix + h)
+	_ = c.KV.Delete(keyPrefix + h)
+	var m meta
+	if err != nil || raw == nil || json.Unmarshal(raw, &m) != nil {
+		return
+	}
+	for i := 0; i < m.Chunks && i < 2*MaxTextBytes/chunkBytes; i++ {
+		_ = c.KV.Delete(chunkKey(h, i))
+	}
+}
