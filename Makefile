@@ -75,6 +75,9 @@ bench: dist
 	$(GO) test -run='^$$' -bench=SixteenRedemptions -benchtime=1x ./server/workspace/
 	$(GO) test -run='^$$' -bench=QuestionAnswered -benchtime=20x ./server/transport/
 	$(GO) run ./e2e/cmd/wsbench -bundle $(CURDIR)/$(BUNDLE)
+	$(GO) run ./e2e/cmd/loadbench -bundle $(CURDIR)/$(BUNDLE)
+	$(GO) run ./e2e/cmd/postbench -bundle $(CURDIR)/$(BUNDLE)
+	$(GO) run ./e2e/cmd/kvbench -bundle $(CURDIR)/$(BUNDLE)
 
 ## dev: a local Mattermost with the plugin installed; prints the MCP URL and a token
 dev: dist
