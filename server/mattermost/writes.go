@@ -12,11 +12,9 @@ import (
 // check for them, because the plugin API itself checks nothing. A channel or
 // post the caller cannot read is ErrNotFound.
 //
-// There is no way in the plugin API to delete a FileInfo once UploadFile has
-// created it (no DeleteFile). An uploaded file that never reaches a post is
-// attached to nothing and visible to nobody (its creator is "nouser"), but
-// its bytes stay in the file store. The posting pipeline therefore validates
-// everything first and uploads last, right before creating the post.
+// There is no way in the plugin API to delete a file once it is uploaded
+// (see uploads.go). The posting pipeline therefore validates everything
+// first and uploads last, right before creating the post.
 
 // ErrNotYours refuses an edit of someone else's post.
 var ErrNotYours = errors.New("not the caller's own post")
@@ -39,36 +37,6 @@ func (c *Caller) ServerMaxFileSize() int64 {
 		return 100 << 20
 	}
 	return *cfg.FileSettings.MaxFileSize
-}
-
-// DiscardUploads deletes files the caller uploaded for a post that was then
-// not made, the way Mattermost deletes a deleted post's files (DeleteAt set).
-// The plugin API has no call for it, so it goes through Mattermost's own
-// database handle, touching only the files this upload returned (the plugin
-// API uploads them as creator "nouser") that belong to no post.
-func (c *Caller) DiscardUploads(fileIDs []string) error {
-	if len(fileIDs) == 0 {
-		return nil
-	}
-	db, err := c.g.api.Store.GetMasterDB()
-	if err != nil {
-		return fmt.Errorf("database: %w", err)
-	}
-	now := model.GetMillis()
-	args := []any{now, c.userID}
-	marks := make([]string, len(fileIDs))
-	for i, id := range fileIDs {
-		args = append(args, id)
-		marks[i] = fmt.Sprintf("$%d", i+3)
-	}
-	res, err := db.Exec(`UPDATE FileInfo SET DeleteAt = $1, UpdateAt = $1 WHERE CreatorId IN ($2, 'nouser') AND PostId = '' AND DeleteAt = 0 AND Id IN (`+strings.Join(marks, ",")+`)`, args...)
-	if err != nil {
-		return fmt.Errorf("delete uploaded files: %w", err)
-	}
-	if n, err := res.RowsAffected(); err == nil && n != int64(len(fileIDs)) {
-		return fmt.Errorf("deleted %d of %d uploaded files", n, len(fileIDs))
-	}
-	return nil
 }
 
 // AttachmentsEnabled is Mattermost's FileSettings.EnableFileAttachments.
@@ -130,24 +98,6 @@ func (c *Caller) GroupChannelWith(otherIDs []string) (*model.Channel, error) {
 		return nil, fmt.Errorf("open group message: %w", appErr)
 	}
 	return ch, nil
-}
-
-// UploadFile stores bytes as an attachment of a channel the caller may
-// upload to, to be attached by CreatePost. See the note above: it cannot be
-// undone.
-func (c *Caller) UploadFile(data []byte, channelID, name string) (*model.FileInfo, error) {
-	_, upload, err := c.MayPost(channelID)
-	if err != nil {
-		return nil, err
-	}
-	if !upload {
-		return nil, ErrNotFound
-	}
-	info, appErr := c.g.raw.UploadFile(data, channelID, name)
-	if appErr != nil {
-		return nil, fmt.Errorf("upload %s: %w", name, appErr)
-	}
-	return info, nil
 }
 
 // CreatePost posts as the caller in a channel they may post in.

@@ -2,8 +2,6 @@ package posting
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -57,8 +55,9 @@ type Mattermost interface {
 	SearchUsers(term string, limit int) ([]*model.User, error)
 	DirectChannelWith(otherID string) (*model.Channel, error)
 	GroupChannelWith(otherIDs []string) (*model.Channel, error)
-	UploadFile(data []byte, channelID, name string) (*model.FileInfo, error)
-	// DiscardUploads deletes uploaded files that reached no post.
+	Uploader
+	// DiscardUploads deletes uploaded (or forwarded) files that reached no
+	// post.
 	DiscardUploads(fileIDs []string) error
 	CreatePost(p *model.Post) (*model.Post, error)
 }
@@ -356,22 +355,21 @@ type Result struct {
 	FileIDs []string
 }
 
-// Execute posts an accepted plan as its caller: every file is read again
-// and must have the sha256 the person was shown; then the files are
-// uploaded and the post created at once. If an upload or the post fails,
-// the files already uploaded are deleted, so no file outlives a post that
-// was not made. Everything is checked and read before the first upload, so
-// that is rare.
+// Execute posts an accepted plan as its caller. First every file is checked
+// against what the person was shown, so nothing is uploaded when any of
+// them changed (Registry.Check: without reading bytes where the source
+// vouches for them). Then each is sent (Registry.Send: attachments as
+// Mattermost's own copies, other files streamed through a hash, so what is
+// uploaded is exactly what was shown and a post holds no file in memory),
+// and the post is created at once. If a file turns out to differ while it
+// streams, or an upload or the post fails, the files already in Mattermost
+// are deleted, so no file outlives a post that was not made.
 func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Result, error) {
 	if mm.UserID() != plan.CallerID {
 		return Result{}, ErrNotFound
 	}
-	// First every file is read and checked, one at a time, so nothing is
-	// uploaded when any of them changed; then each is read, checked again
-	// and uploaded, so what is uploaded is exactly what was shown, and a post
-	// holds at most one file in memory at a time.
 	for _, f := range plan.Files {
-		if err := reg.With(ctx, f, func(b []byte) error { return unchanged(f, b) }); err != nil {
+		if err := reg.Check(ctx, f); err != nil {
 			return Result{}, readAgainRefusal(f, err)
 		}
 	}
@@ -398,17 +396,10 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 	}
 	var ids []string
 	for _, f := range plan.Files {
-		err := reg.With(ctx, f, func(b []byte) error {
-			if err := unchanged(f, b); err != nil {
-				return err
-			}
-			info, err := mm.UploadFile(b, channelID, f.Name)
-			if err != nil {
-				return uploadFailure{fmt.Errorf("uploading %s failed, so nothing was posted: %w", f.Name, err)}
-			}
-			ids = append(ids, info.Id)
-			return nil
-		})
+		id, err := reg.Send(ctx, mm, f, channelID)
+		if id != "" {
+			ids = append(ids, id)
+		}
 		if err != nil {
 			return Result{}, discard(mm, ids, readAgainRefusal(f, err))
 		}
@@ -426,25 +417,16 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 	return Result{Post: created, FileIDs: ids}, nil
 }
 
-// discard deletes the files uploaded for a post that failed and says so
-// beside the failure.
+// discard deletes the files already in Mattermost for a post that failed
+// and says so beside the failure.
 func discard(mm Mattermost, ids []string, failure error) error {
 	if len(ids) == 0 {
 		return failure
 	}
 	if err := mm.DiscardUploads(ids); err != nil {
-		return fmt.Errorf("%w (the %d file(s) uploaded before it could not be deleted: %v)", failure, len(ids), err)
+		return fmt.Errorf("%w (the %d file(s) already uploaded could not be deleted: %v)", failure, len(ids), err)
 	}
-	return fmt.Errorf("%w (the %d file(s) uploaded before it were deleted)", failure, len(ids))
-}
-
-// unchanged refuses bytes that are not the ones the person was shown.
-func unchanged(f Staged, b []byte) error {
-	sum := sha256.Sum256(b)
-	if now := hex.EncodeToString(sum[:]); now != f.SHA256 {
-		return Refusal(fmt.Sprintf("%s changed since the person was asked (sha256 %s then, %s now); nothing was sent. Ask again with the file as it is now.", f.Name, short(f.SHA256), short(now)))
-	}
-	return nil
+	return fmt.Errorf("%w (the %d file(s) already uploaded were deleted)", failure, len(ids))
 }
 
 // uploadFailure is Mattermost refusing an upload: a real failure, reported

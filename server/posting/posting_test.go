@@ -2,7 +2,11 @@ package posting
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +23,8 @@ type fakeMM struct {
 	failUploadAt int
 	failPost     bool
 	discarded    []string
+	// sums are the sha256 of each uploaded file, by name.
+	sums map[string]string
 }
 
 func (f *fakeMM) DiscardUploads(ids []string) error {
@@ -57,11 +63,24 @@ func (f *fakeMM) DirectChannelWith(string) (*model.Channel, error) {
 func (f *fakeMM) GroupChannelWith([]string) (*model.Channel, error) {
 	return &model.Channel{Id: "gm"}, nil
 }
-func (f *fakeMM) UploadFile(_ []byte, _, name string) (*model.FileInfo, error) {
+
+// Upload reads what Mattermost would read through an upload session, in
+// reads of the plugin RPC's size, keeping only their sha256.
+func (f *fakeMM) Upload(r io.Reader, size int64, _, name string) (*model.FileInfo, error) {
 	if f.failUpload || f.failUploadAt == f.uploads+1 {
 		return nil, errors.New("disk full")
 	}
+	h := sha256.New()
+	buf := make([]byte, 32<<10)
+	n, err := io.CopyBuffer(h, io.LimitReader(r, size), buf)
+	if err != nil || n != size {
+		return nil, fmt.Errorf("the upload ended after %d of %d bytes: %v", n, size, err)
+	}
 	f.uploads++
+	if f.sums == nil {
+		f.sums = map[string]string{}
+	}
+	f.sums[name] = hex.EncodeToString(h.Sum(nil))
 	return &model.FileInfo{Id: "f-" + name}, nil
 }
 func (f *fakeMM) CreatePost(p *model.Post) (*model.Post, error) {
@@ -76,10 +95,12 @@ func (f *fakeMM) CreatePost(p *model.Post) (*model.Post, error) {
 // mutable is a source whose bytes can change between staging and sending.
 type mutable struct{ data *string }
 
-func (m mutable) Stage(_ context.Context, e Entry) (Staged, error) {
-	return describe(context.Background(), Staged{Ref: e.WorkspaceFile, Name: e.WorkspaceFile, Origin: "your workspace file"}, []byte(*m.data)), nil
+func (m mutable) Stage(ctx context.Context, e Entry) (Staged, error) {
+	return describe(ctx, Staged{Ref: e.WorkspaceFile, Name: e.WorkspaceFile, Origin: "your workspace file"}, []byte(*m.data)), nil
 }
-func (m mutable) Bytes(context.Context, Staged) ([]byte, error) { return []byte(*m.data), nil }
+func (m mutable) Open(_ context.Context, s Staged, use func(Stream) error) error {
+	return use(Stream{Name: s.Name, Size: int64(len(*m.data)), Body: strings.NewReader(*m.data)})
+}
 
 func registry(data *string) Registry {
 	return NewRegistry(NewSlots(2), map[string]Source{KindWritten: Written{}, KindWorkspace: mutable{data}})
@@ -112,8 +133,8 @@ func TestAFailedUploadOrPostLeavesNoPostAndDeletesWhatWasUploaded(t *testing.T) 
 		wantSaid      string
 	}{
 		"the first upload fails": {&fakeMM{failUploadAt: 1}, nil, "uploading a.txt failed"},
-		"the third upload fails": {&fakeMM{failUploadAt: 3}, []string{"f-a.txt", "f-b.txt"}, "the 2 file(s) uploaded before it were deleted"},
-		"the post fails":         {&fakeMM{failPost: true}, []string{"f-a.txt", "f-b.txt", "f-c.txt"}, "the 3 file(s) uploaded before it were deleted"},
+		"the third upload fails": {&fakeMM{failUploadAt: 3}, []string{"f-a.txt", "f-b.txt"}, "the 2 file(s) already uploaded were deleted"},
+		"the post fails":         {&fakeMM{failPost: true}, []string{"f-a.txt", "f-b.txt", "f-c.txt"}, "the 3 file(s) already uploaded were deleted"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

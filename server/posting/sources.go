@@ -10,9 +10,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"strings"
 
-	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 )
 
@@ -66,7 +66,8 @@ func (e Entry) Kind() (string, error) {
 
 // Staged is one file as the person is shown it. It is plain data, so a
 // pending post can be stored and executed on another node; the bytes are
-// read again from the source (Registry.Bytes) when the post is accepted.
+// read again from the source (Registry.Check, Registry.Send) when the post
+// is accepted.
 type Staged struct {
 	Kind string `json:"kind"`
 	// Ref is what the source reads again: a file id, a workspace name or a
@@ -89,25 +90,63 @@ type Staged struct {
 	ThumbnailType string `json:"thumbnail_type,omitempty"`
 }
 
+// Stream is one file as a source reads it, valid only inside the function
+// it is handed to.
+type Stream struct {
+	Name   string
+	Origin string
+	// Size is the byte count the source has on record (a workspace file's
+	// record, an attachment's file info); the bytes are counted anyway.
+	Size int64
+	// SHA256 is the sha256 (hex) the source keeps on record for these
+	// bytes, or "" when it keeps none. A source that keeps one checks its
+	// bytes against it as they stream (the read that would end the stream
+	// fails otherwise), so a record that matches what the person was shown
+	// vouches for the bytes before they are read.
+	SHA256 string
+	// Body is the bytes.
+	Body io.Reader
+	// Whole is all of the bytes when the source can only read a file whole
+	// (Body then reads from it), so describing it needs no second copy.
+	Whole []byte
+}
+
 // Read is a source's read of one file as the caller its registry was built
-// for: its name, bytes, and origin. Anything the caller cannot read is
-// mattermost.ErrNotFound or the workspace's not-found error.
-type Read func(ctx context.Context, ref string) (name string, data []byte, origin string, err error)
+// for: it hands use the file as a Stream. Anything the caller cannot read is
+// a Refusal, mattermost.ErrNotFound or the workspace's not-found error.
+type Read func(ctx context.Context, ref string, use func(Stream) error) error
 
 // Source stages one kind of entry and reads its bytes again later. A
 // registry's sources are built for one caller and read only as them.
 type Source interface {
 	Stage(ctx context.Context, e Entry) (Staged, error)
-	Bytes(ctx context.Context, s Staged) ([]byte, error)
+	// Open reads a staged file again, as it is now.
+	Open(ctx context.Context, s Staged, use func(Stream) error) error
+}
+
+// Forwarder is a source whose files Mattermost already holds under ids
+// whose bytes never change (attachments): it tells whether a file is still
+// the one shown without reading it, and puts it in a post as a copy made
+// by Mattermost, without its bytes passing through the plugin.
+type Forwarder interface {
+	// Unchanged refuses a file that is no longer the one the person was
+	// shown (gone, no longer readable, another size).
+	Unchanged(ctx context.Context, s Staged) error
+	// Forward makes the post's copy of the file, for a post in channelID,
+	// and returns its id; ok is false (and nothing is made) when
+	// Mattermost's copy would not be what the person was shown, e.g. under
+	// another name, and the file is then uploaded from its bytes instead.
+	Forward(ctx context.Context, s Staged, channelID string) (fileID string, ok bool, err error)
 }
 
 // Registry maps each kind to its source. A kind without a source is refused
 // with a message, so a slice can ship before every kind is built.
 type Registry struct {
 	sources map[string]Source
-	// slots is shared by every post of this plugin process: a file's bytes
-	// are held only while a slot is, so all posts together hold at most
-	// len(slots) files in memory, whatever the number of callers.
+	// slots is shared by every post of this plugin process: a file is read
+	// only while a slot is held, so all posts together read at most
+	// len(slots) files at once, each through a bounded buffer (see
+	// MaxWholeBytes), whatever the number of callers.
 	slots chan struct{}
 }
 
@@ -161,31 +200,30 @@ func (r Registry) Stage(ctx context.Context, e Entry) (Staged, error) {
 	return s, nil
 }
 
-// With reads a staged file again and hands its bytes to use, holding a slot
-// until use returns: the bytes must not outlive it.
-func (r Registry) With(ctx context.Context, s Staged, use func([]byte) error) error {
+// Check refuses a staged file that is no longer the one shown, reading as
+// little as its source allows: nothing for an attachment (its bytes never
+// change under its id) or a file whose source keeps a sha256 on record;
+// otherwise its bytes, streamed through a hash.
+func (r Registry) Check(ctx context.Context, s Staged) error {
 	src, err := r.source(s.Kind)
 	if err != nil {
 		return err
 	}
+	if fw, ok := src.(Forwarder); ok {
+		return fw.Unchanged(ctx, s)
+	}
 	return r.hold(ctx, func() error {
-		data, err := src.Bytes(ctx, s)
-		if err != nil {
-			return err
-		}
-		return use(data)
+		return src.Open(ctx, s, func(st Stream) error {
+			if st.SHA256 != "" {
+				return unchanged(s, st.SHA256)
+			}
+			h := sha256.New()
+			if _, err := io.Copy(h, st.Body); err != nil {
+				return err
+			}
+			return unchanged(s, hex.EncodeToString(h.Sum(nil)))
+		})
 	})
-}
-
-// describe fills size, sha256 and type from the bytes, and the preview or
-// thumbnail the person is shown.
-func describe(ctx context.Context, s Staged, data []byte) Staged {
-	sum := sha256.Sum256(data)
-	s.Size = int64(len(data))
-	s.SHA256 = hex.EncodeToString(sum[:])
-	_, s.Detected, s.Mismatch = fileview.Sniff(data, s.Name)
-	addPreview(ctx, &s, data)
-	return s
 }
 
 // Written is the model's own text.
@@ -206,31 +244,36 @@ func (Written) Stage(ctx context.Context, e Entry) (Staged, error) {
 	return describe(ctx, Staged{Content: e.Content, Name: name, Origin: "written by the model"}, []byte(e.Content)), nil
 }
 
-// Bytes is the kept text.
-func (Written) Bytes(_ context.Context, s Staged) ([]byte, error) {
-	return []byte(s.Content), nil
+// Open streams the kept text (at most MaxWrittenBytes, in the record).
+func (Written) Open(_ context.Context, s Staged, use func(Stream) error) error {
+	return use(Stream{Name: s.Name, Origin: s.Origin, Size: int64(len(s.Content)), Body: strings.NewReader(s.Content)})
 }
 
 // Reader is a source whose bytes live elsewhere (an attachment, a workspace
-// file, an upload handle): it reads them once to stage and again to post.
+// file, an upload handle): it reads them once to stage and again to post,
+// as a stream each time.
 type Reader struct {
 	// Ref picks the entry's reference for this source.
 	Ref  func(Entry) string
 	Read Read
 }
 
-// Stage reads the file and describes it.
+// Stage reads the file and describes it, streaming (see describeStream).
 func (r Reader) Stage(ctx context.Context, e Entry) (Staged, error) {
 	ref := r.Ref(e)
-	name, data, origin, err := r.Read(ctx, ref)
+	var s Staged
+	err := r.Read(ctx, ref, func(st Stream) error {
+		var err error
+		s, err = describeStream(ctx, Staged{Ref: ref, Name: st.Name, Origin: st.Origin}, st)
+		return err
+	})
 	if err != nil {
 		return Staged{}, err
 	}
-	return describe(ctx, Staged{Ref: ref, Name: name, Origin: origin}, data), nil
+	return s, nil
 }
 
-// Bytes reads the file again.
-func (r Reader) Bytes(ctx context.Context, s Staged) ([]byte, error) {
-	_, data, _, err := r.Read(ctx, s.Ref)
-	return data, err
+// Open reads a staged file again.
+func (r Reader) Open(ctx context.Context, s Staged, use func(Stream) error) error {
+	return r.Read(ctx, s.Ref, use)
 }

@@ -17,9 +17,9 @@ const (
 	// HandleLifetime is how long a handle can be redeemed: long enough to
 	// upload the bytes and have the person confirm the post.
 	HandleLifetime = time.Hour
-	// RedeemSlots bounds concurrent redemptions in one plugin process: a
-	// redemption holds the whole file (it becomes a Mattermost upload), so
-	// the worst case is the largest-file setting x RedeemSlots.
+	// RedeemSlots bounds concurrent redemptions in one plugin process:
+	// Redeem holds the whole file, so its worst case is the largest-file
+	// setting x RedeemSlots; RedeemStream (posting) holds one chunk.
 	RedeemSlots = 4
 
 	// handleType is the type claim: only a value signed with this claim is
@@ -171,22 +171,12 @@ type RedeemedFile struct {
 // checks, in order: signature and type claim (ErrInvalidHandle), the user
 // (another user's handle is ErrNotFound), the expiry (ErrExpiredHandle), that
 // the upload arrived (ErrNotFound), the size cap (ErrTooLarge), and the pin
-// against the bytes read now (ErrPinMismatch). The posting tools call it
-// when a post is accepted; nothing the model reads ever shows the bytes.
+// against the bytes read now (ErrPinMismatch). Posting uses RedeemStream,
+// its streaming form; nothing the model reads ever shows the bytes.
 func (s *Store) Redeem(ctx context.Context, userID, handle string, use func(RedeemedFile) error) error {
-	secret, err := s.secret.Bytes()
+	c, err := s.handleClaims(userID, handle)
 	if err != nil {
 		return err
-	}
-	c, err := ParseHandle(secret, handle)
-	if err != nil {
-		return err
-	}
-	if c.UserID != userID {
-		return ErrNotFound
-	}
-	if !s.Now().Before(time.Unix(c.Expires, 0)) {
-		return ErrExpiredHandle
 	}
 	select {
 	case s.slots <- struct{}{}:
