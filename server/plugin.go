@@ -17,6 +17,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/plugin"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -75,7 +76,8 @@ func (p *Plugin) OnActivate() error {
 	}
 	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws, Bot: bot,
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL})
-	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Approvals: approvals}
+	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Approvals: approvals,
+		Conversions: budget.New(p.config.Get().ConversionMemoryBytes())}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)

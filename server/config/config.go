@@ -43,6 +43,18 @@ const (
 	// LimitMaxWorkspaceFileMiB bounds one file: a redemption for a post holds
 	// the whole file in memory, times the redemption slots.
 	LimitMaxWorkspaceFileMiB = 1024
+
+	// DefaultConversionMemoryMiB lets a few ordinary reads (photos, office
+	// files, text) run at once while a hostile image cannot take the host:
+	// small next to the 4-8 GiB a Mattermost server usually has.
+	DefaultConversionMemoryMiB = 256
+	// MinConversionMemoryMiB: reading a 12-megapixel phone photo (fetching,
+	// decoding, scaling and sending it) needs about 160 MiB, most of it the
+	// scaler's working buffer; less and ordinary photos could never be read.
+	MinConversionMemoryMiB = 192
+	// LimitConversionMemoryMiB: 16 GiB is more than a Mattermost host gives
+	// one plugin; a larger number is a typo, not a plan.
+	LimitConversionMemoryMiB = 16384
 )
 
 // Configuration is one immutable snapshot of the settings. Never modify a
@@ -64,6 +76,11 @@ type Configuration struct {
 	// a write starts waiting for them in Mattermost, so it reaches them on
 	// every device through their own notification settings.
 	NotifyByDM bool
+	// ConversionMemoryMiB bounds the memory of all file reading of the
+	// process together (fetching, decoding, converting, copying): a read
+	// takes its estimated cost before it starts and waits its turn when it is
+	// all taken; a file that alone would need more is described, not read.
+	ConversionMemoryMiB int
 }
 
 // Defaults is what a freshly installed plugin runs with: read-only.
@@ -76,6 +93,7 @@ func Defaults() Configuration {
 		WorkspaceQuotaMiB:   DefaultWorkspaceQuotaMiB,
 		MaxWorkspaceFileMiB: DefaultMaxWorkspaceFileMiB,
 		NotifyByDM:          true,
+		ConversionMemoryMiB: DefaultConversionMemoryMiB,
 	}
 }
 
@@ -89,6 +107,9 @@ func (c Configuration) WorkspaceQuotaBytes() int64 { return int64(c.WorkspaceQuo
 
 // MaxWorkspaceFileBytes is MaxWorkspaceFileMiB in bytes.
 func (c Configuration) MaxWorkspaceFileBytes() int64 { return int64(c.MaxWorkspaceFileMiB) << 20 }
+
+// ConversionMemoryBytes is ConversionMemoryMiB in bytes.
+func (c Configuration) ConversionMemoryBytes() int64 { return int64(c.ConversionMemoryMiB) << 20 }
 
 // Validate reports the first setting an admin must fix, worded for the
 // System Console.
@@ -110,6 +131,10 @@ func (c Configuration) Validate() error {
 	if c.MaxWorkspaceFileMiB < 1 || c.MaxWorkspaceFileMiB > LimitMaxWorkspaceFileMiB {
 		return fmt.Errorf("MCP Server: \"Largest workspace file (MiB)\" must be a whole number from 1 to %d, not %d",
 			LimitMaxWorkspaceFileMiB, c.MaxWorkspaceFileMiB)
+	}
+	if c.ConversionMemoryMiB < MinConversionMemoryMiB || c.ConversionMemoryMiB > LimitConversionMemoryMiB {
+		return fmt.Errorf("MCP Server: \"Memory for reading files (MiB)\" must be a whole number from %d to %d, not %d",
+			MinConversionMemoryMiB, LimitConversionMemoryMiB, c.ConversionMemoryMiB)
 	}
 	if c.MaxWorkspaceFileMiB > c.WorkspaceQuotaMiB {
 		return fmt.Errorf("MCP Server: \"Largest workspace file (MiB)\" (%d) cannot be more than \"Workspace quota per person (MiB)\" (%d): raise the quota or lower the largest file",
@@ -136,6 +161,11 @@ func Parse(settings map[string]any) (Configuration, error) {
 			c.WorkspaceQuotaMiB, err = asInt(raw)
 		case "maxworkspacefilemib":
 			c.MaxWorkspaceFileMiB, err = asInt(raw)
+		case "conversionmemorymib":
+			// A setting not saved yet since an upgrade keeps its default.
+			if raw != nil {
+				c.ConversionMemoryMiB, err = asInt(raw)
+			}
 		case "notifybydm":
 			// On unless the admin turned it off: an upgrade that brings the
 			// setting must not silence it.

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -13,9 +15,12 @@ func TestParseReadsWhatTheSystemConsoleSaves(t *testing.T) {
 	}{
 		{"nothing saved yet means read-only defaults", nil, Defaults()},
 		{"lower-cased keys as Mattermost stores them", map[string]any{"allowwrites": true, "writeconfirmation": "mattermost", "maxfilesizemib": float64(10)},
-			Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 10, WorkspaceQuotaMiB: 200, MaxWorkspaceFileMiB: 50, NotifyByDM: true}},
-		{"keys as written in plugin.json", map[string]any{"AllowWrites": "true", "WriteConfirmation": "client_approval", "MaxFileSizeMiB": "7", "WorkspaceQuotaMiB": "300", "MaxWorkspaceFileMiB": float64(20), "NotifyByDM": false},
-			Configuration{AllowWrites: true, WriteConfirmation: ConfirmClientApproval, MaxFileSizeMiB: 7, WorkspaceQuotaMiB: 300, MaxWorkspaceFileMiB: 20, NotifyByDM: false}},
+			Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 10, WorkspaceQuotaMiB: 200, MaxWorkspaceFileMiB: 50, NotifyByDM: true, ConversionMemoryMiB: 256}},
+		{"keys as written in plugin.json", map[string]any{"AllowWrites": "true", "WriteConfirmation": "client_approval", "MaxFileSizeMiB": "7", "WorkspaceQuotaMiB": "300", "MaxWorkspaceFileMiB": float64(20), "NotifyByDM": false, "ConversionMemoryMiB": "512"},
+			Configuration{AllowWrites: true, WriteConfirmation: ConfirmClientApproval, MaxFileSizeMiB: 7, WorkspaceQuotaMiB: 300, MaxWorkspaceFileMiB: 20, NotifyByDM: false, ConversionMemoryMiB: 512}},
+		{"the memory for reading files as the System Console saves it", map[string]any{"conversionmemorymib": float64(192)},
+			withConversionMemory(Defaults(), 192)},
+		{"a memory setting not saved yet keeps its default", map[string]any{"conversionmemorymib": nil}, Defaults()},
 		{"a direct message setting not saved yet stays on", map[string]any{"notifybydm": nil}, Defaults()},
 		{"unknown keys are ignored", map[string]any{"legacy": 3}, Defaults()},
 	}
@@ -29,6 +34,23 @@ func TestParseReadsWhatTheSystemConsoleSaves(t *testing.T) {
 				t.Fatalf("got %+v, want %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+func withConversionMemory(c Configuration, mib int) Configuration {
+	c.ConversionMemoryMiB = mib
+	return c
+}
+
+func TestTheMemoryForReadingFilesDefaultsTo256MiBWithinItsBounds(t *testing.T) {
+	c := Defaults()
+	if c.ConversionMemoryMiB != 256 || c.ConversionMemoryBytes() != 256<<20 {
+		t.Fatalf("default = %d MiB (%d bytes), want 256 MiB", c.ConversionMemoryMiB, c.ConversionMemoryBytes())
+	}
+	for _, mib := range []int{MinConversionMemoryMiB, LimitConversionMemoryMiB} {
+		if err := withConversionMemory(c, mib).Validate(); err != nil {
+			t.Errorf("%d MiB is refused: %v", mib, err)
+		}
 	}
 }
 
@@ -48,6 +70,9 @@ func TestAnInvalidSettingIsRefusedNamingTheSetting(t *testing.T) {
 		{map[string]any{"maxworkspacefilemib": float64(2000)}, "Largest workspace file"},
 		{map[string]any{"maxworkspacefilemib": "big"}, "not a whole number"},
 		{map[string]any{"workspacequotamib": float64(10), "maxworkspacefilemib": float64(50)}, "cannot be more than"},
+		{map[string]any{"conversionmemorymib": float64(MinConversionMemoryMiB - 1)}, "Memory for reading files"},
+		{map[string]any{"conversionmemorymib": float64(LimitConversionMemoryMiB + 1)}, "from 192 to 16384"},
+		{map[string]any{"conversionmemorymib": "plenty"}, "not a whole number"},
 	}
 	for _, tc := range cases {
 		_, err := Parse(tc.settings)
@@ -67,5 +92,37 @@ func TestTheStoreHandsOutCopiesSoReadersNeverSeeAHalfUpdate(t *testing.T) {
 	s.Set(Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 1})
 	if !s.Get().AllowWrites {
 		t.Fatal("Set did not replace the configuration")
+	}
+}
+
+func TestTheDefaultsInPluginJSONAreTheDefaultsOfTheSettings(t *testing.T) {
+	raw, err := os.ReadFile("../../plugin.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var manifest struct {
+		SettingsSchema struct {
+			Settings []struct {
+				Key     string `json:"key"`
+				Default any    `json:"default"`
+			} `json:"settings"`
+		} `json:"settings_schema"`
+	}
+	if err := json.Unmarshal(raw, &manifest); err != nil {
+		t.Fatal(err)
+	}
+	saved := map[string]any{}
+	for _, s := range manifest.SettingsSchema.Settings {
+		saved[s.Key] = s.Default
+	}
+	if _, ok := saved["ConversionMemoryMiB"]; !ok {
+		t.Fatal("plugin.json has no ConversionMemoryMiB setting")
+	}
+	got, err := Parse(saved)
+	if err != nil {
+		t.Fatalf("the defaults of plugin.json are refused: %v", err)
+	}
+	if got != Defaults() {
+		t.Fatalf("plugin.json's defaults give %+v, the code's are %+v", got, Defaults())
 	}
 }

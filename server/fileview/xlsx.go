@@ -526,6 +526,12 @@ func (s *sheetReader) endCell() {
 	if v == "" {
 		return
 	}
+	// A shared string is charged where a cell uses it, as inline text is
+	// charged as it is read: otherwise one short row could repeat a long
+	// string into any number of bytes before the row is written.
+	if s.typ == "s" && !s.x.take(len(v)) {
+		return
+	}
 	for len(s.cells) < s.col {
 		s.cells = append(s.cells, "")
 	}

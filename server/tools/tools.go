@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -29,6 +30,9 @@ type Deps struct {
 	// Approvals stage, ask, carry out and keep every write the person must
 	// say yes to.
 	Approvals *approval.Approvals
+	// Conversions is the process's memory for reading files; every read
+	// takes its share before fetching or decoding (see files.go).
+	Conversions *budget.Budget
 }
 
 // All is the whole catalogue, offered or not.

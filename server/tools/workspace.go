@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
@@ -230,13 +231,18 @@ func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (*mcp.CallToolR
 		Name: f.Name, Offset: args.Offset, Column: args.Column, Limit: args.Limit,
 		NextCall: nextCallOf("files_read", "name", f.Name),
 	}
-	view, err := d.viewWithin(ctx, req, f.Size, f.Type, func() ([]byte, error) {
+	view, release, err := d.viewWithin(ctx, req, f.Size, f.Type, func() ([]byte, error) {
 		var data []byte
 		f, data, err = d.Workspace.ReadAll(c.UserID(), args.Name, cfg.MaxFileSizeBytes())
 		return data, err
 	})
+	// The memory is held until the answer, image included, is built.
+	defer release()
 	if refusal := workspaceRefusal(err, args.Name, cfg); refusal != nil {
 		return refusal, nil
+	}
+	if busy := busyRefusal(err, f.Name); busy != nil {
+		return busy, nil
 	}
 	if err != nil {
 		return nil, err
@@ -335,6 +341,27 @@ func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (*mcp
 	if l.Info().Size > cfg.MaxWorkspaceFileBytes() {
 		return workspaceRefusal(workspace.ErrTooLarge, name, cfg), nil
 	}
+	// The attachment is held whole while it is copied: its memory comes out
+	// of the budget for reading files, like a read's.
+	cost := fetchCopies*l.Info().Size + saveCopyBytes
+	release, err := d.take(ctx, d.memory(cfg), cost, time.Now().Add(conversionWait))
+	var tooLarge *budget.TooLargeError
+	if errors.As(err, &tooLarge) {
+		link := ""
+		if l.permalink != "" {
+			link = " A person can download it from the post: " + l.permalink + "."
+		}
+		return mcp.NewToolResultError(fmt.Sprintf("Copying %q would need about %s of memory, more than the %s this server allows for reading files at once; nothing was saved.%s "+
+			"An admin can raise \"Memory for reading files (MiB)\" in System Console > Plugins > MCP Server.",
+			present.Clean(l.Info().Name), mib(cost), mib(tooLarge.Capacity), link)), nil
+	}
+	if busy := busyRefusal(err, l.Info().Name); busy != nil {
+		return busy, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer giveBack(release, cost)()
 	data, err := c.FileBytes(l.Readable)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,8 @@
 // Command mmbench measures the file pipeline end to end: read_file of a text
-// window through a real Mattermost against a plain file download, and the
-// JPEG pipeline against ImageMagick on the same photo. It prints figures; it
+// window through a real Mattermost against a plain file download, the JPEG
+// pipeline against ImageMagick on the same photo, and the plugin process's
+// peak memory while many read_file calls of a hostile PNG run at once,
+// against the budget for reading files + 128 MiB. It prints figures; it
 // asserts nothing (speed is measured here, never in tests).
 package main
 
@@ -35,6 +37,10 @@ import (
 func main() {
 	bundle := flag.String("bundle", "", "plugin bundle to install")
 	runs := flag.Int("runs", 30, "repetitions of each request")
+	flag.IntVar(&hostile.parallel, "parallel", 64, "read_file calls of the hostile PNG at once")
+	flag.Int64Var(&hostile.guardMiB, "guard-mib", 6144, "resident MiB at which the plugin process is killed, as the kernel would on a smaller host, so a build without a bound cannot take this machine")
+	flag.BoolVar(&hostile.only, "hostile-only", false, "run only the hostile PNG measure")
+	flag.IntVar(&hostile.budgetMiB, "budget-mib", 0, "set Memory for reading files (MiB) to this before the hostile PNG measure (0: leave the default)")
 	flag.Parse()
 	if err := run(*bundle, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "mmbench:", err)
@@ -44,18 +50,27 @@ func main() {
 
 func run(bundle string, runs int) error {
 	ctx := context.Background()
-	fmt.Println("== JPEG pipeline: 12 MP photo, EXIF orientation 6, to at most 1568 px ==")
-	if err := benchJPEG(ctx); err != nil {
-		return err
+	if !hostile.only {
+		fmt.Println("== JPEG pipeline: 12 MP photo, EXIF orientation 6, to at most 1568 px ==")
+		if err := benchJPEG(ctx); err != nil {
+			return err
+		}
+		fmt.Println()
 	}
-	fmt.Println()
-	fmt.Println("== read_file of a 500-line window of a 1 MB text file, through the real server ==")
 	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard})
 	if err != nil {
 		return err
 	}
 	defer mm.Close()
-	return benchReadFile(ctx, mm, runs)
+	if !hostile.only {
+		fmt.Println("== read_file of a 500-line window of a 1 MB text file, through the real server ==")
+		if err := benchReadFile(ctx, mm, runs); err != nil {
+			return err
+		}
+		fmt.Println()
+	}
+	fmt.Printf("== %d read_file calls at once of a 5700x5700 16-bit RGBA PNG: the plugin's peak memory ==\n", hostile.parallel)
+	return benchHostilePNG(ctx, mm)
 }
 
 func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
