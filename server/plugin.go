@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -77,7 +78,7 @@ func (p *Plugin) OnActivate() error {
 	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws, Bot: bot,
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL})
 	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Approvals: approvals,
-		Conversions: budget.New(p.config.Get().ConversionMemoryBytes())}
+		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: &viewcache.Cache{KV: gw.BytesKV()}}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)

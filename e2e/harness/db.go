@@ -4,6 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
 
 	_ "github.com/lib/pq" // PostgreSQL driver for reading back what Mattermost stored
 )
@@ -55,4 +59,48 @@ func (s *Server) ExpireKV(ctx context.Context, key string) error {
 		return fmt.Errorf("expire KV record: %d rows match", n)
 	}
 	return nil
+}
+
+// KVRows counts the plugin's live KV records whose key starts with
+// keyPrefix and whose value contains valueContains ("" for any), and the
+// bytes their values take, straight from the database: what the plugin
+// keeps is measured where it is kept.
+func (s *Server) KVRows(ctx context.Context, keyPrefix, valueContains string) (rows int, bytes int64, err error) {
+	db, err := sql.Open("postgres", s.pg.dsn())
+	if err != nil {
+		return 0, 0, err
+	}
+	defer db.Close()
+	err = db.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(octet_length(pvalue)), 0) FROM pluginkeyvaluestore
+		WHERE pluginid = $1 AND starts_with(pkey, $2) AND (expireat = 0 OR expireat > $3)
+		AND ($4 = '' OR position(convert_to($4, 'UTF8') in pvalue) > 0)`,
+		PluginID, keyPrefix, time.Now().UnixMilli(), valueContains).Scan(&rows, &bytes)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count KV records: %w", err)
+	}
+	return rows, bytes, nil
+}
+
+// RemoveStoredFile deletes the stored bytes of an uploaded file from the
+// file store (Mattermost keeps them in a folder named by the file's id), as
+// a store that lost them would: a read that needs them fails from now on.
+func (s *Server) RemoveStoredFile(fileID string) error {
+	var dir string
+	err := filepath.WalkDir(s.filesDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == fileID {
+			dir = path
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if dir == "" {
+		return fmt.Errorf("no stored bytes of file %s under %s", fileID, s.filesDir)
+	}
+	return os.RemoveAll(dir)
 }

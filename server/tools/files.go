@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -225,7 +226,8 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolRes
 	if isPDF(info) && info.Size <= d.Config().MaxFileSizeBytes() {
 		view, release, err = d.pdfView(ctx, info, req)
 	} else {
-		view, release, err = d.viewWithin(ctx, req, info.Size, info.MimeType, func() ([]byte, error) { return c.FileBytes(l.Readable) })
+		view, release, err = d.viewWithin(ctx, c, viewcache.Key{Source: "attachment", ID: info.Id}, req, info.Size, info.MimeType,
+			func() ([]byte, error) { return c.FileBytes(l.Readable) })
 	}
 	// The memory is held until the answer, image included, is built.
 	defer release()
@@ -258,12 +260,28 @@ func nextCallOf(tool, key, value string) func(offset, column, limit int) string 
 // describes it from its metadata: then its bytes are never fetched. The
 // memory it takes for this is held until the caller calls release, once its
 // answer is built.
-func (d Deps) viewWithin(ctx context.Context, req fileview.Request, size int64, typ string, fetch func() ([]byte, error)) (view *fileview.View, release func(), err error) {
+//
+// A file whose whole text was kept by an earlier read (any node's) is cut
+// from that text: no fetch, no conversion. key names the file's bytes (an
+// attachment's id, a workspace file's sha256); the caller has checked the
+// person's access to the file.
+func (d Deps) viewWithin(ctx context.Context, c *mattermost.Caller, key viewcache.Key, req fileview.Request, size int64, typ string, fetch func() ([]byte, error)) (view *fileview.View, release func(), err error) {
 	cfg := d.Config()
 	if size > cfg.MaxFileSizeBytes() {
 		return fileview.Describe(req, size, typ, fmt.Sprintf("it is larger than the %d MiB this server reads", cfg.MaxFileSizeMiB)), noRelease, nil
 	}
 	mem := d.memory(cfg)
+	if view, release, ok := d.keptView(ctx, mem, key, req); ok {
+		return view, release, nil
+	}
+	defer func() {
+		// Only a text longer than one window is worth keeping.
+		if err == nil && view != nil && view.Whole != nil && view.Window != nil && (view.Window.NextStart != 0 || view.Window.Start > 1) && d.Views != nil {
+			if perr := d.Views.Put(c.UserID(), key, view.Whole); perr != nil {
+				d.MM.Log().Warn("Could not keep a converted text for the next window", "user_id", c.UserID(), "error", perr.Error())
+			}
+		}
+	}()
 	data, held, err := d.fetchAndTake(ctx, mem, size, fetch)
 	if err != nil {
 		return nil, noRelease, err
@@ -282,6 +300,38 @@ func (d Deps) viewWithin(ctx context.Context, req fileview.Request, size int64, 
 		return nil, noRelease, err
 	}
 	return view, release, nil
+}
+
+// keptView cuts the window from a text an earlier read kept, holding its
+// share of the memory as a PDF's text does. ok is false when there is no
+// kept text (or no memory free at once for it): then the file is read.
+func (d Deps) keptView(ctx context.Context, mem *budget.Budget, key viewcache.Key, req fileview.Request) (*fileview.View, func(), bool) {
+	if d.Views == nil || key.ID == "" {
+		return nil, noRelease, false
+	}
+	n := d.Views.TextBytes(key)
+	if n == 0 {
+		return nil, noRelease, false
+	}
+	cost := pdfTextCopies*int64(n) + answerBytes
+	release, ok := mem.TryAcquire(cost)
+	if !ok {
+		return nil, noRelease, false
+	}
+	release = giveBack(release, cost)
+	text, ok := d.Views.Get(key)
+	if !ok {
+		release()
+		return nil, noRelease, false
+	}
+	view, err := text.Window(ctx, req)
+	if err != nil {
+		// A window that does not exist is answered by converting, which
+		// words the range error the same way.
+		release()
+		return nil, noRelease, false
+	}
+	return view, release, true
 }
 
 func isPDF(info *model.FileInfo) bool {

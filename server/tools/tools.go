@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -33,6 +34,9 @@ type Deps struct {
 	// Conversions is the process's memory for reading files; every read
 	// takes its share before fetching or decoding (see files.go).
 	Conversions *budget.Budget
+	// Views keeps the whole text of files already converted, so paging a
+	// long file converts it once (nil: every window converts).
+	Views *viewcache.Cache
 }
 
 // All is the whole catalogue, offered or not.

@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -231,7 +232,7 @@ func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (*mcp.CallToolR
 		Name: f.Name, Offset: args.Offset, Column: args.Column, Limit: args.Limit,
 		NextCall: nextCallOf("files_read", "name", f.Name),
 	}
-	view, release, err := d.viewWithin(ctx, req, f.Size, f.Type, func() ([]byte, error) {
+	view, release, err := d.viewWithin(ctx, c, viewcache.Key{Source: "workspace", ID: f.SHA256}, req, f.Size, f.Type, func() ([]byte, error) {
 		var data []byte
 		f, data, err = d.Workspace.ReadAll(c.UserID(), args.Name, cfg.MaxFileSizeBytes())
 		return data, err

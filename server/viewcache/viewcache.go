@@ -73,6 +73,17 @@ type meta struct {
 	Bytes  int `json:"b"`
 }
 
+// TextBytes is the length of the kept text of a file (0 when there is
+// none): what holding it costs, known before it is read.
+func (c *Cache) TextBytes(k Key) int {
+	raw, err := c.KV.Get(keyPrefix + k.hash())
+	var m meta
+	if err != nil || raw == nil || json.Unmarshal(raw, &m) != nil {
+		return 0
+	}
+	return m.Bytes
+}
+
 // Get is the kept text of a file, if there is one.
 func (c *Cache) Get(k Key) (*fileview.Text, bool) {
 	h := k.hash()

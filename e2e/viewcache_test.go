@@ -1,0 +1,52 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mattermost/mattermost/server/public/model"
+)
+
+func TestTheSecondWindowOfALongFileIsCutFromTheTextTheFirstReadKeptOnAnyNode(t *testing.T) {
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	original := numberedText(1500)
+	_, infos := postFiles(t, alice, ch.Id, "the long report", map[string][]byte{"long-report.txt": []byte(original)})
+	_, uncached := postFiles(t, alice, ch.Id, "another report", map[string][]byte{"other-report.txt": []byte(original)})
+	nodes := nodeURLs(t)
+	first := connect(t, nodes[0], alice.Token)
+	if res, out := readFile(t, first, map[string]any{"file_id": infos[0].Id}); res.IsError || out.Start != 1 || out.NextStart == 0 {
+		t.Fatalf("window 1: %s", text(res))
+	}
+	// From now on the file's bytes cannot be fetched: whatever answers the
+	// next windows does so without them.
+	for _, f := range []string{infos[0].Id, uncached[0].Id} {
+		if err := mm.RemoveStoredFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second := connect(t, nodes[1], alice.Token)
+	res, out := readFile(t, second, map[string]any{"file_id": infos[0].Id, "offset": 501, "limit": 500})
+	lines := strings.Split(original, "\n")
+	if res.IsError || out.Start != 501 || out.End != 1000 || !strings.Contains(text(res), lines[500]) || !strings.Contains(text(res), lines[999]) {
+		t.Fatalf("window 2 on the other node: %s", text(res))
+	}
+	// The same read of a file nobody read before needs its bytes, and they
+	// are gone: the window above came from the kept text.
+	if res, _ := readFile(t, second, map[string]any{"file_id": uncached[0].Id, "offset": 501, "limit": 500}); !res.IsError && strings.Contains(text(res), lines[500]) {
+		t.Fatalf("a file whose bytes are gone was read: %s", text(res))
+	}
+}
+
+func TestAKeptTextIsNoWayAroundTheAccessCheck(t *testing.T) {
+	alice, bob := mm.Users[0], mm.Users[1]
+	ch := createChannel(t, alice, uniq(t, "kept-"), "Kept private", model.ChannelTypePrivate)
+	_, infos := postFiles(t, alice, ch.Id, "private report", map[string][]byte{"private-report.txt": []byte(numberedText(1500))})
+	if res, _ := readFile(t, aliceClient(t), map[string]any{"file_id": infos[0].Id}); res.IsError {
+		t.Fatalf("alice's window 1: %s", text(res))
+	}
+	res, _ := readFile(t, connect(t, mm.URL, bob.Token), map[string]any{"file_id": infos[0].Id, "offset": 501})
+	if !res.IsError || !strings.Contains(text(res), "not found") || strings.Contains(text(res), "line 501") {
+		t.Fatalf("bob read a kept text of alice's private channel: %s", text(res))
+	}
+}
