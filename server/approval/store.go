@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"sort"
 	"time"
 
@@ -26,11 +27,28 @@ const (
 	// a post after the person answered.
 	OutcomeLifetime = time.Hour
 	keyPrefix       = "pc_"
-	maxListed       = 50
-	// The KV store lists every key of the plugin (workspace chunks too), so
-	// the scan is bounded.
-	listPageSize = 1000
-	listPages    = 20
+	// MaxPendingPerPerson bounds the writes waiting for one person's answer.
+	// The person answers them one by one, so more than ten waiting means
+	// the model is not waiting for them; and a pending record holds the
+	// whole plan (message and written files, up to about 10 MiB), so this
+	// also bounds what one person's questions take in the KV store for the
+	// ten minutes they wait. The next write is refused, pointing to
+	// get_pending.
+	MaxPendingPerPerson = 10
+	// maxIndexed bounds a person's index, and so their records: every
+	// pending one and the most recent outcomes, as many as the list shows.
+	// Older outcomes leave the index and the store first.
+	maxIndexed = 50
+	// indexPrefix keys each person's index of records, so that listing
+	// them reads one key and their records, never every key of the plugin.
+	indexPrefix = "pci_"
+	// indexLifetime outlives every record the index names: a record waits
+	// at most PendingLifetime, runs at most as long again, then keeps its
+	// outcome OutcomeLifetime.
+	indexLifetime = 2*PendingLifetime + OutcomeLifetime
+	// indexAttempts bounds compare-and-set retries when several writes of
+	// one person are asked at once on several nodes.
+	indexAttempts = 32
 )
 
 // States of a record.
@@ -55,7 +73,6 @@ type KV interface {
 	Get(key string) ([]byte, error)
 	Set(key string, value []byte, ttl time.Duration) error
 	CompareAndSet(key string, old, value []byte, ttl time.Duration) (bool, error)
-	ListKeys(prefix string, page, perPage int) ([]string, bool, error)
 	Delete(key string) error
 }
 
@@ -115,8 +132,16 @@ type Store struct {
 // The key holds the owner, so another user's id names no record of theirs.
 func key(userID, id string) string { return keyPrefix + userID + "_" + id }
 
-// Create stores a pending post.
+// Create stores a pending post, refusing it (with a posting.Refusal) when
+// MaxPendingPerPerson of the person's writes already wait.
 func (s *Store) Create(userID, title string, plan posting.Plan, clientSessions []string) (Record, error) {
+	live, err := s.indexed(userID, false)
+	if err != nil {
+		return Record{}, err
+	}
+	if full := tooManyPending(live); full != nil {
+		return Record{}, full
+	}
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
 		return Record{}, fmt.Errorf("random: %w", err)
@@ -127,10 +152,202 @@ func (s *Store) Create(userID, title string, plan posting.Plan, clientSessions [
 	if err != nil {
 		return Record{}, err
 	}
+	// The record is written before the index names it, so the index never
+	// names a record that is not there yet.
 	if err := s.KV.Set(key(userID, rec.ID), raw, PendingLifetime); err != nil {
 		return Record{}, fmt.Errorf("store the pending post: %w", err)
 	}
+	dropped, err := s.updateIndex(userID, func(live []Record) ([]string, []string, error) {
+		// Counted again against the index as it is now: another node may
+		// have asked in between.
+		if full := tooManyPending(live); full != nil {
+			return nil, nil, full
+		}
+		kept, dropped := keepNewest(append(live, rec))
+		return kept, dropped, nil
+	})
+	if err != nil {
+		if derr := s.KV.Delete(key(userID, rec.ID)); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return Record{}, err
+	}
+	for _, id := range dropped {
+		// An outcome past the index's bound; it would expire within the
+		// hour anyway, so a failed delete only leaves it that long.
+		_ = s.KV.Delete(key(userID, id))
+	}
 	return rec, nil
+}
+
+// tooManyPending refuses a new write when the person already has the most
+// writes waiting for them.
+func tooManyPending(live []Record) error {
+	n := 0
+	for _, r := range live {
+		if r.State == StatePending {
+			n++
+		}
+	}
+	if n < MaxPendingPerPerson {
+		return nil
+	}
+	return posting.Refusal(fmt.Sprintf("%d writes already wait for the person's answer, the most one person can have waiting; nothing was stored or sent. "+
+		"Call get_pending to see them, and ask the person to answer them in Mattermost (an unanswered one expires %d minutes after it was asked) before asking again.",
+		n, int(PendingLifetime.Minutes())))
+}
+
+// keepNewest keeps every waiting record and the most recent outcomes, at
+// most maxIndexed in all, and says which were dropped.
+func keepNewest(recs []Record) (kept, dropped []string) {
+	open := func(r Record) bool { return r.State == StatePending || r.State == StateExecuting }
+	sorted := append([]Record(nil), recs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		if open(sorted[i]) != open(sorted[j]) {
+			return open(sorted[i])
+		}
+		return sorted[i].CreatedAt.After(sorted[j].CreatedAt)
+	})
+	for i, r := range sorted {
+		if i < maxIndexed || open(r) {
+			kept = append(kept, r.ID)
+		} else {
+			dropped = append(dropped, r.ID)
+		}
+	}
+	return kept, dropped
+}
+
+func indexKey(userID string) string { return indexPrefix + userID }
+
+// readIndex is the ids the person's index names, and its raw value for a
+// compare-and-set.
+func (s *Store) readIndex(userID string) ([]string, []byte, error) {
+	raw, err := s.KV.Get(indexKey(userID))
+	if err != nil {
+		return nil, nil, err
+	}
+	var ids []string
+	if len(raw) > 0 && json.Unmarshal(raw, &ids) != nil {
+		ids = nil // a corrupt index starts again; its records expire by themselves
+	}
+	return ids, raw, nil
+}
+
+// records loads the records ids names, skipping those that expired; with
+// plans false, without their plans (what counting and ordering need, while
+// a plan may hold megabytes of written files).
+func (s *Store) records(userID string, ids []string, plans bool) ([]Record, error) {
+	out := make([]Record, 0, len(ids))
+	for _, id := range ids {
+		var rec Record
+		var err error
+		if plans {
+			rec, err = s.Load(userID, id)
+		} else {
+			rec, err = s.loadHead(userID, id)
+		}
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// loadHead is Load without the plan.
+func (s *Store) loadHead(userID, id string) (Record, error) {
+	raw, err := s.KV.Get(key(userID, id))
+	if err != nil {
+		return Record{}, err
+	}
+	if raw == nil {
+		return Record{}, ErrNotFound
+	}
+	var head struct {
+		Record
+		Plan skipped `json:"plan"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return Record{}, fmt.Errorf("read the pending post: %w", err)
+	}
+	if head.UserID != userID || head.ID != id {
+		return Record{}, ErrNotFound
+	}
+	return head.Record, nil
+}
+
+// skipped decodes nothing: the decoder passes over the value unkept.
+type skipped struct{}
+
+func (*skipped) UnmarshalJSON([]byte) error { return nil }
+
+// indexed is the person's live records (with their plans or without).
+// Ids whose records expired are dropped from the index on the way (once; a
+// concurrent change wins).
+func (s *Store) indexed(userID string, plans bool) ([]Record, error) {
+	ids, raw, err := s.readIndex(userID)
+	if err != nil {
+		return nil, err
+	}
+	live, err := s.records(userID, ids, plans)
+	if err != nil || len(live) == len(ids) {
+		return live, err
+	}
+	// Dropping the expired ids is tidying, not reading: if it fails, or
+	// another node changed the index meanwhile, the next reader drops them.
+	if len(live) == 0 {
+		_, _ = s.KV.CompareAndSet(indexKey(userID), raw, nil, 0)
+	} else if next, merr := json.Marshal(idsOf(live)); merr == nil {
+		_, _ = s.KV.CompareAndSet(indexKey(userID), raw, next, indexLifetime)
+	}
+	return live, nil
+}
+
+func idsOf(recs []Record) []string {
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.ID
+	}
+	return ids
+}
+
+// updateIndex applies change to the person's live records atomically
+// against other nodes; change returns the ids to keep and those dropped.
+// It returns the dropped ids of the change that was stored.
+func (s *Store) updateIndex(userID string, change func(live []Record) (kept, dropped []string, err error)) ([]string, error) {
+	for attempt := range indexAttempts {
+		if attempt > 0 {
+			time.Sleep(time.Duration(mrand.Int64N(int64(min(attempt, 25)) * int64(2*time.Millisecond))))
+		}
+		ids, raw, err := s.readIndex(userID)
+		if err != nil {
+			return nil, err
+		}
+		live, err := s.records(userID, ids, false)
+		if err != nil {
+			return nil, err
+		}
+		kept, dropped, err := change(live)
+		if err != nil {
+			return nil, err
+		}
+		next, err := json.Marshal(kept)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := s.KV.CompareAndSet(indexKey(userID), raw, next, indexLifetime)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return dropped, nil
+		}
+	}
+	return nil, errors.New("the list of the person's pending writes kept changing; try again")
 }
 
 // Load reads the user's record.
@@ -233,32 +450,13 @@ func (s *Store) Settle(rec Record, state, outcome, postID, permalink string) err
 	return s.KV.Set(key(rec.UserID, rec.ID), raw, OutcomeLifetime)
 }
 
-// List is the user's records, pending and recently answered.
+// List is the user's records, pending and recently answered, read through
+// their index.
 func (s *Store) List(userID string) ([]Record, error) {
-	prefix := keyPrefix + userID + "_"
-	var keys []string
-	for page := 0; page < listPages && len(keys) < maxListed; page++ {
-		found, more, err := s.KV.ListKeys(prefix, page, listPageSize)
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, found...)
-		if !more {
-			break
-		}
+	if userID == "" {
+		return nil, nil
 	}
-	var out []Record
-	for _, k := range keys {
-		rec, err := s.Load(userID, k[len(keyPrefix+userID+"_"):])
-		if errors.Is(err, ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, rec)
-	}
-	return out, nil
+	return s.indexed(userID, true)
 }
 
 // Sorted is the user's records, pending first, then the most recent.

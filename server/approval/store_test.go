@@ -2,7 +2,9 @@ package approval
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -46,16 +48,17 @@ func (k *memKV) Delete(key string) error {
 	return nil
 }
 
-func (k *memKV) ListKeys(prefix string, _, _ int) ([]string, bool, error) {
+// count is how many keys start with prefix.
+func (k *memKV) count(prefix string) int {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	var out []string
-	for key := range k.m {
-		if strings.HasPrefix(key, prefix) {
-			out = append(out, key)
+	n := 0
+	for key, v := range k.m {
+		if strings.HasPrefix(key, prefix) && v != nil {
+			n++
 		}
 	}
-	return out, false, nil
+	return n
 }
 
 func newStore() *Store { return &Store{KV: &memKV{m: map[string][]byte{}}, Now: time.Now} }
@@ -134,5 +137,166 @@ func TestADeclinedRecordKeepsOnlyTheOutcome(t *testing.T) {
 	got, err := s.Load("alice", rec.ID)
 	if err != nil || got.State != StateDeclined || got.Plan != nil {
 		t.Fatalf("after decline: %+v %v", got, err)
+	}
+}
+
+// tickingStore is a store whose clock moves a second per reading, so
+// records are ordered by creation.
+func tickingStore() (*Store, *memKV) {
+	kv := &memKV{m: map[string][]byte{}}
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	return &Store{KV: kv, Now: func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		now = now.Add(time.Second)
+		return now
+	}}, kv
+}
+
+func TestThePersonsNextWriteAfterTheCapIsRefusedPointingToGetPending(t *testing.T) {
+	s, kv := tickingStore()
+	for i := range MaxPendingPerPerson {
+		if _, err := s.Create("alice", fmt.Sprint("Post ", i), plan(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := s.Create("alice", "One more", plan(), nil)
+	var refusal posting.Refusal
+	if !errors.As(err, &refusal) || !strings.Contains(string(refusal), "get_pending") || !strings.Contains(string(refusal), fmt.Sprint(MaxPendingPerPerson)) {
+		t.Fatalf("the write past the cap: %v", err)
+	}
+	if n := kv.count(keyPrefix + "alice_"); n != MaxPendingPerPerson {
+		t.Fatalf("%d records stored, want %d", n, MaxPendingPerPerson)
+	}
+	// Bob's writes are his own.
+	if _, err := s.Create("bob", "Post", plan(), nil); err != nil {
+		t.Fatalf("bob's first write: %v", err)
+	}
+}
+
+func TestAnAnsweredWriteMakesRoomForTheNext(t *testing.T) {
+	s, _ := tickingStore()
+	var first Record
+	for i := range MaxPendingPerPerson {
+		rec, err := s.Create("alice", "Post", plan(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = rec
+		}
+	}
+	if _, err := s.Decline("alice", first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create("alice", "Post", plan(), nil); err != nil {
+		t.Fatalf("the write after one was answered: %v", err)
+	}
+}
+
+func TestWritesAskedAtOnceStopAtTheCap(t *testing.T) {
+	s, kv := tickingStore()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	stored := 0
+	for range 3 * MaxPendingPerPerson {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := s.Create("alice", "Post", plan(), nil)
+			var refusal posting.Refusal
+			switch {
+			case err == nil:
+				mu.Lock()
+				stored++
+				mu.Unlock()
+			case !errors.As(err, &refusal):
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if stored != MaxPendingPerPerson || kv.count(keyPrefix+"alice_") != MaxPendingPerPerson {
+		t.Fatalf("%d writes stored at once (%d records), want %d", stored, kv.count(keyPrefix+"alice_"), MaxPendingPerPerson)
+	}
+}
+
+func TestTheListShowsTheWriteAfterTwentyThousandOtherKeys(t *testing.T) {
+	s, kv := tickingStore()
+	// Sessions and mailboxes sort before pending writes; the list does not
+	// scan keys, so however many there are it finds the person's.
+	for i := range 25000 {
+		kv.m[fmt.Sprintf("mcpsession_%06d", i)] = []byte("{}")
+		kv.m[fmt.Sprintf("%s%06d_x", keyPrefix, i)] = []byte("{}")
+	}
+	rec, err := s.Create("alice", "Post", plan(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := s.Sorted("alice")
+	if err != nil || len(recs) != 1 || recs[0].ID != rec.ID {
+		t.Fatalf("alice's list: %+v %v", recs, err)
+	}
+}
+
+func TestAnExpiredWriteLeavesThePersonsIndex(t *testing.T) {
+	s, kv := tickingStore()
+	gone, _ := s.Create("alice", "Gone", plan(), nil)
+	kept, _ := s.Create("alice", "Kept", plan(), nil)
+	_ = kv.Delete(key("alice", gone.ID)) // as the KV store does when it expires
+	recs, err := s.List("alice")
+	if err != nil || len(recs) != 1 || recs[0].ID != kept.ID {
+		t.Fatalf("list: %+v %v", recs, err)
+	}
+	var ids []string
+	if err := json.Unmarshal(kv.m[indexKey("alice")], &ids); err != nil || len(ids) != 1 || ids[0] != kept.ID {
+		t.Fatalf("index: %v %v", ids, err)
+	}
+}
+
+func TestOnlyTheNewestOutcomesStayPastTheIndexBound(t *testing.T) {
+	s, kv := tickingStore()
+	var first Record
+	for i := range maxIndexed + 10 {
+		rec, err := s.Create("alice", "Post", plan(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = rec
+		}
+		if _, err := s.Decline("alice", rec.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting, err := s.Create("alice", "Waiting", plan(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := s.Sorted("alice")
+	if err != nil || len(recs) != maxIndexed || recs[0].ID != waiting.ID {
+		t.Fatalf("alice lists %d records (first %+v), want %d with the waiting one first: %v", len(recs), recs[0].ID, maxIndexed, err)
+	}
+	if n := kv.count(keyPrefix + "alice_"); n != maxIndexed {
+		t.Fatalf("%d of alice's records are stored, want %d", n, maxIndexed)
+	}
+	if _, err := s.Load("alice", first.ID); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("the oldest outcome is still stored: %v", err)
+	}
+}
+
+func TestCountingThePersonsWritesReadsNoPlan(t *testing.T) {
+	s, _ := tickingStore()
+	rec, err := s.Create("alice", "Post", plan(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads, err := s.records("alice", []string{rec.ID}, false)
+	if err != nil || len(heads) != 1 || heads[0].Plan != nil || heads[0].State != StatePending || !heads[0].CreatedAt.Equal(rec.CreatedAt) {
+		t.Fatalf("heads %+v %v", heads, err)
+	}
+	if full, _ := s.List("alice"); len(full) != 1 || full[0].Plan == nil || full[0].Plan.Files[0].Content != "secret text" {
+		t.Fatalf("the list lost the plan: %+v", full)
 	}
 }

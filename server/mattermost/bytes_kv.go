@@ -92,7 +92,11 @@ func (k BytesKV) Delete(key string) error {
 
 // ListKeys returns one page of all the plugin's keys that start with
 // prefix, and whether more pages follow. The plugin API lists every key of
-// the plugin, so the filter is applied here page by page.
+// the plugin, so the filter is applied here page by page, and its cost grows
+// with everything every person stored: nothing the plugin serves or runs on
+// a schedule calls it. Collections are read through their own indexes (a
+// person's sessions and pending writes, the registry of workspaces); tests
+// use it to see what is stored.
 func (k BytesKV) ListKeys(prefix string, page, perPage int) ([]string, bool, error) {
 	keys, err := k.kv.ListKeys(page, perPage)
 	if err != nil {

@@ -11,11 +11,14 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -34,13 +37,40 @@ const (
 	// mailboxPoll is how often a waiting call reads its session's mailbox:
 	// the person is reading a question, so a quarter second is unnoticed.
 	mailboxPoll = 250 * time.Millisecond
-	// mailboxMaxEntries bounds a mailbox nobody reads (a call that ended).
+	// MaxAnswerBytes bounds one answer a client sends: an answer to this
+	// plugin's question is one boolean in a JSON-RPC frame, a few hundred
+	// bytes, and 64 KiB leaves room for clients that echo more. A larger
+	// answer is refused with 413 before it is delivered or stored.
+	MaxAnswerBytes = 64 << 10
+	// mailboxMaxEntries and mailboxMaxBytes bound a session's mailbox, which
+	// nobody may read (the call that asked ended): questions are asked one
+	// at a time per session on each node, so more than a few unread answers
+	// are answers no call waits for. The oldest go first. With
+	// MaxSessionsPerPerson this bounds one person's mailboxes at 4 MiB,
+	// each gone ten minutes after its last answer.
 	mailboxMaxEntries = 16
+	mailboxMaxBytes   = 2 * MaxAnswerBytes
 	// casAttempts bounds retries when nodes write one mailbox at once.
 	casAttempts = 8
+
+	// nodesKey lists the ranges of request ids the plugin's processes
+	// number their questions from (see seedRequestIDs), so that any node
+	// can tell an answer to a question of this plugin from one to nothing.
+	nodesKey = "mcpnodes"
+	// maxNodes bounds that list: a cluster runs a handful of plugin
+	// processes and every restart starts one more; the least recently
+	// asking are dropped first, and a process that asks again returns.
+	maxNodes = 64
+	// requestIDSpan is how many ids one process may number from its start:
+	// four billion questions in one process's life is more than any runs.
+	requestIDSpan = 1 << 32
+	// nodeRefresh is how often a process that asks marks its range in use.
+	nodeRefresh = time.Hour
 )
 
-// AnswerKV is the part of the plugin KV store the mailbox needs.
+// AnswerKV is the plugin KV store as raw bytes with compare-and-set. It
+// carries clients' answers between nodes and the per-person index of
+// sessions.
 type AnswerKV interface {
 	Get(key string) ([]byte, error)
 	CompareAndSet(key string, old, value []byte, ttl time.Duration) (bool, error)
@@ -68,6 +98,117 @@ func isClientAnswer(body []byte) bool {
 	return msg.Method == "" && len(msg.ID) > 0 && string(msg.ID) != "null" && (len(msg.Result) > 0 || len(msg.Error) > 0)
 }
 
+// answerID is the request id an answer is to: mcp-go numbers its
+// questions, and a client echoes the number (some as a string).
+func answerID(body []byte) (int64, bool) {
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return 0, false
+	}
+	var n int64
+	if json.Unmarshal(msg.ID, &n) == nil {
+		return n, true
+	}
+	var s string
+	if json.Unmarshal(msg.ID, &s) != nil {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
+// nodeRange is one process's range of request ids.
+type nodeRange struct {
+	Start int64     `json:"start"`
+	Seen  time.Time `json:"seen"`
+}
+
+// markAsking records this process's range of request ids among the
+// plugin's, at start and then at most once per nodeRefresh while it asks,
+// so that answers to its questions are taken on every node.
+func (t *Transport) markAsking() {
+	now := t.sessions.now()
+	if last := t.markedAt.Load(); last != 0 && now.Sub(time.Unix(0, last)) < nodeRefresh {
+		return
+	}
+	if err := t.updateNodes(func(nodes []nodeRange) []nodeRange {
+		kept := []nodeRange{{Start: t.idStart, Seen: now}}
+		for _, n := range nodes {
+			if n.Start != t.idStart {
+				kept = append(kept, n)
+			}
+		}
+		sort.SliceStable(kept, func(i, j int) bool { return kept[i].Seen.After(kept[j].Seen) })
+		return kept[:min(len(kept), maxNodes)]
+	}); err != nil {
+		t.opts.Log.Warn("Could not record this node's question ids; answers to its questions that reach another node are refused until it can", "error", err.Error())
+		return
+	}
+	t.markedAt.Store(now.UnixNano())
+}
+
+func (t *Transport) updateNodes(change func([]nodeRange) []nodeRange) error {
+	for attempt := range casAttempts {
+		if attempt > 0 {
+			time.Sleep(backoff(attempt))
+		}
+		old, err := t.opts.Answers.Get(nodesKey)
+		if err != nil {
+			return err
+		}
+		var nodes []nodeRange
+		if len(old) > 0 && json.Unmarshal(old, &nodes) != nil {
+			nodes = nil
+		}
+		next, err := json.Marshal(change(nodes))
+		if err != nil {
+			return err
+		}
+		ok, err := t.opts.Answers.CompareAndSet(nodesKey, old, next, 0)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+	}
+	return errors.New("the list of nodes kept changing")
+}
+
+// issued reports whether id is in the range of a process of this plugin.
+func (t *Transport) issued(id int64) (bool, error) {
+	inRange := func(start int64) bool { return id > start && id <= start+requestIDSpan }
+	if inRange(t.idStart) {
+		return true, nil
+	}
+	raw, err := t.opts.Answers.Get(nodesKey)
+	if err != nil || len(raw) == 0 {
+		return false, err
+	}
+	var nodes []nodeRange
+	if err := json.Unmarshal(raw, &nodes); err != nil {
+		return false, nil
+	}
+	for _, n := range nodes {
+		if inRange(n.Start) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// refuseAnswer answers a client's answer that is not taken, with the
+// JSON-RPC error the protocol allows in the body (it has no id: the
+// answer is not a request).
+func refuseAnswer(w http.ResponseWriter, status int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": mcp.INVALID_REQUEST, "message": message}})
+}
+
 // deliverHere offers a client's answer to this node's mcp-go, as the POST it
 // was; it reports whether a call here was waiting for it.
 func (t *Transport) deliverHere(ctx context.Context, r *http.Request, body []byte) bool {
@@ -80,10 +221,25 @@ func (t *Transport) deliverHere(ctx context.Context, r *http.Request, body []byt
 }
 
 // relayAnswer takes a client's answer: delivered here when a call here waits
-// for it, otherwise left in the session's mailbox for the node that does.
+// for it, otherwise left in the session's mailbox for the node that does,
+// if a process of this plugin asked that question.
 func (t *Transport) relayAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, rec *SessionRecord, body []byte) {
 	if t.deliverHere(ctx, r, body) {
 		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	id, ok := answerID(body)
+	ours := false
+	if ok {
+		var err error
+		if ours, err = t.issued(id); err != nil {
+			t.opts.Log.Error("Could not read which questions this plugin asked", "user_id", rec.UserID, "error", err.Error())
+			http.Error(w, "Mattermost could not take your answer; try again.", http.StatusServiceUnavailable)
+			return
+		}
+	}
+	if !ours {
+		refuseAnswer(w, http.StatusBadRequest, "Mattermost asked no question with this id, so there is nothing to answer: nothing was stored.")
 		return
 	}
 	if err := t.postToMailbox(rec.ID, body); err != nil {
@@ -94,11 +250,18 @@ func (t *Transport) relayAnswer(ctx context.Context, w http.ResponseWriter, r *h
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// postToMailbox adds an answer, dropping the oldest past the mailbox's
+// bounds.
 func (t *Transport) postToMailbox(sessionID string, body []byte) error {
 	return t.updateMailbox(sessionID, func(entries []mailEntry) []mailEntry {
 		entries = append(entries, mailEntry{Body: body, At: t.sessions.now()})
-		if len(entries) > mailboxMaxEntries {
-			entries = entries[len(entries)-mailboxMaxEntries:]
+		size := 0
+		for _, e := range entries {
+			size += len(e.Body)
+		}
+		for len(entries) > mailboxMaxEntries || size > mailboxMaxBytes {
+			size -= len(entries[0].Body)
+			entries = entries[1:]
 		}
 		return entries
 	})
@@ -148,6 +311,7 @@ func (t *Transport) liveEntries(raw []byte) []mailEntry {
 // nodes left in the mailbox. Each answer is offered once; one that no call
 // here takes stays for the node it belongs to.
 func (t *Transport) collectAnswers(ctx context.Context, r *http.Request, sessionID string) (stop func()) {
+	t.markAsking()
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -303,22 +467,23 @@ func HoldQuestionSlot(ctx context.Context) error {
 }
 
 // seedRequestIDs starts this node's ids for requests to clients at a random
-// point. mcp-go numbers them from 1 in every process, so two nodes asking in
-// one session would both ask request 1, and an answer meant for one could be
-// delivered to the other. mcp-go offers no option for it, so the counter is
-// reached by reflection; a test fails if an mcp-go upgrade moves it.
-func seedRequestIDs(h *server.StreamableHTTPServer) bool {
+// point, which it returns. mcp-go numbers them from 1 in every process, so
+// two nodes asking in one session would both ask request 1, and an answer
+// meant for one could be delivered to the other. mcp-go offers no option for
+// it, so the counter is reached by reflection; a test fails if an mcp-go
+// upgrade moves it.
+func seedRequestIDs(h *server.StreamableHTTPServer) (int64, bool) {
 	f := reflect.ValueOf(h).Elem().FieldByName("requestIDCounter")
 	if !f.IsValid() || f.Type() != reflect.TypeFor[atomic.Int64]() || !f.CanAddr() {
-		return false
+		return 0, false
 	}
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return false
+		return 0, false
 	}
-	// Below 2^52, so every id stays exact in a JavaScript client, and far
-	// from the top, so adding never overflows.
-	start := int64(binary.BigEndian.Uint64(b[:]) >> 12)
+	// Below 2^52 less the span, so every id stays exact in a JavaScript
+	// client, and far from the top, so adding never overflows.
+	start := int64(binary.BigEndian.Uint64(b[:])>>12) % (1<<52 - requestIDSpan)
 	(*atomic.Int64)(unsafe.Pointer(f.UnsafeAddr())).Store(start)
-	return true
+	return start, true
 }

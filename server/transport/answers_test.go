@@ -222,11 +222,13 @@ func TestEveryNodeNumbersItsRequestsToClientsFromItsOwnRandomStart(t *testing.T)
 	}
 	a := server.NewStreamableHTTPServer(server.NewMCPServer("a", "1"))
 	b := server.NewStreamableHTTPServer(server.NewMCPServer("b", "1"))
-	if !seedRequestIDs(a) || !seedRequestIDs(b) {
+	sa, oka := seedRequestIDs(a)
+	sb, okb := seedRequestIDs(b)
+	if !oka || !okb {
 		t.Fatal("mcp-go's request counter moved: two nodes would number their questions alike again")
 	}
 	ca, cb := counter(a), counter(b)
-	if ca == cb || ca <= 0 || cb <= 0 || ca >= 1<<52 || cb >= 1<<52 {
+	if ca != sa || cb != sb || ca == cb || ca <= 0 || cb <= 0 || ca+requestIDSpan >= 1<<52 || cb+requestIDSpan >= 1<<52 {
 		t.Fatalf("the nodes start at %d and %d", ca, cb)
 	}
 }

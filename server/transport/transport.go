@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -55,7 +56,9 @@ type Options struct {
 	// UserActive answers whether the user exists and is not deactivated.
 	UserActive func(userID string) (bool, error)
 	KV         KV
-	// Answers carries clients' answers between nodes (see answers.go).
+	// Answers is the same store as raw bytes with compare-and-set: it
+	// carries clients' answers between nodes (see answers.go) and keeps
+	// each person's index of sessions (see sessions.go).
 	Answers AnswerKV
 	Log     Logger
 	// ServerOptions are added to the MCP server (tool filter, middleware...).
@@ -69,11 +72,15 @@ type Transport struct {
 	http      *server.StreamableHTTPServer
 	sessions  *sessionStore
 	questions questionSlots
+	// idStart is where this process numbers its questions to clients from;
+	// markedAt is when it last recorded that range for the other nodes.
+	idStart  int64
+	markedAt atomic.Int64
 }
 
 // New builds the MCP server and its streamable HTTP handler.
 func New(opts Options) *Transport {
-	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, log: opts.Log, now: time.Now}}
+	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now}}
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
 		t.sessions.remember(ctx, req)
@@ -104,9 +111,12 @@ func New(opts Options) *Transport {
 		// with the public Host header, which this check would refuse.
 		server.WithDisableLocalhostProtection(true),
 	)
-	if !seedRequestIDs(t.http) {
+	start, ok := seedRequestIDs(t.http)
+	if !ok {
 		opts.Log.Warn("Could not make this node's MCP request ids unique; two nodes asking one session's client at once may mix their answers")
 	}
+	t.idStart = start
+	t.markAsking()
 	return t
 }
 
@@ -234,6 +244,14 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "The request body could not be read.", http.StatusBadRequest)
 			return
 		}
+		if len(body) > MaxAnswerBytes && isClientAnswer(body) {
+			refuseAnswer(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
+				"This answer is %d KiB; an answer to a question from Mattermost is at most %d KiB. Nothing was delivered or stored: answer again with only what the question asks for.",
+				len(body)>>10, MaxAnswerBytes>>10))
+			t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", "answer",
+				"status", http.StatusRequestEntityTooLarge, "duration_ms", time.Since(started).Milliseconds())
+			return
+		}
 		method, tool = peekMethod(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := sessionFrom(ctx)
@@ -257,12 +275,34 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	t.http.ServeHTTP(sw, r.WithContext(ctx))
+	if method == string(mcp.MethodInitialize) {
+		if id := sw.Header().Get(server.HeaderKeySessionID); id != "" {
+			t.forgetHere(id)
+		}
+	}
 
 	// Tool calls are logged with their outcome by logToolCall.
 	if method != string(mcp.MethodToolsCall) || tool == "" {
 		t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
 			"status", sw.status, "duration_ms", time.Since(started).Milliseconds())
 	}
+}
+
+// forgetHere drops this process's copy of a session mcp-go keeps after
+// initialize. Every request is served from the session's KV record on any
+// node (restore), exactly as on a node that never saw the initialize, so
+// the copy only held memory: one per initialize, for the life of the
+// process. A DELETE from no caller and without a session record ends
+// nothing in the KV store (Terminate finds no record of the caller's) and
+// clears mcp-go's state.
+func (t *Transport) forgetHere(id string) {
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodDelete, MCPPath, nil)
+	if err != nil {
+		t.opts.Log.Warn("Could not drop this node's copy of an MCP session", "error", err.Error())
+		return
+	}
+	req.Header.Set(server.HeaderKeySessionID, id)
+	t.http.ServeHTTP(&discardWriter{header: http.Header{}, status: http.StatusOK}, req)
 }
 
 // logToolCall logs every tool call: who, which tool, how long, how it ended.

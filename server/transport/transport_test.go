@@ -95,6 +95,13 @@ func (l *memLog) Error(msg string, kv ...any) { l.add(msg, kv) }
 // node is one plugin process: its own Transport over the shared KV.
 func node(t testing.TB, kv *memKV, log *memLog, active map[string]bool) *httptest.Server {
 	t.Helper()
+	_, srv := newNode(t, kv, log, active)
+	return srv
+}
+
+// newNode is node with its Transport, for tests that look inside.
+func newNode(t testing.TB, kv *memKV, log *memLog, active map[string]bool) (*Transport, *httptest.Server) {
+	t.Helper()
 	tr := New(Options{
 		PluginID: "mcp-server", Version: "test", Instructions: "test",
 		SiteURL:    func() string { return "https://chat.example.com/" },
@@ -114,7 +121,7 @@ func node(t testing.TB, kv *memKV, log *memLog, active map[string]bool) *httptes
 	mux.HandleFunc(MetadataPath, tr.ServeMetadata)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	return srv
+	return tr, srv
 }
 
 func post(t *testing.T, url, user, session string, body string) *http.Response {

@@ -56,6 +56,26 @@ const (
 
 	prefixIndex = "ws_i_"
 	prefixChunk = "ws_c_"
+	// prefixRegistry keys the shards of the registry of workspaces that
+	// have files, which the sweep walks instead of listing every key.
+	prefixRegistry = "ws_r_"
+	// registryShards spreads the registry over this many KV records, so
+	// people writing their first file at once rarely contend for one.
+	registryShards = 64
+	// registryShardCap bounds one shard: 2048 workspaces at about 50 bytes
+	// each keep a shard near 100 KiB, and the registry holds 131,072
+	// workspaces with files written within a day. Past it a write into a
+	// workspace not yet registered is refused (ErrRegistryFull) rather
+	// than stored where the sweep would never find it.
+	registryShardCap = 2048
+	// registryGrace is how long a workspace stays registered after a write
+	// registered it, even while it has no index: a write registers just
+	// before it creates the index, so the sweep never forgets a workspace
+	// whose first file is being stored. Writes refresh registrations older
+	// than half of it.
+	registryGrace = time.Hour
+	// registryLifetime outlives every file a registration covers.
+	registryLifetime = Retention + kvGrace + registryGrace
 )
 
 // Errors callers tell apart. Their text is for logs; tools and routes say
@@ -68,6 +88,10 @@ var (
 	ErrPinMismatch = errors.New("sha256 does not match")
 	ErrBadPin      = errors.New("sha256 is not 64 hexadecimal digits")
 	ErrChanged     = errors.New("file changed while reading")
+	// ErrRegistryFull refuses a file in a workspace the registry has no
+	// room for (see registryShardCap): the workspaces of the installation
+	// with files written within the last day are at the bound.
+	ErrRegistryFull = errors.New("the registry of workspaces is full; files expire a day after they were written")
 )
 
 // KV is the plugin KV store as the workspace uses it: raw bytes and atomic
@@ -287,6 +311,11 @@ func (s *Store) Write(ctx context.Context, userID, name string, r io.Reader, opt
 	}
 	f.WrittenAt = s.Now().UTC()
 
+	// Registered before the index is written, so that the sweep finds it.
+	if err := s.register(ref.space); err != nil {
+		s.deleteBlob(f.Blob, f.Chunks)
+		return File{}, err
+	}
 	var replaced *File
 	err = s.update(ref.space, func(idx *index) error {
 		replaced = nil
@@ -471,52 +500,155 @@ func (s *Store) Delete(userID, name string) error {
 	return nil
 }
 
-// sweepPage is how many KV keys one listing call returns.
-const sweepPage = 1000
-
 // Sweep deletes every file written Retention or more before now, in every
-// user's workspace, and reports how many it removed. One cluster-wide job
-// calls it; it is safe to run on two nodes at once (index updates are
-// atomic and a deleted chunk stays deleted).
+// workspace of the registry, and reports how many it removed. One
+// cluster-wide job calls it; it is safe to run on two nodes at once (index
+// updates are atomic and a deleted chunk stays deleted). A workspace left
+// without files leaves the registry once its registration is older than
+// registryGrace.
 func (s *Store) Sweep(now time.Time) (removed int, err error) {
-	// Index keys are collected first: deleting an empty index while paging
-	// would shift the pages under the listing.
-	var spaces []string
-	for page := 0; ; page++ {
-		keys, more, err := s.kv.ListKeys(prefixIndex, page, sweepPage)
-		if err != nil {
-			return removed, err
-		}
-		for _, k := range keys {
-			spaces = append(spaces, k[len(prefixIndex):])
-		}
-		if !more {
-			break
-		}
-	}
 	var errs []error
-	for _, space := range spaces {
-		var expired []File
-		err := s.update(space, func(idx *index) error {
-			expired = expired[:0]
-			for name, f := range idx.Files {
-				if Expired(f, now) {
-					expired = append(expired, f)
-					delete(idx.Files, name)
-				}
-			}
-			return nil
-		})
+	for shard := range registryShards {
+		spaces, _, err := s.registry(shard)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		for _, f := range expired {
-			s.deleteBlob(f.Blob, f.Chunks)
+		var gone []string
+		for space, registered := range spaces {
+			n, empty, err := s.sweepSpace(space, now)
+			removed += n
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if empty && now.Sub(time.Unix(registered, 0)) > registryGrace {
+				gone = append(gone, space)
+			}
 		}
-		removed += len(expired)
+		if len(gone) > 0 {
+			errs = append(errs, s.unregister(shard, gone, now))
+		}
 	}
 	return removed, errors.Join(errs...)
+}
+
+// sweepSpace removes a workspace's expired files and reports whether it has
+// no index left.
+func (s *Store) sweepSpace(space string, now time.Time) (removed int, empty bool, err error) {
+	var expired []File
+	err = s.update(space, func(idx *index) error {
+		expired = expired[:0]
+		for name, f := range idx.Files {
+			if Expired(f, now) {
+				expired = append(expired, f)
+				delete(idx.Files, name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, false, err
+	}
+	for _, f := range expired {
+		s.deleteBlob(f.Blob, f.Chunks)
+	}
+	_, raw, err := s.load(space)
+	return len(expired), raw == nil, err
+}
+
+// registryShard is the shard a workspace is registered in: its id is a
+// hash, so its first byte spreads evenly.
+func registryShard(space string) int {
+	if len(space) < 2 {
+		return 0
+	}
+	b, err := hex.DecodeString(space[:2])
+	if err != nil {
+		return 0
+	}
+	return int(b[0]) % registryShards
+}
+
+func registryKey(shard int) string { return prefixRegistry + strconv.Itoa(shard) }
+
+// registry is one shard: workspace id to when it was last registered (Unix
+// seconds), and its raw value for a compare-and-set.
+func (s *Store) registry(shard int) (map[string]int64, []byte, error) {
+	raw, err := s.kv.Get(registryKey(shard))
+	if err != nil {
+		return nil, nil, err
+	}
+	spaces := map[string]int64{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &spaces); err != nil {
+			return nil, nil, fmt.Errorf("the registry of workspaces is corrupt: %w", err)
+		}
+	}
+	return spaces, raw, nil
+}
+
+// updateRegistry applies change to one shard atomically; change reports
+// whether there is anything to write.
+func (s *Store) updateRegistry(shard int, change func(spaces map[string]int64) (bool, error)) error {
+	for range casRetries {
+		spaces, raw, err := s.registry(shard)
+		if err != nil {
+			return err
+		}
+		write, err := change(spaces)
+		if err != nil || !write {
+			return err
+		}
+		var ok bool
+		if len(spaces) == 0 {
+			ok, err = s.kv.CompareAndDelete(registryKey(shard), raw)
+		} else {
+			next, merr := json.Marshal(spaces)
+			if merr != nil {
+				return merr
+			}
+			ok, err = s.kv.CompareAndSet(registryKey(shard), raw, next, registryLifetime)
+		}
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+	}
+	return errors.New("the registry of workspaces kept changing; try again")
+}
+
+// register records that a workspace has files, or is about to.
+func (s *Store) register(space string) error {
+	now := s.Now()
+	return s.updateRegistry(registryShard(space), func(spaces map[string]int64) (bool, error) {
+		at, known := spaces[space]
+		if known && now.Sub(time.Unix(at, 0)) < registryGrace/2 {
+			return false, nil
+		}
+		if !known && len(spaces) >= registryShardCap {
+			return false, ErrRegistryFull
+		}
+		spaces[space] = now.Unix()
+		return true, nil
+	})
+}
+
+// unregister removes workspaces that had no index when the sweep looked,
+// unless a write registered one again since.
+func (s *Store) unregister(shard int, gone []string, now time.Time) error {
+	return s.updateRegistry(shard, func(spaces map[string]int64) (bool, error) {
+		changed := false
+		for _, space := range gone {
+			if at, ok := spaces[space]; ok && now.Sub(time.Unix(at, 0)) > registryGrace {
+				delete(spaces, space)
+				changed = true
+			}
+		}
+		return changed, nil
+	})
 }
 
 // Expired is the sweep's rule: a file goes once Retention has passed since

@@ -1,0 +1,313 @@
+// Command kvbench measures what one person's MCP sessions leave in the KV
+// store and whether their list of writes waiting for them survives it: one
+// person opens 20,000 MCP sessions (initialize calls of protocol 2025-11-25,
+// several at once), then one write waits for them in Mattermost. It prints
+// the time the sessions took, the KV rows they left, the plugin's resident
+// memory, and whether the person's confirmation list and get_pending still
+// show the write. It prints figures; it asserts nothing.
+//
+//	go run ./e2e/cmd/kvbench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+)
+
+func main() {
+	bundle := flag.String("bundle", "", "plugin bundle to install")
+	sessions := flag.Int("sessions", 20000, "MCP sessions the person opens")
+	workers := flag.Int("concurrency", 8, "initialize calls at once")
+	flag.Parse()
+	if err := run(*bundle, *sessions, *workers); err != nil {
+		fmt.Fprintln(os.Stderr, "kvbench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bundle string, sessions, workers int) error {
+	ctx := context.Background()
+	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard})
+	if err != nil {
+		return err
+	}
+	defer mm.Close()
+	person := mm.Users[0]
+	site := strings.TrimRight(mm.URL, "/") + "/plugins/mcp-server"
+	pid, err := pluginPID(mm)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("== %d MCP sessions opened by one person, %d at a time ==\n", sessions, workers)
+	fmt.Printf("plugin resident at rest: %d MiB\n", rssKiB(pid)>>10)
+
+	var failed atomic.Int64
+	var firstErr atomic.Value
+	started := time.Now()
+	peak, err := sampled(pid, func() error {
+		parallel(sessions, workers, func(int) {
+			if err := initialize(site+"/mcp", person.Token); err != nil {
+				failed.Add(1)
+				firstErr.CompareAndSwap(nil, err.Error())
+			}
+		})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	took := time.Since(started)
+	fmt.Printf("opened in %s (%.0f per second), %d failed", took.Round(time.Millisecond), float64(sessions)/took.Seconds(), failed.Load())
+	if e := firstErr.Load(); e != nil {
+		fmt.Printf(" (first: %s)", e)
+	}
+	fmt.Println()
+	fmt.Printf("plugin resident: peak %d MiB while opening, %d MiB after\n", peak>>10, rssKiB(pid)>>10)
+	rows, size, err := mm.KVRows(ctx, "mcpsession_", `"user_id":"`+person.ID+`"`)
+	if err != nil {
+		return err
+	}
+	all, allSize, err := mm.KVRows(ctx, "", "")
+	if err != nil {
+		return err
+	}
+	fmt.Printf("the person's session records in the KV store: %d rows, %d KiB; the plugin's KV store: %d rows, %d KiB\n",
+		rows, size>>10, all, allSize>>10)
+
+	fmt.Println()
+	fmt.Println("== then one write waits for the person in Mattermost ==")
+	if err := mm.PatchPluginSettings(map[string]any{"AllowWrites": true, "WriteConfirmation": config.ConfirmMattermost}); err != nil {
+		return err
+	}
+	c, err := connect(ctx, mm.URL, person.Token)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	town, _, err := mm.Client(person).GetChannelByName(ctx, "town-square", mm.Team.Id, "")
+	if err != nil {
+		return err
+	}
+	marker := "kvbench-" + model.NewId()[:8]
+	go func() {
+		// It waits up to a minute for an answer that never comes.
+		_, _ = callTool(ctx, c, "create_post", map[string]any{"channel": town.Id, "message": marker})
+	}()
+	listURL := site + approval.APIPath
+	shown := false
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !shown; time.Sleep(200 * time.Millisecond) {
+		body, err := getBody(listURL, person.Token)
+		if err != nil {
+			return err
+		}
+		shown = strings.Contains(body, marker)
+	}
+	listTime, err := median(9, func() error { _, err := getBody(listURL, person.Token); return err })
+	if err != nil {
+		return err
+	}
+	fmt.Printf("confirmation list (GET %s): shows the write: %v; %s per request (median of 9)\n", approval.APIPath, shown, listTime.Round(time.Microsecond))
+	var pending string
+	pendingTime, err := median(9, func() error {
+		res, err := callTool(ctx, c, "get_pending", nil)
+		if err == nil {
+			pending = text(res)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Printf("get_pending: shows the write: %v; %s per call (median of 9)\n", strings.Contains(pending, marker), pendingTime.Round(time.Microsecond))
+	return nil
+}
+
+// initialize opens one MCP session as the token's user.
+func initialize(endpoint, token string) error {
+	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"kvbench","version":"1"}}}`))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+		return fmt.Errorf("initialize: %d %s", resp.StatusCode, body)
+	}
+	return nil
+}
+
+func getBody(u, token string) (string, error) {
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("GET %s: %d %s", u, resp.StatusCode, body)
+	}
+	return string(body), err
+}
+
+func connect(ctx context.Context, site, token string) (*client.Client, error) {
+	c, err := client.NewStreamableHttpClient(strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp",
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "kvbench", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func callTool(ctx context.Context, c *client.Client, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	req.Params.Arguments = args
+	return c.CallTool(ctx, req)
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	b.Write(raw)
+	return b.String()
+}
+
+// parallel runs f(0..n-1) on workers goroutines.
+func parallel(n, workers int, f func(int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(n); i = next.Add(1) - 1 {
+				f(int(i))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func median(runs int, f func() error) (time.Duration, error) {
+	times := make([]time.Duration, 0, runs)
+	for range runs {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		times = append(times, time.Since(t0))
+	}
+	slices.Sort(times)
+	return times[len(times)/2], nil
+}
+
+// sampled runs f while sampling the process's resident memory every 20 ms,
+// and returns the peak in KiB.
+func sampled(pid int, f func() error) (int64, error) {
+	var peak atomic.Int64
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if v := rssKiB(pid); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err := f()
+	close(stop)
+	<-done
+	return peak.Load(), err
+}
+
+// pluginPID finds the plugin's process: its executable lies under the
+// harness's temp dir.
+func pluginPID(mm *harness.Server) (int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err != nil || !strings.Contains(string(cmd), "plugin-linux-amd64") || !strings.Contains(string(cmd), mm.TempDir()) {
+			continue
+		}
+		return pid, nil
+	}
+	return 0, fmt.Errorf("no plugin process under %s", mm.TempDir())
+}
+
+// rssKiB reads VmRSS of /proc/<pid>/status, in KiB.
+func rssKiB(pid int) int64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return n
+		}
+	}
+	return 0
+}

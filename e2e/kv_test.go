@@ -1,0 +1,212 @@
+package e2e
+
+// What one person's client can make the plugin keep in Mattermost's KV
+// store is bounded (product rule 9): a session keeps a few hundred bytes
+// whatever the client declares, a person has at most MaxSessionsPerPerson
+// sessions and MaxPendingPerPerson writes waiting, and an answer larger
+// than MaxAnswerBytes is refused before anything is kept. Each is read back
+// from the database, where the KV store lives.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+)
+
+// legacyVersion is the last protocol version with sessions.
+const legacyVersion = "2025-11-25"
+
+// mcpPost sends one JSON-RPC message as token, in session (if any), to the
+// MCP endpoint of site, and returns the status, the session id header and
+// the body.
+func mcpPost(t *testing.T, site, token, session, message string) (int, string, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, mcpURL(site), strings.NewReader(message))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("MCP-Protocol-Version", legacyVersion)
+	if session != "" {
+		req.Header.Set(server.HeaderKeySessionID, session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header.Get(server.HeaderKeySessionID), string(b)
+}
+
+// openSession initializes a session (protocol 2025-11-25, which has them)
+// declaring clientInfo and capabilities as given.
+func openSession(t *testing.T, site, token, clientInfo, capabilities string) string {
+	t.Helper()
+	code, session, body := mcpPost(t, site, token, "", fmt.Sprintf(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":%s,"clientInfo":%s}}`,
+		legacyVersion, capabilities, clientInfo))
+	if code != http.StatusOK || session == "" {
+		t.Fatalf("initialize: %d %s", code, body)
+	}
+	return session
+}
+
+const listTools = `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`
+
+// newPerson is a person of their own, so that what this file fills up
+// (sessions, pending writes) is nobody else's.
+func newPerson(t *testing.T, prefix string) harness.User {
+	t.Helper()
+	u, err := mm.CreateUser(uniq(t, prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func TestASessionInitializedWithAMegabyteClientInfoKeepsAFewHundredBytes(t *testing.T) {
+	alice := mm.Users[0]
+	mib := strings.Repeat("x", 1<<20)
+	session := openSession(t, mm.URL, alice.Token,
+		fmt.Sprintf(`{"name":%q,"version":%q,"title":%q}`, mib, mib, mib),
+		fmt.Sprintf(`{"elicitation":{"form":{}},"experimental":{"pad":%q}}`, mib))
+	rows, size, err := mm.KVRows(context.Background(), "mcpsession_"+session, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows != 1 || size > 2<<10 {
+		t.Fatalf("the session is %d rows of %d bytes, want one of at most 2 KiB", rows, size)
+	}
+	if code, _, body := mcpPost(t, mm.URL, alice.Token, session, listTools); code != http.StatusOK {
+		t.Fatalf("the session after its initialize: %d %s", code, body)
+	}
+}
+
+func TestAnAnswerLargerThanTheCapGets413AndAJSONRPCError(t *testing.T) {
+	alice := mm.Users[0]
+	session := openSession(t, mm.URL, alice.Token, `{"name":"e2e","version":"1"}`, `{"elicitation":{"form":{}}}`)
+	answer := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"result":{"action":"accept","content":{"ok":true,"pad":%q}}}`,
+		strings.Repeat("x", transport.MaxAnswerBytes))
+	code, _, body := mcpPost(t, mm.URL, alice.Token, session, answer)
+	if code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d, want 413: %s", code, body)
+	}
+	var msg struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(body), &msg); err != nil || msg.JSONRPC != "2.0" || msg.Error.Code != -32600 ||
+		!strings.Contains(msg.Error.Message, "at most 64 KiB") {
+		t.Fatalf("not a clear JSON-RPC error: %s (%v)", body, err)
+	}
+	if rows, _, err := mm.KVRows(context.Background(), "mcpanswers_"+session, ""); err != nil || rows != 0 {
+		t.Fatalf("the refused answer was kept: %d rows (%v)", rows, err)
+	}
+}
+
+func TestTheSessionAfterTheCapEndsTheOldestOnEveryNode(t *testing.T) {
+	if _, err := mm.StartSecondNode(t.Context()); err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	if n := len(mm.NodeURLs()); n != 2 {
+		t.Fatalf("%d nodes run, want 2", n)
+	}
+	u := newPerson(t, "sessions")
+	sessions := make([]string, transport.MaxSessionsPerPerson+1)
+	for i := range sessions {
+		sessions[i] = openSession(t, mm.URL, u.Token, `{"name":"e2e","version":"1"}`, `{}`)
+	}
+	for _, site := range mm.NodeURLs() {
+		if code, _, body := mcpPost(t, site, u.Token, sessions[0], listTools); code != http.StatusNotFound {
+			t.Fatalf("the oldest session on %s: %d %.200s", site, code, body)
+		}
+		for _, s := range []string{sessions[1], sessions[len(sessions)-1]} {
+			if code, _, body := mcpPost(t, site, u.Token, s, listTools); code != http.StatusOK {
+				t.Fatalf("a session within the cap on %s: %d %.200s", site, code, body)
+			}
+		}
+	}
+	rows, _, err := mm.KVRows(context.Background(), "mcpsession_", `"user_id":"`+u.ID+`"`)
+	if err != nil || rows != transport.MaxSessionsPerPerson {
+		t.Fatalf("%d of the person's sessions are stored, want %d (%v)", rows, transport.MaxSessionsPerPerson, err)
+	}
+}
+
+func TestThePersonsWriteAfterTheCapIsRefusedWithTheReason(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	u := newPerson(t, "pending")
+	ch := townSquare(t)
+	c := connect(t, mm.URL, u.Token)
+	// Each write waits up to a minute for the person: they wait together,
+	// and the test goes on without them.
+	marker := uniq(t, "capped")
+	for i := range approval.MaxPendingPerPerson {
+		postAsyncWith(c, "create_post", map[string]any{"channel": ch.Id, "message": fmt.Sprintf("%s %d", marker, i)})
+	}
+	waitPendingCount(t, u, marker, approval.MaxPendingPerPerson)
+
+	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker + " one more"})
+	got := text(res)
+	if !res.IsError || !strings.Contains(got, fmt.Sprintf("%d writes already wait", approval.MaxPendingPerPerson)) || !strings.Contains(got, "get_pending") {
+		t.Fatalf("the write after the cap: %s", got)
+	}
+	// Nothing was kept of it, and get_pending still lists the ten.
+	waitPendingCount(t, u, marker, approval.MaxPendingPerPerson)
+	if listed := strings.Count(text(call(t, c, "get_pending", nil)), ", pending "); listed != approval.MaxPendingPerPerson {
+		t.Fatalf("get_pending lists %d pending writes", listed)
+	}
+	// Answering one makes room for the next.
+	answerOnPage(t, u, waitPending(t, u, marker), "decline", marker)
+	done := postAsyncWith(c, "create_post", map[string]any{"channel": ch.Id, "message": marker + " after one was answered"})
+	waitPendingCount(t, u, marker, approval.MaxPendingPerPerson)
+	select {
+	case res := <-done:
+		t.Fatalf("the write after one was answered did not wait: %s", text(res))
+	case <-time.After(time.Second):
+	}
+}
+
+// waitPendingCount waits until exactly n of u's writes marked marker wait
+// for them, as the confirmation list says.
+func waitPendingCount(t *testing.T, u harness.User, marker string, n int) {
+	t.Helper()
+	got := -1
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		_, body := get(t, http.DefaultClient, apiOf(mm.URL), u.Token)
+		var list struct {
+			Confirmations []struct{ Title, State string }
+		}
+		if err := json.Unmarshal([]byte(body), &list); err != nil {
+			t.Fatalf("pending list %q: %v", body, err)
+		}
+		got = 0
+		for _, c := range list.Confirmations {
+			if strings.Contains(c.Title, marker) && c.State == "pending" {
+				got++
+			}
+		}
+		if got == n {
+			return
+		}
+	}
+	t.Fatalf("%d writes marked %s wait, want %d", got, marker, n)
+}
