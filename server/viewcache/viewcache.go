@@ -24,10 +24,11 @@ import (
 )
 
 const (
-	// MaxTextBytes: a kept text is at most 8 MiB (about 2,000 windows of
-	// 4 KiB); a longer one is converted again for every window rather than
-	// held in memory whole on every read of it.
-	MaxTextBytes = 8 << 20
+	// MaxTextBytes: the most text fileview extracts from one Office file
+	// (fileview.MaxExtractedTextBytes), so any document's text can be kept;
+	// a longer plain text file is converted again for every window rather
+	// than held whole on every read of it.
+	MaxTextBytes = fileview.MaxExtractedTextBytes
 	// chunkBytes: the stored (compressed) text is split into 1 MiB values,
 	// the size the workspace uses too, well under any database's row limit.
 	chunkBytes = 1 << 20
@@ -35,9 +36,9 @@ const (
 	// half an hour keeps it for a pause and then frees the store.
 	Lifetime = 30 * time.Minute
 	// PerPerson: the kept texts one person's reads have added; the oldest is
-	// dropped for the next, so one person keeps at most 16 x 8 MiB (before
-	// compression) in the store.
-	PerPerson = 16
+	// dropped for the next, so one person keeps at most 8 x 16 MiB of text
+	// (about a quarter of that once compressed) in the store.
+	PerPerson = 8
 	keyPrefix = "fvc_"
 )
 
