@@ -281,10 +281,13 @@ func benchJPEG(ctx context.Context) error {
 	return nil
 }
 
-// imageMagick finds convert, installing Debian's imagemagick when missing.
+// imageMagick finds ImageMagick's convert, installing Debian's imagemagick
+// when it is missing (a "convert" that is not ImageMagick does not count).
 func imageMagick() (string, error) {
-	if p, err := exec.LookPath("convert"); err == nil {
-		return p, nil
+	for _, p := range []string{"convert", "/usr/bin/convert"} {
+		if path, err := exec.LookPath(p); err == nil && isImageMagick(path) {
+			return path, nil
+		}
 	}
 	fmt.Println("installing imagemagick from Debian's packages for the comparison ...")
 	for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "imagemagick"}} {
@@ -294,7 +297,15 @@ func imageMagick() (string, error) {
 			return "", fmt.Errorf("apt-get %s: %v\n%s", args[0], err, out)
 		}
 	}
-	return exec.LookPath("convert")
+	if !isImageMagick("/usr/bin/convert") {
+		return "", fmt.Errorf("Debian's imagemagick was installed but /usr/bin/convert is not ImageMagick")
+	}
+	return "/usr/bin/convert", nil
+}
+
+func isImageMagick(path string) bool {
+	out, err := exec.Command(path, "-version").CombinedOutput()
+	return err == nil && strings.Contains(string(out), "ImageMagick")
 }
 
 func median(n int, f func() error) (time.Duration, error) {
