@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
@@ -69,9 +70,13 @@ type Cache struct {
 	KV KV
 }
 
+// meta is a kept text's record: its header facts and where its body is.
+// The body is stored as compressed bytes, not JSON, so reading it back is
+// one decompression (JSON-decoding megabytes of string took most of a hit).
 type meta struct {
-	Chunks int `json:"n"`
-	Bytes  int `json:"b"`
+	Chunks int            `json:"n"`
+	Bytes  int            `json:"b"`
+	Text   *fileview.Text `json:"t"`
 }
 
 // TextBytes is the length of the kept text of a file (0 when there is
@@ -93,7 +98,7 @@ func (c *Cache) Get(k Key) (*fileview.Text, bool) {
 		return nil, false
 	}
 	var m meta
-	if json.Unmarshal(raw, &m) != nil || m.Chunks < 1 || m.Bytes > 2*MaxTextBytes {
+	if json.Unmarshal(raw, &m) != nil || m.Text == nil || m.Chunks < 1 || m.Bytes < 0 || m.Bytes > MaxTextBytes {
 		return nil, false
 	}
 	var packed bytes.Buffer
@@ -108,10 +113,13 @@ func (c *Cache) Get(k Key) (*fileview.Text, bool) {
 	if err != nil {
 		return nil, false
 	}
-	var t fileview.Text
-	if json.NewDecoder(io.LimitReader(zr, 2*MaxTextBytes)).Decode(&t) != nil {
+	var body strings.Builder
+	body.Grow(m.Bytes)
+	if n, err := io.Copy(&body, io.LimitReader(zr, int64(m.Bytes)+1)); err != nil || n != int64(m.Bytes) {
 		return nil, false
 	}
+	t := *m.Text
+	t.Body = body.String()
 	return &t, true
 }
 
@@ -123,12 +131,14 @@ func (c *Cache) Put(userID string, k Key, t *fileview.Text) error {
 	}
 	var packed bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&packed, gzip.BestSpeed)
-	if err := json.NewEncoder(zw).Encode(t); err != nil {
+	if _, err := io.WriteString(zw, t.Body); err != nil {
 		return err
 	}
 	if err := zw.Close(); err != nil {
 		return err
 	}
+	head := *t
+	head.Body = ""
 	h := k.hash()
 	data := packed.Bytes()
 	n := 0
@@ -138,7 +148,7 @@ func (c *Cache) Put(userID string, k Key, t *fileview.Text) error {
 		}
 		n++
 	}
-	raw, _ := json.Marshal(meta{Chunks: n, Bytes: len(t.Body)})
+	raw, _ := json.Marshal(meta{Chunks: n, Bytes: len(t.Body), Text: &head})
 	if err := c.KV.Set(keyPrefix+h, raw, Lifetime); err != nil {
 		return fmt.Errorf("keep a converted text: %w", err)
 	}
