@@ -309,17 +309,17 @@ func (d Deps) keptView(ctx context.Context, mem *budget.Budget, key viewcache.Ke
 	if d.Views == nil || key.ID == "" {
 		return nil, noRelease, false
 	}
-	n := d.Views.TextBytes(key)
-	if n == 0 {
+	kept, ok := d.Views.Open(key)
+	if !ok {
 		return nil, noRelease, false
 	}
-	cost := pdfTextCopies*int64(n) + answerBytes
+	cost := pdfTextCopies*int64(kept.Bytes()) + answerBytes
 	release, ok := mem.TryAcquire(cost)
 	if !ok {
 		return nil, noRelease, false
 	}
 	release = giveBack(release, cost)
-	text, ok := d.Views.Get(key)
+	text, ok := kept.Text()
 	if !ok {
 		release()
 		return nil, noRelease, false

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
@@ -40,7 +41,12 @@ const (
 	// dropped for the next, so one person keeps at most 8 x 16 MiB of text
 	// (about a quarter of that once compressed) in the store.
 	PerPerson = 8
-	keyPrefix = "fvc_"
+	// LocalBytes: each process also keeps the compressed texts it read or
+	// made most recently, up to 16 MiB (some 50 MB of text, a few long
+	// documents being paged at once), so the next window on the same node
+	// reads nothing from the store.
+	LocalBytes = 16 << 20
+	keyPrefix  = "fvc_"
 )
 
 // KV is the part of the plugin KV store the cache uses.
@@ -68,6 +74,14 @@ func (k Key) hashAt(version string) string {
 // Cache is the kept texts.
 type Cache struct {
 	KV KV
+
+	once   sync.Once
+	recent *recent
+}
+
+func (c *Cache) local() *recent {
+	c.once.Do(func() { c.recent = &recent{max: LocalBytes} })
+	return c.recent
 }
 
 // meta is a kept text's record: its header facts and where its body is.
@@ -79,20 +93,23 @@ type meta struct {
 	Text   *fileview.Text `json:"t"`
 }
 
-// TextBytes is the length of the kept text of a file (0 when there is
-// none): what holding it costs, known before it is read.
-func (c *Cache) TextBytes(k Key) int {
-	raw, err := c.KV.Get(keyPrefix + k.hash())
-	var m meta
-	if err != nil || raw == nil || json.Unmarshal(raw, &m) != nil {
-		return 0
-	}
-	return m.Bytes
+// Entry is a kept text found in the store, before its body is read.
+type Entry struct {
+	c *Cache
+	h string
+	m meta
 }
 
-// Get is the kept text of a file, if there is one.
-func (c *Cache) Get(k Key) (*fileview.Text, bool) {
+// Bytes is the length of the kept text: what holding it costs, known
+// before it is read.
+func (e *Entry) Bytes() int { return e.m.Bytes }
+
+// Open finds the kept text of a file, if there is one.
+func (c *Cache) Open(k Key) (*Entry, bool) {
 	h := k.hash()
+	if p, ok := c.local().get(h); ok {
+		return &Entry{c: c, h: h, m: p.m}, true
+	}
 	raw, err := c.KV.Get(keyPrefix + h)
 	if err != nil || raw == nil {
 		return nil, false
@@ -101,26 +118,45 @@ func (c *Cache) Get(k Key) (*fileview.Text, bool) {
 	if json.Unmarshal(raw, &m) != nil || m.Text == nil || m.Chunks < 1 || m.Bytes < 0 || m.Bytes > MaxTextBytes {
 		return nil, false
 	}
-	var packed bytes.Buffer
-	for i := 0; i < m.Chunks; i++ {
-		part, err := c.KV.Get(chunkKey(h, i))
-		if err != nil || part == nil {
-			return nil, false // expired in between: convert again
+	return &Entry{c: c, h: h, m: m}, true
+}
+
+// Text reads the kept text's body.
+func (e *Entry) Text() (*fileview.Text, bool) {
+	packed, ok := e.c.local().get(e.h)
+	if !ok {
+		var buf bytes.Buffer
+		for i := 0; i < e.m.Chunks; i++ {
+			part, err := e.c.KV.Get(chunkKey(e.h, i))
+			if err != nil || part == nil {
+				return nil, false // expired in between: convert again
+			}
+			buf.Write(part)
 		}
-		packed.Write(part)
+		packed = packedText{m: e.m, body: buf.Bytes()}
+		e.c.local().put(e.h, packed)
 	}
-	zr, err := gzip.NewReader(&packed)
+	zr, err := gzip.NewReader(bytes.NewReader(packed.body))
 	if err != nil {
 		return nil, false
 	}
 	var body strings.Builder
-	body.Grow(m.Bytes)
-	if n, err := io.Copy(&body, io.LimitReader(zr, int64(m.Bytes)+1)); err != nil || n != int64(m.Bytes) {
+	body.Grow(e.m.Bytes)
+	if n, err := io.Copy(&body, io.LimitReader(zr, int64(e.m.Bytes)+1)); err != nil || n != int64(e.m.Bytes) {
 		return nil, false
 	}
-	t := *m.Text
+	t := *e.m.Text
 	t.Body = body.String()
 	return &t, true
+}
+
+// Get is the kept text of a file, if there is one.
+func (c *Cache) Get(k Key) (*fileview.Text, bool) {
+	e, ok := c.Open(k)
+	if !ok {
+		return nil, false
+	}
+	return e.Text()
 }
 
 // Put keeps a text for the file, counted against the person whose read
@@ -148,10 +184,12 @@ func (c *Cache) Put(userID string, k Key, t *fileview.Text) error {
 		}
 		n++
 	}
-	raw, _ := json.Marshal(meta{Chunks: n, Bytes: len(t.Body), Text: &head})
+	m := meta{Chunks: n, Bytes: len(t.Body), Text: &head}
+	raw, _ := json.Marshal(m)
 	if err := c.KV.Set(keyPrefix+h, raw, Lifetime); err != nil {
 		return fmt.Errorf("keep a converted text: %w", err)
 	}
+	c.local().put(h, packedText{m: m, body: append([]byte(nil), data...)})
 	return c.count(userID, h)
 }
 
@@ -201,6 +239,7 @@ func (c *Cache) count(userID, h string) error {
 // drop removes a kept text; its chunks go with their lifetime if the meta
 // record cannot be read.
 func (c *Cache) drop(h string) {
+	c.local().remove(h)
 	raw, err := c.KV.Get(keyPrefix + h)
 	_ = c.KV.Delete(keyPrefix + h)
 	var m meta

@@ -119,7 +119,7 @@ func TestAnotherConverterVersionOrFileMisses(t *testing.T) {
 			kv.m[strings.Replace(key, k.hash(), k.hashAt("0"), 1)] = v
 		}
 	}
-	if _, ok := c.Get(k); ok {
+	if _, ok := (&Cache{KV: kv}).Get(k); ok { // another node: no local copy
 		t.Fatal("a text kept by another converter version hit")
 	}
 }
@@ -159,7 +159,35 @@ func TestAMissingChunkIsAMissNotABrokenText(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = kv.Delete(chunkKey(k.hash(), 0))
-	if _, ok := c.Get(k); ok {
+	if _, ok := (&Cache{KV: kv}).Get(k); ok { // another node: no local copy
 		t.Fatal("a text with a chunk gone came back")
+	}
+}
+
+func TestTheNodeThatKeptATextCutsTheNextWindowWithoutTheStoreAndHoldsAtMostItsShare(t *testing.T) {
+	kv := &memKV{m: map[string][]byte{}}
+	c := &Cache{KV: kv}
+	k := Key{"attachment", "file1"}
+	text := longText(t, 2000)
+	if err := c.Put("alice", k, text); err != nil {
+		t.Fatal(err)
+	}
+	for key := range kv.m {
+		if strings.HasPrefix(key, keyPrefix+k.hash()+"_") {
+			delete(kv.m, key) // the chunks: only the record stays in the store
+		}
+	}
+	if got, ok := c.Get(k); !ok || got.Body != text.Body {
+		t.Fatal("the node that kept the text read the store for its body")
+	}
+	r := &recent{max: 1000}
+	for i := 0; i < 10; i++ {
+		r.put(string(rune('a'+i)), packedText{body: make([]byte, 300)})
+	}
+	if r.size > r.max || len(r.byKey) != 3 {
+		t.Fatalf("the local copy holds %d bytes in %d texts, at most %d", r.size, len(r.byKey), r.max)
+	}
+	if _, ok := r.get("a"); ok {
+		t.Fatal("the least recently used text was kept")
 	}
 }
