@@ -8,9 +8,15 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 )
 
-// BenchmarkWindowTwoOfAKeptText is the work of a second window on a hit:
-// read the kept text back from the store and cut the window.
+// BenchmarkWindowTwoOfAKeptText is the work of a second window on a hit,
+// on the node that kept the text and on another node, which reads it back
+// from the store.
 func BenchmarkWindowTwoOfAKeptText(b *testing.B) {
+	b.Run("same node", func(b *testing.B) { benchWindowTwo(b, false) })
+	b.Run("another node", func(b *testing.B) { benchWindowTwo(b, true) })
+}
+
+func benchWindowTwo(b *testing.B, anotherNode bool) {
 	var s strings.Builder
 	for i := 0; s.Len() < 6<<20; i++ {
 		s.WriteString("Paragraph of the harbour report: cranes, tides and the ships expected at dawn, number ")
@@ -27,6 +33,9 @@ func BenchmarkWindowTwoOfAKeptText(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		if anotherNode {
+			c = &Cache{KV: kv}
+		}
 		t, ok := c.Get(k)
 		if !ok {
 			b.Fatal("miss")

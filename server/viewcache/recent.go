@@ -4,17 +4,14 @@ import (
 	"container/list"
 	"sync"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 )
 
-// packedText is a kept text as stored: its record and compressed body.
-type packedText struct {
-	m    meta
-	body []byte
-}
-
 // recent is the process's own bounded copy of the most recently used
-// packed texts, least recently used dropped first. An entry lives no
-// longer than in the store.
+// texts, decoded (a text's body is an immutable string, so every window
+// cut from it shares it rather than copying it), least recently used
+// dropped first. An entry lives no longer than in the store.
 type recent struct {
 	mu    sync.Mutex
 	max   int
@@ -25,28 +22,28 @@ type recent struct {
 
 type recentEntry struct {
 	key     string
-	p       packedText
+	t       *fileview.Text
 	expires time.Time
 }
 
-func (r *recent) get(key string) (packedText, bool) {
+func (r *recent) get(key string) (*fileview.Text, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	el, ok := r.byKey[key]
 	if !ok {
-		return packedText{}, false
+		return nil, false
 	}
 	e := el.Value.(*recentEntry)
 	if time.Now().After(e.expires) {
 		r.removeElement(el)
-		return packedText{}, false
+		return nil, false
 	}
 	r.order.MoveToFront(el)
-	return e.p, true
+	return e.t, true
 }
 
-func (r *recent) put(key string, p packedText) {
-	if len(p.body) > r.max {
+func (r *recent) put(key string, t *fileview.Text) {
+	if len(t.Body) > r.max {
 		return
 	}
 	r.mu.Lock()
@@ -57,8 +54,8 @@ func (r *recent) put(key string, p packedText) {
 	if el, ok := r.byKey[key]; ok {
 		r.removeElement(el)
 	}
-	r.byKey[key] = r.order.PushFront(&recentEntry{key: key, p: p, expires: time.Now().Add(Lifetime)})
-	r.size += len(p.body)
+	r.byKey[key] = r.order.PushFront(&recentEntry{key: key, t: t, expires: time.Now().Add(Lifetime)})
+	r.size += len(t.Body)
 	for r.size > r.max {
 		r.removeElement(r.order.Back())
 	}
@@ -75,5 +72,5 @@ func (r *recent) remove(key string) {
 func (r *recent) removeElement(el *list.Element) {
 	e := r.order.Remove(el).(*recentEntry)
 	delete(r.byKey, e.key)
-	r.size -= len(e.p.body)
+	r.size -= len(e.t.Body)
 }

@@ -41,10 +41,10 @@ const (
 	// dropped for the next, so one person keeps at most 8 x 16 MiB of text
 	// (about a quarter of that once compressed) in the store.
 	PerPerson = 8
-	// LocalBytes: each process also keeps the compressed texts it read or
-	// made most recently, up to 16 MiB (some 50 MB of text, a few long
-	// documents being paged at once), so the next window on the same node
-	// reads nothing from the store.
+	// LocalBytes: each process also keeps the texts it read or made most
+	// recently, decoded, up to 16 MiB (a long document or a few shorter
+	// ones being paged at once), so the next window on the same node reads
+	// and decodes nothing.
 	LocalBytes = 16 << 20
 	keyPrefix  = "fvc_"
 )
@@ -95,9 +95,10 @@ type meta struct {
 
 // Entry is a kept text found in the store, before its body is read.
 type Entry struct {
-	c *Cache
-	h string
-	m meta
+	c    *Cache
+	h    string
+	m    meta
+	text *fileview.Text // this process's own copy, when it has one
 }
 
 // Bytes is the length of the kept text: what holding it costs, known
@@ -107,8 +108,8 @@ func (e *Entry) Bytes() int { return e.m.Bytes }
 // Open finds the kept text of a file, if there is one.
 func (c *Cache) Open(k Key) (*Entry, bool) {
 	h := k.hash()
-	if p, ok := c.local().get(h); ok {
-		return &Entry{c: c, h: h, m: p.m}, true
+	if t, ok := c.local().get(h); ok {
+		return &Entry{c: c, h: h, m: meta{Bytes: len(t.Body)}, text: t}, true
 	}
 	raw, err := c.KV.Get(keyPrefix + h)
 	if err != nil || raw == nil {
@@ -121,22 +122,21 @@ func (c *Cache) Open(k Key) (*Entry, bool) {
 	return &Entry{c: c, h: h, m: m}, true
 }
 
-// Text reads the kept text's body.
+// Text reads the kept text's body. The text may be shared with other
+// callers: it must not be changed.
 func (e *Entry) Text() (*fileview.Text, bool) {
-	packed, ok := e.c.local().get(e.h)
-	if !ok {
-		var buf bytes.Buffer
-		for i := 0; i < e.m.Chunks; i++ {
-			part, err := e.c.KV.Get(chunkKey(e.h, i))
-			if err != nil || part == nil {
-				return nil, false // expired in between: convert again
-			}
-			buf.Write(part)
-		}
-		packed = packedText{m: e.m, body: buf.Bytes()}
-		e.c.local().put(e.h, packed)
+	if e.text != nil {
+		return e.text, true
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(packed.body))
+	var packed bytes.Buffer
+	for i := 0; i < e.m.Chunks; i++ {
+		part, err := e.c.KV.Get(chunkKey(e.h, i))
+		if err != nil || part == nil {
+			return nil, false // expired in between: convert again
+		}
+		packed.Write(part)
+	}
+	zr, err := gzip.NewReader(&packed)
 	if err != nil {
 		return nil, false
 	}
@@ -147,6 +147,7 @@ func (e *Entry) Text() (*fileview.Text, bool) {
 	}
 	t := *e.m.Text
 	t.Body = body.String()
+	e.c.local().put(e.h, &t)
 	return &t, true
 }
 
@@ -189,7 +190,7 @@ func (c *Cache) Put(userID string, k Key, t *fileview.Text) error {
 	if err := c.KV.Set(keyPrefix+h, raw, Lifetime); err != nil {
 		return fmt.Errorf("keep a converted text: %w", err)
 	}
-	c.local().put(h, packedText{m: m, body: append([]byte(nil), data...)})
+	c.local().put(h, t)
 	return c.count(userID, h)
 }
 

@@ -182,7 +182,7 @@ func TestTheNodeThatKeptATextCutsTheNextWindowWithoutTheStoreAndHoldsAtMostItsSh
 	}
 	r := &recent{max: 1000}
 	for i := 0; i < 10; i++ {
-		r.put(string(rune('a'+i)), packedText{body: make([]byte, 300)})
+		r.put(string(rune('a'+i)), &fileview.Text{Body: strings.Repeat("x", 300)})
 	}
 	if r.size > r.max || len(r.byKey) != 3 {
 		t.Fatalf("the local copy holds %d bytes in %d texts, at most %d", r.size, len(r.byKey), r.max)
