@@ -17,20 +17,17 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
@@ -55,17 +52,17 @@ func run(bundle string, sessions, workers int) error {
 	defer mm.Close()
 	person := mm.Users[0]
 	site := strings.TrimRight(mm.URL, "/") + "/plugins/mcp-server"
-	pid, err := pluginPID(mm)
+	proc, err := pluginproc.Find(mm)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("== %d MCP sessions opened by one person, %d at a time ==\n", sessions, workers)
-	fmt.Printf("plugin resident at rest: %d MiB\n", rssKiB(pid)>>10)
+	fmt.Printf("plugin resident at rest: %d MiB\n", proc.KiB("VmRSS")>>10)
 
 	var failed atomic.Int64
 	var firstErr atomic.Value
 	started := time.Now()
-	peak, err := sampled(pid, func() error {
+	peak, err := proc.Peak(20*time.Millisecond, func() error {
 		parallel(sessions, workers, func(int) {
 			if err := initialize(site+"/mcp", person.Token); err != nil {
 				failed.Add(1)
@@ -83,7 +80,7 @@ func run(bundle string, sessions, workers int) error {
 		fmt.Printf(" (first: %s)", e)
 	}
 	fmt.Println()
-	fmt.Printf("plugin resident: peak %d MiB while opening, %d MiB after\n", peak>>10, rssKiB(pid)>>10)
+	fmt.Printf("plugin resident: peak %d MiB while opening, %d MiB after\n", peak>>10, proc.KiB("VmRSS")>>10)
 	rows, size, err := mm.KVRows(ctx, "mcpsession_", `"user_id":"`+person.ID+`"`)
 	if err != nil {
 		return err
@@ -100,7 +97,7 @@ func run(bundle string, sessions, workers int) error {
 	if err := mm.PatchPluginSettings(map[string]any{"AllowWrites": true, "WriteConfirmation": config.ConfirmMattermost}); err != nil {
 		return err
 	}
-	c, err := connect(ctx, mm.URL, person.Token)
+	c, err := harness.ConnectMCP(ctx, mm.URL, person.Token, "kvbench")
 	if err != nil {
 		return err
 	}
@@ -112,7 +109,7 @@ func run(bundle string, sessions, workers int) error {
 	marker := "kvbench-" + model.NewId()[:8]
 	go func() {
 		// It waits up to a minute for an answer that never comes.
-		_, _ = callTool(ctx, c, "create_post", map[string]any{"channel": town.Id, "message": marker})
+		_, _ = harness.CallTool(ctx, c, "create_post", map[string]any{"channel": town.Id, "message": marker})
 	}()
 	listURL := site + approval.APIPath
 	shown := false
@@ -130,7 +127,7 @@ func run(bundle string, sessions, workers int) error {
 	fmt.Printf("confirmation list (GET %s): shows the write: %v; %s per request (median of 9)\n", approval.APIPath, shown, listTime.Round(time.Microsecond))
 	var pending string
 	pendingTime, err := median(9, func() error {
-		res, err := callTool(ctx, c, "get_pending", nil)
+		res, err := harness.CallTool(ctx, c, "get_pending", nil)
 		if err == nil {
 			pending = text(res)
 		}
@@ -183,32 +180,6 @@ func getBody(u, token string) (string, error) {
 	return string(body), err
 }
 
-func connect(ctx context.Context, site, token string) (*client.Client, error) {
-	c, err := client.NewStreamableHttpClient(strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	if err != nil {
-		return nil, err
-	}
-	if err := c.Start(ctx); err != nil {
-		return nil, err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "kvbench", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	return c, nil
-}
-
-func callTool(ctx context.Context, c *client.Client, tool string, args map[string]any) (*mcp.CallToolResult, error) {
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	return c.CallTool(ctx, req)
-}
-
 func text(res *mcp.CallToolResult) string {
 	var b strings.Builder
 	for _, c := range res.Content {
@@ -248,66 +219,4 @@ func median(runs int, f func() error) (time.Duration, error) {
 	}
 	slices.Sort(times)
 	return times[len(times)/2], nil
-}
-
-// sampled runs f while sampling the process's resident memory every 20 ms,
-// and returns the peak in KiB.
-func sampled(pid int, f func() error) (int64, error) {
-	var peak atomic.Int64
-	stop, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if v := rssKiB(pid); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	err := f()
-	close(stop)
-	<-done
-	return peak.Load(), err
-}
-
-// pluginPID finds the plugin's process: its executable lies under the
-// harness's temp dir.
-func pluginPID(mm *harness.Server) (int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), "plugin-linux-amd64") || !strings.Contains(string(cmd), mm.TempDir()) {
-			continue
-		}
-		return pid, nil
-	}
-	return 0, fmt.Errorf("no plugin process under %s", mm.TempDir())
-}
-
-// rssKiB reads VmRSS of /proc/<pid>/status, in KiB.
-func rssKiB(pid int) int64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
 }

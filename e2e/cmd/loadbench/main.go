@@ -19,9 +19,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
@@ -105,34 +102,22 @@ func run(bundle string, clients, calls, people int) error {
 		go func(i int) {
 			defer wg.Done()
 			u := users[i%people]
-			c, err := client.NewStreamableHttpClient(strings.TrimRight(proxy, "/")+"/plugins/mcp-server/mcp",
-				transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + u.Token}))
-			if err != nil {
-				fail(err.Error())
-				return
-			}
-			defer c.Close()
 			<-start
-			init := mcp.InitializeRequest{}
-			init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-			init.Params.ClientInfo = mcp.Implementation{Name: "loadbench", Version: "1"}
-			if err := c.Start(ctx); err != nil {
-				fail(err.Error())
-				return
-			}
-			if _, err := c.Initialize(ctx, init); err != nil {
+			// Making and starting the client sends nothing: any error is
+			// the initialize call's.
+			c, err := harness.ConnectMCP(ctx, proxy, u.Token, "loadbench")
+			if err != nil {
 				mu.Lock()
 				errorsSeen++
 				mu.Unlock()
 				fail("initialize: " + err.Error())
 				return
 			}
+			defer c.Close()
 			for n := 0; n < calls; n++ {
 				r := reads[(i+n)%len(reads)]
-				req := mcp.CallToolRequest{}
-				req.Params.Name, req.Params.Arguments = r.tool, r.args
 				t0 := time.Now()
-				res, err := c.CallTool(ctx, req)
+				res, err := harness.CallTool(ctx, c, r.tool, r.args)
 				d := time.Since(t0)
 				mu.Lock()
 				latencies = append(latencies, d)

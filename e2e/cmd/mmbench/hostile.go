@@ -8,22 +8,17 @@ import (
 	"image"
 	"image/color"
 	"image/png"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
 
@@ -45,7 +40,7 @@ const hostileCallTimeout = 5 * time.Minute
 // process's resident memory, and prints how each call was answered and the
 // peak against the budget for reading files + 128 MiB.
 func benchHostilePNG(ctx context.Context, mm *harness.Server) error {
-	pid, err := pluginPID(mm)
+	proc, err := pluginproc.Find(mm)
 	if err != nil {
 		return err
 	}
@@ -78,40 +73,25 @@ func benchHostilePNG(ctx context.Context, mm *harness.Server) error {
 	if _, _, err := api.CreatePost(ctx, &model.Post{ChannelId: town.Id, Message: "hostile", FileIds: []string{fileID}}); err != nil {
 		return err
 	}
-	c, err := client.NewStreamableHttpClient(mm.URL+"/plugins/mcp-server/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + alice.Token}))
+	c, err := harness.ConnectMCP(ctx, mm.URL, alice.Token, "mmbench")
 	if err != nil {
 		return err
 	}
-	if err := c.Start(ctx); err != nil {
-		return err
-	}
 	defer c.Close()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "mmbench", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return err
-	}
 
-	rest := statusKiB(pid, "VmRSS")
+	rest := proc.KiB("VmRSS")
 	fmt.Printf("file: %d bytes; plugin process %d resident at rest: %d MiB; budget for reading files: %d MiB\n",
-		len(data), pid, rest>>10, budgetMiB)
+		len(data), proc.PID, rest>>10, budgetMiB)
 	var outcomes sync.Map // call -> outcome
 	start := time.Now()
-	peak, killed := sampledWithGuard(pid, hostile.guardMiB<<10, func() {
-		var wg sync.WaitGroup
-		for i := range hostile.parallel {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				outcomes.Store(i, readOutcome(ctx, c, fileID))
-			}()
-		}
-		wg.Wait()
+	peak, killed := proc.PeakOrKill(5*time.Millisecond, hostile.guardMiB<<10, func() {
+		_ = pluginproc.AtOnce(hostile.parallel, func(i int) error {
+			outcomes.Store(i, readOutcome(ctx, c, fileID))
+			return nil
+		})
 	})
 	took := time.Since(start)
-	hwm := statusKiB(pid, "VmHWM")
+	hwm := proc.KiB("VmHWM")
 
 	counts := map[string]int{}
 	var examples []string
@@ -150,10 +130,7 @@ func benchHostilePNG(ctx context.Context, mm *harness.Server) error {
 func readOutcome(ctx context.Context, c *client.Client, fileID string) string {
 	ctx, cancel := context.WithTimeout(ctx, hostileCallTimeout)
 	defer cancel()
-	req := mcp.CallToolRequest{}
-	req.Params.Name = "read_file"
-	req.Params.Arguments = map[string]any{"file_id": fileID}
-	res, err := c.CallTool(ctx, req)
+	res, err := harness.CallTool(ctx, c, "read_file", map[string]any{"file_id": fileID})
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -195,90 +172,4 @@ func hostilePNG(w, h int) ([]byte, error) {
 	var b bytes.Buffer
 	err := png.Encode(&b, img)
 	return b.Bytes(), err
-}
-
-// sampledWithGuard runs f while sampling pid's resident set every 5 ms. If it
-// passes guardKiB the process is killed (it is the plugin this benchmark's
-// own Mattermost started), and killed says so.
-func sampledWithGuard(pid int, guardKiB int64, f func()) (peakKiB int64, killed bool) {
-	var peak atomic.Int64
-	var hit atomic.Bool
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			v := statusKiB(pid, "VmRSS")
-			if v > peak.Load() {
-				peak.Store(v)
-			}
-			if v > guardKiB && !hit.Load() {
-				hit.Store(true)
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	f()
-	close(stop)
-	<-done
-	return peak.Load(), hit.Load()
-}
-
-// pluginPID finds the plugin's process: a child of a Mattermost node this
-// harness started, running the plugin's executable.
-func pluginPID(mm *harness.Server) (int, error) {
-	parents := map[int]bool{}
-	for _, p := range mm.PIDs() {
-		parents[p] = true
-	}
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so read after ")".
-		_, rest, ok := strings.Cut(string(stat), ") ")
-		fields := strings.Fields(rest)
-		if !ok || len(fields) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
-		if !parents[ppid] {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.Contains(string(cmd), "plugin-linux-amd64") {
-			return pid, nil
-		}
-	}
-	return 0, fmt.Errorf("no plugin process among the children of %v", mm.PIDs())
-}
-
-// statusKiB reads one VmXXX line of /proc/<pid>/status, in KiB; 0 when the
-// process is gone.
-func statusKiB(pid int, field string) int64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
 }

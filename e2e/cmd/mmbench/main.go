@@ -26,9 +26,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
@@ -94,26 +91,13 @@ func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 		return err
 	}
 
-	c, err := client.NewStreamableHttpClient(mm.URL+"/plugins/mcp-server/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + alice.Token}))
+	c, err := harness.ConnectMCP(ctx, mm.URL, alice.Token, "mmbench")
 	if err != nil {
 		return err
 	}
-	if err := c.Start(ctx); err != nil {
-		return err
-	}
 	defer c.Close()
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "mmbench", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return err
-	}
 	readFile := func() error {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "read_file"
-		req.Params.Arguments = map[string]any{"file_id": fileID}
-		res, err := c.CallTool(ctx, req)
+		res, err := harness.CallTool(ctx, c, "read_file", map[string]any{"file_id": fileID})
 		if err == nil && res.IsError {
 			err = fmt.Errorf("read_file refused")
 		}
@@ -134,9 +118,7 @@ func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 		return err
 	}
 	getMe := func() error {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "get_me"
-		_, err := c.CallTool(ctx, req)
+		_, err := harness.CallTool(ctx, c, "get_me", nil)
 		return err
 	}
 	metadata := func() error {
@@ -174,10 +156,7 @@ func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 	// no conversion.
 	window2 := func(id string) func() error {
 		return func() error {
-			req := mcp.CallToolRequest{}
-			req.Params.Name = "read_file"
-			req.Params.Arguments = map[string]any{"file_id": id, "offset": 501, "limit": 500}
-			res, err := c.CallTool(ctx, req)
+			res, err := harness.CallTool(ctx, c, "read_file", map[string]any{"file_id": id, "offset": 501, "limit": 500})
 			if err == nil && res.IsError {
 				err = fmt.Errorf("read_file window 2 refused")
 			}
@@ -198,10 +177,7 @@ func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 		return err
 	}
 	readDoc := func() error {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "read_file"
-		req.Params.Arguments = map[string]any{"file_id": docID}
-		res, err := c.CallTool(ctx, req)
+		res, err := harness.CallTool(ctx, c, "read_file", map[string]any{"file_id": docID})
 		if err == nil && res.IsError {
 			err = fmt.Errorf("read_file of the docx refused")
 		}

@@ -14,25 +14,16 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -64,7 +55,7 @@ func run(bundle string) error {
 	if err := mm.PatchPluginSettings(map[string]any{"MaxWorkspaceFileMiB": fileMiB, "WorkspaceQuotaMiB": 2 * fileMiB}); err != nil {
 		return err
 	}
-	pid, err := pluginPID(mm)
+	proc, err := pluginproc.Find(mm)
 	if err != nil {
 		return err
 	}
@@ -93,7 +84,7 @@ func run(bundle string) error {
 				URL string `json:"url"`
 			} `json:"upload"`
 		}
-		if err := callTool(mm.URL, users[i].Token, "request_upload", map[string]any{"name": fmt.Sprintf("redeem%d.bin", i), "size": len(data), "sha256": sums[i]}, &slot); err != nil {
+		if err := harness.CallToolOnce(ctx, mm.URL, users[i].Token, "postbench", "request_upload", map[string]any{"name": fmt.Sprintf("redeem%d.bin", i), "size": len(data), "sha256": sums[i]}, &slot); err != nil {
 			return err
 		}
 		if err := put(slot.Upload.URL, data); err != nil {
@@ -105,15 +96,15 @@ func run(bundle string) error {
 		return err
 	}
 	time.Sleep(time.Second) // let the upload phase's garbage be collected
-	rest := status(pid, "VmRSS")
-	reset := resetPeak(pid)
+	rest := proc.KiB("VmRSS")
+	reset := proc.ResetPeak()
 	started := time.Now()
-	sampledPeak, err := sampled(pid, func() error {
-		return parallel(func(i int) error {
+	sampledPeak, err := proc.Peak(5*time.Millisecond, func() error {
+		return pluginproc.AtOnce(concurrent, func(i int) error {
 			var posted struct {
 				PostID string `json:"post_id"`
 			}
-			if err := callTool(mm.URL, users[i].Token, "create_post", map[string]any{"channel": town.Id, "message": "redeemed",
+			if err := harness.CallToolOnce(ctx, mm.URL, users[i].Token, "postbench", "create_post", map[string]any{"channel": town.Id, "message": "redeemed",
 				"files": []map[string]any{{"handle": handles[i]}}}, &posted); err != nil {
 				return err
 			}
@@ -124,14 +115,14 @@ func run(bundle string) error {
 	if err != nil {
 		return err
 	}
-	hwm := status(pid, "VmHWM")
+	hwm := proc.KiB("VmHWM")
 	bound := int64(workspace.RedeemSlots*workspace.ChunkSize>>20) + headroomMiB
-	fmt.Printf("plugin process %d, resident at rest before the posts: %d MiB\n", pid, rest>>10)
+	fmt.Printf("plugin process %d, resident at rest before the posts: %d MiB\n", proc.PID, rest>>10)
 	fmt.Printf("%d concurrent create_post, each redeeming a %d MiB handle: all %d posted byte-identical in %.1f s\n", concurrent, fileMiB, concurrent, took.Seconds())
 	if reset {
 		fmt.Printf("  peak resident (VmHWM, reset before the posts): %d MiB\n", hwm>>10)
 	} else {
-		fmt.Printf("  peak resident (VmHWM since the plugin started; /proc/%d/clear_refs could not be written): %d MiB\n", pid, hwm>>10)
+		fmt.Printf("  peak resident (VmHWM since the plugin started; /proc/%d/clear_refs could not be written): %d MiB\n", proc.PID, hwm>>10)
 	}
 	fmt.Printf("  peak resident sampled every 5 ms: %d MiB\n", sampledPeak>>10)
 	fmt.Printf("  bound: slots x chunk + %d MiB = %d x %d MiB + %d MiB = %d MiB\n", headroomMiB, workspace.RedeemSlots, workspace.ChunkSize>>20, headroomMiB, bound)
@@ -172,51 +163,6 @@ func checkPosted(mm *harness.Server, u harness.User, postID, want string) error 
 	return nil
 }
 
-func parallel(f func(i int) error) error {
-	var wg sync.WaitGroup
-	errs := make([]error, concurrent)
-	for i := range concurrent {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = f(i) }()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sampled runs f while sampling the process's resident set every 5 ms.
-func sampled(pid int, f func() error) (peakKiB int64, err error) {
-	var peak atomic.Int64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			if v := status(pid, "VmRSS"); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	err = f()
-	close(stop)
-	<-done
-	return peak.Load(), err
-}
-
-// resetPeak sets the process's VmHWM back to its current resident set.
-func resetPeak(pid int) bool {
-	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0) == nil
-}
-
 func put(u string, data []byte) error {
 	req, err := http.NewRequest(http.MethodPut, u, bytes.NewReader(data))
 	if err != nil {
@@ -232,96 +178,4 @@ func put(u string, data []byte) error {
 		return fmt.Errorf("PUT: %d %s", resp.StatusCode, body)
 	}
 	return nil
-}
-
-// callTool calls one tool as the token's user and decodes its structured
-// answer into out.
-func callTool(site, token, tool string, args map[string]any, out any) error {
-	c, err := client.NewStreamableHttpClient(strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		return err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "postbench", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return err
-	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		return err
-	}
-	if res.IsError {
-		return fmt.Errorf("%s refused: %v", tool, res.Content)
-	}
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(raw, out)
-}
-
-// pluginPID finds the plugin's process: a child of Mattermost whose
-// executable lies under the harness's temp dir.
-func pluginPID(mm *harness.Server) (int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), "plugin-linux-amd64") || !strings.Contains(string(cmd), mm.TempDir()) {
-			continue
-		}
-		parent, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(ppid(pid)), "cmdline"))
-		if err != nil || !strings.Contains(string(parent), "mattermost") {
-			continue
-		}
-		return pid, nil
-	}
-	return 0, fmt.Errorf("no plugin process under %s", mm.TempDir())
-}
-
-// ppid is a process's parent, from /proc/<pid>/stat (after the command in
-// parentheses: state, then the parent's id).
-func ppid(pid int) int {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 2 {
-		return 0
-	}
-	n, _ := strconv.Atoi(fields[1])
-	return n
-}
-
-// status reads one VmXXX line of /proc/<pid>/status, in KiB.
-func status(pid int, field string) int64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
 }

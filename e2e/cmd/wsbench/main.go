@@ -13,24 +13,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -59,7 +51,7 @@ func run(bundle string) error {
 	if err := mm.PatchPluginSettings(map[string]any{"WorkspaceQuotaMiB": 2 * config.DefaultMaxWorkspaceFileMiB}); err != nil {
 		return err
 	}
-	pid, err := pluginPID(mm)
+	proc, err := pluginproc.Find(mm)
 	if err != nil {
 		return err
 	}
@@ -69,13 +61,13 @@ func run(bundle string) error {
 			return err
 		}
 	}
-	base := rssKiB(pid, "VmRSS")
-	fmt.Printf("plugin process %d, resident at rest: %d MiB\n", pid, base>>10)
+	base := proc.KiB("VmRSS")
+	fmt.Printf("plugin process %d, resident at rest: %d MiB\n", proc.PID, base>>10)
 	site := strings.TrimRight(mm.URL, "/") + "/plugins/mcp-server"
 	data := bytes.Repeat([]byte("0123456789abcdef"), int(fileBytes/16))
 
-	peak, err := sampled(pid, func() error {
-		return parallel(func(i int) error {
+	peak, err := proc.Peak(5*time.Millisecond, func() error {
+		return pluginproc.AtOnce(concurrent, func(i int) error {
 			return put(site+workspace.APIPath+"/large.bin", users[i].Token, data)
 		})
 	})
@@ -90,9 +82,9 @@ func run(bundle string) error {
 			return err
 		}
 	}
-	base = rssKiB(pid, "VmRSS")
-	peak, err = sampled(pid, func() error {
-		return parallel(func(i int) error { return get(urls[i], fileBytes) })
+	base = proc.KiB("VmRSS")
+	peak, err = proc.Peak(5*time.Millisecond, func() error {
+		return pluginproc.AtOnce(concurrent, func(i int) error { return get(urls[i], fileBytes) })
 	})
 	if err != nil {
 		return err
@@ -117,7 +109,7 @@ func run(bundle string) error {
 				URL string `json:"url"`
 			} `json:"upload"`
 		}
-		if err := callTool(mm.URL, users[i].Token, "request_upload", map[string]any{"name": "redeem.bin", "size": fileBytes}, &slot); err != nil {
+		if err := harness.CallToolOnce(ctx, mm.URL, users[i].Token, "wsbench", "request_upload", map[string]any{"name": "redeem.bin", "size": fileBytes}, &slot); err != nil {
 			return err
 		}
 		if err := put(slot.Upload.URL, "", data); err != nil {
@@ -125,11 +117,11 @@ func run(bundle string) error {
 		}
 		handles[i] = slot.Handle
 	}
-	base = rssKiB(pid, "VmRSS")
-	peak, err = sampled(pid, func() error {
-		return parallel(func(i int) error {
+	base = proc.KiB("VmRSS")
+	peak, err = proc.Peak(5*time.Millisecond, func() error {
+		return pluginproc.AtOnce(concurrent, func(i int) error {
 			var posted map[string]any
-			return callTool(mm.URL, users[i].Token, "create_post", map[string]any{"channel": town.Id, "message": "redeemed",
+			return harness.CallToolOnce(ctx, mm.URL, users[i].Token, "wsbench", "create_post", map[string]any{"channel": town.Id, "message": "redeemed",
 				"files": []map[string]any{{"handle": handles[i]}}}, &posted)
 		})
 	})
@@ -142,46 +134,6 @@ func run(bundle string) error {
 		"  adds transient copies while it is encoded, so the process peak is a small multiple of that, not 16 x %d MiB\n",
 		(fileBytes>>20)*workspace.RedeemSlots, fileBytes>>20)
 	return nil
-}
-
-func parallel(f func(i int) error) error {
-	var wg sync.WaitGroup
-	errs := make([]error, concurrent)
-	for i := range concurrent {
-		wg.Add(1)
-		go func() { defer wg.Done(); errs[i] = f(i) }()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// sampled runs f while sampling the process's resident set every 5 ms.
-func sampled(pid int, f func() error) (peakKiB int64, err error) {
-	var peak atomic.Int64
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			if v := rssKiB(pid, "VmRSS"); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-stop:
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	err = f()
-	close(stop)
-	<-done
-	return peak.Load(), err
 }
 
 func put(u, token string, data []byte) error {
@@ -214,80 +166,11 @@ func get(u string, want int64) error {
 	return nil
 }
 
-// callTool calls one tool as the token's user and decodes its structured
-// answer into out.
-func callTool(site, token, tool string, args map[string]any, out any) error {
-	c, err := client.NewStreamableHttpClient(strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp",
-		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	ctx := context.Background()
-	if err := c.Start(ctx); err != nil {
-		return err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: "wsbench", Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		return err
-	}
-	req := mcp.CallToolRequest{}
-	req.Params.Name = tool
-	req.Params.Arguments = args
-	res, err := c.CallTool(ctx, req)
-	if err != nil {
-		return err
-	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	if res.IsError {
-		return fmt.Errorf("%s refused: %v", tool, res.Content)
-	}
-	return json.Unmarshal(raw, out)
-}
-
 func presign(site, token string) (string, error) {
 	var out struct{ URL string }
-	err := callTool(site, token, "files_presign", map[string]any{"name": "large.bin", "direction": "download"}, &out)
+	err := harness.CallToolOnce(context.Background(), site, token, "wsbench", "files_presign", map[string]any{"name": "large.bin", "direction": "download"}, &out)
 	if err == nil && out.URL == "" {
 		err = fmt.Errorf("files_presign gave no URL")
 	}
 	return out.URL, err
-}
-
-// pluginPID finds the plugin's process: its executable lies under the
-// harness's temp dir.
-func pluginPID(mm *harness.Server) (int, error) {
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		return 0, err
-	}
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmd, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil || !strings.Contains(string(cmd), "plugin-linux-amd64") || !strings.Contains(string(cmd), mm.TempDir()) {
-			continue
-		}
-		return pid, nil
-	}
-	return 0, fmt.Errorf("no plugin process under %s", mm.TempDir())
-}
-
-// rssKiB reads one VmXXX line of /proc/<pid>/status, in KiB.
-func rssKiB(pid int, field string) int64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(raw), "\n") {
-		if rest, ok := strings.CutPrefix(line, field+":"); ok {
-			n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return n
-		}
-	}
-	return 0
 }

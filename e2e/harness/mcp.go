@@ -1,0 +1,68 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// ConnectMCP opens an initialized MCP session with the plugin on site (a
+// node's or the proxy's URL) as the bearer token's user. The caller closes
+// it; on an error it is already closed.
+func ConnectMCP(ctx context.Context, site, token, clientName string) (*client.Client, error) {
+	c, err := client.NewStreamableHttpClient(strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp",
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: clientName, Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		_ = c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// CallTool calls one tool with args; nil args leave "arguments" out of the
+// request rather than sending null.
+func CallTool(ctx context.Context, c *client.Client, tool string, args map[string]any) (*mcp.CallToolResult, error) {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tool
+	if args != nil {
+		req.Params.Arguments = args
+	}
+	return c.CallTool(ctx, req)
+}
+
+// CallToolOnce opens a session as the token's user for one call of tool and
+// decodes its structured answer into out; the tool's refusal is an error.
+func CallToolOnce(ctx context.Context, site, token, clientName, tool string, args map[string]any, out any) error {
+	c, err := ConnectMCP(ctx, site, token, clientName)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	res, err := CallTool(ctx, c, tool, args)
+	if err != nil {
+		return err
+	}
+	if res.IsError {
+		return fmt.Errorf("%s refused: %v", tool, res.Content)
+	}
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, out)
+}
