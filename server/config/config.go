@@ -144,7 +144,7 @@ func (c Configuration) Validate() error {
 }
 
 // Parse reads the plugin's section of Mattermost's configuration
-// (PluginSettings.Plugins["mcp-server"]). Keys are matched case-insensitively
+// (PluginSettings.Plugins, under the plugin's id). Keys are matched case-insensitively
 // because Mattermost stores them lower-cased; absent keys keep their defaults.
 func Parse(settings map[string]any) (Configuration, error) {
 	c := Defaults()

@@ -364,9 +364,6 @@ func gradient(w, h int, sixteen bool) image.Image {
 }
 
 func TestTheEstimateCoversWhatConvertingReallyHolds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("decodes large images")
-	}
 	encode := func(f func(*bytes.Buffer) error) []byte {
 		var b bytes.Buffer
 		if err := f(&b); err != nil {
