@@ -71,11 +71,15 @@ func (p *Plugin) OnActivate() error {
 		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
 	})
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
-	bot, err := gw.EnsureBot(manifestID, p.displayName(), botDescription, "assets/icon.png")
-	if err != nil {
-		return fmt.Errorf("the plugin's bot could not be set up: %w", err)
+	// Without its bot the plugin still works: people are then told of a
+	// waiting write only in their open Mattermost, not by direct message.
+	var teller approval.Teller
+	if bot, err := gw.EnsureBot(manifestID, p.displayName(), botDescription, "assets/icon.png"); err != nil {
+		gw.Log().Error("The plugin's bot could not be set up; waiting writes are not told by direct message", "error", err.Error())
+	} else {
+		teller = bot
 	}
-	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws, Bot: bot,
+	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws, Bot: teller,
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL})
 	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Approvals: approvals,
 		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: &viewcache.Cache{KV: gw.BytesKV()}}
