@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -46,6 +43,10 @@ type Plugin struct {
 	// jobs are the cluster-wide jobs: the workspace sweep and the expiry
 	// of the direct messages about waiting writes.
 	jobs []io.Closer
+
+	manifestOnce  sync.Once
+	manifestValue *model.Manifest
+	manifestErr   error
 }
 
 // sweepInterval is how often the cluster looks for expired workspace files.
@@ -61,6 +62,11 @@ const botDescription = "Tells you when an AI assistant connected to your Matterm
 
 // OnActivate builds the MCP server and the routes.
 func (p *Plugin) OnActivate() error {
+	m, err := p.manifest()
+	if err != nil {
+		return err
+	}
+	manifestID := m.Id
 	if p.config == nil {
 		p.config = config.NewStore()
 		p.loadConfiguration()
@@ -74,7 +80,7 @@ func (p *Plugin) OnActivate() error {
 	// Without its bot the plugin still works: people are then told of a
 	// waiting write only in their open Mattermost, not by direct message.
 	var teller approval.Teller
-	if bot, err := gw.EnsureBot(manifestID, p.displayName(), botDescription, "assets/icon.png"); err != nil {
+	if bot, err := gw.EnsureBot(manifestID, m.Name, botDescription, "assets/icon.png"); err != nil {
 		gw.Log().Error("The plugin's bot could not be set up; waiting writes are not told by direct message", "error", err.Error())
 	} else {
 		teller = bot
@@ -147,25 +153,6 @@ func (p *Plugin) OnActivate() error {
 	return nil
 }
 
-// displayName is the plugin's name from the plugin.json of the installed
-// bundle (the only place it is written), the id when it cannot be read.
-func (p *Plugin) displayName() string {
-	dir, err := p.API.GetBundlePath()
-	if err != nil {
-		return manifestID
-	}
-	f, err := os.Open(filepath.Join(dir, "plugin.json"))
-	if err != nil {
-		return manifestID
-	}
-	defer f.Close()
-	var m model.Manifest
-	if json.NewDecoder(f).Decode(&m) != nil || m.Name == "" {
-		return manifestID
-	}
-	return m.Name
-}
-
 // OnDeactivate stops this node's part of the cluster jobs.
 func (p *Plugin) OnDeactivate() error {
 	p.ready.Lock()
@@ -219,9 +206,14 @@ func (p *Plugin) OnConfigurationChange() error {
 }
 
 func (p *Plugin) loadConfiguration() {
+	m, err := p.manifest()
+	if err != nil {
+		p.API.LogError("MCP Server cannot read its settings; the previous settings stay in force", "error", err.Error())
+		return
+	}
 	settings := map[string]any{}
 	if cfg := p.API.GetConfig(); cfg != nil {
-		if s, ok := cfg.PluginSettings.Plugins[manifestID]; ok {
+		if s, ok := cfg.PluginSettings.Plugins[m.Id]; ok {
 			settings = s
 		}
 	}
@@ -239,7 +231,11 @@ func (p *Plugin) ConfigurationWillBeSaved(newCfg *model.Config) (*model.Config, 
 	if newCfg == nil {
 		return nil, nil
 	}
-	if _, err := config.Parse(newCfg.PluginSettings.Plugins[manifestID]); err != nil {
+	m, err := p.manifest()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := config.Parse(newCfg.PluginSettings.Plugins[m.Id]); err != nil {
 		// An AppError reaches the System Console with its message intact;
 		// any other error is replaced by a generic one.
 		return nil, &model.AppError{

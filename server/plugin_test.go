@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/gorilla/mux"
+	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin"
+	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
@@ -46,5 +51,36 @@ func TestEveryRouteLearnsTheMattermostSessionOfItsRequest(t *testing.T) {
 	serve(routes, nil, httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/mcp", nil))
 	if len(got) != 2 || got[0] != "/confirm/x session=s1" || got[1] != "/mcp session=" {
 		t.Fatalf("routes saw %v", got)
+	}
+}
+
+func TestThePluginTakesItsIDAndNameFromTheBundlesPluginJSON(t *testing.T) {
+	raw, err := os.ReadFile("../plugin.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want model.Manifest
+	if err := json.Unmarshal(raw, &want); err != nil || want.Id == "" {
+		t.Fatalf("plugin.json: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "plugin.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	api := &plugintest.API{}
+	api.On("GetBundlePath").Return(dir, nil)
+	p := &Plugin{}
+	p.SetAPI(api)
+	m, err := p.manifest()
+	if err != nil || m.Id != want.Id || m.Name != want.Name {
+		t.Fatalf("manifest %+v, %v; want %s %q", m, err, want.Id, want.Name)
+	}
+
+	broken := &plugintest.API{}
+	broken.On("GetBundlePath").Return(t.TempDir(), nil)
+	q := &Plugin{}
+	q.SetAPI(broken)
+	if err := q.OnActivate(); err == nil {
+		t.Fatal("a bundle without plugin.json activated")
 	}
 }

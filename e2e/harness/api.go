@@ -228,7 +228,7 @@ func (s *Server) waitPluginRunning(n *mmNode, timeout time.Duration) error {
 	}
 }
 
-// PatchPluginSettings merges settings into PluginSettings.Plugins["mcp-server"]
+// PatchPluginSettings merges settings into the plugin's own section of PluginSettings.Plugins
 // through the REST config API as the admin (on every node). A nil value
 // removes the key. Keys are matched case-insensitively, since Mattermost
 // stores plugin setting keys in lower case. If the server refuses the save,
@@ -274,7 +274,7 @@ func (s *Server) patchPluginSettingsOn(n *mmNode, settings map[string]any) error
 	return nil
 }
 
-// PluginSettings returns PluginSettings.Plugins["mcp-server"] as node 1 reports it.
+// PluginSettings returns the plugin's own section of PluginSettings.Plugins as node 1 reports it.
 func (s *Server) PluginSettings() (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
 	defer cancel()

@@ -24,6 +24,7 @@ package harness
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,8 +42,25 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 )
 
-// PluginID is the id of the plugin under test (plugin.json).
-const PluginID = "mcp-server"
+// PluginID is the id of the plugin under test, read from the repository's
+// plugin.json, its one home.
+var PluginID = pluginIDFromManifest()
+
+func pluginIDFromManifest() string {
+	root, err := RepoRoot()
+	if err != nil {
+		panic("harness: " + err.Error())
+	}
+	raw, err := os.ReadFile(filepath.Join(root, "plugin.json"))
+	if err != nil {
+		panic("harness: " + err.Error())
+	}
+	var m model.Manifest
+	if err := json.Unmarshal(raw, &m); err != nil || m.Id == "" {
+		panic(fmt.Sprintf("harness: plugin.json names no id (%v)", err))
+	}
+	return m.Id
+}
 
 // Password is the password of every user the harness creates. It satisfies
 // Mattermost's default password policy.

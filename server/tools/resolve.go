@@ -1,0 +1,195 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+)
+
+// ---- resolving a channel argument
+
+// resolved is the outcome of resolving a channel argument: a channel, or a
+// refusal that names the next step.
+type resolved struct {
+	view    chanView
+	refusal string
+}
+
+// resolveChannel finds the one channel the caller can read that ref names:
+// an id, ~name, name, display name, @username of a direct message, or a
+// channel URL or post permalink. A channel the caller cannot read is never
+// told apart from one that does not exist.
+func resolveChannel(c *mattermost.Caller, ref, teamRef string) (resolved, error) {
+	ms, err := c.Teams()
+	if err != nil {
+		return resolved{}, err
+	}
+	team, refusal := pickTeam(ms, teamRef)
+	if refusal != "" {
+		return resolved{refusal: refusal}, nil
+	}
+	teams := map[string]*model.Team{}
+	for _, m := range ms {
+		teams[m.Team.Id] = m.Team
+	}
+	mine, err := c.MyChannels()
+	if err != nil {
+		return resolved{}, err
+	}
+	byID := map[string]mattermost.MyChannel{}
+	for _, m := range mine {
+		byID[m.Channel.Id] = m
+	}
+	// found describes a channel the caller can read, member or not.
+	found := func(ch *model.Channel) resolved {
+		if m, ok := byID[ch.Id]; ok {
+			return resolved{view: viewOf(m)}
+		}
+		return resolved{view: chanView{ch: ch, team: teams[ch.TeamId]}}
+	}
+	ref = strings.TrimSpace(ref)
+	none := func() (resolved, error) { return resolved{refusal: noChannel(ref, mine)}, nil }
+	if ref == "" {
+		return resolved{refusal: "Give channel: an id, a ~name, a display name, a direct message's @username, or a channel link. Call list_channels to see yours."}, nil
+	}
+	if model.IsValidId(ref) {
+		ch, err := c.Channel(ref)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return none()
+		}
+		if err != nil {
+			return resolved{}, err
+		}
+		return found(ch), nil
+	}
+	if link, ok := names.ParseLink(ref); ok {
+		return resolveLink(c, link, ms, mine, found, none)
+	}
+	var matches []mattermost.MyChannel
+	for _, m := range mine {
+		if team != nil && m.Channel.TeamId != "" && m.Channel.TeamId != team.Id {
+			continue
+		}
+		v := viewOf(m)
+		if names.Same(ref, m.Channel.Name) || names.Same(ref, v.displayName()) {
+			matches = append(matches, m)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return resolved{view: viewOf(matches[0])}, nil
+	case 0:
+	default:
+		var b strings.Builder
+		fmt.Fprintf(&b, "Several channels match %q:\n", present.Clean(ref))
+		for _, m := range matches {
+			fmt.Fprintf(&b, "- %s\n", viewOf(m).label())
+		}
+		b.WriteString("Call again with the channel's id (or give team).")
+		return resolved{refusal: b.String()}, nil
+	}
+	// A public channel the caller has not joined, by its exact name.
+	urlName := strings.ToLower(strings.Join(strings.Fields(strings.TrimLeft(ref, "~")), "-"))
+	var public []*model.Channel
+	for _, m := range ms {
+		if team != nil && m.Team.Id != team.Id {
+			continue
+		}
+		ch, err := c.ChannelByName(m.Team.Id, urlName)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return resolved{}, err
+		}
+		public = append(public, ch)
+	}
+	if len(public) == 1 {
+		return found(public[0]), nil
+	}
+	if len(public) > 1 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Several channels match %q:\n", present.Clean(ref))
+		for _, ch := range public {
+			fmt.Fprintf(&b, "- %s\n", found(ch).view.label())
+		}
+		b.WriteString("Call again with the channel's id (or give team).")
+		return resolved{refusal: b.String()}, nil
+	}
+	return none()
+}
+
+func resolveLink(c *mattermost.Caller, link names.Link, ms []mattermost.Membership, mine []mattermost.MyChannel,
+	found func(*model.Channel) resolved, none func() (resolved, error)) (resolved, error) {
+	switch {
+	case link.Post != "":
+		p, err := c.Post(link.Post)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return none()
+		}
+		if err != nil {
+			return resolved{}, err
+		}
+		ch, err := c.Channel(p.ChannelId)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return none()
+		}
+		if err != nil {
+			return resolved{}, err
+		}
+		return found(ch), nil
+	case link.Channel != "":
+		for _, m := range ms {
+			if m.Team.Name != strings.ToLower(link.Team) {
+				continue
+			}
+			ch, err := c.ChannelByName(m.Team.Id, link.Channel)
+			if errors.Is(err, mattermost.ErrNotFound) {
+				return none()
+			}
+			if err != nil {
+				return resolved{}, err
+			}
+			return found(ch), nil
+		}
+	case link.Person != "":
+		for _, m := range mine {
+			if m.Channel.Type == model.ChannelTypeDirect && m.Other != nil && strings.EqualFold(m.Other.Username, link.Person) {
+				return resolved{view: viewOf(m)}, nil
+			}
+		}
+	case link.Group != "":
+		for _, m := range mine {
+			if m.Channel.Type == model.ChannelTypeGroup && m.Channel.Name == link.Group {
+				return resolved{view: viewOf(m)}, nil
+			}
+		}
+	}
+	return none()
+}
+
+// noChannel is the refusal for a name that matches nothing the caller can
+// read, with the closest of the caller's own channels.
+func noChannel(ref string, mine []mattermost.MyChannel) string {
+	cands := make([]names.Candidate, 0, len(mine))
+	byID := map[string]mattermost.MyChannel{}
+	for _, m := range mine {
+		byID[m.Channel.Id] = m
+		cands = append(cands, names.Candidate{Key: m.Channel.Id, Names: []string{m.Channel.Name, viewOf(m).displayName()}})
+	}
+	msg := fmt.Sprintf("No channel matches %q.", present.Clean(ref))
+	if closest := names.Closest(ref, cands, closestShown); len(closest) > 0 {
+		var labels []string
+		for _, id := range closest {
+			labels = append(labels, viewOf(byID[id]).label())
+		}
+		msg += " Closest: " + strings.Join(labels, "; ") + "."
+	}
+	return msg + " Call list_channels to see all your channels, or search_channels to find public ones."
+}
