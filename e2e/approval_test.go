@@ -193,25 +193,7 @@ func oauthAccessToken(t *testing.T, u harness.User) string {
 	if !client.IsOAuthAuthorizationRequiredError(err) {
 		t.Fatalf("the OAuth client must be asked to authorize, got %v", err)
 	}
-	handler := client.GetOAuthHandler(err)
-	if err := handler.RegisterClient(ctx, "e2e answering client"); err != nil {
-		t.Fatalf("dynamic client registration: %v", err)
-	}
-	verifier, err := client.GenerateCodeVerifier()
-	if err != nil {
-		t.Fatal(err)
-	}
-	state, err := client.GenerateState()
-	if err != nil {
-		t.Fatal(err)
-	}
-	authURL, err := handler.GetAuthorizationURL(ctx, state, client.GenerateCodeChallenge(verifier))
-	if err != nil {
-		t.Fatalf("authorization URL: %v", err)
-	}
-	if err := handler.ProcessAuthorizationResponse(ctx, approveAsPerson(t, authURL, u), state, verifier); err != nil {
-		t.Fatalf("exchange the code: %v", err)
-	}
+	authorize(t, client.GetOAuthHandler(err), "e2e answering client", u)
 	tok, err := store.GetToken(ctx)
 	if err != nil || tok.AccessToken == "" {
 		t.Fatalf("no access token after the OAuth flow: %v", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
@@ -116,7 +117,20 @@ func TestGetMeAnswersAfterSigningInWithMattermostsOwnOAuth(t *testing.T) {
 	if asMeta.Issuer != mm.URL {
 		t.Fatalf("the authorization server is %q, want the Mattermost site %q", asMeta.Issuer, mm.URL)
 	}
-	if err := handler.RegisterClient(ctx, "e2e MCP client"); err != nil {
+	authorize(t, handler, "e2e MCP client", alice)
+	if _, err := c.Initialize(ctx, initReq); err != nil {
+		t.Fatalf("initialize with the OAuth token: %v", err)
+	}
+	getMe(t, c, alice)
+}
+
+// authorize runs the OAuth flow an MCP client runs once it is told to
+// authorize: dynamic registration, authorization code with PKCE approved by
+// u as in the browser, and the code's exchange for a token.
+func authorize(t *testing.T, handler *transport.OAuthHandler, clientName string, u harness.User) {
+	t.Helper()
+	ctx := context.Background()
+	if err := handler.RegisterClient(ctx, clientName); err != nil {
 		t.Fatalf("dynamic client registration: %v", err)
 	}
 	verifier, err := client.GenerateCodeVerifier()
@@ -131,14 +145,9 @@ func TestGetMeAnswersAfterSigningInWithMattermostsOwnOAuth(t *testing.T) {
 	if err != nil {
 		t.Fatalf("authorization URL: %v", err)
 	}
-	code := approveAsPerson(t, authURL, alice)
-	if err := handler.ProcessAuthorizationResponse(ctx, code, state, verifier); err != nil {
+	if err := handler.ProcessAuthorizationResponse(ctx, approveAsPerson(t, authURL, u), state, verifier); err != nil {
 		t.Fatalf("exchange the code: %v", err)
 	}
-	if _, err := c.Initialize(ctx, initReq); err != nil {
-		t.Fatalf("initialize with the OAuth token: %v", err)
-	}
-	getMe(t, c, alice)
 }
 
 // approveAsPerson does what the person does in the browser: Mattermost's

@@ -2,7 +2,6 @@ package workspace
 
 import (
 	"bytes"
-	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -17,9 +16,8 @@ const (
 	// HandleLifetime is how long a handle can be redeemed: long enough to
 	// upload the bytes and have the person confirm the post.
 	HandleLifetime = time.Hour
-	// RedeemSlots bounds concurrent redemptions in one plugin process:
-	// Redeem holds the whole file, so its worst case is the largest-file
-	// setting x RedeemSlots; RedeemStream (posting) holds one chunk.
+	// RedeemSlots bounds concurrent redemptions in one plugin process; each
+	// holds one 1 MiB chunk of the file at a time while it streams.
 	RedeemSlots = 4
 
 	// handleType is the type claim: only a value signed with this claim is
@@ -66,7 +64,7 @@ func mac(secret []byte, body string) []byte {
 }
 
 // ParseHandle verifies a handle's signature and type claim and returns its
-// claims; it does not check the user or the expiry (Redeem does).
+// claims; it does not check the user or the expiry (RedeemStream does).
 func ParseHandle(secret []byte, handle string) (Claims, error) {
 	if len(handle) > maxHandleLen || !strings.HasPrefix(handle, handlePrefix) {
 		return Claims{}, ErrInvalidHandle
@@ -155,43 +153,13 @@ func (s *Store) RequestUpload(userID, name string, expectedSize int64, pin strin
 	return Upload{Name: name, Token: p.Token, ExpiresAt: p.ExpiresAt, MaxSize: maxSize, SHA256: pin, Handle: h}, nil
 }
 
-// RedeemedFile is the file a handle stands for, verified. Bytes is valid
-// only inside the function given to Redeem.
+// RedeemedFile is the file a handle stands for, verified. Its bytes come
+// as the stream RedeemStream hands over; Bytes is nil there and is filled
+// only by callers that read the stream whole (tests).
 type RedeemedFile struct {
 	Name   string
 	Size   int64
 	SHA256 string
 	Type   string
 	Bytes  []byte
-}
-
-// Redeem verifies a handle for the caller and hands the file's bytes to use
-// while holding one of this process's RedeemSlots, so the memory of all
-// redemptions together stays within the largest file x RedeemSlots. It
-// checks, in order: signature and type claim (ErrInvalidHandle), the user
-// (another user's handle is ErrNotFound), the expiry (ErrExpiredHandle), that
-// the upload arrived (ErrNotFound), the size cap (ErrTooLarge), and the pin
-// against the bytes read now (ErrPinMismatch). Posting uses RedeemStream,
-// its streaming form; nothing the model reads ever shows the bytes.
-func (s *Store) Redeem(ctx context.Context, userID, handle string, use func(RedeemedFile) error) error {
-	c, err := s.handleClaims(userID, handle)
-	if err != nil {
-		return err
-	}
-	select {
-	case s.slots <- struct{}{}:
-		defer func() { <-s.slots }()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	f, data, err := s.ReadAll(userID, c.Name, c.MaxSize)
-	if err != nil {
-		return err
-	}
-	sum := sha256.Sum256(data)
-	got := hex.EncodeToString(sum[:])
-	if c.SHA256 != "" && !hexEqual(c.SHA256, got) {
-		return ErrPinMismatch
-	}
-	return use(RedeemedFile{Name: f.Name, Size: int64(len(data)), SHA256: got, Type: f.Type, Bytes: data})
 }

@@ -3,6 +3,7 @@ package workspace
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -61,9 +62,10 @@ func BenchmarkSixteenRedemptionsOfTheLargestFile(b *testing.B) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				err := s.Redeem(context.Background(), alice, up.Handle, func(f RedeemedFile) error {
+				err := s.RedeemStream(context.Background(), alice, up.Handle, func(f RedeemedFile, r io.Reader) error {
 					time.Sleep(50 * time.Millisecond) // the post's upload to Mattermost
-					return nil
+					_, err := io.Copy(io.Discard, r)
+					return err
 				})
 				if err != nil {
 					b.Error(err)

@@ -259,10 +259,11 @@ func upload(t *testing.T, s *Store, user, name string, data []byte, pin string) 
 
 func redeem(s *Store, user, handle string) (RedeemedFile, error) {
 	var got RedeemedFile
-	err := s.Redeem(context.Background(), user, handle, func(f RedeemedFile) error {
+	err := s.RedeemStream(context.Background(), user, handle, func(f RedeemedFile, r io.Reader) error {
 		got = f
-		got.Bytes = append([]byte(nil), f.Bytes...)
-		return nil
+		var err error
+		got.Bytes, err = io.ReadAll(r)
+		return err
 	})
 	return got, err
 }
@@ -336,7 +337,7 @@ func TestRedemptionsBeyondTheSlotsWait(t *testing.T) {
 	inside := make(chan struct{}, 2*RedeemSlots)
 	for range 2 * RedeemSlots {
 		go func() {
-			_ = s.Redeem(context.Background(), alice, up.Handle, func(RedeemedFile) error {
+			_ = s.RedeemStream(context.Background(), alice, up.Handle, func(RedeemedFile, io.Reader) error {
 				inside <- struct{}{}
 				<-release
 				return nil
