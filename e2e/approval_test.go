@@ -320,9 +320,7 @@ func nothingHappened(t *testing.T, w waitingWrite) {
 		t.Errorf("refused answers left files in the file store: %v", files)
 	}
 	res := call(t, w.mcp, "get_pending", map[string]any{"id": w.id})
-	var out pendingState
-	structuredAs(t, res, &out)
-	if out.State != approval.StatePending {
+	if out := onePending(t, res); out.State != approval.StatePending {
 		t.Errorf("get_pending after refused answers: %s", text(res))
 	}
 }
@@ -373,7 +371,7 @@ func postedAfter(t *testing.T, w waitingWrite) string {
 	deadline := time.Now().Add(browserWait)
 	for {
 		res := call(t, w.mcp, "get_pending", map[string]any{"id": w.id})
-		structuredAs(t, res, &out)
+		out := onePending(t, res)
 		if out.State == approval.StatePosted && out.PostID != "" {
 			return out.PostID
 		}

@@ -114,17 +114,17 @@ func pageOf(id string) string { return confirmBase() + "/" + id }
 func apiOf(site string) string { return site + "/plugins/mcp-server" + approval.APIPath }
 
 // waitTool takes the answer of a posting call that waited for the person.
-func waitTool(t *testing.T, done <-chan *mcp.CallToolResult) (*mcp.CallToolResult, tools.PendingResult) {
+func waitTool(t *testing.T, done <-chan *mcp.CallToolResult) (*mcp.CallToolResult, tools.WriteResult) {
 	t.Helper()
 	select {
 	case res := <-done:
-		var out tools.PendingResult
+		var out tools.WriteResult
 		structuredAs(t, res, &out)
 		return res, out
 	case <-time.After(browserWait):
 		t.Fatal("the tool call did not answer after the person answered")
 	}
-	return nil, tools.PendingResult{}
+	return nil, tools.WriteResult{}
 }
 
 // uploadedUnder lists the files Mattermost stored for a channel.

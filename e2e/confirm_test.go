@@ -219,7 +219,7 @@ func TestAPostAcceptedOnTheConfirmationPageIsPostedWithTheExactFiles(t *testing.
 	case <-time.After(30 * time.Second):
 		t.Fatal("the tool call did not answer after the person accepted")
 	}
-	var out tools.PendingResult
+	var out tools.WriteResult
 	structuredAs(t, res, &out)
 	if res.IsError || out.State != "posted" || out.PostID == "" {
 		t.Fatalf("create_post answered %s", text(res))
@@ -234,8 +234,7 @@ func TestAPostAcceptedOnTheConfirmationPageIsPostedWithTheExactFiles(t *testing.
 	if p2, _, err := mm.Client(alice).GetPost(context.Background(), out.PostID, ""); err != nil || p2.DeleteAt != 0 {
 		t.Fatal("a second answer changed the post")
 	}
-	var again tools.PendingResult
-	structuredAs(t, call(t, aliceClient(t), "get_pending", map[string]any{"id": id}), &again)
+	again := onePending(t, call(t, aliceClient(t), "get_pending", map[string]any{"id": id}))
 	if again.State != "posted" || again.PostID != out.PostID {
 		t.Fatalf("get_pending after accept: %+v", again)
 	}
@@ -340,7 +339,7 @@ func TestAPostAskedOnOneServerIsAcceptedThroughTheOtherAndPostedOnce(t *testing.
 			t.Fatalf("accept through the proxy: %d", code)
 		}
 	}
-	var out tools.PendingResult
+	var out tools.WriteResult
 	res := <-done
 	structuredAs(t, res, &out)
 	if res.IsError || out.State != "posted" {

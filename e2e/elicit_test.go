@@ -126,7 +126,7 @@ func TestAPostAcceptedInTheClientsFormIsPostedWithTheExactFiles(t *testing.T) {
 	c := connectAsking(t, mm.URL, alice.Token, "", formOnly, p)
 	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker + " for @" + mm.Users[1].Username,
 		"files": []map[string]any{{"name": "notes.md", "content": notes}, {"file_id": infos[0].Id}}})
-	var out tools.PendingResult
+	var out tools.WriteResult
 	structuredAs(t, res, &out)
 	if res.IsError || out.State != "posted" || out.PostID == "" {
 		t.Fatalf("create_post answered %s", text(res))
@@ -184,7 +184,7 @@ func TestAFormAnsweredThroughAnotherServerOfTheClusterIsPostedOnce(t *testing.T)
 				before1, before2 := mm.ProxyHits()
 				res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker,
 					"files": []map[string]any{{"name": marker + ".txt", "content": "clustered\n"}}})
-				var out tools.PendingResult
+				var out tools.WriteResult
 				structuredAs(t, res, &out)
 				if res.IsError || out.State != "posted" {
 					t.Fatalf("create_post answered %s", text(res))
@@ -304,7 +304,7 @@ func TestAClientThatOnlyOpensLinksIsSentTheConfirmationPage(t *testing.T) {
 			}}
 			c := connectAsking(t, mm.URL, alice.Token, "", mcp.ElicitationCapability{URL: &struct{}{}}, p)
 			res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker})
-			var out tools.PendingResult
+			var out tools.WriteResult
 			structuredAs(t, res, &out)
 			if res.IsError || out.State != "posted" {
 				t.Fatalf("create_post answered %s", text(res))

@@ -66,8 +66,10 @@ func offeredNames(t *testing.T, cfg config.Configuration) []string {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, tool := range cat.Offered(cfg) {
-		names = append(names, tool.Name)
+	for _, tool := range cat.All() {
+		if catalogue.Offered(tool, cfg) {
+			names = append(names, tool.Name)
+		}
 	}
 	return names
 }

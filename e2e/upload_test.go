@@ -83,7 +83,7 @@ func TestAPostWithAThirtyMiBHandleAndAWorkspaceFileArrivesByteIdentical(t *testi
 	if res.IsError {
 		t.Fatalf("create_post: %s", text(res))
 	}
-	var out tools.PostResult
+	var out tools.WriteResult
 	structuredAs(t, res, &out)
 	files, infos := postedFilesAs(t, u, out.PostID)
 	if len(files) != 2 || sum(files[name]) != sum(blob) || sum(files[ws]) != sum(wsData) {
@@ -118,7 +118,7 @@ func TestAForwardedAttachmentArrivesByteIdenticalAsACopyInTheNewPostAndChannel(t
 	if qs := p.asked(); len(qs) != 1 || !strings.Contains(qs[0].Message, "sha256 "+sum(attachment)[:12]) {
 		t.Fatalf("the question did not show sha256 %s: %+v", sum(attachment)[:12], qs)
 	}
-	var out tools.PostResult
+	var out tools.WriteResult
 	structuredAs(t, res, &out)
 	files, infos := postedFilesAs(t, alice, out.PostID)
 	copied := infos[name]
@@ -193,7 +193,7 @@ func TestTheSameAttachmentForwardedTwiceArrivesTwiceByteIdentical(t *testing.T) 
 	if res.IsError {
 		t.Fatalf("create_post: %s", text(res))
 	}
-	var out tools.PostResult
+	var out tools.WriteResult
 	structuredAs(t, res, &out)
 	files, _ := postedFilesAs(t, alice, out.PostID)
 	if len(files) != 2 || sum(files[name]) != sum(attachment) || sum(files["2-"+name]) != sum(attachment) {

@@ -74,7 +74,7 @@ func TestCreatePostWithClientApprovalPostsATextFileAndAForwardedAttachmentByteId
 	if res.IsError {
 		t.Fatalf("create_post: %s", text(res))
 	}
-	var out tools.PostResult
+	var out tools.WriteResult
 	structuredAs(t, res, &out)
 	p, files := postedFiles(t, out.PostID)
 	if p.UserId != alice.ID || p.Message != "Minutes and the photo" {
@@ -111,7 +111,7 @@ func TestDMAndGroupMessageWithClientApprovalReachTheRightPeople(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("dm: %s", text(res))
 	}
-	var out tools.PostResult
+	var out tools.WriteResult
 	structuredAs(t, res, &out)
 	p, _, err := mm.Client(bob).GetPost(context.Background(), out.PostID, "")
 	if err != nil || p.Message != marker || p.UserId != alice.ID {
@@ -307,7 +307,7 @@ func TestCreatePostTakesAnUploadHandleAndAWorkspaceFileByteIdentical(t *testing.
 	if strings.Contains(text(res), d.Handle) {
 		t.Fatal("the answer repeats the handle")
 	}
-	var out tools.PostResult
+	var out tools.WriteResult
 	structuredAs(t, res, &out)
 	_, files := postedFiles(t, out.PostID)
 	if sum(files["blob.bin"]) != sum(blob) || string(files[ws]) != "# Summary\n" {

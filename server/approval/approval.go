@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -117,22 +118,21 @@ type Question struct {
 	Params mcp.ElicitationParams
 }
 
-// Refusal is a refusal the model can act on.
-type Refusal = posting.Refusal
-
 // MayWrite is checked on every call of a write tool, before anything is
-// read, and again just before anything is sent. It answers a refusal, or ""
-// to go on.
-func (a *Approvals) MayWrite() string {
+// read, and again just before anything is sent. It answers a refusal, or
+// nil to go on.
+func (a *Approvals) MayWrite() error {
 	cfg := a.opts.Config()
 	if !cfg.AllowWrites {
-		return "Writing is turned off on this Mattermost: nothing was sent. An admin can allow it in System Console > Plugins > MCP Server."
+		return refusal.New("Writing is turned off on this Mattermost: nothing was sent.",
+			"An admin can allow it in System Console > Plugins > MCP Server; until then, tell the person what you would have written.")
 	}
 	switch cfg.WriteConfirmation {
 	case config.ConfirmClientApproval, config.ConfirmMattermost, config.ConfirmClientThenMattermost:
-		return ""
+		return nil
 	}
-	return "The write confirmation setting is not one this plugin knows: nothing was sent."
+	return refusal.New("The write confirmation setting is not one this plugin knows: nothing was sent.",
+		"Ask an admin to choose one in System Console > Plugins > MCP Server.")
 }
 
 // PageURL is the confirmation page of a pending write.
@@ -155,8 +155,8 @@ func (a *Approvals) Ask(ctx context.Context, c *mattermost.Caller, plan posting.
 	if mode == config.ConfirmClientApproval {
 		// Checked again just before sending: the setting may have changed
 		// while the files were read.
-		if refusal := a.MayWrite(); refusal != "" {
-			return Outcome{}, Refusal(refusal)
+		if err := a.MayWrite(); err != nil {
+			return Outcome{}, err
 		}
 		return a.executeNow(ctx, c, plan)
 	}
@@ -260,7 +260,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 		case <-tick.C:
 			now, err := a.store.Load(c.UserID(), rec.ID)
 			if errors.Is(err, ErrNotFound) {
-				return Outcome{}, Refusal("The question expired without an answer; nothing was sent.")
+				return Outcome{}, refusal.New("The question expired without an answer; nothing was sent.", "")
 			}
 			if err != nil {
 				return Outcome{}, err
@@ -276,8 +276,8 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 // execute carries out a write the person accepted, as them, if writes are
 // still allowed.
 func (a *Approvals) execute(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Executed, error) {
-	if refusal := a.MayWrite(); refusal != "" {
-		return Executed{}, Refusal(refusal)
+	if err := a.MayWrite(); err != nil {
+		return Executed{}, err
 	}
 	if c.UserID() != plan.CallerID {
 		return Executed{}, posting.ErrNotFound
@@ -295,15 +295,15 @@ func (a *Approvals) execute(ctx context.Context, c *mattermost.Caller, plan post
 	case posting.ActionReact, posting.ActionUnreact:
 		err = c.React(plan.PostID, plan.Emoji, plan.Action == posting.ActionUnreact)
 	default:
-		return Executed{}, Refusal("This confirmation is of a kind this version does not know; nothing was changed.")
+		return Executed{}, refusal.New("This confirmation is of a kind this version does not know; nothing was changed.", "")
 	}
 	switch {
 	case errors.Is(err, mattermost.ErrNotFound):
-		return Executed{}, Refusal(fmt.Sprintf("The post %s is gone or no longer readable; nothing was changed.", plan.PostID))
+		return Executed{}, refusal.Newf("The post %s is gone or no longer readable; nothing was changed.", plan.PostID)
 	case errors.Is(err, mattermost.ErrNotYours):
-		return Executed{}, Refusal("That post is not the person's own: only their own posts can be edited. Nothing was changed.")
+		return Executed{}, refusal.New("That post is not the person's own: only their own posts can be edited. Nothing was changed.", "")
 	case err != nil && plan.Emoji != "":
-		return Executed{}, Refusal(fmt.Sprintf("Mattermost refused the reaction :%s: (%v). Check the emoji's name; nothing was changed.", plan.Emoji, err))
+		return Executed{}, refusal.Newf("Mattermost refused the reaction :%s: (%v). Check the emoji's name; nothing was changed.", plan.Emoji, err)
 	case err != nil:
 		return Executed{}, err
 	}

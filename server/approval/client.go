@@ -3,7 +3,6 @@ package approval
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -12,6 +11,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
@@ -84,7 +84,7 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 	// The person may have answered in Mattermost meanwhile.
 	rec, err = a.store.Load(c.UserID(), rec.ID)
 	if errors.Is(err, ErrNotFound) {
-		return Outcome{}, Refusal("The question expired before the answer came back; nothing was sent. Ask again if the person still wants it.")
+		return Outcome{}, refusal.New("The question expired before the answer came back; nothing was sent. Ask again if the person still wants it.", "")
 	}
 	if err != nil {
 		return Outcome{}, err
@@ -97,15 +97,15 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 func (a *Approvals) Resume(ctx context.Context, c *mattermost.Caller, call catalogue.Call) (Outcome, error) {
 	st, err := a.signer.Verify(call.RoundTrip.RequestState, c.UserID(), call.Tool, call.Arguments)
 	if errors.Is(err, ErrInvalidState) {
-		return Outcome{}, Refusal(fmt.Sprintf("This answer cannot be used: its state was altered, belongs to another call or arguments, or is older than %d minutes. Nothing was sent. Call %s again, without requestState, to ask the person anew.",
-			int(PendingLifetime.Minutes()), call.Tool))
+		return Outcome{}, refusal.Newf("This answer cannot be used: its state was altered, belongs to another call or arguments, or is older than %d minutes. Nothing was sent. Call %s again, without requestState, to ask the person anew.",
+			int(PendingLifetime.Minutes()), call.Tool)
 	}
 	if err != nil {
 		return Outcome{}, err
 	}
 	rec, err := a.store.Load(c.UserID(), st.RecordID)
 	if errors.Is(err, ErrNotFound) {
-		return Outcome{}, Refusal(fmt.Sprintf("The question expired before the answer came back; nothing was sent. Call %s again to ask anew.", call.Tool))
+		return Outcome{}, refusal.Newf("The question expired before the answer came back; nothing was sent. Call %s again to ask anew.", call.Tool)
 	}
 	if err != nil {
 		return Outcome{}, err

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -120,7 +121,7 @@ func (s attachments) find(st posting.Staged) (mattermost.Readable, error) {
 		return mattermost.Readable{}, notFoundRefusal(err, fmt.Sprintf("The attachment %s is no longer there to forward; nothing was sent.", st.Name))
 	}
 	if f.Info().Size != st.Size {
-		return mattermost.Readable{}, posting.Refusal(fmt.Sprintf("%s changed since the person was asked (%d bytes then, %d now); nothing was sent. Ask again with the file as it is now.", st.Name, st.Size, f.Info().Size))
+		return mattermost.Readable{}, refusal.Newf("%s changed since the person was asked (%d bytes then, %d now); nothing was sent. Ask again with the file as it is now.", st.Name, st.Size, f.Info().Size)
 	}
 	return f, nil
 }
@@ -134,7 +135,7 @@ func (s attachments) read(_ context.Context, ref string, use func(posting.Stream
 	}
 	info := f.Info()
 	if info.Size > c.ServerMaxFileSize() {
-		return posting.Refusal(fmt.Sprintf("The attachment %s is %s, more than this Mattermost takes in a post.", info.Name, present.Size(info.Size)))
+		return refusal.Newf("The attachment %s is %s, more than this Mattermost takes in a post.", info.Name, present.Size(info.Size))
 	}
 	data, err := c.FileBytes(f)
 	if err != nil {
@@ -151,7 +152,7 @@ func (s attachments) read(_ context.Context, ref string, use func(posting.Stream
 
 func notFoundRefusal(err error, msg string) error {
 	if errors.Is(err, mattermost.ErrNotFound) {
-		return posting.Refusal(msg)
+		return refusal.New(msg, "")
 	}
 	return err
 }
@@ -159,11 +160,11 @@ func notFoundRefusal(err error, msg string) error {
 func sourceRefusal(err error, what string) error {
 	switch {
 	case errors.Is(err, workspace.ErrNotFound):
-		return posting.Refusal(fmt.Sprintf("%s was not found in the person's workspace (or the upload has not arrived). Call files_list to see it.", what))
+		return refusal.Newf("%s was not found in the person's workspace (or the upload has not arrived). Call files_list to see it.", what)
 	case errors.Is(err, workspace.ErrTooLarge):
-		return posting.Refusal(fmt.Sprintf("%s is larger than this Mattermost takes in a post.", what))
+		return refusal.Newf("%s is larger than this Mattermost takes in a post.", what)
 	case errors.Is(err, workspace.ErrExpiredHandle), errors.Is(err, workspace.ErrInvalidHandle), errors.Is(err, workspace.ErrPinMismatch):
-		return posting.Refusal(fmt.Sprintf("%s cannot be used: %v. Call request_upload for a new one.", what, err))
+		return refusal.Newf("%s cannot be used: %v. Call request_upload for a new one.", what, err)
 	}
 	return err
 }

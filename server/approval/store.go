@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 const (
@@ -192,9 +193,9 @@ func tooManyPending(live []Record) error {
 	if n < MaxPendingPerPerson {
 		return nil
 	}
-	return posting.Refusal(fmt.Sprintf("%d writes already wait for the person's answer, the most one person can have waiting; nothing was stored or sent. "+
+	return refusal.Newf("%d writes already wait for the person's answer, the most one person can have waiting; nothing was stored or sent. "+
 		"Call get_pending to see them, and ask the person to answer them in Mattermost (an unanswered one expires %d minutes after it was asked) before asking again.",
-		n, int(PendingLifetime.Minutes())))
+		n, int(PendingLifetime.Minutes()))
 }
 
 // keepNewest keeps every waiting record and the most recent outcomes, at

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 type memKV struct {
@@ -162,8 +163,7 @@ func TestThePersonsNextWriteAfterTheCapIsRefusedPointingToGetPending(t *testing.
 		}
 	}
 	_, err := s.Create("alice", "One more", plan(), nil)
-	var refusal posting.Refusal
-	if !errors.As(err, &refusal) || !strings.Contains(string(refusal), "get_pending") || !strings.Contains(string(refusal), fmt.Sprint(MaxPendingPerPerson)) {
+	if r, ok := refusal.As(err); !ok || !strings.Contains(r.Error(), "get_pending") || !strings.Contains(r.Error(), fmt.Sprint(MaxPendingPerPerson)) {
 		t.Fatalf("the write past the cap: %v", err)
 	}
 	if n := kv.count(keyPrefix + "alice_"); n != MaxPendingPerPerson {
@@ -205,13 +205,13 @@ func TestWritesAskedAtOnceStopAtTheCap(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			_, err := s.Create("alice", "Post", plan(), nil)
-			var refusal posting.Refusal
+			_, refused := refusal.As(err)
 			switch {
 			case err == nil:
 				mu.Lock()
 				stored++
 				mu.Unlock()
-			case !errors.As(err, &refusal):
+			case !refused:
 				t.Error(err)
 			}
 		}()

@@ -15,6 +15,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // Hints are the MCP tool annotations. All four are always sent explicitly:
@@ -35,8 +36,14 @@ const (
 	// ChangesOwnWorkspace tools change only the caller's own file workspace,
 	// never Mattermost; always offered.
 	ChangesOwnWorkspace
-	// ChangesMattermost tools post, edit or react; offered only while the
-	// admin allows writes.
+	// ChangesOwnView tools change only what the caller alone sees in
+	// Mattermost (drafts, saved posts, followed threads, read marks); offered
+	// only while the admin allows writes, and done without a question
+	// because nobody else sees the change.
+	ChangesOwnView
+	// ChangesMattermost tools change what others see (post, edit, react,
+	// delete, channels and members); offered only while the admin allows
+	// writes, and confirmed by the person through the approval path.
 	ChangesMattermost
 )
 
@@ -50,17 +57,47 @@ type Tool struct {
 	// InputSchema is the JSON schema of the arguments, derived from the
 	// argument struct by Define so schema and parsing cannot drift apart.
 	InputSchema json.RawMessage
-	Handler     server.ToolHandlerFunc
+	// OutputSchema is the JSON schema of the structured result, derived
+	// from the result struct by Define the same way.
+	OutputSchema json.RawMessage
+	Handler      server.ToolHandlerFunc
 }
 
-// Writes reports whether the tool changes Mattermost.
-func (t Tool) Writes() bool { return t.Effect == ChangesMattermost }
+// Writes reports whether the tool changes anything in Mattermost, even
+// only the caller's own view of it.
+func (t Tool) Writes() bool { return t.Effect == ChangesMattermost || t.Effect == ChangesOwnView }
+
+// Result is what a handler answers: the text the model reads first, the
+// same facts as typed structured content (its type is the output schema),
+// and any further content (images, audio, embedded files).
+type Result[Out any] struct {
+	Text string
+	Data Out
+	More []mcp.Content
+	// NotDone marks a well-formed call whose write did not happen (declined,
+	// failed): a tool error that still carries the structured facts.
+	NotDone bool
+	// Question, when set, is asked through the client; the client calls the
+	// tool again with the answer. Text and Data are then unused.
+	Question *Question
+}
+
+// Question is a multi-round-trip question for the client to ask.
+type Question struct {
+	ID     string
+	State  string
+	Params mcp.ElicitationParams
+}
 
 // Define builds a Tool whose handler receives its arguments already decoded
-// into Args. A bad argument becomes a tool error the model can act on.
-func Define[Args any](t Tool, handle func(ctx context.Context, args Args) (*mcp.CallToolResult, error)) Tool {
-	schemaTool := mcp.NewTool(t.Name, mcp.WithInputSchema[Args]())
+// into Args and answers a typed Result. A bad argument and a refusal become
+// a tool error the model can act on; any other error is a failure.
+func Define[Args, Out any](t Tool, handle func(ctx context.Context, args Args) (Result[Out], error)) Tool {
+	schemaTool := mcp.NewTool(t.Name, mcp.WithInputSchema[Args](), mcp.WithOutputSchema[Out]())
 	t.InputSchema = schemaTool.RawInputSchema
+	if out, err := json.Marshal(schemaTool.OutputSchema); err == nil && len(schemaTool.OutputSchema.Properties) > 0 {
+		t.OutputSchema = compactSchema(out)
+	}
 	t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args Args
 		if err := req.BindArguments(&args); err != nil {
@@ -71,9 +108,48 @@ func Define[Args any](t Tool, handle func(ctx context.Context, args Args) (*mcp.
 			ctx = context.WithValue(ctx, progressKey{}, req.Params.Meta.ProgressToken)
 		}
 		ctx = context.WithValue(ctx, callKey{}, Call{Tool: t.Name, Arguments: argumentsDigest(req), RoundTrip: req.Params.MultiRoundTripParams})
-		return handle(ctx, args)
+		res, err := handle(ctx, args)
+		if r, ok := refusal.As(err); ok {
+			return mcp.NewToolResultError(r.Error()), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		return res.mcp(), nil
 	}
 	return t
+}
+
+// compactSchema keeps what a client validates most (the answer's own
+// fields, their types, which are always there) and drops the detail of
+// nested objects: every listed byte sits in the model's context before the
+// first question, and the text of each answer already describes the rest.
+func compactSchema(raw json.RawMessage) json.RawMessage {
+	var schema map[string]any
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return raw
+	}
+	delete(schema, "additionalProperties")
+	if props, ok := schema["properties"].(map[string]any); ok {
+		for name, p := range props {
+			if field, ok := p.(map[string]any); ok {
+				props[name] = map[string]any{"type": field["type"]}
+			}
+		}
+	}
+	out, err := json.Marshal(schema)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func (r Result[Out]) mcp() *mcp.CallToolResult {
+	if q := r.Question; q != nil {
+		return server.NewInputRequestBuilder(q.State).Elicit(q.ID, q.Params).ToolResult()
+	}
+	content := append([]mcp.Content{mcp.NewTextContent(r.Text)}, r.More...)
+	return &mcp.CallToolResult{Content: content, StructuredContent: r.Data, IsError: r.NotDone}
 }
 
 type progressKey struct{}
@@ -115,12 +191,12 @@ func ProgressToken(ctx context.Context) mcp.ProgressToken {
 // MCP renders the tool as the protocol lists it.
 func (t Tool) MCP() mcp.Tool {
 	return mcp.Tool{
-		Name:           t.Name,
-		Title:          t.Title,
-		Description:    t.Description,
-		RawInputSchema: t.InputSchema,
+		Name:            t.Name,
+		Title:           t.Title,
+		Description:     t.Description,
+		RawInputSchema:  t.InputSchema,
+		RawOutputSchema: t.OutputSchema,
 		Annotations: mcp.ToolAnnotation{
-			Title:           t.Title,
 			ReadOnlyHint:    mcp.ToBoolPtr(t.Hints.ReadOnly),
 			DestructiveHint: mcp.ToBoolPtr(t.Hints.Destructive),
 			IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
@@ -166,8 +242,8 @@ func check(t Tool) error {
 	switch {
 	case t.Name == "" || t.Title == "" || t.Description == "":
 		return fmt.Errorf("tool %q needs a name, a title and a description", t.Name)
-	case t.Handler == nil || len(t.InputSchema) == 0:
-		return fmt.Errorf("tool %q has no handler or input schema: build it with Define", t.Name)
+	case t.Handler == nil || len(t.InputSchema) == 0 || len(t.OutputSchema) == 0:
+		return fmt.Errorf("tool %q has no handler, input or output schema: build it with Define and a result struct", t.Name)
 	case t.Hints.ReadOnly && t.Effect != ReadsOnly:
 		return fmt.Errorf("tool %q is marked read-only but changes something", t.Name)
 	case !t.Hints.ReadOnly && t.Effect == ReadsOnly:
@@ -180,23 +256,6 @@ func check(t Tool) error {
 
 // All returns every tool, offered or not, sorted by name.
 func (c *Catalogue) All() []Tool { return append([]Tool(nil), c.tools...) }
-
-// Lookup finds a tool by name.
-func (c *Catalogue) Lookup(name string) (Tool, bool) {
-	t, ok := c.byName[name]
-	return t, ok
-}
-
-// Offered returns the tools the configuration offers, sorted by name.
-func (c *Catalogue) Offered(cfg config.Configuration) []Tool {
-	var out []Tool
-	for _, t := range c.tools {
-		if Offered(t, cfg) {
-			out = append(out, t)
-		}
-	}
-	return out
-}
 
 // Register adds every tool to the MCP server. What is offered is decided by
 // Filter, installed on the server, which re-evaluates the configuration on

@@ -2,6 +2,9 @@ package catalogue_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -11,14 +14,21 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/catalogtest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 type noArgs struct{}
 
+type done struct {
+	Done bool `json:"done"`
+}
+
 func tool(name string, effect catalogue.Effect) catalogue.Tool {
 	hints := catalogue.Hints{ReadOnly: effect == catalogue.ReadsOnly}
 	return catalogue.Define(catalogue.Tool{Name: name, Title: name, Description: name, Hints: hints, Effect: effect},
-		func(context.Context, noArgs) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("done"), nil })
+		func(context.Context, noArgs) (catalogue.Result[done], error) {
+			return catalogue.Result[done]{Text: "done", Data: done{Done: true}}, nil
+		})
 }
 
 func sample(t *testing.T) *catalogue.Catalogue {
@@ -27,6 +37,7 @@ func sample(t *testing.T) *catalogue.Catalogue {
 		tool("read_thing", catalogue.ReadsOnly),
 		tool("post_thing", catalogue.ChangesMattermost),
 		tool("workspace_thing", catalogue.ChangesOwnWorkspace),
+		tool("own_view_thing", catalogue.ChangesOwnView),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -42,8 +53,10 @@ func TestWithWritesOffAToolThatWritesIsNeitherListedNorCallable(t *testing.T) {
 			t.Errorf("%s should be listed and callable with writes off; listed %v callable %v", name, listed, callable)
 		}
 	}
-	if slices.Contains(listed, "post_thing") || slices.Contains(callable, "post_thing") {
-		t.Errorf("post_thing writes and must be hidden with writes off; listed %v callable %v", listed, callable)
+	for _, name := range []string{"post_thing", "own_view_thing"} {
+		if slices.Contains(listed, name) || slices.Contains(callable, name) {
+			t.Errorf("%s writes and must be hidden with writes off; listed %v callable %v", name, listed, callable)
+		}
 	}
 }
 
@@ -51,7 +64,7 @@ func TestWithWritesOnEveryToolIsListedAndCallable(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.AllowWrites = true
 	listed, callable := catalogtest.Exposure(t, sample(t), cfg)
-	want := []string{"post_thing", "read_thing", "workspace_thing"}
+	want := []string{"own_view_thing", "post_thing", "read_thing", "workspace_thing"}
 	if !slices.Equal(listed, want) || !slices.Equal(callable, want) {
 		t.Fatalf("listed %v callable %v, want %v", listed, callable, want)
 	}
@@ -87,7 +100,7 @@ func TestArgumentsThatDoNotMatchTheSchemaAnswerWhatToDo(t *testing.T) {
 		Count int `json:"count"`
 	}
 	tl := catalogue.Define(catalogue.Tool{Name: "count", Title: "c", Description: "c", Hints: catalogue.Hints{ReadOnly: true}},
-		func(context.Context, args) (*mcp.CallToolResult, error) { return mcp.NewToolResultText("ok"), nil })
+		func(context.Context, args) (catalogue.Result[done], error) { return catalogue.Result[done]{Text: "ok"}, nil })
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "count"
 	req.Params.Arguments = map[string]any{"count": "many"}
@@ -101,5 +114,47 @@ func TestArgumentsThatDoNotMatchTheSchemaAnswerWhatToDo(t *testing.T) {
 	}
 	if !strings.Contains(string(tl.InputSchema), `"count"`) {
 		t.Fatalf("schema does not come from the struct: %s", tl.InputSchema)
+	}
+}
+
+func TestARefusalBecomesAToolErrorThatSaysWhatToDo(t *testing.T) {
+	tl := catalogue.Define(catalogue.Tool{Name: "no", Title: "n", Description: "n", Hints: catalogue.Hints{ReadOnly: true}},
+		func(context.Context, noArgs) (catalogue.Result[done], error) {
+			return catalogue.Result[done]{}, fmt.Errorf("wrapped: %w", refusal.New("Nothing here.", "Call list_things."))
+		})
+	res, err := tl.Handler(context.Background(), mcp.CallToolRequest{})
+	if err != nil || !res.IsError || res.StructuredContent != nil {
+		t.Fatalf("want a tool error without structured content, got %+v %v", res, err)
+	}
+	if text := res.Content[0].(mcp.TextContent).Text; text != "Nothing here. Call list_things." {
+		t.Fatalf("refusal text %q", text)
+	}
+}
+
+func TestAFailureIsNotWordedAsARefusal(t *testing.T) {
+	tl := catalogue.Define(catalogue.Tool{Name: "fail", Title: "f", Description: "f", Hints: catalogue.Hints{ReadOnly: true}},
+		func(context.Context, noArgs) (catalogue.Result[done], error) {
+			return catalogue.Result[done]{}, errors.New("database down")
+		})
+	if _, err := tl.Handler(context.Background(), mcp.CallToolRequest{}); err == nil {
+		t.Fatal("a failure inside Mattermost was turned into a refusal")
+	}
+}
+
+func TestTheOutputSchemaComesFromTheResultStruct(t *testing.T) {
+	tl := tool("read_thing", catalogue.ReadsOnly)
+	var schema struct {
+		Type       string                     `json:"type"`
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal(tl.MCP().RawOutputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if schema.Type != "object" || schema.Properties["done"] == nil {
+		t.Fatalf("output schema %s does not describe the result struct", tl.OutputSchema)
+	}
+	res, err := tl.Handler(context.Background(), mcp.CallToolRequest{})
+	if err != nil || res.StructuredContent != (done{Done: true}) {
+		t.Fatalf("structured content %+v, %v", res, err)
 	}
 }

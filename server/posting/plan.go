@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // MaxFiles is how many files Mattermost attaches to one post (its post
@@ -26,11 +27,6 @@ const (
 	PropFromMCP     = "from_mcp"
 	PropAttribution = "mcp_attribution"
 )
-
-// Refusal is a refusal the model can act on: it names what to change.
-type Refusal string
-
-func (r Refusal) Error() string { return string(r) }
 
 // ErrNotFound is what Mattermost answers for anything the caller cannot
 // see; the pipeline passes it through so tools say "not found".
@@ -130,16 +126,16 @@ const (
 func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Plan, error) {
 	plan := Plan{CallerID: mm.UserID(), Dest: req.Dest, Message: req.Message, Attribution: req.Attribution}
 	if n := utf8.RuneCountInString(req.Message); n > model.PostMessageMaxRunesV2 {
-		return Plan{}, Refusal(fmt.Sprintf("The message is %d characters; Mattermost takes at most %d. Shorten it, or put the long part in a file (files: [{name, content}]).", n, model.PostMessageMaxRunesV2))
+		return Plan{}, refusal.Newf("The message is %d characters; Mattermost takes at most %d. Shorten it, or put the long part in a file (files: [{name, content}]).", n, model.PostMessageMaxRunesV2)
 	}
 	if strings.TrimSpace(req.Message) == "" && len(req.Files) == 0 {
-		return Plan{}, Refusal("Give a message, files, or both: an empty post cannot be sent.")
+		return Plan{}, refusal.New("Give a message, files, or both: an empty post cannot be sent.", "")
 	}
 	if len(req.Files) > 0 && !mm.AttachmentsEnabled() {
-		return Plan{}, Refusal("File attachments are turned off on this Mattermost, so a post cannot carry files. Post without them, or put their text in the message.")
+		return Plan{}, refusal.New("File attachments are turned off on this Mattermost, so a post cannot carry files. Post without them, or put their text in the message.", "")
 	}
 	if len(req.Files) > MaxFiles {
-		return Plan{}, Refusal(fmt.Sprintf("%d files were given; one post holds at most %d. Send the rest in a reply.", len(req.Files), MaxFiles))
+		return Plan{}, refusal.Newf("%d files were given; one post holds at most %d. Send the rest in a reply.", len(req.Files), MaxFiles)
 	}
 	if req.Dest.ChannelID != "" {
 		post, upload, err := mm.MayPost(req.Dest.ChannelID)
@@ -147,15 +143,15 @@ func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Pla
 			return Plan{}, err
 		}
 		if !post {
-			return Plan{}, Refusal(fmt.Sprintf("You may read %s but not post in it. Choose another channel, or ask its admin.", req.Dest.Label))
+			return Plan{}, refusal.Newf("You may read %s but not post in it. Choose another channel, or ask its admin.", req.Dest.Label)
 		}
 		if len(req.Files) > 0 && !upload {
-			return Plan{}, Refusal(fmt.Sprintf("You may post in %s but not attach files there. Post without files, or choose another channel.", req.Dest.Label))
+			return Plan{}, refusal.Newf("You may post in %s but not attach files there. Post without files, or choose another channel.", req.Dest.Label)
 		}
 		if req.Dest.RootID != "" {
 			root, err := mm.Post(req.Dest.RootID)
 			if err != nil || root.ChannelId != req.Dest.ChannelID {
-				return Plan{}, Refusal(fmt.Sprintf("The post %s to reply to was not found in %s. Give the id of a post in that channel (read_channel lists them), or leave root_id out.", req.Dest.RootID, req.Dest.Label))
+				return Plan{}, refusal.Newf("The post %s to reply to was not found in %s. Give the id of a post in that channel (read_channel lists them), or leave root_id out.", req.Dest.RootID, req.Dest.Label)
 			}
 			if root.RootId != "" {
 				plan.Dest.RootID = root.RootId
@@ -167,14 +163,13 @@ func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Pla
 	for i, e := range req.Files {
 		s, err := reg.Stage(ctx, e)
 		if err != nil {
-			var r Refusal
-			if errors.As(err, &r) {
-				return Plan{}, Refusal(fmt.Sprintf("File %d: %s", i+1, r))
+			if r, ok := refusal.As(err); ok {
+				return Plan{}, refusal.Newf("File %d: %s", i+1, r)
 			}
 			return Plan{}, fmt.Errorf("file %d: %w", i+1, err)
 		}
 		if s.Size > limit {
-			return Plan{}, Refusal(fmt.Sprintf("File %d, %s, is %s; this Mattermost takes files up to %s. Leave it out or send a smaller one.", i+1, s.Name, present.Size(s.Size), present.Size(limit)))
+			return Plan{}, refusal.Newf("File %d, %s, is %s; this Mattermost takes files up to %s. Leave it out or send a smaller one.", i+1, s.Name, present.Size(s.Size), present.Size(limit))
 		}
 		if seen[s.Name] {
 			s.Name = fmt.Sprintf("%d-%s", i+1, s.Name)
@@ -389,7 +384,7 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 		}
 		channelID = ch.Id
 	default:
-		return Result{}, Refusal("The post has no destination.")
+		return Result{}, refusal.New("The post has no destination.", "")
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
@@ -438,12 +433,11 @@ func (u uploadFailure) Unwrap() error { return u.error }
 // readAgainRefusal keeps refusals and upload failures as they are and
 // words a failed re-read for the model.
 func readAgainRefusal(f Staged, err error) error {
-	var refusal Refusal
 	var upload uploadFailure
-	if errors.As(err, &refusal) || errors.As(err, &upload) {
+	if _, refused := refusal.As(err); refused || errors.As(err, &upload) {
 		return err
 	}
-	return Refusal(fmt.Sprintf("%s could not be read again (%v); nothing was sent. Ask again with the file as it is now.", f.Name, err))
+	return refusal.Newf("%s could not be read again (%v); nothing was sent. Ask again with the file as it is now.", f.Name, err)
 }
 
 func short(sum string) string {

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // fakeMM records what the pipeline writes.
@@ -116,8 +118,7 @@ func TestAFileChangedSinceTheQuestionIsRefusedAndNothingIsUploaded(t *testing.T)
 	}
 	data = "version 2"
 	_, err = Execute(context.Background(), mm, reg, plan)
-	var r Refusal
-	if !errors.As(err, &r) || !strings.Contains(string(r), "changed") {
+	if r, ok := refusal.As(err); !ok || !strings.Contains(r.Error(), "changed") {
 		t.Fatalf("a changed file: %v", err)
 	}
 	if mm.uploads != 0 || mm.posts != 0 {
@@ -268,8 +269,7 @@ func TestFilesAreRefusedBeforeAnyoneIsAskedWhenMattermostHasAttachmentsOff(t *te
 	data := "x"
 	mm := &fakeMM{noAttachments: true}
 	_, err := Prepare(context.Background(), mm, registry(&data), Request{Dest: Destination{ChannelID: "c"}, Message: "hi", Files: []Entry{{Name: "a.txt", Content: "a"}}})
-	var r Refusal
-	if !errors.As(err, &r) || !strings.Contains(string(r), "turned off") {
+	if r, ok := refusal.As(err); !ok || !strings.Contains(r.Error(), "turned off") {
 		t.Fatalf("files with attachments off: %v", err)
 	}
 	if _, err := Prepare(context.Background(), mm, registry(&data), Request{Dest: Destination{ChannelID: "c"}, Message: "hi"}); err != nil {

@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // Uploader stores a file of size bytes read from r as an attachment of a
@@ -131,7 +133,7 @@ func (b *sending) finish(s Staged, upErr error) error {
 // unchanged refuses bytes whose sha256 is not the one the person was shown.
 func unchanged(f Staged, now string) error {
 	if now != f.SHA256 {
-		return Refusal(fmt.Sprintf("%s changed since the person was asked (sha256 %s then, %s now); nothing was sent. Ask again with the file as it is now.", f.Name, short(f.SHA256), short(now)))
+		return refusal.Newf("%s changed since the person was asked (sha256 %s then, %s now); nothing was sent. Ask again with the file as it is now.", f.Name, short(f.SHA256), short(now))
 	}
 	return nil
 }

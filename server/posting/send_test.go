@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // workspaceLike is a source that keeps a sha256 on record, like the
@@ -49,8 +51,7 @@ func TestAFileThatDiffersWhileItStreamsIsDeletedWithWhatWasUploadedAndNothingIsP
 			// before the uploads passes; the bytes that stream are others.
 			recorded, data = plan.Files[1].SHA256, c.now
 			_, err = Execute(context.Background(), mm, reg, plan)
-			var r Refusal
-			if !errors.As(err, &r) || !strings.Contains(err.Error(), "r.txt changed since the person was asked") || !strings.Contains(err.Error(), "were deleted") {
+			if _, ok := refusal.As(err); !ok || !strings.Contains(err.Error(), "r.txt changed since the person was asked") || !strings.Contains(err.Error(), "were deleted") {
 				t.Fatalf("refusal: %v", err)
 			}
 			if mm.posts != 0 {

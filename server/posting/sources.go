@@ -9,11 +9,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // MaxWrittenBytes bounds one file the model writes itself: its text travels
@@ -56,10 +56,10 @@ func (e Entry) Kind() (string, error) {
 		kinds = append(kinds, KindHandle)
 	}
 	if len(kinds) != 1 {
-		return "", Refusal(fmt.Sprintf("Each file needs exactly one of content (with name), file_id, workspace_file or handle; this one has %d (%s). Split it into separate files.", len(kinds), strings.Join(kinds, ", ")))
+		return "", refusal.Newf("Each file needs exactly one of content (with name), file_id, workspace_file or handle; this one has %d (%s). Split it into separate files.", len(kinds), strings.Join(kinds, ", "))
 	}
 	if kinds[0] == KindWritten && strings.TrimSpace(e.Name) == "" {
-		return "", Refusal("A file with content needs a name, e.g. \"notes.md\".")
+		return "", refusal.New("A file with content needs a name, e.g. \"notes.md\".", "")
 	}
 	return kinds[0], nil
 }
@@ -162,7 +162,7 @@ func NewSlots(n int) chan struct{} { return make(chan struct{}, n) }
 func (r Registry) source(kind string) (Source, error) {
 	src, ok := r.sources[kind]
 	if !ok {
-		return nil, Refusal(fmt.Sprintf("Files of kind %s cannot be posted by this server yet.", kind))
+		return nil, refusal.Newf("Files of kind %s cannot be posted by this server yet.", kind)
 	}
 	return src, nil
 }
@@ -232,14 +232,14 @@ type Written struct{}
 // Stage keeps the text in the record.
 func (Written) Stage(ctx context.Context, e Entry) (Staged, error) {
 	if len(e.Content) > MaxWrittenBytes {
-		return Staged{}, Refusal(fmt.Sprintf("The content of %q is %d bytes; text you write is at most %d bytes (1 MiB). Write it to the workspace and pass workspace_file, or split it.", e.Name, len(e.Content), MaxWrittenBytes))
+		return Staged{}, refusal.Newf("The content of %q is %d bytes; text you write is at most %d bytes (1 MiB). Write it to the workspace and pass workspace_file, or split it.", e.Name, len(e.Content), MaxWrittenBytes)
 	}
 	// The model names the file the person will read in the question: the
 	// same allowlist as workspace names, so no control, bidi or invisible
 	// character can make it read as something else.
 	name := strings.TrimSpace(e.Name)
 	if err := names.CheckFile(name); err != nil {
-		return Staged{}, Refusal(err.Error())
+		return Staged{}, refusal.New(err.Error(), "")
 	}
 	return describe(ctx, Staged{Content: e.Content, Name: name, Origin: "written by the model"}, []byte(e.Content)), nil
 }

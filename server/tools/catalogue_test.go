@@ -1,8 +1,11 @@
 package tools
 
 import (
+	"encoding/json"
 	"slices"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/catalogtest"
@@ -52,6 +55,37 @@ func TestEveryToolOfTheCatalogueDeclaresAllFourHints(t *testing.T) {
 		}
 		if len(tool.Description) < 80 {
 			t.Errorf("%s: a description this short cannot tell the model when to use it and what comes back", tool.Name)
+		}
+	}
+}
+
+// maxToolList is what tools/list may weigh with every tool offered: every
+// client loads it into the model's context before the first question.
+const maxToolList = 48 << 10
+
+func TestTheWholeToolListStaysUnder48KiB(t *testing.T) {
+	var listed []mcp.Tool
+	for _, tool := range realCatalogue(t).All() {
+		listed = append(listed, tool.MCP())
+	}
+	raw, err := json.Marshal(mcp.ListToolsResult{Tools: listed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools/list with every tool offered: %d tools, %d bytes", len(listed), len(raw))
+	if len(raw) > maxToolList {
+		t.Fatalf("tools/list is %d bytes, over %d: shorten descriptions", len(raw), maxToolList)
+	}
+}
+
+func TestEveryToolDeclaresAnObjectOutputSchema(t *testing.T) {
+	for _, tool := range realCatalogue(t).All() {
+		var schema struct {
+			Type       string                     `json:"type"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		if err := json.Unmarshal(tool.MCP().RawOutputSchema, &schema); err != nil || schema.Type != "object" || len(schema.Properties) == 0 {
+			t.Errorf("%s: output schema %s (%v)", tool.Name, tool.OutputSchema, err)
 		}
 	}
 }

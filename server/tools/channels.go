@@ -8,13 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // readOnly are the hints of every tool that only reads Mattermost.
@@ -173,33 +173,32 @@ func listTeams(d Deps) catalogue.Tool {
 			"argument of other tools) and display name. Use it to choose the team for list_channels, " +
 			"get_channel or search_posts.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, _ listTeamsArgs) (*mcp.CallToolResult, error) {
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ms, err := c.Teams()
-		if err != nil {
-			return nil, err
-		}
-		out := TeamList{Teams: []TeamInfo{}}
-		var b strings.Builder
-		if len(ms) == 0 {
-			b.WriteString("You belong to no team. Direct and group messages are still listed by list_channels.")
-		} else {
-			fmt.Fprintf(&b, "Your teams (%d):\n", len(ms))
-		}
-		for _, m := range ms {
-			out.Teams = append(out.Teams, TeamInfo{ID: m.Team.Id, Name: m.Team.Name, DisplayName: m.Team.DisplayName})
-			fmt.Fprintf(&b, "- %s (name %q, id %s)\n", present.Clean(m.Team.DisplayName), m.Team.Name, m.Team.Id)
-		}
-		return structured(strings.TrimRight(b.String(), "\n"), out), nil
-	})
+	}, d.listTeams)
 }
 
-// pickTeam resolves a team argument (id, name or display name) among the
-// caller's teams. An empty argument is every team (nil). A refusal is text
-// for the model.
+func (d Deps) listTeams(ctx context.Context, _ listTeamsArgs) (res catalogue.Result[TeamList], err error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	ms, err := c.Teams()
+	if err != nil {
+		return res, err
+	}
+	out := TeamList{Teams: []TeamInfo{}}
+	var b strings.Builder
+	if len(ms) == 0 {
+		b.WriteString("You belong to no team. Direct and group messages are still listed by list_channels.")
+	} else {
+		fmt.Fprintf(&b, "Your teams (%d):\n", len(ms))
+	}
+	for _, m := range ms {
+		out.Teams = append(out.Teams, TeamInfo{ID: m.Team.Id, Name: m.Team.Name, DisplayName: m.Team.DisplayName})
+		fmt.Fprintf(&b, "- %s (name %q, id %s)\n", present.Clean(m.Team.DisplayName), m.Team.Name, m.Team.Id)
+	}
+	return answer(strings.TrimRight(b.String(), "\n"), out)
+}
+
 // scopedChannels is what the channel tools work on: the caller's teams, the
 // team an argument names (nil for all) and the caller's channels in it.
 type scopedChannels struct {
@@ -210,18 +209,18 @@ type scopedChannels struct {
 
 // channelScope resolves the caller, a team argument and the caller's
 // channels in that team, or a refusal that says what to pass instead.
-func (d Deps) channelScope(ctx context.Context, teamRef string) (*mattermost.Caller, scopedChannels, *mcp.CallToolResult, error) {
+func (d Deps) channelScope(ctx context.Context, teamRef string) (*mattermost.Caller, scopedChannels, error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, scopedChannels{}, nil, err
+		return nil, scopedChannels{}, err
 	}
-	ms, team, refusal, err := teamScope(c, teamRef)
-	if err != nil || refusal != nil {
-		return nil, scopedChannels{}, refusal, err
+	ms, team, err := teamScope(c, teamRef)
+	if err != nil {
+		return nil, scopedChannels{}, err
 	}
 	all, err := c.MyChannels()
 	if err != nil {
-		return nil, scopedChannels{}, nil, err
+		return nil, scopedChannels{}, err
 	}
 	sc := scopedChannels{teams: ms, team: team}
 	for _, m := range all {
@@ -229,30 +228,32 @@ func (d Deps) channelScope(ctx context.Context, teamRef string) (*mattermost.Cal
 			sc.mine = append(sc.mine, m)
 		}
 	}
-	return c, sc, nil, nil
+	return c, sc, nil
 }
 
 // teamScope is the caller's teams and the one a team argument names (nil
 // for all), or a refusal that says what to pass instead.
-func teamScope(c *mattermost.Caller, ref string) ([]mattermost.Membership, *model.Team, *mcp.CallToolResult, error) {
+func teamScope(c *mattermost.Caller, ref string) ([]mattermost.Membership, *model.Team, error) {
 	ms, err := c.Teams()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	team, refusal := pickTeam(ms, ref)
-	if refusal != "" {
-		return nil, nil, mcp.NewToolResultError(refusal), nil
+	team, err := pickTeam(ms, ref)
+	if err != nil {
+		return nil, nil, err
 	}
-	return ms, team, nil, nil
+	return ms, team, nil
 }
 
-func pickTeam(ms []mattermost.Membership, ref string) (*model.Team, string) {
+// pickTeam resolves a team argument (id, name or display name) among the
+// caller's teams. An empty argument is every team (nil).
+func pickTeam(ms []mattermost.Membership, ref string) (*model.Team, error) {
 	if strings.TrimSpace(ref) == "" {
-		return nil, ""
+		return nil, nil
 	}
 	for _, m := range ms {
 		if m.Team.Id == ref || names.Same(ref, m.Team.Name) || names.Same(ref, m.Team.DisplayName) {
-			return m.Team, ""
+			return m.Team, nil
 		}
 	}
 	var list []string
@@ -260,10 +261,10 @@ func pickTeam(ms []mattermost.Membership, ref string) (*model.Team, string) {
 		list = append(list, fmt.Sprintf("%s (name %q)", present.Clean(m.Team.DisplayName), m.Team.Name))
 	}
 	if len(list) == 0 {
-		return nil, fmt.Sprintf("No team matches %q: you belong to no team. Call again without team.", present.Clean(ref))
+		return nil, refusal.New(fmt.Sprintf("No team matches %q: you belong to no team.", present.Clean(ref)), "Call again without team.")
 	}
-	return nil, fmt.Sprintf("No team matches %q. Your teams: %s. Call again with one of these names, or without team; list_teams lists them.",
-		present.Clean(ref), strings.Join(list, ", "))
+	return nil, refusal.New(fmt.Sprintf("No team matches %q. Your teams: %s.", present.Clean(ref), strings.Join(list, ", ")),
+		"Call again with one of these names, or without team; list_teams lists them.")
 }
 
 // ---- list_channels
@@ -288,36 +289,38 @@ func listChannels(d Deps) catalogue.Tool {
 			"@username), type, team, unread message count and mention count. Channels with unread messages come first, " +
 			"then by latest post; at most 200 are listed. Use read_channel with a channel id to read one.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, args listChannelsArgs) (*mcp.CallToolResult, error) {
-		_, sc, refusal, err := d.channelScope(ctx, args.Team)
-		if err != nil || refusal != nil {
-			return refusal, err
+	}, d.listChannels)
+}
+
+func (d Deps) listChannels(ctx context.Context, args listChannelsArgs) (res catalogue.Result[ChannelList], err error) {
+	_, sc, err := d.channelScope(ctx, args.Team)
+	if err != nil {
+		return res, err
+	}
+	var views []chanView
+	for _, m := range sc.mine {
+		views = append(views, viewOf(m))
+	}
+	sort.SliceStable(views, func(i, j int) bool {
+		ui, uj := views[i].info().Unread > 0, views[j].info().Unread > 0
+		if ui != uj {
+			return ui
 		}
-		var views []chanView
-		for _, m := range sc.mine {
-			views = append(views, viewOf(m))
-		}
-		sort.SliceStable(views, func(i, j int) bool {
-			ui, uj := views[i].info().Unread > 0, views[j].info().Unread > 0
-			if ui != uj {
-				return ui
-			}
-			return views[i].ch.LastPostAt > views[j].ch.LastPostAt
-		})
-		out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
-		var b strings.Builder
-		where := "in all your teams, with direct and group messages"
-		if team := sc.team; team != nil {
-			where = fmt.Sprintf("in team %s (%s); direct and group messages are listed when no team is given", present.Clean(team.DisplayName), team.Name)
-		}
-		fmt.Fprintf(&b, "You are a member of %d channels %s. Unread first, then by latest post.\n", len(views), where)
-		listChannelViews(&b, &out, views, maxChannelsListed)
-		if out.Total > out.Shown {
-			fmt.Fprintf(&b, "%d more channels are not listed (the list stops at %d). Give team to narrow it, or call search_channels with part of a name.\n",
-				out.Total-out.Shown, maxChannelsListed)
-		}
-		return structured(strings.TrimRight(b.String(), "\n"), out), nil
+		return views[i].ch.LastPostAt > views[j].ch.LastPostAt
 	})
+	out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
+	var b strings.Builder
+	where := "in all your teams, with direct and group messages"
+	if team := sc.team; team != nil {
+		where = fmt.Sprintf("in team %s (%s); direct and group messages are listed when no team is given", present.Clean(team.DisplayName), team.Name)
+	}
+	fmt.Fprintf(&b, "You are a member of %d channels %s. Unread first, then by latest post.\n", len(views), where)
+	listChannelViews(&b, &out, views, maxChannelsListed)
+	if out.Total > out.Shown {
+		fmt.Fprintf(&b, "%d more channels are not listed (the list stops at %d). Give team to narrow it, or call search_channels with part of a name.\n",
+			out.Total-out.Shown, maxChannelsListed)
+	}
+	return answer(strings.TrimRight(b.String(), "\n"), out)
 }
 
 func activity(ci ChannelInfo) string {
@@ -356,32 +359,31 @@ func getChannel(d Deps) catalogue.Tool {
 			"or post permalink. Answers its id, type, team, purpose, header and your unread and mention counts. " +
 			"When several match it lists them with ids; when none match it lists the closest names.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, args getChannelArgs) (*mcp.CallToolResult, error) {
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r, err := resolveChannel(c, args.Channel, args.Team)
-		if err != nil {
-			return nil, err
-		}
-		if r.refusal != "" {
-			return mcp.NewToolResultError(r.refusal), nil
-		}
-		ci := r.view.info()
-		ci.Purpose = cut(r.view.ch.Purpose, 500)
-		ci.Header = cut(r.view.ch.Header, 500)
-		var b strings.Builder
-		fmt.Fprintf(&b, "Channel %s: %s.\n", r.view.label(), activity(ci))
-		if ci.Purpose != "" {
-			fmt.Fprintf(&b, "Purpose: %s\n", present.Clean(ci.Purpose))
-		}
-		if ci.Header != "" {
-			fmt.Fprintf(&b, "Header: %s\n", present.Clean(ci.Header))
-		}
-		fmt.Fprintf(&b, "Read it with read_channel(channel=%q).", ci.ID)
-		return structured(b.String(), ci), nil
-	})
+	}, d.getChannel)
+}
+
+func (d Deps) getChannel(ctx context.Context, args getChannelArgs) (res catalogue.Result[ChannelInfo], err error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	view, err := resolveChannel(c, args.Channel, args.Team)
+	if err != nil {
+		return res, err
+	}
+	ci := view.info()
+	ci.Purpose = cut(view.ch.Purpose, 500)
+	ci.Header = cut(view.ch.Header, 500)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Channel %s: %s.\n", view.label(), activity(ci))
+	if ci.Purpose != "" {
+		fmt.Fprintf(&b, "Purpose: %s\n", present.Clean(ci.Purpose))
+	}
+	if ci.Header != "" {
+		fmt.Fprintf(&b, "Header: %s\n", present.Clean(ci.Header))
+	}
+	fmt.Fprintf(&b, "Read it with read_channel(channel=%q).", ci.ID)
+	return answer(b.String(), ci)
 }
 
 // cut shortens s to at most n runes, marking the cut.
@@ -408,55 +410,57 @@ func searchChannels(d Deps) catalogue.Tool {
 			"(joined or not) and your own private channels, direct and group messages. Answers up to 50 channels " +
 			"with id, type, team and whether you are a member. Use it to find a channel list_channels does not show.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, args searchChannelsArgs) (*mcp.CallToolResult, error) {
-		term := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(args.Term), "~"))
-		if term == "" {
-			return mcp.NewToolResultError("Give term: part of a channel's name. Call list_channels to see all your channels."), nil
+	}, d.searchChannels)
+}
+
+func (d Deps) searchChannels(ctx context.Context, args searchChannelsArgs) (res catalogue.Result[ChannelList], err error) {
+	term := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(args.Term), "~"))
+	if term == "" {
+		return res, refusal.New("Give term: part of a channel's name. Call list_channels to see all your channels.", "")
+	}
+	c, sc, err := d.channelScope(ctx, args.Team)
+	if err != nil {
+		return res, err
+	}
+	ms, team := sc.teams, sc.team
+	seen := map[string]bool{}
+	var views []chanView
+	fq := names.Fold(term)
+	for _, m := range sc.mine {
+		v := viewOf(m)
+		if strings.Contains(names.Fold(m.Channel.Name), fq) || strings.Contains(names.Fold(v.displayName()), fq) {
+			seen[m.Channel.Id] = true
+			views = append(views, v)
 		}
-		c, sc, refusal, err := d.channelScope(ctx, args.Team)
-		if err != nil || refusal != nil {
-			return refusal, err
+	}
+	teams := map[string]*model.Team{}
+	for _, m := range ms {
+		teams[m.Team.Id] = m.Team
+		if team != nil && m.Team.Id != team.Id {
+			continue
 		}
-		ms, team := sc.teams, sc.team
-		seen := map[string]bool{}
-		var views []chanView
-		fq := names.Fold(term)
-		for _, m := range sc.mine {
-			v := viewOf(m)
-			if strings.Contains(names.Fold(m.Channel.Name), fq) || strings.Contains(names.Fold(v.displayName()), fq) {
-				seen[m.Channel.Id] = true
-				views = append(views, v)
+		public, err := c.SearchPublicChannels(m.Team.Id, term)
+		if err != nil && !errors.Is(err, mattermost.ErrNotFound) {
+			return res, err
+		}
+		for _, ch := range public {
+			if !seen[ch.Id] {
+				seen[ch.Id] = true
+				views = append(views, chanView{ch: ch, team: teams[ch.TeamId]})
 			}
 		}
-		teams := map[string]*model.Team{}
-		for _, m := range ms {
-			teams[m.Team.Id] = m.Team
-			if team != nil && m.Team.Id != team.Id {
-				continue
-			}
-			public, err := c.SearchPublicChannels(m.Team.Id, term)
-			if err != nil && !errors.Is(err, mattermost.ErrNotFound) {
-				return nil, err
-			}
-			for _, ch := range public {
-				if !seen[ch.Id] {
-					seen[ch.Id] = true
-					views = append(views, chanView{ch: ch, team: teams[ch.TeamId]})
-				}
-			}
-		}
-		out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
-		var b strings.Builder
-		if len(views) == 0 {
-			fmt.Fprintf(&b, "No channel you can read matches %q. Try a shorter part of the name, or call list_channels to see all your channels.", present.Clean(term))
-			return structured(b.String(), out), nil
-		}
-		fmt.Fprintf(&b, "%d channels match %q:\n", len(views), present.Clean(term))
-		listChannelViews(&b, &out, views, maxChannelsFound)
-		if out.Total > out.Shown {
-			fmt.Fprintf(&b, "%d more are not shown; use a longer term or give team.\n", out.Total-out.Shown)
-		}
-		b.WriteString("Read one with read_channel(channel=<id>).")
-		return structured(b.String(), out), nil
-	})
+	}
+	out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
+	var b strings.Builder
+	if len(views) == 0 {
+		fmt.Fprintf(&b, "No channel you can read matches %q. Try a shorter part of the name, or call list_channels to see all your channels.", present.Clean(term))
+		return answer(b.String(), out)
+	}
+	fmt.Fprintf(&b, "%d channels match %q:\n", len(views), present.Clean(term))
+	listChannelViews(&b, &out, views, maxChannelsFound)
+	if out.Total > out.Shown {
+		fmt.Fprintf(&b, "%d more are not shown; use a longer term or give team.\n", out.Total-out.Shown)
+	}
+	b.WriteString("Read one with read_channel(channel=<id>).")
+	return answer(b.String(), out)
 }

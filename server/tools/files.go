@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 )
 
@@ -80,6 +81,41 @@ type Image struct {
 	Frames         int  `json:"frames"`
 }
 
+// FileDetails is get_file_info's structured answer.
+type FileDetails struct {
+	FileID    string `json:"file_id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	Extension string `json:"extension"`
+	Size      int64  `json:"size"`
+	CreatedAt string `json:"created_at"`
+	Readable  bool   `json:"readable"`
+	Permalink string `json:"permalink,omitempty"`
+	ChannelID string `json:"channel_id,omitempty"`
+	Channel   string `json:"channel,omitempty"`
+	PostedBy  string `json:"posted_by,omitempty"`
+	Width     int    `json:"width,omitempty"`
+	Height    int    `json:"height,omitempty"`
+}
+
+// FileList is search_files' structured answer.
+type FileList struct {
+	Files []FoundFile `json:"files"`
+	// Complete is false when older files may match too.
+	Complete bool `json:"complete"`
+}
+
+// FoundFile is one file search_files found.
+type FoundFile struct {
+	FileID    string `json:"file_id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	Size      int64  `json:"size"`
+	ChannelID string `json:"channel_id"`
+	PostID    string `json:"post_id"`
+	CreatedAt string `json:"created_at"`
+}
+
 func fileTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
@@ -122,50 +158,44 @@ type located struct {
 	permalink string
 }
 
-// locate resolves a file target for the caller. A refusal is returned as a
-// tool result that says what to do next.
-func (d Deps) locate(c *mattermost.Caller, t fileTarget) (*located, *mcp.CallToolResult, error) {
+// locate resolves a file target for the caller, or refuses with what to
+// do next.
+func (d Deps) locate(c *mattermost.Caller, t fileTarget) (*located, error) {
 	var file mattermost.Readable
 	var err error
 	switch {
 	case t.FileID != "":
 		file, err = c.File(strings.TrimSpace(t.FileID))
 		if errors.Is(err, mattermost.ErrNotFound) {
-			return nil, mcp.NewToolResultError(fmt.Sprintf("File %q was not found. Take file_id from the attachments listed beside posts (read_channel, read_thread, search_posts) or from search_files.", t.FileID)), nil
+			return nil, refusal.New(fmt.Sprintf("File %q was not found.", t.FileID),
+				"Take file_id from the attachments listed beside posts (read_channel, read_thread, search_posts) or from search_files.")
 		}
 	case t.Permalink != "":
 		file, err = d.fileOfPost(c, t.Permalink, t.FileName)
-		var refusal *refusalError
-		if errors.As(err, &refusal) {
-			return nil, mcp.NewToolResultError(refusal.msg), nil
-		}
 	default:
-		return nil, mcp.NewToolResultError("Say which file: give file_id (as listed beside a post), or permalink with file_name."), nil
+		return nil, refusal.New("Say which file:", "give file_id (as listed beside a post), or permalink with file_name.")
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	l := &located{Readable: file}
 	if file.PostID() != "" {
 		l.place, err = c.PlaceOf(file)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		l.permalink = present.Permalink(c.SiteURL(), l.place.TeamName, file.PostID())
 	}
-	return l, nil, nil
+	return l, nil
 }
-
-type refusalError struct{ msg string }
-
-func (r *refusalError) Error() string { return r.msg }
 
 // fileOfPost finds an attachment by its post's permalink and its name.
 func (d Deps) fileOfPost(c *mattermost.Caller, link, name string) (mattermost.Readable, error) {
 	postID := postIDFromLink(link)
 	post, err := c.Post(postID)
 	if errors.Is(err, mattermost.ErrNotFound) {
-		return mattermost.Readable{}, &refusalError{fmt.Sprintf("The post at %q was not found. Give a permalink like https://<site>/<team>/pl/<post id>, or the file_id listed beside the post.", link)}
+		return mattermost.Readable{}, refusal.New(fmt.Sprintf("The post at %q was not found.", link),
+			"Give a permalink like https://<site>/<team>/pl/<post id>, or the file_id listed beside the post.")
 	}
 	if err != nil {
 		return mattermost.Readable{}, err
@@ -183,11 +213,12 @@ func (d Deps) fileOfPost(c *mattermost.Caller, link, name string) (mattermost.Re
 	}
 	switch {
 	case len(files) == 0:
-		return mattermost.Readable{}, &refusalError{"That post has no attachments."}
+		return mattermost.Readable{}, refusal.New("That post has no attachments.", "Read the post's thread with read_thread for files posted in replies.")
 	case name == "":
-		return mattermost.Readable{}, &refusalError{fmt.Sprintf("That post has %d attachments: %s. Call again with file_name, or with file_id.", len(files), strings.Join(names, ", "))}
+		return mattermost.Readable{}, refusal.New(fmt.Sprintf("That post has %d attachments: %s.", len(files), strings.Join(names, ", ")), "Call again with file_name, or with file_id.")
 	}
-	return mattermost.Readable{}, &refusalError{fmt.Sprintf("That post has no attachment named %q. Its attachments: %s.", name, strings.Join(names, ", "))}
+	return mattermost.Readable{}, refusal.New(fmt.Sprintf("That post has no attachment named %q. Its attachments: %s.", name, strings.Join(names, ", ")),
+		"Call again with one of these names, or with its file_id.")
 }
 
 // postIDFromLink accepts a permalink (…/pl/<id>), a thread link, or an id.
@@ -199,14 +230,14 @@ func postIDFromLink(link string) string {
 	return link
 }
 
-func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolResult, error) {
+func (d Deps) readFile(ctx context.Context, args readFileArgs) (res catalogue.Result[FileResult], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
-	l, refusal, err := d.locate(c, args.fileTarget)
-	if refusal != nil || err != nil {
-		return refusal, err
+	l, err := d.locate(c, args.fileTarget)
+	if err != nil {
+		return res, err
 	}
 	info := l.Info()
 	req := fileview.Request{
@@ -225,15 +256,8 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (*mcp.CallToolRes
 	}
 	// The memory is held until the answer, image included, is built.
 	defer release()
-	var rangeErr *fileview.RangeError
-	if errors.As(err, &rangeErr) {
-		return mcp.NewToolResultError(rangeErr.Error()), nil
-	}
-	if busy := busyRefusal(err, info.Name); busy != nil {
-		return busy, nil
-	}
 	if err != nil {
-		return nil, err
+		return res, readRefusal(err, info.Name)
 	}
 	return fileContent(info, l.permalink, view), nil
 }
@@ -330,7 +354,7 @@ func (d Deps) pdfView(ctx context.Context, info *model.FileInfo, req fileview.Re
 }
 
 // fileContent turns a view into MCP content beside the text header.
-func fileContent(info *model.FileInfo, permalink string, v *fileview.View) *mcp.CallToolResult {
+func fileContent(info *model.FileInfo, permalink string, v *fileview.View) catalogue.Result[FileResult] {
 	res := FileResult{
 		FileID: info.Id, Name: info.Name, Kind: string(v.Kind), Detected: v.Detected, Mismatch: v.Mismatch,
 		Size: info.Size, Permalink: permalink,
@@ -339,7 +363,7 @@ func fileContent(info *model.FileInfo, permalink string, v *fileview.View) *mcp.
 	if v.Text != "" {
 		body += "\n\n" + v.Text
 	}
-	content := []mcp.Content{mcp.NewTextContent(body)}
+	var content []mcp.Content
 	if w := v.Window; w != nil {
 		res.Read = true
 		res.TotalLines, res.Start, res.End, res.NextStart, res.NextColumn = w.TotalLines, w.Start, w.End, w.NextStart, w.NextColumn
@@ -362,36 +386,35 @@ func fileContent(info *model.FileInfo, permalink string, v *fileview.View) *mcp.
 			}))
 		}
 	}
-	return &mcp.CallToolResult{Content: content, StructuredContent: res}
+	return catalogue.Result[FileResult]{Text: body, Data: res, More: content}
 }
 
-func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (*mcp.CallToolResult, error) {
+func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (res catalogue.Result[FileDetails], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
-	l, refusal, err := d.locate(c, args.fileTarget)
-	if refusal != nil || err != nil {
-		return refusal, err
+	l, err := d.locate(c, args.fileTarget)
+	if err != nil {
+		return res, err
 	}
 	info := l.Info()
 	cfg := d.Config()
 	readable := info.Size <= cfg.MaxFileSizeBytes()
-	out := map[string]any{
-		"file_id": info.Id, "name": info.Name, "type": info.MimeType, "extension": info.Extension,
-		"size": info.Size, "created_at": time.UnixMilli(info.CreateAt).UTC().Format(time.RFC3339),
-		"readable": readable, "permalink": l.permalink,
+	out := FileDetails{
+		FileID: info.Id, Name: info.Name, Type: info.MimeType, Extension: info.Extension,
+		Size: info.Size, CreatedAt: time.UnixMilli(info.CreateAt).UTC().Format(time.RFC3339),
+		Readable: readable, Permalink: l.permalink,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q: %s, %s, posted %s", present.Clean(info.Name), orUnknown(info.MimeType), present.Size(info.Size),
 		time.UnixMilli(info.CreateAt).UTC().Format("2006-01-02 15:04 UTC"))
 	if l.place.Channel != nil {
-		out["channel_id"] = l.place.Channel.Id
-		out["channel"] = l.place.Channel.DisplayName
+		out.ChannelID, out.Channel = l.place.Channel.Id, l.place.Channel.DisplayName
 		fmt.Fprintf(&b, " in %s", channelLabel(l.place.Channel))
 	}
 	if u, err := c.Poster(info.CreatorId); err == nil {
-		out["posted_by"] = u.Username
+		out.PostedBy = u.Username
 		fmt.Fprintf(&b, " by @%s", u.Username)
 	}
 	b.WriteString(".\n")
@@ -399,7 +422,7 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (*mcp.CallToolRes
 		fmt.Fprintf(&b, "Post: %s\n", l.permalink)
 	}
 	if info.Width > 0 {
-		out["width"], out["height"] = info.Width, info.Height
+		out.Width, out.Height = info.Width, info.Height
 		fmt.Fprintf(&b, "Image size: %dx%d px.\n", info.Width, info.Height)
 	}
 	if readable {
@@ -407,7 +430,7 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (*mcp.CallToolRes
 	} else {
 		fmt.Fprintf(&b, "It is larger than the %d MiB this server reads, so read_file can only describe it; a person can open it from the post.", cfg.MaxFileSizeMiB)
 	}
-	return structured(b.String(), out), nil
+	return answer(b.String(), out)
 }
 
 func channelLabel(ch *model.Channel) string {
@@ -434,14 +457,14 @@ const (
 	maxSearchFiles = 100
 )
 
-func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (*mcp.CallToolResult, error) {
+func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (res catalogue.Result[FileList], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
-	limit, refusal := limitOf(args.Limit, defaultSearchFiles, maxSearchFiles)
-	if refusal != nil {
-		return refusal, nil
+	limit, err := limitOf(args.Limit, defaultSearchFiles, maxSearchFiles)
+	if err != nil {
+		return res, err
 	}
 	q := mattermost.FileQuery{NameContains: strings.TrimSpace(args.Name), Extension: strings.TrimSpace(args.Extension),
 		ChannelID: strings.TrimSpace(args.ChannelID), Limit: limit}
@@ -455,18 +478,18 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (*mcp.CallT
 		}
 		t, err := time.Parse("2006-01-02", strings.TrimSpace(day.text))
 		if err != nil {
-			return mcp.NewToolResultError(fmt.Sprintf("%s must be a day written YYYY-MM-DD, like 2026-03-31; %q is not.", day.name, day.text)), nil
+			return res, refusal.Newf("%s must be a day written YYYY-MM-DD, like 2026-03-31; %q is not.", day.name, day.text)
 		}
 		*day.into = t.UnixMilli()
 	}
 	files, complete, err := c.SearchFiles(q)
 	if errors.Is(err, mattermost.ErrNotFound) {
-		return mcp.NewToolResultError(fmt.Sprintf("Channel %q was not found. Call list_channels or get_channel for channel ids.", args.ChannelID)), nil
+		return res, refusal.Newf("Channel %q was not found. Call list_channels or get_channel for channel ids.", args.ChannelID)
 	}
 	if err != nil {
-		return nil, err
+		return res, err
 	}
-	refs := make([]map[string]any, 0, len(files))
+	found := make([]FoundFile, 0, len(files))
 	var b strings.Builder
 	if len(files) == 0 {
 		b.WriteString("No files match. Try fewer filters, or search_posts for words in the posts that carry files.")
@@ -476,13 +499,13 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (*mcp.CallT
 	for _, f := range files {
 		ref := present.RefOf(f)
 		posted := time.UnixMilli(f.CreateAt).UTC().Format("2006-01-02 15:04 UTC")
-		refs = append(refs, map[string]any{"file_id": ref.ID, "name": ref.Name, "type": ref.Type, "size": ref.Size,
-			"channel_id": f.ChannelId, "post_id": f.PostId, "created_at": time.UnixMilli(f.CreateAt).UTC().Format(time.RFC3339)})
+		found = append(found, FoundFile{FileID: ref.ID, Name: ref.Name, Type: ref.Type, Size: ref.Size,
+			ChannelID: f.ChannelId, PostID: f.PostId, CreatedAt: time.UnixMilli(f.CreateAt).UTC().Format(time.RFC3339)})
 		fmt.Fprintf(&b, "- %s, posted %s\n", present.FileLine(ref), posted)
 	}
 	if !complete && len(files) > 0 {
 		oldest := time.UnixMilli(files[len(files)-1].CreateAt).UTC().Format("2006-01-02")
 		fmt.Fprintf(&b, "There may be more: call search_files again with the same filters and before=%q for older files.", oldest)
 	}
-	return structured(strings.TrimRight(b.String(), "\n"), map[string]any{"files": refs, "complete": complete}), nil
+	return answer(strings.TrimRight(b.String(), "\n"), FileList{Files: found, Complete: complete})
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
@@ -45,37 +43,39 @@ func getMe(d Deps) catalogue.Tool {
 			"Call it first to learn the team names other tools take.",
 		Hints:  catalogue.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
 		Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, _ getMeArgs) (*mcp.CallToolResult, error) {
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		u, err := c.Me()
-		if err != nil {
-			return nil, err
-		}
-		memberships, err := c.Teams()
-		if err != nil {
-			return nil, err
-		}
-		cfg := d.Config()
-		me := Me{
-			UserID:            u.Id,
-			Username:          u.Username,
-			DisplayName:       strings.TrimSpace(u.GetFullName()),
-			Email:             u.Email,
-			SystemRoles:       strings.Fields(u.Roles),
-			Teams:             make([]MeTeam, 0, len(memberships)),
-			SiteURL:           c.SiteURL(),
-			WritesAllowed:     cfg.AllowWrites,
-			WriteConfirmation: cfg.WriteConfirmation,
-			MaxFileSizeMiB:    cfg.MaxFileSizeMiB,
-		}
-		for _, m := range memberships {
-			me.Teams = append(me.Teams, MeTeam{ID: m.Team.Id, Name: m.Team.Name, DisplayName: m.Team.DisplayName, Roles: strings.Fields(m.Roles)})
-		}
-		return structured(describeMe(me), me), nil
-	})
+	}, d.getMe)
+}
+
+func (d Deps) getMe(ctx context.Context, _ getMeArgs) (res catalogue.Result[Me], err error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	u, err := c.Me()
+	if err != nil {
+		return res, err
+	}
+	memberships, err := c.Teams()
+	if err != nil {
+		return res, err
+	}
+	cfg := d.Config()
+	me := Me{
+		UserID:            u.Id,
+		Username:          u.Username,
+		DisplayName:       strings.TrimSpace(u.GetFullName()),
+		Email:             u.Email,
+		SystemRoles:       strings.Fields(u.Roles),
+		Teams:             make([]MeTeam, 0, len(memberships)),
+		SiteURL:           c.SiteURL(),
+		WritesAllowed:     cfg.AllowWrites,
+		WriteConfirmation: cfg.WriteConfirmation,
+		MaxFileSizeMiB:    cfg.MaxFileSizeMiB,
+	}
+	for _, m := range memberships {
+		me.Teams = append(me.Teams, MeTeam{ID: m.Team.Id, Name: m.Team.Name, DisplayName: m.Team.DisplayName, Roles: strings.Fields(m.Roles)})
+	}
+	return answer(describeMe(me), me)
 }
 
 func describeMe(me Me) string {

@@ -6,40 +6,27 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
-
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
-// PendingResult is what a write tool answers when the write is not done
-// (it waits for the person, or was declined or failed), and what
-// get_pending answers.
-type PendingResult struct {
-	ID        string `json:"id"`
-	State     string `json:"state"`
-	URL       string `json:"url,omitempty"`
-	Outcome   string `json:"outcome,omitempty"`
-	PostID    string `json:"post_id,omitempty"`
-	Permalink string `json:"permalink,omitempty"`
-}
-
-func pendingOf(o approval.Outcome) PendingResult {
+func pendingOf(o approval.Outcome) WriteResult {
 	r := o.Record
-	return PendingResult{ID: r.ID, State: r.State, URL: o.PageURL, Outcome: r.Outcome, PostID: r.PostID, Permalink: r.Permalink}
+	return WriteResult{ID: r.ID, State: r.State, URL: o.PageURL, Outcome: r.Outcome, Action: actionName(o.Plan.Action),
+		PostID: r.PostID, Permalink: r.Permalink}
 }
 
 // outcome words where a write stands for the model.
-func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, err error) (*mcp.CallToolResult, error) {
-	if err != nil {
-		return refusalOr(err, o.Plan.Dest)
+func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error) (res catalogue.Result[WriteResult], err error) {
+	if asked != nil {
+		return res, notFoundAs(asked, o.Plan.Dest)
 	}
 	if q := o.Question; q != nil {
-		return server.NewInputRequestBuilder(q.State).Elicit(approval.InputID, q.Params).ToolResult(), nil
+		return catalogue.Result[WriteResult]{Question: &catalogue.Question{ID: approval.InputID, State: q.State, Params: q.Params}}, nil
 	}
 	out := pendingOf(o)
 	rec := o.Record
@@ -49,30 +36,32 @@ func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, err error) (*mcp
 		if o.Plan.Action == posting.ActionPost {
 			return d.posted(o), nil
 		}
-		return structured(doneText(o.Plan, rec.Permalink), map[string]any{"post_id": rec.PostID, "action": actionName(o.Plan.Action), "permalink": rec.Permalink}), nil
+		return answer(doneText(o.Plan, rec.Permalink), out)
 	case o.DeclinedInClient:
-		return refused("The person did not accept; nothing was uploaded, posted or changed. Do not try again unless the person asks you to.", out), nil
+		out.State = approval.StateDeclined
+		return notDone("The person did not accept; nothing was uploaded, posted or changed. Do not try again unless the person asks you to.", out)
 	case rec.State == approval.StatePosted:
-		return structured("The person accepted. "+doneText(o.Plan, rec.Permalink), out), nil
+		return answer("The person accepted. "+doneText(o.Plan, rec.Permalink), out)
 	case rec.State == approval.StateDeclined:
-		return refused("The person declined in Mattermost; nothing was sent.", out), nil
+		return notDone("The person declined in Mattermost; nothing was sent.", out)
 	case rec.State == approval.StateFailed:
-		return refused(rec.Outcome, out), nil
+		return notDone(rec.Outcome, out)
 	}
-	return structured(fmt.Sprintf("The write is waiting for the person to accept it in Mattermost at %s (it expires in %d minutes). Nothing is sent until they do. Call get_pending with id %s to learn the outcome.",
-		out.URL, int(approval.PendingLifetime.Minutes()), rec.ID), out), nil
+	return answer(fmt.Sprintf("The write is waiting for the person to accept it in Mattermost at %s (it expires in %d minutes). Nothing is sent until they do. Call get_pending with id %s to learn the outcome.",
+		out.URL, int(approval.PendingLifetime.Minutes()), rec.ID), out)
 }
 
-func refused(text string, data any) *mcp.CallToolResult {
-	res := structured(text, data)
-	res.IsError = true
-	return res
+// notDone answers a well-formed write that did not happen: a tool error
+// that still carries where it stands.
+func notDone(text string, out WriteResult) (catalogue.Result[WriteResult], error) {
+	return catalogue.Result[WriteResult]{Text: text, Data: out, NotDone: true}, nil
 }
 
 // posted words a post sent at once, with its files.
-func (d Deps) posted(o approval.Outcome) *mcp.CallToolResult {
+func (d Deps) posted(o approval.Outcome) catalogue.Result[WriteResult] {
 	plan := o.Plan
-	out := PostResult{PostID: o.Record.PostID, ChannelID: o.ChannelID, Permalink: o.Record.Permalink, Notes: plan.Notes}
+	out := WriteResult{State: approval.StatePosted, Action: actionName(plan.Action), PostID: o.Record.PostID, ChannelID: o.ChannelID,
+		Permalink: o.Record.Permalink, Notes: plan.Notes}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Posted to %s: %s\n", plan.Dest.Label, out.Permalink)
 	for i, f := range plan.Files {
@@ -86,7 +75,7 @@ func (d Deps) posted(o approval.Outcome) *mcp.CallToolResult {
 	for _, n := range plan.Notes {
 		b.WriteString("Note: " + n + "\n")
 	}
-	return structured(b.String(), out)
+	return catalogue.Result[WriteResult]{Text: b.String(), Data: out}
 }
 
 // doneText says what an executed write did.
@@ -102,6 +91,12 @@ func doneText(plan posting.Plan, permalink string) string {
 	return "Posted: " + permalink
 }
 
+// PendingList is get_pending's structured answer: the one write asked
+// about, or every pending and recently answered one.
+type PendingList struct {
+	Pending []WriteResult `json:"pending"`
+}
+
 type getPendingArgs struct {
 	ID string `json:"id,omitempty" jsonschema:"The id a posting tool answered. Leave out to list the person's pending and recent posts."`
 }
@@ -114,31 +109,30 @@ func getPending(d Deps) catalogue.Tool {
 	}, d.getPending)
 }
 
-func (d Deps) getPending(ctx context.Context, a getPendingArgs) (*mcp.CallToolResult, error) {
+func (d Deps) getPending(ctx context.Context, a getPendingArgs) (res catalogue.Result[PendingList], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	if id := strings.TrimSpace(a.ID); id != "" {
 		o, err := d.Approvals.Pending(c, id)
 		if errors.Is(err, approval.ErrNotFound) {
-			return mcp.NewToolResultError(fmt.Sprintf("No post %q is waiting or was answered in the last hour (or it expired unanswered: nothing was sent). Call get_pending without id to list them.", id)), nil
+			return res, refusal.New(fmt.Sprintf("No post %q is waiting or was answered in the last hour (or it expired unanswered: nothing was sent).", id),
+				"Call get_pending without id to list them.")
 		}
 		if err != nil {
-			return nil, err
+			return res, err
 		}
-		res, err := d.outcome(c, o, nil)
-		if res != nil {
-			res.IsError = false
-		}
-		return res, err
+		// A declined or failed write is a fact to report here, not an error.
+		one, err := d.outcome(c, o, nil)
+		return catalogue.Result[PendingList]{Text: one.Text, Data: PendingList{Pending: []WriteResult{one.Data}}}, err
 	}
 	all, err := d.Approvals.List(c)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	var b strings.Builder
-	list := []PendingResult{}
+	list := []WriteResult{}
 	for _, o := range all {
 		pr := pendingOf(o)
 		list = append(list, pr)
@@ -147,5 +141,5 @@ func (d Deps) getPending(ctx context.Context, a getPendingArgs) (*mcp.CallToolRe
 	if len(list) == 0 {
 		b.WriteString("No post is waiting for the person, and none was answered in the last hour.")
 	}
-	return structured(b.String(), map[string]any{"pending": list}), nil
+	return answer(b.String(), PendingList{Pending: list})
 }

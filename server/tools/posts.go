@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -10,13 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/paging"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // Bounds of the post tools.
@@ -173,24 +171,6 @@ func postText(b *strings.Builder, v PostView) {
 	fmt.Fprintf(b, "  link: %s\n", v.Permalink)
 }
 
-// nextCall is the exact call that continues a paged answer.
-func nextCall(tool string, args any) string {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return tool
-	}
-	return tool + " " + string(raw)
-}
-
-// cursorRefusal explains a cursor that cannot be used.
-func cursorRefusal(tool string, err error) *mcp.CallToolResult {
-	if errors.Is(err, paging.ErrOtherCall) {
-		return mcp.NewToolResultError(fmt.Sprintf("This cursor was made by another call (another tool, or %s with other arguments). "+
-			"Pass a cursor only with exactly the arguments it came with, or call %s again without cursor to start from the beginning.", tool, tool))
-	}
-	return mcp.NewToolResultError(fmt.Sprintf("This cursor is not one %s made. Call %s again without cursor to start from the beginning.", tool, tool))
-}
-
 // parseDate reads an RFC 3339 time or a YYYY-MM-DD date (midnight UTC).
 func parseDate(s string) (int64, bool) {
 	s = strings.TrimSpace(s)
@@ -225,146 +205,133 @@ func readChannel(d Deps) catalogue.Tool {
 			"permalink and every attachment with the file_id that read_file takes. Page to older posts with the cursor " +
 			"the answer gives.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, args readChannelArgs) (*mcp.CallToolResult, error) {
-		limit, refusal := limitOf(args.Limit, defaultPosts, maxPosts)
-		if refusal != nil {
-			return refusal, nil
-		}
-		since, ok1 := parseDate(args.Since)
-		before, ok2 := parseDate(args.Before)
-		if !ok1 || !ok2 {
-			return mcp.NewToolResultError("since and before take an RFC 3339 time (2024-05-01T09:00:00Z) or a date (2024-05-01). Call again with one of those forms."), nil
-		}
-		if since != 0 && before != 0 && since >= before {
-			return mcp.NewToolResultError("since must be earlier than before. Call again with since before before."), nil
-		}
-		keyArgs := args
-		keyArgs.Cursor = ""
-		key, err := paging.Key(keyArgs)
-		if err != nil {
-			return nil, err
-		}
-		from := ""
-		if args.Cursor != "" {
-			if from, err = paging.Decode(args.Cursor, "read_channel", key); err != nil {
-				return cursorRefusal("read_channel", err), nil
-			}
-		}
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r, err := resolveChannel(c, args.Channel, args.Team)
-		if err != nil {
-			return nil, err
-		}
-		if r.refusal != "" {
-			return mcp.NewToolResultError(r.refusal), nil
-		}
-		chID := r.view.ch.Id
-
-		var shown []*model.Post
-		pos, complete, scannedOut := from, false, false
-	walk:
-		for batches := 0; ; batches++ {
-			if batches == maxScanBatches {
-				scannedOut = true
-				break
-			}
-			batch, err := c.ChannelPosts(chID, pos, fetchBatch)
-			if errors.Is(err, mattermost.ErrNotFound) && pos != "" {
-				return mcp.NewToolResultError("The post this cursor continues from is no longer there (deleted, or the channel changed). " +
-					"Call read_channel again without cursor, with before set to the time of the oldest post you have."), nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			for i, p := range batch {
-				if before != 0 && p.CreateAt >= before {
-					pos = p.Id
-					continue
-				}
-				if since != 0 && p.CreateAt < since {
-					complete = true
-					break walk
-				}
-				shown = append(shown, p)
-				pos = p.Id
-				if len(shown) == limit {
-					rest := batch[i+1:]
-					switch {
-					case len(rest) > 0 && since != 0 && rest[0].CreateAt < since:
-						complete = true
-					case len(rest) == 0 && len(batch) < fetchBatch:
-						complete = true
-					}
-					break walk
-				}
-			}
-			if len(batch) < fetchBatch {
-				complete = true
-				break
-			}
-		}
-
-		w, err := newPostWriter(c, shown)
-		if err != nil {
-			return nil, err
-		}
-		ci := r.view.info()
-		page := PostPage{Channel: &ci, Posts: []PostView{}, Complete: complete}
-		for _, p := range shown {
-			v, err := w.view(p)
-			if err != nil {
-				return nil, err
-			}
-			page.Posts = append(page.Posts, v)
-		}
-		if !complete && pos != "" {
-			next := args
-			if next.Cursor, err = paging.Encode("read_channel", key, pos); err != nil {
-				return nil, err
-			}
-			page.NextCursor = next.Cursor
-		}
-
-		var b strings.Builder
-		rng := ""
-		if since != 0 || before != 0 {
-			rng = " in the range asked (" + rangeText(since, before) + ")"
-		}
-		if len(page.Posts) == 0 {
-			fmt.Fprintf(&b, "Channel %s: no posts%s", r.view.label(), rng)
-			if from != "" {
-				b.WriteString(" older than the previous page")
-			}
-			b.WriteString(".")
-		} else {
-			fmt.Fprintf(&b, "Channel %s: %d posts%s, newest first, from %s back to %s.",
-				r.view.label(), len(page.Posts), rng, page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
-		}
-		for _, v := range page.Posts {
-			postText(&b, v)
-		}
-		b.WriteString("\n")
-		switch {
-		case page.NextCursor != "" && scannedOut && len(page.Posts) == 0:
-			fmt.Fprintf(&b, "Walked back %d posts without reaching the before time yet. Continue with: %s",
-				maxScanBatches*fetchBatch, nextCall("read_channel", argsWithCursor(args, page.NextCursor)))
-		case page.NextCursor != "":
-			fmt.Fprintf(&b, "Older posts: %s", nextCall("read_channel", argsWithCursor(args, page.NextCursor)))
-		case since != 0:
-			b.WriteString("These are all the posts in the range asked.")
-		default:
-			b.WriteString("This is the start of the channel: there are no older posts.")
-		}
-		return structured(b.String(), page), nil
-	})
+	}, d.readChannel)
 }
 
-func argsWithCursor(args readChannelArgs, cursor string) readChannelArgs {
-	args.Cursor = cursor
-	return args
+func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalogue.Result[PostPage], err error) {
+	limit, err := limitOf(args.Limit, defaultPosts, maxPosts)
+	if err != nil {
+		return res, err
+	}
+	since, ok1 := parseDate(args.Since)
+	before, ok2 := parseDate(args.Before)
+	if !ok1 || !ok2 {
+		return res, refusal.New("since and before take an RFC 3339 time (2024-05-01T09:00:00Z) or a date (2024-05-01).", "Call again with one of those forms.")
+	}
+	if since != 0 && before != 0 && since >= before {
+		return res, refusal.New("since must be earlier than before.", "Call again with since before before.")
+	}
+	keyArgs := args
+	keyArgs.Cursor = ""
+	pc, from, err := openCursor("read_channel", args, keyArgs, args.Cursor)
+	if err != nil {
+		return res, err
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	view, err := resolveChannel(c, args.Channel, args.Team)
+	if err != nil {
+		return res, err
+	}
+	walk, err := walkChannel(c, view.ch.Id, from, since, before, limit)
+	if err != nil {
+		return res, err
+	}
+	next := ""
+	if !walk.complete {
+		next = walk.pos
+	}
+	page, err := pc.postPage(c, walk.shown, next)
+	if err != nil {
+		return res, err
+	}
+	ci := view.info()
+	page.Channel = &ci
+
+	var b strings.Builder
+	rng := ""
+	if since != 0 || before != 0 {
+		rng = " in the range asked (" + rangeText(since, before) + ")"
+	}
+	if len(page.Posts) == 0 {
+		fmt.Fprintf(&b, "Channel %s: no posts%s", view.label(), rng)
+		if from != "" {
+			b.WriteString(" older than the previous page")
+		}
+		b.WriteString(".")
+	} else {
+		fmt.Fprintf(&b, "Channel %s: %d posts%s, newest first, from %s back to %s.",
+			view.label(), len(page.Posts), rng, page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
+	}
+	more, done := "Older posts", "This is the start of the channel: there are no older posts."
+	if since != 0 {
+		done = "These are all the posts in the range asked."
+	}
+	if page.NextCursor != "" && walk.scannedOut && len(page.Posts) == 0 {
+		more = fmt.Sprintf("Walked back %d posts without reaching the before time yet. Continue with", maxScanBatches*fetchBatch)
+	}
+	pc.writePosts(&b, page, more, done)
+	return answer(b.String(), page)
+}
+
+// channelWalk is what walking a channel back from a position found.
+type channelWalk struct {
+	shown []*model.Post
+	// pos is the last post walked past, where the next page continues.
+	pos      string
+	complete bool
+	// scannedOut is a walk that stopped at maxScanBatches before filling
+	// the page (posts newer than before were skipped).
+	scannedOut bool
+}
+
+// walkChannel reads a channel's posts back from the post at from (the
+// newest when empty), skipping those at or after before and stopping at
+// since, until limit posts are shown.
+func walkChannel(c *mattermost.Caller, chID, from string, since, before int64, limit int) (channelWalk, error) {
+	w := channelWalk{pos: from}
+	for batches := 0; ; batches++ {
+		if batches == maxScanBatches {
+			w.scannedOut = true
+			return w, nil
+		}
+		batch, err := c.ChannelPosts(chID, w.pos, fetchBatch)
+		if errors.Is(err, mattermost.ErrNotFound) && w.pos != "" {
+			return w, refusal.New("The post this cursor continues from is no longer there (deleted, or the channel changed).",
+				"Call read_channel again without cursor, with before set to the time of the oldest post you have.")
+		}
+		if err != nil {
+			return w, err
+		}
+		for i, p := range batch {
+			if before != 0 && p.CreateAt >= before {
+				w.pos = p.Id
+				continue
+			}
+			if since != 0 && p.CreateAt < since {
+				w.complete = true
+				return w, nil
+			}
+			w.shown = append(w.shown, p)
+			w.pos = p.Id
+			if len(w.shown) == limit {
+				rest := batch[i+1:]
+				switch {
+				case len(rest) > 0 && since != 0 && rest[0].CreateAt < since:
+					w.complete = true
+				case len(rest) == 0 && len(batch) < fetchBatch:
+					w.complete = true
+				}
+				return w, nil
+			}
+		}
+		if len(batch) < fetchBatch {
+			w.complete = true
+			return w, nil
+		}
+	}
 }
 
 func rangeText(since, before int64) string {
@@ -394,78 +361,44 @@ func readThread(d Deps) catalogue.Tool {
 			"oldest first, 50 at a time (up to 200), each with author, time (UTC), message, permalink and attachments " +
 			"with the file_id that read_file takes. Page on with the cursor the answer gives.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, args readThreadArgs) (*mcp.CallToolResult, error) {
-		limit, refusal := limitOf(args.Limit, defaultThread, maxThread)
-		if refusal != nil {
-			return refusal, nil
-		}
-		postID := strings.TrimSpace(args.Post)
-		if link, ok := parsePostLink(postID); ok {
-			postID = link
-		}
-		keyArgs := args
-		keyArgs.Cursor = ""
-		key, err := paging.Key(keyArgs)
-		if err != nil {
-			return nil, err
-		}
-		offset := 0
-		if args.Cursor != "" {
-			at, err := paging.Decode(args.Cursor, "read_thread", key)
-			if err != nil {
-				return cursorRefusal("read_thread", err), nil
-			}
-			if offset, err = strconv.Atoi(at); err != nil || offset < 0 {
-				return cursorRefusal("read_thread", paging.ErrMalformed), nil
-			}
-		}
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		thread, err := c.Thread(postID)
-		if errors.Is(err, mattermost.ErrNotFound) {
-			return mcp.NewToolResultError(fmt.Sprintf("No post %q found. Give a post id or permalink from read_channel or search_posts.", present.Clean(args.Post))), nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		end := min(offset+limit, len(thread))
-		pageOf := thread[min(offset, len(thread)):end]
-		w, err := newPostWriter(c, pageOf)
-		if err != nil {
-			return nil, err
-		}
-		page := PostPage{Posts: []PostView{}, Complete: end >= len(thread)}
-		for _, p := range pageOf {
-			v, err := w.view(p)
-			if err != nil {
-				return nil, err
-			}
-			page.Posts = append(page.Posts, v)
-		}
-		if !page.Complete {
-			if page.NextCursor, err = paging.Encode("read_thread", key, strconv.Itoa(end)); err != nil {
-				return nil, err
-			}
-		}
-		root := thread[0]
-		var b strings.Builder
-		fmt.Fprintf(&b, "Thread of post %s (%d posts: the root and %d replies). Showing posts %d to %d, oldest first.",
-			root.Id, len(thread), len(thread)-1, offset+1, end)
-		for _, v := range page.Posts {
-			postText(&b, v)
-		}
-		b.WriteString("\n")
-		if page.NextCursor != "" {
-			next := args
-			next.Cursor = page.NextCursor
-			fmt.Fprintf(&b, "More replies: %s", nextCall("read_thread", next))
-		} else {
-			b.WriteString("This is the end of the thread.")
-		}
-		return structured(b.String(), page), nil
-	})
+	}, d.readThread)
+}
+
+func (d Deps) readThread(ctx context.Context, args readThreadArgs) (res catalogue.Result[PostPage], err error) {
+	limit, err := limitOf(args.Limit, defaultThread, maxThread)
+	if err != nil {
+		return res, err
+	}
+	postID := strings.TrimSpace(args.Post)
+	if link, ok := parsePostLink(postID); ok {
+		postID = link
+	}
+	keyArgs := args
+	keyArgs.Cursor = ""
+	pc, offset, err := openOffset("read_thread", args, keyArgs, args.Cursor)
+	if err != nil {
+		return res, err
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	thread, err := c.Thread(postID)
+	if errors.Is(err, mattermost.ErrNotFound) {
+		return res, refusal.New(fmt.Sprintf("No post %q found.", present.Clean(args.Post)), "Give a post id or permalink from read_channel or search_posts.")
+	}
+	if err != nil {
+		return res, err
+	}
+	page, end, err := pc.offsetPage(c, thread, offset, limit)
+	if err != nil {
+		return res, err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Thread of post %s (%d posts: the root and %d replies). Showing posts %d to %d, oldest first.",
+		thread[0].Id, len(thread), len(thread)-1, offset+1, end)
+	pc.writePosts(&b, page, "More replies", "This is the end of the thread.")
+	return answer(b.String(), page)
 }
 
 // parsePostLink reads the post id out of a permalink.
@@ -496,103 +429,71 @@ func searchPosts(d Deps) catalogue.Tool {
 			"20 at a time (up to 100). Each hit comes like read_channel's posts, with channel, permalink and attachments. " +
 			"Page on with the cursor the answer gives.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, args searchPostsArgs) (*mcp.CallToolResult, error) {
-		if strings.TrimSpace(args.Terms) == "" {
-			return mcp.NewToolResultError("Give terms: words to search for, or from:username, in:channel, on:YYYY-MM-DD."), nil
+	}, d.searchPosts)
+}
+
+func (d Deps) searchPosts(ctx context.Context, args searchPostsArgs) (res catalogue.Result[PostPage], err error) {
+	if strings.TrimSpace(args.Terms) == "" {
+		return res, refusal.New("Give terms:", "words to search for, or from:username, in:channel, on:YYYY-MM-DD.")
+	}
+	limit, err := limitOf(args.Limit, defaultHits, maxHits)
+	if err != nil {
+		return res, err
+	}
+	keyArgs := args
+	keyArgs.Cursor = ""
+	pc, offset, err := openOffset("search_posts", args, keyArgs, args.Cursor)
+	if err != nil {
+		return res, err
+	}
+	if offset+limit > maxHitDepth {
+		return res, refusal.New(fmt.Sprintf("Search results are paged only to the first %d hits.", maxHitDepth),
+			"Narrow the search (add in:, from:, after: or more words) and call search_posts again without cursor.")
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	ms, team, err := teamScope(c, args.Team)
+	if err != nil {
+		return res, err
+	}
+	seen := map[string]bool{}
+	var hits []*model.Post
+	for _, m := range ms {
+		if team != nil && m.Team.Id != team.Id {
+			continue
 		}
-		limit, refusal := limitOf(args.Limit, defaultHits, maxHits)
-		if refusal != nil {
-			return refusal, nil
-		}
-		keyArgs := args
-		keyArgs.Cursor = ""
-		key, err := paging.Key(keyArgs)
+		found, err := c.SearchPosts(m.Team.Id, args.Terms, 0, offset+limit+1)
 		if err != nil {
-			return nil, err
+			return res, err
 		}
-		offset := 0
-		if args.Cursor != "" {
-			at, err := paging.Decode(args.Cursor, "search_posts", key)
-			if err != nil {
-				return cursorRefusal("search_posts", err), nil
-			}
-			if offset, err = strconv.Atoi(at); err != nil || offset < 0 {
-				return cursorRefusal("search_posts", paging.ErrMalformed), nil
+		for _, p := range found {
+			if !seen[p.Id] {
+				seen[p.Id] = true
+				hits = append(hits, p)
 			}
 		}
-		if offset+limit > maxHitDepth {
-			return mcp.NewToolResultError(fmt.Sprintf("Search results are paged only to the first %d hits. Narrow the search (add in:, from:, after: or more words) and call search_posts again without cursor.", maxHitDepth)), nil
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].CreateAt > hits[j].CreateAt })
+	page, end, err := pc.offsetPage(c, hits, offset, limit)
+	if err != nil {
+		return res, err
+	}
+	var b strings.Builder
+	where := "all your teams"
+	if team != nil {
+		where = "team " + team.Name
+	}
+	if len(page.Posts) == 0 {
+		fmt.Fprintf(&b, "No posts you can read match %s in %s", strconv.Quote(args.Terms), where)
+		if offset > 0 {
+			b.WriteString(" beyond the previous page")
 		}
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ms, team, refusal, err := teamScope(c, args.Team)
-		if err != nil || refusal != nil {
-			return refusal, err
-		}
-		seen := map[string]bool{}
-		var hits []*model.Post
-		for _, m := range ms {
-			if team != nil && m.Team.Id != team.Id {
-				continue
-			}
-			found, err := c.SearchPosts(m.Team.Id, args.Terms, 0, offset+limit+1)
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range found {
-				if !seen[p.Id] {
-					seen[p.Id] = true
-					hits = append(hits, p)
-				}
-			}
-		}
-		sort.SliceStable(hits, func(i, j int) bool { return hits[i].CreateAt > hits[j].CreateAt })
-		end := min(offset+limit, len(hits))
-		pageOf := hits[min(offset, len(hits)):end]
-		w, err := newPostWriter(c, pageOf)
-		if err != nil {
-			return nil, err
-		}
-		page := PostPage{Posts: []PostView{}, Complete: len(hits) <= end}
-		for _, p := range pageOf {
-			v, err := w.view(p)
-			if err != nil {
-				return nil, err
-			}
-			page.Posts = append(page.Posts, v)
-		}
-		if !page.Complete {
-			if page.NextCursor, err = paging.Encode("search_posts", key, strconv.Itoa(end)); err != nil {
-				return nil, err
-			}
-		}
-		var b strings.Builder
-		where := "all your teams"
-		if team != nil {
-			where = "team " + team.Name
-		}
-		if len(page.Posts) == 0 {
-			fmt.Fprintf(&b, "No posts you can read match %s in %s", strconv.Quote(args.Terms), where)
-			if offset > 0 {
-				b.WriteString(" beyond the previous page")
-			}
-			b.WriteString(". Try fewer or other words, a word* prefix, or drop from:/in:/date filters.")
-			return structured(b.String(), page), nil
-		}
-		fmt.Fprintf(&b, "Posts matching %s in %s, newest first: results %d to %d.", strconv.Quote(args.Terms), where, offset+1, end)
-		for _, v := range page.Posts {
-			postText(&b, v)
-		}
-		b.WriteString("\n")
-		if page.NextCursor != "" {
-			next := args
-			next.Cursor = page.NextCursor
-			fmt.Fprintf(&b, "More results: %s", nextCall("search_posts", next))
-		} else {
-			b.WriteString("These are all the results.")
-		}
-		return structured(b.String(), page), nil
-	})
+		b.WriteString(". Try fewer or other words, a word* prefix, or drop from:/in:/date filters.")
+		return answer(b.String(), page)
+	}
+	fmt.Fprintf(&b, "Posts matching %s in %s, newest first: results %d to %d.", strconv.Quote(args.Terms), where, offset+1, end)
+	pc.writePosts(&b, page, "More results", "These are all the results.")
+	return answer(b.String(), page)
 }

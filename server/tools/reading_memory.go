@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
@@ -17,6 +16,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -125,15 +125,20 @@ func (b *busyError) Error() string {
 	return fmt.Sprintf("no %d bytes of the budget of %d came free in time", b.need, b.capacity)
 }
 
-// busyRefusal answers a read that waited in vain; nil for any other error.
-func busyRefusal(err error, name string) *mcp.CallToolResult {
+// readRefusal words a read that waited in vain for memory, or asked for a
+// window past the end, as a refusal; any other error passes as it is.
+func readRefusal(err error, name string) error {
 	var busy *busyError
-	if !errors.As(err, &busy) {
-		return nil
+	var rangeErr *fileview.RangeError
+	switch {
+	case errors.As(err, &rangeErr):
+		return refusal.New(rangeErr.Error(), "")
+	case errors.As(err, &busy):
+		return refusal.New(fmt.Sprintf("This server is busy reading other files: reading %q needs about %s of the %s it allows for reading files at once, "+
+			"and not enough came free within %d seconds. Nothing is wrong with the file.",
+			present.Clean(name), mib(busy.need), mib(busy.capacity), int(conversionWait.Seconds())), "Try the same call again in a moment.")
 	}
-	return mcp.NewToolResultError(fmt.Sprintf("This server is busy reading other files: reading %q needs about %s of the %s it allows for reading files at once, "+
-		"and not enough came free within %d seconds. Nothing is wrong with the file: try the same call again in a moment.",
-		present.Clean(name), mib(busy.need), mib(busy.capacity), int(conversionWait.Seconds())))
+	return err
 }
 
 func mib(n int64) string { return fmt.Sprintf("%d MiB", (n+(1<<20)-1)>>20) }

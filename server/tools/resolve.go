@@ -10,29 +10,23 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // ---- resolving a channel argument
-
-// resolved is the outcome of resolving a channel argument: a channel, or a
-// refusal that names the next step.
-type resolved struct {
-	view    chanView
-	refusal string
-}
 
 // resolveChannel finds the one channel the caller can read that ref names:
 // an id, ~name, name, display name, @username of a direct message, or a
 // channel URL or post permalink. A channel the caller cannot read is never
 // told apart from one that does not exist.
-func resolveChannel(c *mattermost.Caller, ref, teamRef string) (resolved, error) {
+func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error) {
 	ms, err := c.Teams()
 	if err != nil {
-		return resolved{}, err
+		return chanView{}, err
 	}
-	team, refusal := pickTeam(ms, teamRef)
-	if refusal != "" {
-		return resolved{refusal: refusal}, nil
+	team, err := pickTeam(ms, teamRef)
+	if err != nil {
+		return chanView{}, err
 	}
 	teams := map[string]*model.Team{}
 	for _, m := range ms {
@@ -40,23 +34,23 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (resolved, error)
 	}
 	mine, err := c.MyChannels()
 	if err != nil {
-		return resolved{}, err
+		return chanView{}, err
 	}
 	byID := map[string]mattermost.MyChannel{}
 	for _, m := range mine {
 		byID[m.Channel.Id] = m
 	}
 	// found describes a channel the caller can read, member or not.
-	found := func(ch *model.Channel) resolved {
+	found := func(ch *model.Channel) chanView {
 		if m, ok := byID[ch.Id]; ok {
-			return resolved{view: viewOf(m)}
+			return viewOf(m)
 		}
-		return resolved{view: chanView{ch: ch, team: teams[ch.TeamId]}}
+		return chanView{ch: ch, team: teams[ch.TeamId]}
 	}
 	ref = strings.TrimSpace(ref)
-	none := func() (resolved, error) { return resolved{refusal: noChannel(ref, mine)}, nil }
+	none := func() (chanView, error) { return chanView{}, noChannel(ref, mine) }
 	if ref == "" {
-		return resolved{refusal: "Give channel: an id, a ~name, a display name, a direct message's @username, or a channel link. Call list_channels to see yours."}, nil
+		return chanView{}, refusal.New("Give channel: an id, a ~name, a display name, a direct message's @username, or a channel link.", "Call list_channels to see yours.")
 	}
 	if model.IsValidId(ref) {
 		ch, err := c.Channel(ref)
@@ -64,7 +58,7 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (resolved, error)
 			return none()
 		}
 		if err != nil {
-			return resolved{}, err
+			return chanView{}, err
 		}
 		return found(ch), nil
 	}
@@ -83,7 +77,7 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (resolved, error)
 	}
 	switch len(matches) {
 	case 1:
-		return resolved{view: viewOf(matches[0])}, nil
+		return viewOf(matches[0]), nil
 	case 0:
 	default:
 		var b strings.Builder
@@ -91,8 +85,7 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (resolved, error)
 		for _, m := range matches {
 			fmt.Fprintf(&b, "- %s\n", viewOf(m).label())
 		}
-		b.WriteString("Call again with the channel's id (or give team).")
-		return resolved{refusal: b.String()}, nil
+		return chanView{}, refusal.New(b.String(), "Call again with the channel's id (or give team).")
 	}
 	// A public channel the caller has not joined, by its exact name.
 	urlName := strings.ToLower(strings.Join(strings.Fields(strings.TrimLeft(ref, "~")), "-"))
@@ -106,7 +99,7 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (resolved, error)
 			continue
 		}
 		if err != nil {
-			return resolved{}, err
+			return chanView{}, err
 		}
 		public = append(public, ch)
 	}
@@ -117,16 +110,15 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (resolved, error)
 		var b strings.Builder
 		fmt.Fprintf(&b, "Several channels match %q:\n", present.Clean(ref))
 		for _, ch := range public {
-			fmt.Fprintf(&b, "- %s\n", found(ch).view.label())
+			fmt.Fprintf(&b, "- %s\n", found(ch).label())
 		}
-		b.WriteString("Call again with the channel's id (or give team).")
-		return resolved{refusal: b.String()}, nil
+		return chanView{}, refusal.New(b.String(), "Call again with the channel's id (or give team).")
 	}
 	return none()
 }
 
 func resolveLink(c *mattermost.Caller, link names.Link, ms []mattermost.Membership, mine []mattermost.MyChannel,
-	found func(*model.Channel) resolved, none func() (resolved, error)) (resolved, error) {
+	found func(*model.Channel) chanView, none func() (chanView, error)) (chanView, error) {
 	switch {
 	case link.Post != "":
 		p, err := c.Post(link.Post)
@@ -134,14 +126,14 @@ func resolveLink(c *mattermost.Caller, link names.Link, ms []mattermost.Membersh
 			return none()
 		}
 		if err != nil {
-			return resolved{}, err
+			return chanView{}, err
 		}
 		ch, err := c.Channel(p.ChannelId)
 		if errors.Is(err, mattermost.ErrNotFound) {
 			return none()
 		}
 		if err != nil {
-			return resolved{}, err
+			return chanView{}, err
 		}
 		return found(ch), nil
 	case link.Channel != "":
@@ -154,20 +146,20 @@ func resolveLink(c *mattermost.Caller, link names.Link, ms []mattermost.Membersh
 				return none()
 			}
 			if err != nil {
-				return resolved{}, err
+				return chanView{}, err
 			}
 			return found(ch), nil
 		}
 	case link.Person != "":
 		for _, m := range mine {
 			if m.Channel.Type == model.ChannelTypeDirect && m.Other != nil && strings.EqualFold(m.Other.Username, link.Person) {
-				return resolved{view: viewOf(m)}, nil
+				return viewOf(m), nil
 			}
 		}
 	case link.Group != "":
 		for _, m := range mine {
 			if m.Channel.Type == model.ChannelTypeGroup && m.Channel.Name == link.Group {
-				return resolved{view: viewOf(m)}, nil
+				return viewOf(m), nil
 			}
 		}
 	}
@@ -176,7 +168,7 @@ func resolveLink(c *mattermost.Caller, link names.Link, ms []mattermost.Membersh
 
 // noChannel is the refusal for a name that matches nothing the caller can
 // read, with the closest of the caller's own channels.
-func noChannel(ref string, mine []mattermost.MyChannel) string {
+func noChannel(ref string, mine []mattermost.MyChannel) error {
 	cands := make([]names.Candidate, 0, len(mine))
 	byID := map[string]mattermost.MyChannel{}
 	for _, m := range mine {
@@ -191,5 +183,5 @@ func noChannel(ref string, mine []mattermost.MyChannel) string {
 		}
 		msg += " Closest: " + strings.Join(labels, "; ") + "."
 	}
-	return msg + " Call list_channels to see all your channels, or search_channels to find public ones."
+	return refusal.New(msg, "Call list_channels to see all your channels, or search_channels to find public ones.")
 }

@@ -7,13 +7,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
@@ -71,20 +70,20 @@ func (d Deps) caller(ctx context.Context) (*mattermost.Caller, error) {
 	return d.MM.As(id), nil
 }
 
-// structured answers text for the model plus the same facts as structured
-// content for clients that use it.
-func structured(text string, data any) *mcp.CallToolResult {
-	return mcp.NewToolResultStructured(data, text)
-}
-
 // limitOf is a page size argument: def when left out, else it must be within
 // 1 and max, or the answer is a refusal that says so.
-func limitOf(given, def, max int) (int, *mcp.CallToolResult) {
+func limitOf(given, def, max int) (int, error) {
 	if given == 0 {
 		return def, nil
 	}
 	if given < 1 || given > max {
-		return 0, mcp.NewToolResultError(fmt.Sprintf("limit must be between 1 and %d (default %d). Call again with a limit in that range.", max, def))
+		return 0, &refusal.Error{What: fmt.Sprintf("limit must be between 1 and %d (default %d).", max, def), Next: "Call again with a limit in that range."}
 	}
 	return given, nil
+}
+
+// answer is a tool's answer: text for the model and the same facts as
+// structured content.
+func answer[Out any](text string, data Out) (catalogue.Result[Out], error) {
+	return catalogue.Result[Out]{Text: text, Data: data}, nil
 }

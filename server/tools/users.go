@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // Bounds of the people tools.
@@ -73,25 +73,27 @@ func getUser(d Deps) catalogue.Tool {
 			"position, whether it is a bot and whether the account is deactivated. Only people you share a team or a " +
 			"conversation with are found. Use it to turn a post's author id into a name, or a name into from:username.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, args getUserArgs) (*mcp.CallToolResult, error) {
-		if strings.TrimSpace(args.User) == "" {
-			return mcp.NewToolResultError("Give user: a user id, @username or email. Call search_users with part of a name to find one."), nil
-		}
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		u, err := c.User(args.User)
-		if errors.Is(err, mattermost.ErrNotFound) {
-			return mcp.NewToolResultError(fmt.Sprintf("No person %q found among the people you share a team or a conversation with. "+
-				"Call search_users with part of their name or username.", present.Clean(args.User))), nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		info := userInfo(u)
-		return structured(userLine(info)+".", info), nil
-	})
+	}, d.getUser)
+}
+
+func (d Deps) getUser(ctx context.Context, args getUserArgs) (res catalogue.Result[UserInfo], err error) {
+	if strings.TrimSpace(args.User) == "" {
+		return res, refusal.New("Give user: a user id, @username or email. Call search_users with part of a name to find one.", "")
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	u, err := c.User(args.User)
+	if errors.Is(err, mattermost.ErrNotFound) {
+		return res, refusal.New(fmt.Sprintf("No person %q found among the people you share a team or a conversation with.", present.Clean(args.User)),
+			"Call search_users with part of their name or username.")
+	}
+	if err != nil {
+		return res, err
+	}
+	info := userInfo(u)
+	return answer(userLine(info)+".", info)
 }
 
 // ---- search_users
@@ -114,38 +116,40 @@ func searchUsers(d Deps) catalogue.Tool {
 			"or a conversation with (deactivated accounts included and marked). Answers up to 20 (at most 100) with id, " +
 			"username, names, nickname, position and whether each is a bot.",
 		Hints: readOnly, Effect: catalogue.ReadsOnly,
-	}, func(ctx context.Context, args searchUsersArgs) (*mcp.CallToolResult, error) {
-		term := strings.TrimPrefix(strings.TrimSpace(args.Term), "@")
-		if term == "" {
-			return mcp.NewToolResultError("Give term: the start of a username, name or email."), nil
-		}
-		limit, refusal := limitOf(args.Limit, defaultUsers, maxUsers)
-		if refusal != nil {
-			return refusal, nil
-		}
-		c, err := d.caller(ctx)
-		if err != nil {
-			return nil, err
-		}
-		users, err := c.SearchUsers(term, limit)
-		if err != nil {
-			return nil, err
-		}
-		out := UserList{Users: []UserInfo{}}
-		var b strings.Builder
-		if len(users) == 0 {
-			fmt.Fprintf(&b, "Nobody you share a team or a conversation with matches %q. Try a shorter start of the name.", present.Clean(term))
-			return structured(b.String(), out), nil
-		}
-		fmt.Fprintf(&b, "%d people match %q:\n", len(users), present.Clean(term))
-		for _, u := range users {
-			info := userInfo(u)
-			out.Users = append(out.Users, info)
-			fmt.Fprintf(&b, "- %s\n", userLine(info))
-		}
-		if len(users) == limit {
-			fmt.Fprintf(&b, "The list stops at %d; a longer term narrows it.", limit)
-		}
-		return structured(strings.TrimRight(b.String(), "\n"), out), nil
-	})
+	}, d.searchUsers)
+}
+
+func (d Deps) searchUsers(ctx context.Context, args searchUsersArgs) (res catalogue.Result[UserList], err error) {
+	term := strings.TrimPrefix(strings.TrimSpace(args.Term), "@")
+	if term == "" {
+		return res, refusal.New("Give term: the start of a username, name or email.", "")
+	}
+	limit, err := limitOf(args.Limit, defaultUsers, maxUsers)
+	if err != nil {
+		return res, err
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	users, err := c.SearchUsers(term, limit)
+	if err != nil {
+		return res, err
+	}
+	out := UserList{Users: []UserInfo{}}
+	var b strings.Builder
+	if len(users) == 0 {
+		fmt.Fprintf(&b, "Nobody you share a team or a conversation with matches %q. Try a shorter start of the name.", present.Clean(term))
+		return answer(b.String(), out)
+	}
+	fmt.Fprintf(&b, "%d people match %q:\n", len(users), present.Clean(term))
+	for _, u := range users {
+		info := userInfo(u)
+		out.Users = append(out.Users, info)
+		fmt.Fprintf(&b, "- %s\n", userLine(info))
+	}
+	if len(users) == limit {
+		fmt.Fprintf(&b, "The list stops at %d; a longer term narrows it.", limit)
+	}
+	return answer(strings.TrimRight(b.String(), "\n"), out)
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
@@ -16,6 +15,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -95,7 +95,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 				"(24 hours after writing, whatever uses them), and how much of the quota is used.",
 			Hints:  readOnly,
 			Effect: catalogue.ReadsOnly,
-		}, func(ctx context.Context, _ struct{}) (*mcp.CallToolResult, error) { return d.filesList(ctx) }),
+		}, d.filesList),
 		catalogue.Define(catalogue.Tool{
 			Name:  "files_read",
 			Title: "Read a workspace file",
@@ -154,45 +154,64 @@ func workspaceTools(d Deps) []catalogue.Tool {
 	}
 }
 
-// workspaceRefusal words the workspace's errors as the next step; nil for
-// a real failure.
-func workspaceRefusal(err error, name string, cfg config.Configuration) *mcp.CallToolResult {
+// workspaceRefusal words the workspace's errors as a refusal with the next
+// step; any other error (a failure) passes as it is.
+func workspaceRefusal(err error, name string, cfg config.Configuration) error {
 	var nameErr *workspace.NameError
 	var rangeErr *fileview.RangeError
-	msg := ""
 	switch {
 	case errors.As(err, &nameErr):
-		msg = nameErr.Error()
+		return refusal.New(nameErr.Error(), "")
 	case errors.As(err, &rangeErr):
-		msg = rangeErr.Error()
+		return refusal.New(rangeErr.Error(), "")
 	case errors.Is(err, workspace.ErrNotFound):
-		msg = fmt.Sprintf("Your workspace has no file %q. Call files_list to see its files (each is deleted 24 hours after it was written).", name)
+		return refusal.New(fmt.Sprintf("Your workspace has no file %q.", name), "Call files_list to see its files (each is deleted 24 hours after it was written).")
 	case errors.Is(err, workspace.ErrTooLarge):
-		msg = fmt.Sprintf("That is larger than the %d MiB a workspace file may be on this server; nothing was written.", cfg.MaxWorkspaceFileMiB)
+		return refusal.New(fmt.Sprintf("That is larger than the %d MiB a workspace file may be on this server; nothing was written.", cfg.MaxWorkspaceFileMiB),
+			"Hand the file over in smaller parts, or ask an admin to raise the limit.")
 	case errors.Is(err, workspace.ErrQuota):
-		msg = fmt.Sprintf("Your workspace would hold more than its %d MiB quota; nothing was written. Delete files you no longer need with files_delete (see files_list), then try again.", cfg.WorkspaceQuotaMiB)
+		return refusal.New(fmt.Sprintf("Your workspace would hold more than its %d MiB quota; nothing was written.", cfg.WorkspaceQuotaMiB),
+			"Delete files you no longer need with files_delete (see files_list), then try again.")
 	case errors.Is(err, workspace.ErrTooMany):
-		msg = fmt.Sprintf("Your workspace already holds %d files; nothing was written. Delete some with files_delete first.", workspace.MaxFiles)
+		return refusal.New(fmt.Sprintf("Your workspace already holds %d files; nothing was written.", workspace.MaxFiles), "Delete some with files_delete first.")
 	case errors.Is(err, workspace.ErrBadPin):
-		msg = "sha256 must be 64 hexadecimal digits (the sha256 of the bytes), or left out."
+		return refusal.New("sha256 must be 64 hexadecimal digits (the sha256 of the bytes), or left out.", "")
 	case errors.Is(err, workspace.ErrPinMismatch):
-		msg = fmt.Sprintf("The bytes of %q do not match the sha256 given for them; nothing was used. Request a new upload with the right sha256.", name)
+		return refusal.New(fmt.Sprintf("The bytes of %q do not match the sha256 given for them; nothing was used.", name), "Request a new upload with the right sha256.")
 	case errors.Is(err, workspace.ErrChanged):
-		msg = fmt.Sprintf("%q changed while it was being read. Try again.", name)
-	default:
-		return nil
+		return refusal.New(fmt.Sprintf("%q changed while it was being read.", name), "Try again.")
 	}
-	return mcp.NewToolResultError(msg)
+	return err
 }
 
-func (d Deps) filesList(ctx context.Context) (*mcp.CallToolResult, error) {
+// WorkspaceList is files_list's structured answer.
+type WorkspaceList struct {
+	Files      []workspace.Entry `json:"files"`
+	UsedBytes  int64             `json:"used_bytes"`
+	QuotaBytes int64             `json:"quota_bytes"`
+}
+
+// Deleted is files_delete's structured answer.
+type Deleted struct {
+	Deleted string `json:"deleted"`
+}
+
+// PresignedURL is files_presign's structured answer.
+type PresignedURL struct {
+	Name      string `json:"name"`
+	Direction string `json:"direction"`
+	URL       string `json:"url"`
+	ExpiresAt string `json:"expires_at"`
+}
+
+func (d Deps) filesList(ctx context.Context, _ struct{}) (res catalogue.Result[WorkspaceList], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	files, err := d.Workspace.List(c.UserID())
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	cfg := d.Config()
 	var used int64
@@ -210,23 +229,18 @@ func (d Deps) filesList(ctx context.Context) (*mcp.CallToolResult, error) {
 	} else {
 		head += " Read one with files_read(name=...).\n"
 	}
-	return structured(strings.TrimRight(head+b.String(), "\n"), map[string]any{
-		"files": entries, "used_bytes": used, "quota_bytes": cfg.WorkspaceQuotaBytes(),
-	}), nil
+	return answer(strings.TrimRight(head+b.String(), "\n"), WorkspaceList{Files: entries, UsedBytes: used, QuotaBytes: cfg.WorkspaceQuotaBytes()})
 }
 
-func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (*mcp.CallToolResult, error) {
+func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (res catalogue.Result[FileResult], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	cfg := d.Config()
 	f, err := d.Workspace.Stat(c.UserID(), args.Name)
-	if refusal := workspaceRefusal(err, args.Name, cfg); refusal != nil {
-		return refusal, nil
-	}
 	if err != nil {
-		return nil, err
+		return res, workspaceRefusal(err, args.Name, cfg)
 	}
 	req := fileview.Request{
 		Name: f.Name, Offset: args.Offset, Column: args.Column, Limit: args.Limit,
@@ -239,58 +253,45 @@ func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (*mcp.CallToolR
 	})
 	// The memory is held until the answer, image included, is built.
 	defer release()
-	if refusal := workspaceRefusal(err, args.Name, cfg); refusal != nil {
-		return refusal, nil
-	}
-	if busy := busyRefusal(err, f.Name); busy != nil {
-		return busy, nil
-	}
 	if err != nil {
-		return nil, err
+		return res, readRefusal(workspaceRefusal(err, args.Name, cfg), f.Name)
 	}
 	return fileContent(&model.FileInfo{Name: f.Name, Size: f.Size, MimeType: f.Type}, "", view), nil
 }
 
-func (d Deps) filesWrite(ctx context.Context, args filesWriteArgs) (*mcp.CallToolResult, error) {
+func (d Deps) filesWrite(ctx context.Context, args filesWriteArgs) (res catalogue.Result[workspace.Entry], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	f, err := d.Workspace.Write(ctx, c.UserID(), args.Name, strings.NewReader(args.Text), workspace.WriteOptions{})
 	return d.written(f, err, args.Name, "Wrote")
 }
 
-func (d Deps) written(f workspace.File, err error, name, verb string) (*mcp.CallToolResult, error) {
-	if refusal := workspaceRefusal(err, name, d.Config()); refusal != nil {
-		return refusal, nil
+func (d Deps) written(f workspace.File, werr error, name, verb string) (res catalogue.Result[workspace.Entry], err error) {
+	if werr != nil {
+		return res, workspaceRefusal(werr, name, d.Config())
 	}
-	if err != nil {
-		return nil, err
-	}
-	return structured(fmt.Sprintf("%s %q (%s, %s) in your workspace; it will be deleted at %s. Read it with files_read(name=%q), or hand it to a sandbox with files_presign(name=%q, direction=\"download\").",
+	return answer(fmt.Sprintf("%s %q (%s, %s) in your workspace; it will be deleted at %s. Read it with files_read(name=%q), or hand it to a sandbox with files_presign(name=%q, direction=\"download\").",
 		verb, present.Clean(f.Name), orUnknown(f.Type), present.Size(f.Size), f.ExpiresAt().UTC().Format("2006-01-02 15:04 UTC"), f.Name, f.Name),
-		workspace.EntryOf(f)), nil
+		workspace.EntryOf(f))
 }
 
-func (d Deps) filesDelete(ctx context.Context, args wsNameArg) (*mcp.CallToolResult, error) {
+func (d Deps) filesDelete(ctx context.Context, args wsNameArg) (res catalogue.Result[Deleted], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
-	err = d.Workspace.Delete(c.UserID(), args.Name)
-	if refusal := workspaceRefusal(err, args.Name, d.Config()); refusal != nil {
-		return refusal, nil
+	if err := d.Workspace.Delete(c.UserID(), args.Name); err != nil {
+		return res, workspaceRefusal(err, args.Name, d.Config())
 	}
-	if err != nil {
-		return nil, err
-	}
-	return structured(fmt.Sprintf("Deleted %q from your workspace.", present.Clean(args.Name)), map[string]any{"deleted": args.Name}), nil
+	return answer(fmt.Sprintf("Deleted %q from your workspace.", present.Clean(args.Name)), Deleted{Deleted: args.Name})
 }
 
-func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (*mcp.CallToolResult, error) {
+func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (res catalogue.Result[PresignedURL], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	var p workspace.Presigned
 	var u, how string
@@ -308,28 +309,25 @@ func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (*mcp.Cal
 			how = fmt.Sprintf("PUT the raw bytes (at most %d MiB) to it once, with no credential, before it expires; a second PUT is refused", d.Config().MaxWorkspaceFileMiB)
 		}
 	default:
-		return mcp.NewToolResultError(`direction must be "download" or "upload".`), nil
-	}
-	if refusal := workspaceRefusal(err, args.Name, d.Config()); refusal != nil {
-		return refusal, nil
+		return res, refusal.New(`direction must be "download" or "upload".`, "")
 	}
 	if err != nil {
-		return nil, err
+		return res, workspaceRefusal(err, args.Name, d.Config())
 	}
 	expires := p.ExpiresAt.UTC().Format(time.RFC3339)
-	return structured(fmt.Sprintf("URL for %q: %s\n%s (%s). Hand it to whatever holds or needs the bytes; do not fetch it yourself.",
+	return answer(fmt.Sprintf("URL for %q: %s\n%s (%s). Hand it to whatever holds or needs the bytes; do not fetch it yourself.",
 		present.Clean(args.Name), u, how, expires),
-		map[string]any{"name": args.Name, "direction": args.Direction, "url": u, "expires_at": expires}), nil
+		PresignedURL{Name: args.Name, Direction: args.Direction, URL: u, ExpiresAt: expires})
 }
 
-func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (*mcp.CallToolResult, error) {
+func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (res catalogue.Result[workspace.Entry], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
-	l, refusal, err := d.locate(c, args.fileTarget)
-	if refusal != nil || err != nil {
-		return refusal, err
+	l, err := d.locate(c, args.fileTarget)
+	if err != nil {
+		return res, err
 	}
 	name := args.Name
 	if name == "" {
@@ -337,10 +335,10 @@ func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (*mcp
 	}
 	cfg := d.Config()
 	if err := workspace.CheckName(name); err != nil {
-		return workspaceRefusal(err, name, cfg), nil
+		return res, workspaceRefusal(err, name, cfg)
 	}
 	if l.Info().Size > cfg.MaxWorkspaceFileBytes() {
-		return workspaceRefusal(workspace.ErrTooLarge, name, cfg), nil
+		return res, workspaceRefusal(workspace.ErrTooLarge, name, cfg)
 	}
 	// The attachment is held whole while it is copied: its memory comes out
 	// of the budget for reading files, like a read's.
@@ -352,39 +350,33 @@ func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (*mcp
 		if l.permalink != "" {
 			link = " A person can download it from the post: " + l.permalink + "."
 		}
-		return mcp.NewToolResultError(fmt.Sprintf("Copying %q would need about %s of memory, more than the %s this server allows for reading files at once; nothing was saved.%s "+
-			"An admin can raise \"Memory for reading files (MiB)\" in System Console > Plugins > MCP Server.",
-			present.Clean(l.Info().Name), mib(cost), mib(tooLarge.Capacity), link)), nil
-	}
-	if busy := busyRefusal(err, l.Info().Name); busy != nil {
-		return busy, nil
+		return res, refusal.New(fmt.Sprintf("Copying %q would need about %s of memory, more than the %s this server allows for reading files at once; nothing was saved.%s",
+			present.Clean(l.Info().Name), mib(cost), mib(tooLarge.Capacity), link),
+			"An admin can raise \"Memory for reading files (MiB)\" in System Console > Plugins > MCP Server.")
 	}
 	if err != nil {
-		return nil, err
+		return res, readRefusal(err, l.Info().Name)
 	}
 	defer giveBack(release, cost)()
 	data, err := c.FileBytes(l.Readable)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	f, err := d.Workspace.Write(ctx, c.UserID(), name, bytes.NewReader(data), workspace.WriteOptions{})
 	return d.written(f, err, name, "Saved the attachment as")
 }
 
-func (d Deps) requestUpload(ctx context.Context, args requestUploadArgs) (*mcp.CallToolResult, error) {
+func (d Deps) requestUpload(ctx context.Context, args requestUploadArgs) (res catalogue.Result[UploadDescriptor], err error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	if args.Size < 0 {
-		return mcp.NewToolResultError("size must be the expected number of bytes, 0 or more."), nil
+		return res, refusal.New("size must be the expected number of bytes, 0 or more.", "")
 	}
 	up, err := d.Workspace.RequestUpload(c.UserID(), args.Name, args.Size, args.SHA256)
-	if refusal := workspaceRefusal(err, args.Name, d.Config()); refusal != nil {
-		return refusal, nil
-	}
 	if err != nil {
-		return nil, err
+		return res, workspaceRefusal(err, args.Name, d.Config())
 	}
 	desc := UploadDescriptor{
 		Name: up.Name, Handle: up.Handle, MaxSize: up.MaxSize, SHA256: up.SHA256,
@@ -396,5 +388,5 @@ func (d Deps) requestUpload(ctx context.Context, args requestUploadArgs) (*mcp.C
 		"credential, at most %d bytes, before %s:\n%s\nThe URL takes one PUT only. Then pass this handle (not the bytes) to the tool that posts:\n%s\n"+
 		"Once uploaded, the file is also in your workspace (files_list) until 24 hours after the upload.",
 		present.Clean(up.Name), up.MaxSize, desc.Upload.ExpiresAt, desc.Upload.URL, up.Handle)
-	return structured(text, desc), nil
+	return answer(text, desc)
 }

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
@@ -27,11 +27,7 @@ var (
 
 // confirmationNote is the part of every write tool's description that says
 // who confirms, as built.
-const confirmationNote = " Who confirms is the admin's setting (get_me tells it): with \"client_approval\" your client's own tool approval is the only check and it is done at once; " +
-	"with \"client_then_mattermost\" your client asks the person (a form with everything that will be sent and one box to tick) when it supports elicitation, else Mattermost does; " +
-	"with \"mattermost\" the person is asked in Mattermost (a confirmation listing everything, shown in their Mattermost and sent as a link to a client that opens links): " +
-	"the call waits up to a minute for that answer, then says it is waiting and get_pending tells the outcome later. " +
-	"If the person declines, nothing is sent: do not try again unless they ask."
+const confirmationNote = " The person confirms it first, as the admin set (get_me tells how); if they decline, nothing changes: do not retry unless they ask."
 
 const filesNote = " files: up to 10, each exactly one of {name, content} (text you wrote, at most 1 MiB), {file_id} (an attachment you can read, forwarded as a copy), " +
 	"{workspace_file} (a file in the person's workspace) or {handle} (from request_upload). Every file is read when you call, and again just before it is sent: a file that changed in between is refused."
@@ -66,16 +62,25 @@ type reactionArgs struct {
 	Emoji  string `json:"emoji_name" jsonschema:"required,The emoji's name without colons, e.g. thumbsup."`
 }
 
-// PostResult is the structured answer of a tool that posted.
-type PostResult struct {
-	PostID    string       `json:"post_id"`
-	ChannelID string       `json:"channel_id"`
-	Permalink string       `json:"permalink"`
+// WriteResult is the structured answer of every tool that writes, and of
+// get_pending: what was done, or where the write stands.
+type WriteResult struct {
+	// State is posted (done), pending (waiting for the person in
+	// Mattermost), declined or failed.
+	State string `json:"state"`
+	// ID is the pending write's id, for get_pending; empty for a write done
+	// at once.
+	ID        string       `json:"id,omitempty"`
+	URL       string       `json:"url,omitempty"`
+	Outcome   string       `json:"outcome,omitempty"`
+	Action    string       `json:"action,omitempty"`
+	PostID    string       `json:"post_id,omitempty"`
+	ChannelID string       `json:"channel_id,omitempty"`
+	Permalink string       `json:"permalink,omitempty"`
 	Files     []PostedFile `json:"files,omitempty"`
 	Notes     []string     `json:"notes,omitempty"`
 }
 
-// PostedFile is one file of a post that was sent.
 type PostedFile struct {
 	FileID string `json:"file_id"`
 	Name   string `json:"name"`
@@ -94,11 +99,11 @@ func writeTools(d Deps) []catalogue.Tool {
 		}, d.createPost),
 		catalogue.Define(catalogue.Tool{
 			Name: "dm", Title: "Send a direct message", Hints: postHints, Effect: catalogue.ChangesMattermost,
-			Description: "Sends a direct message, with files, from the signed-in person to one other person (the conversation is opened if needed)." + filesNote + confirmationNote,
+			Description: "Sends a direct message, with files, from the signed-in person to one other person (the conversation is opened if needed). files: as for create_post." + confirmationNote,
 		}, d.dm),
 		catalogue.Define(catalogue.Tool{
 			Name: "group_message", Title: "Send a group message", Hints: postHints, Effect: catalogue.ChangesMattermost,
-			Description: "Sends a group message, with files, from the signed-in person to 2 to 7 other people." + filesNote + confirmationNote,
+			Description: "Sends a group message, with files, from the signed-in person to 2 to 7 other people. files: as for create_post." + confirmationNote,
 		}, d.groupMessage),
 		catalogue.Define(catalogue.Tool{
 			Name: "update_post", Title: "Edit one of your posts", Hints: editHints, Effect: catalogue.ChangesMattermost,
@@ -107,70 +112,72 @@ func writeTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name: "add_reaction", Title: "React to a post", Hints: reactHints, Effect: catalogue.ChangesMattermost,
 			Description: "Adds the signed-in person's emoji reaction to a post they can read. Reacting twice with the same emoji changes nothing." + confirmationNote,
-		}, func(ctx context.Context, a reactionArgs) (*mcp.CallToolResult, error) { return d.react(ctx, a, false) }),
+		}, func(ctx context.Context, a reactionArgs) (catalogue.Result[WriteResult], error) {
+			return d.react(ctx, a, false)
+		}),
 		catalogue.Define(catalogue.Tool{
 			Name: "remove_reaction", Title: "Take back a reaction", Hints: unreactHints, Effect: catalogue.ChangesMattermost,
 			Description: "Removes the signed-in person's own emoji reaction from a post." + confirmationNote,
-		}, func(ctx context.Context, a reactionArgs) (*mcp.CallToolResult, error) { return d.react(ctx, a, true) }),
+		}, func(ctx context.Context, a reactionArgs) (catalogue.Result[WriteResult], error) {
+			return d.react(ctx, a, true)
+		}),
 	}
 }
 
 // startWrite is how every write tool begins: writes must be allowed, and a
 // retry that carries the person's answer is finished at once, without
 // resolving or reading anything again. A nil caller means: answer res, err.
-func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, *mcp.CallToolResult, error) {
-	if refusal := d.Approvals.MayWrite(); refusal != "" {
-		return nil, mcp.NewToolResultError(refusal), nil
+func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, catalogue.Result[WriteResult], error) {
+	var none catalogue.Result[WriteResult]
+	if err := d.Approvals.MayWrite(); err != nil {
+		return nil, none, err
 	}
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, none, err
 	}
 	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
 		o, err := d.Approvals.Resume(ctx, c, call)
 		res, err := d.outcome(c, o, err)
 		return nil, res, err
 	}
-	return c, nil, nil
+	return c, none, nil
 }
 
-func (d Deps) createPost(ctx context.Context, a createPostArgs) (*mcp.CallToolResult, error) {
+func (d Deps) createPost(ctx context.Context, a createPostArgs) (res catalogue.Result[WriteResult], err error) {
 	c, res, err := d.startWrite(ctx)
 	if c == nil {
 		return res, err
 	}
-	r, err := resolveChannel(c, a.Channel, a.Team)
+	view, err := resolveChannel(c, a.Channel, a.Team)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
-	if r.refusal != "" {
-		return mcp.NewToolResultError(r.refusal), nil
-	}
-	dest := posting.Destination{ChannelID: r.view.ch.Id, RootID: strings.TrimSpace(a.RootID), Label: r.view.label(), Place: r.view.place(c), Where: r.view.where(c)}
+	dest := posting.Destination{ChannelID: view.ch.Id, RootID: strings.TrimSpace(a.RootID), Label: view.label(), Place: view.place(c), Where: view.where(c)}
 	return d.post(ctx, c, dest, a.Message, a.Files)
 }
 
-func (d Deps) dm(ctx context.Context, a dmArgs) (*mcp.CallToolResult, error) {
+func (d Deps) dm(ctx context.Context, a dmArgs) (res catalogue.Result[WriteResult], err error) {
 	c, res, err := d.startWrite(ctx)
 	if c == nil {
 		return res, err
 	}
 	u, err := c.User(a.User)
 	if errors.Is(err, mattermost.ErrNotFound) {
-		return mcp.NewToolResultError(fmt.Sprintf("Nobody called %q was found. Call search_users with part of their name.", a.User)), nil
+		return res, refusal.Newf("Nobody called %q was found. Call search_users with part of their name.", a.User)
 	}
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	if u.Id == c.UserID() {
-		return mcp.NewToolResultError("That is the signed-in person themselves; give someone else."), nil
+		return res, refusal.New("That is the signed-in person themselves; give someone else.", "")
 	}
 	dest := posting.Destination{UserIDs: []string{u.Id}, Label: "a direct message with @" + u.Username,
 		Place: "your direct message with @" + u.Username, Where: "a direct message from you to @" + u.Username, Recipients: []string{"@" + u.Username}}
 	return d.post(ctx, c, dest, a.Message, a.Files)
 }
 
-func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallToolResult, error) {
+func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (res catalogue.Result[WriteResult], err error) {
 	c, res, err := d.startWrite(ctx)
 	if c == nil {
 		return res, err
@@ -180,10 +187,10 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallTo
 	for _, ref := range a.Users {
 		u, err := c.User(ref)
 		if errors.Is(err, mattermost.ErrNotFound) {
-			return mcp.NewToolResultError(fmt.Sprintf("Nobody called %q was found. Call search_users with part of their name.", ref)), nil
+			return res, refusal.Newf("Nobody called %q was found. Call search_users with part of their name.", ref)
 		}
 		if err != nil {
-			return nil, err
+			return res, err
 		}
 		if !seen[u.Id] {
 			seen[u.Id] = true
@@ -192,7 +199,7 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallTo
 		}
 	}
 	if len(ids) < 2 || len(ids) > maxGroupOther {
-		return mcp.NewToolResultError(fmt.Sprintf("A group message is with 2 to %d other people; %d were given. For one person use dm; for more, a channel.", maxGroupOther, len(ids))), nil
+		return res, refusal.Newf("A group message is with 2 to %d other people; %d were given. For one person use dm; for more, a channel.", maxGroupOther, len(ids))
 	}
 	dest := posting.Destination{UserIDs: ids, Label: "a group message with " + strings.Join(names, ", "),
 		Place: "your group message with " + strings.Join(names, ", "), Where: "a group message from you to " + strings.Join(names, ", "), Recipients: names}
@@ -201,54 +208,49 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallTo
 
 // post checks and stages a post, then asks the person (or, when the admin
 // leaves writes to the client's own approval, sends it).
-func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (*mcp.CallToolResult, error) {
+func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (res catalogue.Result[WriteResult], err error) {
 	me, err := c.Me()
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	req := posting.Request{Dest: dest, Message: message, Files: files,
 		Attribution: fmt.Sprintf("Written by an AI assistant for @%s (MCP)", me.Username)}
 	plan, err := d.Approvals.Stage(ctx, c, req)
-	if res, err := refusalOr(err, dest); res != nil || err != nil {
-		return res, err
+	if err != nil {
+		return res, notFoundAs(err, dest)
 	}
 	return d.write(ctx, c, plan)
 }
 
 // write asks about a checked write; the answer is worded for the model.
-func (d Deps) write(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (*mcp.CallToolResult, error) {
+func (d Deps) write(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (res catalogue.Result[WriteResult], err error) {
 	o, err := d.Approvals.Ask(ctx, c, plan, transport.ClientSessions(ctx))
 	return d.outcome(c, o, err)
 }
 
-func refusalOr(err error, dest posting.Destination) (*mcp.CallToolResult, error) {
-	if err == nil {
-		return nil, nil
-	}
-	var r posting.Refusal
-	if errors.As(err, &r) {
-		return mcp.NewToolResultError(string(r)), nil
-	}
+// notFoundAs words a destination that is not found (or not the caller's to
+// see) as a refusal; other errors pass as they are.
+func notFoundAs(err error, dest posting.Destination) error {
 	if errors.Is(err, mattermost.ErrNotFound) || errors.Is(err, posting.ErrNotFound) {
-		return mcp.NewToolResultError(fmt.Sprintf("%s was not found. Call list_channels to see the channels you can post in.", dest.Label)), nil
+		return refusal.New(dest.Label+" was not found.", "Call list_channels to see the channels you can post in.")
 	}
-	return nil, err
+	return err
 }
 
-func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolResult, error) {
+func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (res catalogue.Result[WriteResult], err error) {
 	c, res, err := d.startWrite(ctx)
 	if c == nil {
 		return res, err
 	}
 	if n := len([]rune(a.Message)); n > postMaxRunes() {
-		return mcp.NewToolResultError(fmt.Sprintf("The message is %d characters; Mattermost takes at most %d. Shorten it.", n, postMaxRunes())), nil
+		return res, refusal.Newf("The message is %d characters; Mattermost takes at most %d. Shorten it.", n, postMaxRunes())
 	}
-	p, ch, res, err := d.postFor(c, a.PostID)
-	if res != nil || err != nil {
+	p, ch, err := postFor(c, a.PostID)
+	if err != nil {
 		return res, err
 	}
 	if p.UserId != c.UserID() {
-		return mcp.NewToolResultError("That post is not the signed-in person's own: only their own posts can be edited. Reply to it with create_post and root_id instead."), nil
+		return res, refusal.New("That post is not the signed-in person's own: only their own posts can be edited. Reply to it with create_post and root_id instead.", "")
 	}
 	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionEdit, PostID: p.Id, Message: a.Message, Previous: p.Message,
 		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
@@ -256,17 +258,17 @@ func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (*mcp.CallToolRe
 	return d.write(ctx, c, plan)
 }
 
-func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (*mcp.CallToolResult, error) {
+func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (res catalogue.Result[WriteResult], err error) {
 	c, res, err := d.startWrite(ctx)
 	if c == nil {
 		return res, err
 	}
 	emoji := strings.Trim(strings.TrimSpace(a.Emoji), ":")
 	if emoji == "" {
-		return mcp.NewToolResultError("Give emoji_name, e.g. thumbsup (without colons)."), nil
+		return res, refusal.New("Give emoji_name, e.g. thumbsup (without colons).", "")
 	}
-	p, ch, res, err := d.postFor(c, a.PostID)
-	if res != nil || err != nil {
+	p, ch, err := postFor(c, a.PostID)
+	if err != nil {
 		return res, err
 	}
 	action := posting.ActionReact
@@ -280,19 +282,19 @@ func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (*mcp.Call
 }
 
 // postFor reads the post an edit or reaction is about, as the caller.
-func (d Deps) postFor(c *mattermost.Caller, postID string) (*model.Post, *model.Channel, *mcp.CallToolResult, error) {
+func postFor(c *mattermost.Caller, postID string) (*model.Post, *model.Channel, error) {
 	p, err := c.Post(strings.TrimSpace(postID))
 	if errors.Is(err, mattermost.ErrNotFound) {
-		return nil, nil, mcp.NewToolResultError(fmt.Sprintf("Post %q was not found. Take post ids from read_channel or search_posts.", postID)), nil
+		return nil, nil, refusal.New(fmt.Sprintf("Post %q was not found.", postID), "Take post ids from read_channel or search_posts.")
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
 	ch, err := c.Channel(p.ChannelId)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, err
 	}
-	return p, ch, nil, nil
+	return p, ch, nil
 }
 
 // placeOf names a post's channel with its team, as the question shows it.

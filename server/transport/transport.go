@@ -92,6 +92,9 @@ func New(opts Options) *Transport {
 		server.WithRecovery(),
 		server.WithLogger(slog.New(mcpLog{log: opts.Log})),
 		server.WithToolHandlerMiddleware(t.logToolCall),
+		// A result that breaks its tool's declared output schema becomes a
+		// tool error here rather than a surprise in a client that validates.
+		server.WithOutputSchemaValidation(),
 	}, opts.ServerOptions...)
 	t.MCP = server.NewMCPServer("Mattermost", opts.Version, serverOpts...)
 	t.http = server.NewStreamableHTTPServer(t.MCP,
