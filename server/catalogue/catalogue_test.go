@@ -100,7 +100,9 @@ func TestArgumentsThatDoNotMatchTheSchemaAnswerWhatToDo(t *testing.T) {
 		Count int `json:"count"`
 	}
 	tl := catalogue.Define(catalogue.Tool{Name: "count", Title: "c", Description: "c", Hints: catalogue.Hints{ReadOnly: true}},
-		func(context.Context, args) (catalogue.Result[done], error) { return catalogue.Result[done]{Text: "ok"}, nil })
+		func(context.Context, args) (catalogue.Result[done], error) {
+			return catalogue.Result[done]{Text: "ok"}, nil
+		})
 	req := mcp.CallToolRequest{}
 	req.Params.Name = "count"
 	req.Params.Arguments = map[string]any{"count": "many"}
