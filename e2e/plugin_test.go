@@ -11,6 +11,7 @@ import (
 
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
@@ -24,7 +25,7 @@ func TestTheBundleIsInstalledAndRunningWithItsSettings(t *testing.T) {
 	}
 	running := false
 	for _, s := range statuses {
-		if s.PluginId == "mcp-server" && s.State == model.PluginStateRunning {
+		if s.PluginId == harness.PluginID && s.State == model.PluginStateRunning {
 			running = true
 		}
 	}
@@ -37,7 +38,7 @@ func TestTheBundleIsInstalledAndRunningWithItsSettings(t *testing.T) {
 	}
 	var manifest *model.Manifest
 	for _, p := range plugins.Active {
-		if p.Id == "mcp-server" {
+		if p.Id == harness.PluginID {
 			manifest = &p.Manifest
 		}
 	}

@@ -129,7 +129,7 @@ func TestTheWebappModalOpensOnTheEventAndAcceptsARealPendingPost(t *testing.T) {
 	id := waitPending(t, alice, marker)
 
 	tab := webappAs(t, alice)
-	if id := evalJS[string](t, tab, `window.__host.id`); id != "mcp-server" {
+	if id := evalJS[string](t, tab, `window.__host.id`); id != harness.PluginID {
 		t.Fatalf("registered as %q", id)
 	}
 	if evalJS[int](t, tab, `window.__host.buttons`) != 1 || !evalJS[bool](t, tab, `!!window.__host.sidebar`) {

@@ -103,7 +103,7 @@ func node(t testing.TB, kv *memKV, log *memLog, active map[string]bool) *httptes
 func newNode(t testing.TB, kv *memKV, log *memLog, active map[string]bool) (*Transport, *httptest.Server) {
 	t.Helper()
 	tr := New(Options{
-		PluginID: "mcp-server", Version: "test", Instructions: "test",
+		PluginID: "plugin-under-test", Version: "test", Instructions: "test",
 		SiteURL:    func() string { return "https://chat.example.com/" },
 		UserActive: func(id string) (bool, error) { return active[id], nil },
 		KV:         kv, Answers: rawKV{kv}, Log: log,
@@ -159,7 +159,7 @@ func TestARequestWithoutASignedInUserGetsTheOAuthChallenge(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("status %d, want 401", resp.StatusCode)
 	}
-	want := `Bearer resource_metadata="https://chat.example.com/plugins/mcp-server/.well-known/oauth-protected-resource", scope="user"`
+	want := `Bearer resource_metadata="https://chat.example.com/plugins/plugin-under-test/.well-known/oauth-protected-resource", scope="user"`
 	if got := resp.Header.Get("WWW-Authenticate"); got != want {
 		t.Fatalf("challenge %q, want %q", got, want)
 	}
@@ -176,7 +176,7 @@ func TestARejectedTokenGetsTheSameChallengeMarkedInvalid(t *testing.T) {
 	}
 	resp.Body.Close()
 	got := resp.Header.Get("WWW-Authenticate")
-	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(got, `resource_metadata="https://chat.example.com/plugins/mcp-server/.well-known/oauth-protected-resource"`) || !strings.Contains(got, `error="invalid_token"`) {
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(got, `resource_metadata="https://chat.example.com/plugins/plugin-under-test/.well-known/oauth-protected-resource"`) || !strings.Contains(got, `error="invalid_token"`) {
 		t.Fatalf("status %d challenge %q", resp.StatusCode, got)
 	}
 }
@@ -192,7 +192,7 @@ func TestTheMetadataNamesTheEndpointAndMattermostAsTheAuthorizationServer(t *tes
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if doc.Resource != "https://chat.example.com/plugins/mcp-server/mcp" || len(doc.AuthorizationServers) != 1 ||
+	if doc.Resource != "https://chat.example.com/plugins/plugin-under-test/mcp" || len(doc.AuthorizationServers) != 1 ||
 		doc.AuthorizationServers[0] != "https://chat.example.com" || doc.ScopesSupported[0] != "user" {
 		t.Fatalf("metadata %+v", doc)
 	}

@@ -1,5 +1,8 @@
-// Must match "id" in the repository's plugin.json.
-export const PLUGIN_ID = 'mcp-server';
+// The plugin id is read from the repository's plugin.json when the bundle is
+// built: that file is its one home.
+import {id} from '../../plugin.json';
+
+export const PLUGIN_ID: string = id;
 
 // Mattermost prefixes events published by a plugin with `custom_<plugin id>_`.
 export const PENDING_CONFIRMATION_EVENT = `custom_${PLUGIN_ID}_pending_confirmation`;

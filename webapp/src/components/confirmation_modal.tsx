@@ -4,6 +4,7 @@ import {sitePath, type ConfirmationDetail, type ConfirmationFile} from '../api';
 import type {ConfirmationStore, ModalState} from '../confirmation_store';
 
 import {buttonStyle, errorStyle, mutedStyle, primaryButtonStyle, theme} from './styles';
+import {PLUGIN_ID} from '../manifest';
 
 const overlayStyle: React.CSSProperties = {
     position: 'fixed',
@@ -74,7 +75,7 @@ export function ConfirmationModal({store}: {store: ConfirmationStore}) {
 function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
     const ref = useRef<HTMLDivElement>(null);
     const {detail, busy, error} = modal;
-    const titleId = `mcp-server-confirmation-${modal.id}`;
+    const titleId = `${PLUGIN_ID}-confirmation-${modal.id}`;
 
     // An answered record keeps no plan, so its heading is remembered from
     // when it was pending.
