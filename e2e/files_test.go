@@ -196,8 +196,9 @@ func TestAFileOverTheSizeLimitIsDescribedWithoutBeingRead(t *testing.T) {
 	}
 }
 
-func TestReadFileReadsTheTextMattermostExtractedFromAPDF(t *testing.T) {
-	_, infos := postFiles(t, mm.Users[0], townSquare(t).Id, "pdf", map[string][]byte{"minutes.pdf": pdfWithText("Harbour minutes approved")})
+func TestReadFileReadsTheTextMattermostExtractedFromAPDFAndThePDFItself(t *testing.T) {
+	upload := pdfWithText("Harbour minutes approved")
+	_, infos := postFiles(t, mm.Users[0], townSquare(t).Id, "pdf", map[string][]byte{"minutes.pdf": upload})
 	c := aliceClient(t)
 	// Mattermost extracts PDF text asynchronously after the upload.
 	deadline := time.Now().Add(30 * time.Second)
@@ -207,6 +208,13 @@ func TestReadFileReadsTheTextMattermostExtractedFromAPDF(t *testing.T) {
 			if out.TotalLines < 1 {
 				t.Fatalf("PDF text is not windowed: %+v", out)
 			}
+			stored, _, err := mm.Client(mm.Users[0]).GetFile(context.Background(), infos[0].Id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := embeddedPDF(t, res); !bytes.Equal(got, upload) || !bytes.Equal(got, stored) {
+				t.Fatalf("the embedded PDF (%d bytes) differs from the upload (%d) or the stored file (%d)", len(got), len(upload), len(stored))
+			}
 			return
 		}
 		if time.Now().After(deadline) {
@@ -214,6 +222,40 @@ func TestReadFileReadsTheTextMattermostExtractedFromAPDF(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+func TestAPDFWithoutTextComesBackAsItselfAndSaysSo(t *testing.T) {
+	upload := pdfWithText("")
+	_, infos := postFiles(t, mm.Users[0], townSquare(t).Id, "scan", map[string][]byte{"scan.pdf": upload})
+	res, out := readFile(t, aliceClient(t), map[string]any{"file_id": infos[0].Id})
+	if res.IsError || out.Kind != "pdf" || !strings.Contains(text(res), "no text layer") {
+		t.Fatalf("a PDF without text: %+v %s", out, text(res))
+	}
+	if got := embeddedPDF(t, res); !bytes.Equal(got, upload) {
+		t.Fatalf("the embedded PDF (%d bytes) differs from the upload (%d)", len(got), len(upload))
+	}
+}
+
+// embeddedPDF is the application/pdf resource of a read_file answer.
+func embeddedPDF(t *testing.T, res *mcp.CallToolResult) []byte {
+	t.Helper()
+	for _, content := range res.Content {
+		er, ok := content.(mcp.EmbeddedResource)
+		if !ok {
+			continue
+		}
+		blob, ok := er.Resource.(mcp.BlobResourceContents)
+		if !ok || blob.MIMEType != "application/pdf" {
+			t.Fatalf("an embedded resource that is not a PDF blob: %+v", er.Resource)
+		}
+		data, err := base64.StdEncoding.DecodeString(blob.Blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	t.Fatalf("no embedded application/pdf resource in %s", text(res))
+	return nil
 }
 
 func TestGetFileInfoDescribesAnAttachmentWithoutReadingIt(t *testing.T) {

@@ -13,7 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
-	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -249,7 +248,7 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (res catalogue.Re
 	var view *fileview.View
 	release := func() {}
 	if isPDF(info) && info.Size <= d.Config().MaxFileSizeBytes() {
-		view, release, err = d.pdfView(ctx, info, req)
+		view, release, err = d.pdfView(ctx, info, req, func() ([]byte, error) { return c.FileBytes(l.Readable) })
 	} else {
 		view, release, err = d.viewWithin(ctx, c, viewcache.Key{Source: "attachment", ID: info.Id}, req, info.Size, info.MimeType,
 			func() ([]byte, error) { return c.FileBytes(l.Readable) })
@@ -317,39 +316,6 @@ func (d Deps) viewWithin(ctx context.Context, c *mattermost.Caller, key viewcach
 		release()
 		return nil, noRelease, err
 	}
-	return view, release, nil
-}
-
-func isPDF(info *model.FileInfo) bool {
-	return strings.EqualFold(info.Extension, "pdf") || info.MimeType == "application/pdf"
-}
-
-// pdfView pages the text Mattermost extracted from a PDF; this plugin does
-// not parse PDFs itself. The text came with the file's record; cutting a
-// window of it takes copies of it, which take their share of the memory.
-func (d Deps) pdfView(ctx context.Context, info *model.FileInfo, req fileview.Request) (*fileview.View, func(), error) {
-	if strings.TrimSpace(info.Content) == "" {
-		return fileview.Describe(req, info.Size, "PDF document",
-			"Mattermost has no text extracted from this PDF (content extraction may be off, the PDF may be scanned images, or extraction is still running for a new upload)"), noRelease, nil
-	}
-	cfg := d.Config()
-	cost := pdfTextCopies*int64(len(info.Content)) + answerBytes
-	release, err := d.take(ctx, d.memory(cfg), cost, time.Now().Add(conversionWait))
-	var tooLarge *budget.TooLargeError
-	if errors.As(err, &tooLarge) {
-		over := &overBudget{need: cost, capacity: tooLarge.Capacity, basis: "paging the text Mattermost extracted from it"}
-		return fileview.Describe(req, info.Size, "PDF document", over.reason()), noRelease, nil
-	}
-	if err != nil {
-		return nil, noRelease, err
-	}
-	release = giveBack(release, cost)
-	view, err := fileview.WindowOfText(ctx, info.Content, req, "the text Mattermost extracted from this PDF (layout, images and tables are not included)")
-	if err != nil {
-		release()
-		return nil, noRelease, err
-	}
-	view.Kind = fileview.KindPDF
 	return view, release, nil
 }
 
