@@ -3,7 +3,6 @@ package mattermost
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/mattermost/mattermost/server/public/model"
 )
@@ -55,19 +54,6 @@ func (c *Caller) MemberCount(channelID string) (int64, error) {
 		return 0, fmt.Errorf("read channel stats: %w", appErr)
 	}
 	return stats.MemberCount, nil
-}
-
-// UsernameExists reports whether an active account has this username,
-// whether or not the caller can see it (a mention of it would notify).
-func (c *Caller) UsernameExists(name string) (bool, error) {
-	u, err := c.g.api.User.GetByUsername(strings.ToLower(name))
-	if err != nil {
-		if isNotFound(err) {
-			return false, nil
-		}
-		return false, fmt.Errorf("read user: %w", err)
-	}
-	return u.DeleteAt == 0, nil
 }
 
 // DirectChannelWith opens (creating if needed) the caller's direct message
