@@ -72,12 +72,17 @@ func (c *Caller) Thread(postID string) ([]*model.Post, error) {
 // teams, dates in UTC. Each hit is checked again: only posts the caller can
 // read come back, newest first.
 func (c *Caller) SearchPosts(teamID, terms string, page, perPage int) ([]*model.Post, error) {
+	return c.search(teamID, terms, false, page, perPage)
+}
+
+// search is SearchPosts, matching any of the terms when anyTerm is set.
+func (c *Caller) search(teamID, terms string, anyTerm bool, page, perPage int) ([]*model.Post, error) {
 	if _, err := c.myTeam(teamID); err != nil {
 		return nil, err
 	}
 	utc, no := 0, false
 	res, appErr := c.g.raw.SearchPostsInTeamForUser(teamID, c.userID, model.SearchParameter{
-		Terms: &terms, IsOrSearch: &no, TimeZoneOffset: &utc, Page: &page, PerPage: &perPage, IncludeDeletedChannels: &no,
+		Terms: &terms, IsOrSearch: &anyTerm, TimeZoneOffset: &utc, Page: &page, PerPage: &perPage, IncludeDeletedChannels: &no,
 	})
 	if appErr != nil {
 		return nil, fmt.Errorf("search posts: %w", appErr)

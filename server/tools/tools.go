@@ -49,6 +49,10 @@ func All(d Deps) []catalogue.Tool {
 		readChannel(d),
 		readThread(d),
 		searchPosts(d),
+		listUnreads(d),
+		readUnread(d),
+		listMentions(d),
+		listThreads(d),
 		getUser(d),
 		searchUsers(d),
 	}

@@ -1,0 +1,81 @@
+package mattermost
+
+import (
+	"fmt"
+	"sort"
+)
+
+// The plugin API has no call for the threads a user follows (plugin.API
+// offers GetPostThread, never thread memberships; PluginHTTP reaches only
+// other plugins, not the REST API). Mattermost keeps them in its
+// ThreadMemberships and Threads tables, which this reads the way
+// Mattermost's own GET /users/{id}/teams/{team}/threads does
+// (SqlThreadStore.GetThreadsForUser): followed, not deleted, unread replies
+// counted after the membership's LastViewed.
+
+// FollowedThread is a thread the caller follows, with Mattermost's own
+// unread counts for them.
+type FollowedThread struct {
+	RootID         string
+	ChannelID      string
+	ReplyCount     int64
+	LastReplyAt    int64
+	LastViewedAt   int64
+	UnreadReplies  int64
+	UnreadMentions int64
+}
+
+// FollowedThreads are up to max threads the caller follows in channels they
+// can still read: those with unread replies first, then by latest reply.
+// more says whether the caller follows more threads than max.
+func (c *Caller) FollowedThreads(max int) (threads []FollowedThread, more bool, err error) {
+	p, err := placeholders(c.g.driverName(), 2)
+	if err != nil {
+		return nil, false, err
+	}
+	db, err := c.g.api.Store.GetReplicaDB()
+	if err != nil {
+		return nil, false, fmt.Errorf("database: %w", err)
+	}
+	rows, err := db.Query(`SELECT Threads.PostId, Threads.ChannelId, Threads.ReplyCount, Threads.LastReplyAt,
+		ThreadMemberships.LastViewed, ThreadMemberships.UnreadMentions,
+		(SELECT COUNT(Posts.Id) FROM Posts WHERE Posts.RootId = ThreadMemberships.PostId
+			AND Posts.CreateAt > ThreadMemberships.LastViewed AND Posts.DeleteAt = 0) AS UnreadReplies
+		FROM Threads JOIN ThreadMemberships ON ThreadMemberships.PostId = Threads.PostId
+		WHERE ThreadMemberships.UserId = `+p[0]+` AND ThreadMemberships.Following = true
+			AND COALESCE(Threads.ThreadDeleteAt, 0) = 0
+		ORDER BY Threads.LastReplyAt DESC LIMIT `+p[1], c.userID, max+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("read followed threads: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var t FollowedThread
+		if err := rows.Scan(&t.RootID, &t.ChannelID, &t.ReplyCount, &t.LastReplyAt, &t.LastViewedAt, &t.UnreadMentions, &t.UnreadReplies); err != nil {
+			return nil, false, fmt.Errorf("read followed threads: %w", err)
+		}
+		threads = append(threads, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("read followed threads: %w", err)
+	}
+	if len(threads) > max {
+		threads, more = threads[:max], true
+	}
+	readable := map[string]bool{}
+	out := threads[:0]
+	for _, t := range threads {
+		ok, seen := readable[t.ChannelID]
+		if !seen {
+			ok = c.canRead(t.ChannelID)
+			readable[t.ChannelID] = ok
+		}
+		if ok {
+			out = append(out, t)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return out[i].UnreadReplies > 0 && out[j].UnreadReplies == 0
+	})
+	return out, more, nil
+}

@@ -1,0 +1,147 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+)
+
+// Bounds of list_threads.
+const (
+	defaultThreads = 20
+	maxThreads     = 100
+	// maxFollowed is how many followed threads (the most recently
+	// replied) one call orders; past it the answer says so.
+	maxFollowed = 500
+	// threadExcerpt cuts a root post in the list: enough to recognise it.
+	threadExcerpt = 300
+)
+
+type listThreadsArgs struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"How many threads per page, 1 to 100; default 20."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, for further threads."`
+}
+
+// ThreadInfo is a followed thread in list_threads' answer.
+type ThreadInfo struct {
+	Root           PostView `json:"root"`
+	ReplyCount     int64    `json:"reply_count"`
+	UnreadReplies  int64    `json:"unread_replies"`
+	UnreadMentions int64    `json:"unread_mentions"`
+	LastReplyAt    string   `json:"last_reply_at,omitempty"`
+	LastViewedAt   string   `json:"last_viewed_at,omitempty"`
+}
+
+// ThreadList is list_threads' structured answer.
+type ThreadList struct {
+	Threads    []ThreadInfo `json:"threads"`
+	Total      int          `json:"total"`
+	NextCursor string       `json:"next_cursor,omitempty"`
+	Complete   bool         `json:"complete"`
+}
+
+func listThreads(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "list_threads",
+		Title: "List the Mattermost threads I follow",
+		Description: "Lists the threads you follow (Mattermost's Threads view) in channels you can read: those with " +
+			"unread replies first, then by latest reply, 20 at a time, each with its root post, reply, unread and " +
+			"mention counts. Marks nothing read. Read one with read_thread(post=<root id>).",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, d.listThreads)
+}
+
+func (d Deps) listThreads(ctx context.Context, args listThreadsArgs) (res catalogue.Result[ThreadList], err error) {
+	limit, err := limitOf(args.Limit, defaultThreads, maxThreads)
+	if err != nil {
+		return res, err
+	}
+	keyArgs := args
+	keyArgs.Cursor = ""
+	pc, offset, err := openOffset("list_threads", args, keyArgs, args.Cursor)
+	if err != nil {
+		return res, err
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	followed, more, err := c.FollowedThreads(maxFollowed)
+	if err != nil {
+		return res, err
+	}
+	end := min(offset+limit, len(followed))
+	shown := followed[min(offset, len(followed)):end]
+	var roots []*model.Post
+	var kept []mattermost.FollowedThread
+	for _, t := range shown {
+		p, err := c.Post(t.RootID)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return res, err
+		}
+		roots = append(roots, p)
+		kept = append(kept, t)
+	}
+	w, err := newPostWriter(c, roots)
+	if err != nil {
+		return res, err
+	}
+	out := ThreadList{Threads: []ThreadInfo{}, Total: len(followed), Complete: end >= len(followed)}
+	unread := 0
+	for _, t := range followed {
+		if t.UnreadReplies > 0 {
+			unread++
+		}
+	}
+	var b strings.Builder
+	switch {
+	case len(followed) == 0:
+		b.WriteString("You follow no threads. (Mattermost follows a thread for you when you start it, reply to it or are mentioned in it.)")
+	case offset >= len(followed):
+		fmt.Fprintf(&b, "No more threads: you follow %d.", len(followed))
+	default:
+		fmt.Fprintf(&b, "You follow %d threads, %d with unread replies; unread first, then by latest reply. Showing %d to %d. Nothing was marked read.\n",
+			len(followed), unread, offset+1, end)
+	}
+	for i, p := range roots {
+		t := kept[i]
+		root, err := w.view(p)
+		if err != nil {
+			return res, err
+		}
+		root.Message, root.MessageCut = cut(root.Message, threadExcerpt), root.MessageCut || len([]rune(root.Message)) > threadExcerpt
+		ti := ThreadInfo{Root: root, ReplyCount: t.ReplyCount, UnreadReplies: t.UnreadReplies, UnreadMentions: t.UnreadMentions}
+		if t.LastReplyAt > 0 {
+			ti.LastReplyAt = rfc3339(t.LastReplyAt)
+		}
+		if t.LastViewedAt > 0 {
+			ti.LastViewedAt = rfc3339(t.LastViewedAt)
+		}
+		out.Threads = append(out.Threads, ti)
+		fmt.Fprintf(&b, "\n- Thread %s in %s, started by %s at %s: %d replies, %d unread, %d unread mentions, last reply %s: read_thread(post=%q)\n",
+			root.ID, present.Clean(root.ChannelName), present.Clean(root.Author), root.Time, ti.ReplyCount, ti.UnreadReplies, ti.UnreadMentions, ti.LastReplyAt, root.ID)
+		for _, line := range strings.Split(root.Message, "\n") {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	if !out.Complete {
+		if out.NextCursor, err = pc.next(strconv.Itoa(end)); err != nil {
+			return res, err
+		}
+		fmt.Fprintf(&b, "\n%d more threads: %s", len(followed)-end, pc.nextCall(out.NextCursor))
+	} else if more {
+		fmt.Fprintf(&b, "\nOnly the %d most recently replied threads you follow were looked at; older ones are left out.", maxFollowed)
+	}
+	return answer(strings.TrimRight(b.String(), "\n"), out)
+}

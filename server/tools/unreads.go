@@ -1,0 +1,198 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+)
+
+// Bounds of the unread tools.
+const (
+	defaultUnreadChannels = 50
+	maxUnreadChannels     = 200
+)
+
+// ---- list_unreads
+
+type listUnreadsArgs struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"How many channels per page, 1 to 200; default 50."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, for further channels."`
+}
+
+// UnreadChannel is a channel with unread posts or mentions.
+type UnreadChannel struct {
+	ChannelInfo
+	// LastViewedAt is when the person last read the channel ("" never).
+	LastViewedAt string `json:"last_viewed_at,omitempty"`
+	// Muted channels count unread posts but notify only of mentions.
+	Muted bool `json:"muted,omitempty"`
+}
+
+// UnreadList is list_unreads' structured answer.
+type UnreadList struct {
+	Channels   []UnreadChannel `json:"channels"`
+	Total      int             `json:"total"`
+	NextCursor string          `json:"next_cursor,omitempty"`
+	Complete   bool            `json:"complete"`
+}
+
+func listUnreads(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "list_unreads",
+		Title: "List my unread Mattermost channels",
+		Description: "Lists your channels (all teams, direct and group messages) with unread posts or mentions, " +
+			"most recent first, with Mattermost's unread and mention counts, 50 at a time. Marks nothing read. " +
+			"Read one with read_unread(channel=<id>).",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, d.listUnreads)
+}
+
+func (d Deps) listUnreads(ctx context.Context, args listUnreadsArgs) (res catalogue.Result[UnreadList], err error) {
+	limit, err := limitOf(args.Limit, defaultUnreadChannels, maxUnreadChannels)
+	if err != nil {
+		return res, err
+	}
+	keyArgs := args
+	keyArgs.Cursor = ""
+	pc, offset, err := openOffset("list_unreads", args, keyArgs, args.Cursor)
+	if err != nil {
+		return res, err
+	}
+	_, sc, err := d.channelScope(ctx, "")
+	if err != nil {
+		return res, err
+	}
+	// MyChannels is already newest post first.
+	var unread []chanView
+	for _, m := range sc.mine {
+		if m.Unread() > 0 || m.Member.MentionCount > 0 {
+			unread = append(unread, viewOf(m))
+		}
+	}
+	out := UnreadList{Channels: []UnreadChannel{}, Total: len(unread)}
+	end := min(offset+limit, len(unread))
+	var b strings.Builder
+	switch {
+	case len(unread) == 0:
+		b.WriteString("No unread posts or mentions in any of your channels.")
+	case offset >= len(unread):
+		fmt.Fprintf(&b, "No more channels with unread posts: there are %d.", len(unread))
+	default:
+		fmt.Fprintf(&b, "%d channels have unread posts or mentions, most recent first; showing %d to %d. Nothing was marked read.\n",
+			len(unread), offset+1, end)
+	}
+	for _, v := range unread[min(offset, len(unread)):end] {
+		uc := UnreadChannel{ChannelInfo: v.info(), Muted: v.member.NotifyProps["mark_unread"] == "mention"}
+		if v.member.LastViewedAt > 0 {
+			uc.LastViewedAt = rfc3339(v.member.LastViewedAt)
+		}
+		out.Channels = append(out.Channels, uc)
+		muted := ""
+		if uc.Muted {
+			muted = ", muted"
+		}
+		fmt.Fprintf(&b, "- %s: %d unread (%d thread roots), %d mentions%s, last post %s: read_unread(channel=%q)\n",
+			v.label(), uc.Unread, uc.UnreadRoot, uc.Mentions, muted, uc.LastPostAt, uc.ID)
+	}
+	out.Complete = end >= len(unread)
+	if !out.Complete {
+		if out.NextCursor, err = pc.next(strconv.Itoa(end)); err != nil {
+			return res, err
+		}
+		fmt.Fprintf(&b, "%d more channels with unread posts: %s", len(unread)-end, pc.nextCall(out.NextCursor))
+	}
+	return answer(strings.TrimRight(b.String(), "\n"), out)
+}
+
+// ---- read_unread
+
+type readUnreadArgs struct {
+	Channel string `json:"channel" jsonschema:"The channel: its id (best), ~name, display name, a direct message's @username, or a channel link."`
+	Team    string `json:"team,omitempty" jsonschema:"The team to look in when a channel name is in several teams."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"How many posts per page, 1 to 100; default 30."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, for older unread posts. Pass it with exactly the same other arguments."`
+}
+
+// UnreadPage is read_unread's structured answer.
+type UnreadPage struct {
+	PostPage
+	// LastViewedAt is the read position the posts come after ("" never read).
+	LastViewedAt string `json:"last_viewed_at,omitempty"`
+	// Unread is Mattermost's own unread count for the channel.
+	Unread int64 `json:"unread"`
+}
+
+func readUnread(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "read_unread",
+		Title: "Read my unread posts in a channel",
+		Description: "Reads the posts of one of your channels after the point you last read it, newest first, 30 at a " +
+			"time (up to 100), like read_channel's posts; the last page reaches your read point. Marks nothing read. " +
+			"Page on with the cursor the answer gives.",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, d.readUnread)
+}
+
+func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogue.Result[UnreadPage], err error) {
+	limit, err := limitOf(args.Limit, defaultPosts, maxPosts)
+	if err != nil {
+		return res, err
+	}
+	keyArgs := args
+	keyArgs.Cursor = ""
+	pc, from, err := openCursor("read_unread", args, keyArgs, args.Cursor)
+	if err != nil {
+		return res, err
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	view, err := resolveChannel(c, args.Channel, args.Team)
+	if err != nil {
+		return res, err
+	}
+	if view.member == nil {
+		return res, refusal.New(fmt.Sprintf("You are not a member of %s, so Mattermost keeps no read point for you there.", view.label()),
+			fmt.Sprintf("Read it with read_channel(channel=%q).", view.ch.Id))
+	}
+	// Mattermost counts as unread the posts made after LastViewedAt.
+	since := view.member.LastViewedAt + 1
+	walk, err := walkChannel(c, view.ch.Id, from, since, 0, limit)
+	if err != nil {
+		return res, err
+	}
+	next := ""
+	if !walk.complete {
+		next = walk.pos
+	}
+	page, err := pc.postPage(c, walk.shown, next)
+	if err != nil {
+		return res, err
+	}
+	ci := view.info()
+	page.Channel = &ci
+	out := UnreadPage{PostPage: page, Unread: ci.Unread}
+	read := "you have never read it"
+	if lv := view.member.LastViewedAt; lv > 0 {
+		out.LastViewedAt = rfc3339(lv)
+		read = "you last read it at " + out.LastViewedAt
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Channel %s: %s; Mattermost counts %d unread posts (%d mentions). ", view.label(), read, ci.Unread, ci.Mentions)
+	switch {
+	case len(page.Posts) == 0 && from == "":
+		b.WriteString("There are no posts after your read point.")
+	case len(page.Posts) == 0:
+		b.WriteString("No more unread posts before the previous page.")
+	default:
+		fmt.Fprintf(&b, "%d unread posts, newest first, from %s back to %s. Nothing was marked read.",
+			len(page.Posts), page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
+	}
+	pc.writePosts(&b, page, "Older unread posts", "These reach your read point: there are no older unread posts.")
+	return answer(b.String(), out)
+}
