@@ -4,6 +4,7 @@
 package catalogue
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -94,7 +95,7 @@ type Question struct {
 // a tool error the model can act on; any other error is a failure.
 func Define[Args, Out any](t Tool, handle func(ctx context.Context, args Args) (Result[Out], error)) Tool {
 	schemaTool := mcp.NewTool(t.Name, mcp.WithInputSchema[Args](), mcp.WithOutputSchema[Out]())
-	t.InputSchema = schemaTool.RawInputSchema
+	t.InputSchema = unescaped(schemaTool.RawInputSchema)
 	if out, err := json.Marshal(schemaTool.OutputSchema); err == nil && len(schemaTool.OutputSchema.Properties) > 0 {
 		t.OutputSchema = compactSchema(out)
 	}
@@ -121,15 +122,17 @@ func Define[Args, Out any](t Tool, handle func(ctx context.Context, args Args) (
 }
 
 // compactSchema keeps what a client validates most (the answer's own
-// fields, their types, which are always there) and drops the detail of
-// nested objects: every listed byte sits in the model's context before the
-// first question, and the text of each answer already describes the rest.
+// fields and their types) and drops the rest (which fields are always
+// there, the detail of nested objects): every listed byte sits in the
+// model's context before the first question, and the text of each answer
+// already describes the rest.
 func compactSchema(raw json.RawMessage) json.RawMessage {
 	var schema map[string]any
 	if err := json.Unmarshal(raw, &schema); err != nil {
 		return raw
 	}
 	delete(schema, "additionalProperties")
+	delete(schema, "required")
 	if props, ok := schema["properties"].(map[string]any); ok {
 		for name, p := range props {
 			if field, ok := p.(map[string]any); ok {
@@ -137,11 +140,31 @@ func compactSchema(raw json.RawMessage) json.RawMessage {
 			}
 		}
 	}
-	out, err := json.Marshal(schema)
+	return unescaped(mustJSON(schema, raw))
+}
+
+func mustJSON(v any, fallback json.RawMessage) json.RawMessage {
+	out, err := json.Marshal(v)
 	if err != nil {
-		return raw
+		return fallback
 	}
 	return out
+}
+
+// unescaped is raw JSON without Go's HTML escapes (\u003c for <): six
+// bytes for one, in text the model reads.
+func unescaped(raw json.RawMessage) json.RawMessage {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return raw
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return raw
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
 func (r Result[Out]) mcp() *mcp.CallToolResult {
