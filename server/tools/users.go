@@ -82,6 +82,9 @@ func getUser(d Deps) catalogue.Tool {
 			return nil, err
 		}
 		u, err := c.User(args.User)
+		if errors.Is(err, mattermost.ErrEmailHidden) {
+			return emailHidden(), nil
+		}
 		if errors.Is(err, mattermost.ErrNotFound) {
 			return mcp.NewToolResultError(fmt.Sprintf("No person %q found among the people you share a team or a conversation with. "+
 				"Call search_users with part of their name or username.", present.Clean(args.User))), nil
@@ -92,6 +95,13 @@ func getUser(d Deps) catalogue.Tool {
 		info := userInfo(u)
 		return structured(userLine(info)+".", info), nil
 	})
+}
+
+// emailHidden refuses a lookup by email on a server that hides email
+// addresses, as Mattermost's own API does.
+func emailHidden() *mcp.CallToolResult {
+	return mcp.NewToolResultError("This Mattermost server hides email addresses, so nobody can be looked up by email. " +
+		"Give the person's @username or user id instead, or call search_users with the start of their username.")
 }
 
 // ---- search_users

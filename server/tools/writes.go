@@ -156,6 +156,9 @@ func (d Deps) dm(ctx context.Context, a dmArgs) (*mcp.CallToolResult, error) {
 		return res, err
 	}
 	u, err := c.User(a.User)
+	if errors.Is(err, mattermost.ErrEmailHidden) {
+		return emailHidden(), nil
+	}
 	if errors.Is(err, mattermost.ErrNotFound) {
 		return mcp.NewToolResultError(fmt.Sprintf("Nobody called %q was found. Call search_users with part of their name.", a.User)), nil
 	}
@@ -179,6 +182,9 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (*mcp.CallTo
 	var ids, names []string
 	for _, ref := range a.Users {
 		u, err := c.User(ref)
+		if errors.Is(err, mattermost.ErrEmailHidden) {
+			return emailHidden(), nil
+		}
 		if errors.Is(err, mattermost.ErrNotFound) {
 			return mcp.NewToolResultError(fmt.Sprintf("Nobody called %q was found. Call search_users with part of their name.", ref)), nil
 		}
