@@ -51,7 +51,6 @@ func (c *Caller) policy() policy {
 	p := policy{asAdmin: c.g.api.User.HasPermissionTo(c.userID, model.PermissionManageSystem),
 		options: map[string]bool{"fullname": true, "email": true}, viewArchived: true}
 	if cfg := c.g.api.Configuration.GetConfig(); cfg != nil {
-		// Mattermost's defaults for a setting left out: all three on.
 		p.options["fullname"] = on(cfg.PrivacySettings.ShowFullName)
 		p.options["email"] = on(cfg.PrivacySettings.ShowEmailAddress)
 		p.viewArchived = on(cfg.TeamSettings.ExperimentalViewArchivedChannels)
@@ -65,7 +64,11 @@ func (c *Caller) policy() policy {
 	return p
 }
 
-func on(b *bool) bool { return b == nil || *b }
+// on reads a boolean setting of the config the plugin API hands over. The
+// server fills in every default, but the config crosses the RPC boundary
+// in gob, which leaves out zero values: a setting that is off arrives as
+// nil. So nil is off (measured on 11.4: ShowEmailAddress=false arrived nil).
+func on(b *bool) bool { return b != nil && *b }
 
 // shown is a copy of a person's account with only what Mattermost's own API
 // would show the caller: the caller's own account whole, anyone else's

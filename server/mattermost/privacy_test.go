@@ -122,6 +122,21 @@ func TestWithShowEmailAddressOffALookupByEmailIsRefusedAndNoEmailIsShown(t *test
 	}
 }
 
+func TestASettingThatArrivesNilOverRPCIsOff(t *testing.T) {
+	// gob leaves out zero values, so a setting that is off crosses the plugin
+	// RPC as nil.
+	w := newWorld(t)
+	w.cfg.PrivacySettings.ShowEmailAddress = nil
+	w.cfg.PrivacySettings.ShowFullName = nil
+	c := w.as(bob)
+	if _, err := c.User(alice.Email); !errors.Is(err, ErrEmailHidden) {
+		t.Fatalf("lookup by email: %v", err)
+	}
+	if u, err := c.User("@alice"); err != nil || u.FirstName != "" {
+		t.Fatalf("got %+v, %v", u, err)
+	}
+}
+
 func TestAGuestSeesOnlyPeopleTheyShareAChannelWith(t *testing.T) {
 	w := newWorld(t)
 	c := w.as(gail)
@@ -151,7 +166,7 @@ func TestSomeoneWithoutViewMembersStillSeesTheMembersOfATeamWhereTheyHoldIt(t *t
 
 func TestSearchDoesNotMatchOnANameOrEmailHiddenFromTheCaller(t *testing.T) {
 	w := newWorld(t)
-	// The plugin API searches every field, as for an admin.
+	// Whatever the plugin API's search matched on, hidden fields match nothing.
 	w.api.On("SearchUsers", mock.Anything).Return([]*model.User{alice.DeepCopy()}, nil)
 	for _, term := range []string{"secret", "alice@exa", "alice secret"} {
 		found, err := w.as(bob).SearchUsers(term, 20)

@@ -49,8 +49,9 @@ func (c *Caller) User(ref string) (*model.User, error) {
 }
 
 // searchFetched is how many people each search asks Mattermost for: the
-// plugin API searches as an admin would, on every field and without view
-// restrictions, so some of what it finds is dropped here.
+// plugin API searches without view restrictions, so some of what it finds
+// is dropped here. (It matches usernames and nicknames only: its options
+// allow neither full names nor emails.)
 const searchFetched = 200
 
 // SearchUsers finds up to limit people the caller can see whose username,
