@@ -12,16 +12,25 @@ import (
 
 // canRead reports whether the caller may read a channel's posts and files,
 // the way Mattermost decides it: channel membership (or a role granting
-// it), or, for a public channel, membership of its team.
+// it), or, for a public channel, membership of its team; an archived
+// channel only while the server lets people view archived channels
+// (TeamSettings.ExperimentalViewArchivedChannels).
 func (c *Caller) canRead(channelID string) bool {
 	if channelID == "" {
 		return false
 	}
-	if c.g.api.User.HasPermissionToChannel(c.userID, channelID, model.PermissionReadChannelContent) {
+	ch, err := c.g.api.Channel.Get(channelID)
+	return err == nil && c.canReadChannel(ch)
+}
+
+func (c *Caller) canReadChannel(ch *model.Channel) bool {
+	if ch.DeleteAt != 0 && !c.policy().viewArchived {
+		return false
+	}
+	if c.g.api.User.HasPermissionToChannel(c.userID, ch.Id, model.PermissionReadChannelContent) {
 		return true
 	}
-	ch, err := c.g.api.Channel.Get(channelID)
-	return err == nil && ch.Type == model.ChannelTypeOpen && ch.DeleteAt == 0 &&
+	return ch.Type == model.ChannelTypeOpen && ch.DeleteAt == 0 &&
 		c.g.api.User.HasPermissionToTeam(c.userID, ch.TeamId, model.PermissionReadPublicChannel)
 }
 
@@ -34,7 +43,7 @@ func (c *Caller) Channel(channelID string) (*model.Channel, error) {
 	if err != nil {
 		return nil, notFoundOr(err, "read channel")
 	}
-	if !c.canRead(ch.Id) {
+	if !c.canReadChannel(ch) {
 		return nil, ErrNotFound
 	}
 	return ch, nil

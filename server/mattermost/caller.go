@@ -3,6 +3,7 @@ package mattermost
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/pluginapi"
@@ -12,6 +13,12 @@ import (
 type Caller struct {
 	g      *Gateway
 	userID string
+
+	// What the server's settings let this caller see, read once (privacy.go).
+	mu          sync.Mutex
+	pol         *policy
+	restr       *restrictions
+	restrLoaded bool
 }
 
 // UserID is the caller's Mattermost user id.
@@ -20,13 +27,14 @@ func (c *Caller) UserID() string { return c.userID }
 // SiteURL is Mattermost's public URL.
 func (c *Caller) SiteURL() string { return c.g.SiteURL() }
 
-// Me is the caller's own account.
+// Me is the caller's own account (all of it: nobody's own names or email
+// are hidden from them).
 func (c *Caller) Me() (*model.User, error) {
 	u, err := c.g.api.User.Get(c.userID)
 	if err != nil {
 		return nil, fmt.Errorf("read the signed-in user: %w", err)
 	}
-	return u, nil
+	return c.shown(u), nil
 }
 
 // Membership is a team the caller belongs to and their roles in it.
@@ -57,7 +65,9 @@ func (c *Caller) Teams() ([]Membership, error) {
 }
 
 // Poster is the author of a post or file the caller has already been
-// allowed to read, so their account is visible to the caller too.
+// allowed to read, as Mattermost shows them to the caller: not found for a
+// caller restricted from seeing them (a guest and someone who left the
+// channel), names and email as the privacy settings allow.
 func (c *Caller) Poster(userID string) (*model.User, error) {
 	if !model.IsValidId(userID) {
 		return nil, ErrNotFound
@@ -66,5 +76,12 @@ func (c *Caller) Poster(userID string) (*model.User, error) {
 	if err != nil {
 		return nil, notFoundOr(err, "read user")
 	}
-	return u, nil
+	one := map[string]*model.User{u.Id: u}
+	if err := c.visibleOnly(one); err != nil {
+		return nil, err
+	}
+	if one[u.Id] == nil {
+		return nil, ErrNotFound
+	}
+	return c.shown(u), nil
 }

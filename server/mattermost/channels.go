@@ -92,7 +92,7 @@ func (c *Caller) MyChannels() ([]MyChannel, error) {
 		}
 		byID := make(map[string]*model.User, len(users))
 		for _, u := range users {
-			byID[u.Id] = u
+			byID[u.Id] = c.shown(u)
 		}
 		for i := range out {
 			if out[i].Channel.Type == model.ChannelTypeDirect {
@@ -118,7 +118,7 @@ func (c *Caller) ChannelByName(teamID, name string) (*model.Channel, error) {
 	if err != nil {
 		return nil, notFoundOr(err, "read channel by name")
 	}
-	if ch.DeleteAt != 0 || !c.canRead(ch.Id) {
+	if ch.DeleteAt != 0 || !c.canReadChannel(ch) {
 		return nil, ErrNotFound
 	}
 	return ch, nil

@@ -80,9 +80,12 @@ func (c *Caller) search(teamID, terms string, anyTerm bool, page, perPage int) (
 	if _, err := c.myTeam(teamID); err != nil {
 		return nil, err
 	}
-	utc, no := 0, false
+	utc := 0
+	// Archived channels are searched as the webapp searches them: when the
+	// server lets people view archived channels.
+	archived := c.policy().viewArchived
 	res, appErr := c.g.raw.SearchPostsInTeamForUser(teamID, c.userID, model.SearchParameter{
-		Terms: &terms, IsOrSearch: &anyTerm, TimeZoneOffset: &utc, Page: &page, PerPage: &perPage, IncludeDeletedChannels: &no,
+		Terms: &terms, IsOrSearch: &anyTerm, TimeZoneOffset: &utc, Page: &page, PerPage: &perPage, IncludeDeletedChannels: &archived,
 	})
 	if appErr != nil {
 		return nil, fmt.Errorf("search posts: %w", appErr)
@@ -140,7 +143,8 @@ func ordered(list *model.PostList) []*model.Post {
 }
 
 // Authors are the accounts of people whose posts the caller has read through
-// this Caller, by id. Unknown ids are left out.
+// this Caller, by id, as Mattermost shows them to the caller. Unknown ids,
+// and people a restricted caller may not see, are left out.
 func (c *Caller) Authors(ids []string) (map[string]*model.User, error) {
 	out := make(map[string]*model.User, len(ids))
 	if len(ids) == 0 {
@@ -152,6 +156,12 @@ func (c *Caller) Authors(ids []string) (map[string]*model.User, error) {
 	}
 	for _, u := range users {
 		out[u.Id] = u
+	}
+	if err := c.visibleOnly(out); err != nil {
+		return nil, err
+	}
+	for id, u := range out {
+		out[id] = c.shown(u)
 	}
 	return out, nil
 }

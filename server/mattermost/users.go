@@ -10,9 +10,14 @@ import (
 )
 
 // A caller sees another person only when they share a team, a direct
-// message or a group message; anyone else is not found.
+// message or a group message, and, when the caller may not view members (a
+// guest), only as Mattermost's restricted view allows (privacy.go); anyone
+// else is not found. Whoever is found is shown as Mattermost shows them to
+// the caller.
 
 // User finds a person by id, @username or email, if the caller can see them.
+// While email addresses are hidden from the caller, an email is refused with
+// ErrEmailHidden, whoever it belongs to.
 func (c *Caller) User(ref string) (*model.User, error) {
 	ref = strings.TrimSpace(ref)
 	var u *model.User
@@ -21,6 +26,9 @@ func (c *Caller) User(ref string) (*model.User, error) {
 	case model.IsValidId(ref):
 		u, err = c.g.api.User.Get(ref)
 	case strings.Contains(ref, "@") && !strings.HasPrefix(ref, "@"):
+		if !c.emailsShown() {
+			return nil, ErrEmailHidden
+		}
 		u, err = c.g.api.User.GetByEmail(strings.ToLower(ref))
 	case ref != "":
 		u, err = c.g.api.User.GetByUsername(strings.ToLower(strings.TrimPrefix(ref, "@")))
@@ -37,12 +45,20 @@ func (c *Caller) User(ref string) (*model.User, error) {
 	if !visible {
 		return nil, ErrNotFound
 	}
-	return u, nil
+	return c.shown(u), nil
 }
 
+// searchFetched is how many people each search asks Mattermost for: the
+// plugin API searches without view restrictions, so some of what it finds
+// is dropped here. (It matches usernames and nicknames only: its options
+// allow neither full names nor emails.)
+const searchFetched = 200
+
 // SearchUsers finds up to limit people the caller can see whose username,
-// name, nickname or email matches term: people of the caller's teams, and
-// those they have direct or group messages with.
+// nickname, and (when the caller is shown them) names or email start with
+// each word of term: people of the caller's teams, and those they have
+// direct or group messages with. A name or email hidden from the caller
+// never matches, as in Mattermost's own search.
 func (c *Caller) SearchUsers(term string, limit int) ([]*model.User, error) {
 	memberships, err := c.Teams()
 	if err != nil {
@@ -50,20 +66,32 @@ func (c *Caller) SearchUsers(term string, limit int) ([]*model.User, error) {
 	}
 	seen := map[string]bool{}
 	var out []*model.User
-	add := func(users []*model.User) {
+	add := func(users []*model.User) error {
 		for _, u := range users {
-			if len(out) < limit && !seen[u.Id] {
-				seen[u.Id] = true
-				out = append(out, u)
+			if len(out) >= limit || seen[u.Id] {
+				continue
+			}
+			seen[u.Id] = true
+			shown := c.shown(u)
+			if !userMatches(shown, term) {
+				continue
+			}
+			if visible, err := c.sees(u.Id); err != nil {
+				return err
+			} else if visible {
+				out = append(out, shown)
 			}
 		}
+		return nil
 	}
 	for _, m := range memberships {
-		found, err := c.g.api.User.Search(&model.UserSearch{Term: term, TeamId: m.Team.Id, AllowInactive: true, Limit: limit})
+		found, err := c.g.api.User.Search(&model.UserSearch{Term: term, TeamId: m.Team.Id, AllowInactive: true, Limit: max(limit, searchFetched)})
 		if err != nil && !isNotFound(err) {
 			return nil, fmt.Errorf("search users: %w", err)
 		}
-		add(found)
+		if err := add(found); err != nil {
+			return nil, err
+		}
 	}
 	partners, err := c.messagePartners()
 	if err != nil {
@@ -80,31 +108,52 @@ func (c *Caller) SearchUsers(term string, limit int) ([]*model.User, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read message partners: %w", err)
 		}
-		var matching []*model.User
-		for _, u := range users {
-			if userMatches(u, term) {
-				matching = append(matching, u)
-			}
+		if err := add(users); err != nil {
+			return nil, err
 		}
-		add(matching)
 	}
 	return out, nil
 }
 
+// userMatches is Mattermost's user search on a profile as the caller is
+// shown it: every word of term starts the username, a name, the nickname
+// or the email (blank fields, hidden ones included, match nothing).
 func userMatches(u *model.User, term string) bool {
-	term = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(term), "@"))
-	for _, f := range []string{u.Username, u.FirstName, u.LastName, u.Nickname, u.Email, u.GetFullName()} {
-		if strings.HasPrefix(strings.ToLower(f), term) {
-			return true
+	words := strings.Fields(strings.ToLower(strings.TrimPrefix(strings.TrimSpace(term), "@")))
+	if len(words) == 0 {
+		return false
+	}
+	fields := []string{u.Username, u.FirstName, u.LastName, u.Nickname, u.Email}
+	for _, w := range words {
+		w = strings.TrimPrefix(w, "@")
+		found := false
+		for _, f := range fields {
+			if f != "" && strings.HasPrefix(strings.ToLower(f), w) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
-// sees reports whether the caller may see a person.
+// sees reports whether the caller may see a person: they share a team or a
+// direct or group message and, for a caller who may not view members, as
+// Mattermost's restricted view allows (a team where the caller may view
+// members, or a shared channel).
 func (c *Caller) sees(userID string) (bool, error) {
 	if userID == c.userID {
 		return true, nil
+	}
+	r, err := c.restricted()
+	if err != nil {
+		return false, err
+	}
+	if r != nil {
+		return c.seesRestricted(r, userID)
 	}
 	theirs, err := c.g.api.Team.List(pluginapi.FilterTeamsByUser(userID))
 	if err != nil && !isNotFound(err) {

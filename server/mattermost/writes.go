@@ -38,10 +38,11 @@ func (c *Caller) ServerMaxFileSize() int64 {
 	return *cfg.FileSettings.MaxFileSize
 }
 
-// AttachmentsEnabled is Mattermost's FileSettings.EnableFileAttachments.
+// AttachmentsEnabled is Mattermost's FileSettings.EnableFileAttachments
+// (a setting that is off arrives nil: see on).
 func (c *Caller) AttachmentsEnabled() bool {
 	cfg := c.g.api.Configuration.GetConfig()
-	return cfg == nil || cfg.FileSettings.EnableFileAttachments == nil || *cfg.FileSettings.EnableFileAttachments
+	return cfg == nil || on(cfg.FileSettings.EnableFileAttachments)
 }
 
 // MemberCount is how many people a channel the caller can read reaches.

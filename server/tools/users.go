@@ -78,22 +78,35 @@ func getUser(d Deps) catalogue.Tool {
 
 func (d Deps) getUser(ctx context.Context, args getUserArgs) (res catalogue.Result[UserInfo], err error) {
 	if strings.TrimSpace(args.User) == "" {
-		return res, refusal.New("Give user: a user id, @username or email. Call search_users with part of a name to find one.", "")
+		return res, refusal.New("Give user:", "a user id, @username or email. Call search_users with part of a name to find one.")
 	}
 	c, err := d.caller(ctx)
 	if err != nil {
 		return res, err
 	}
 	u, err := c.User(args.User)
-	if errors.Is(err, mattermost.ErrNotFound) {
-		return res, refusal.New(fmt.Sprintf("No person %q found among the people you share a team or a conversation with.", present.Clean(args.User)),
-			"Call search_users with part of their name or username.")
-	}
 	if err != nil {
-		return res, err
+		return res, personRefusal(err, args.User)
 	}
 	info := userInfo(u)
 	return answer(userLine(info)+".", info)
+}
+
+// emailHidden refuses a lookup by email on a server that hides email
+// addresses, as Mattermost's own API does.
+// personRefusal words a person who cannot be looked up (not found, or
+// looked up by email while the server hides email addresses) as a refusal;
+// other errors pass as they are.
+func personRefusal(err error, ref string) error {
+	switch {
+	case errors.Is(err, mattermost.ErrEmailHidden):
+		return refusal.New("This Mattermost server hides email addresses, so nobody can be looked up by email.",
+			"Give the person's @username or user id instead, or call search_users with the start of their username.")
+	case errors.Is(err, mattermost.ErrNotFound):
+		return refusal.New(fmt.Sprintf("No person %q found among the people you can see.", present.Clean(ref)),
+			"Call search_users with part of their username.")
+	}
+	return err
 }
 
 // ---- search_users

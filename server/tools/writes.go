@@ -163,11 +163,8 @@ func (d Deps) dm(ctx context.Context, a dmArgs) (res catalogue.Result[WriteResul
 		return res, err
 	}
 	u, err := c.User(a.User)
-	if errors.Is(err, mattermost.ErrNotFound) {
-		return res, refusal.Newf("Nobody called %q was found. Call search_users with part of their name.", a.User)
-	}
 	if err != nil {
-		return res, err
+		return res, personRefusal(err, a.User)
 	}
 	if u.Id == c.UserID() {
 		return res, refusal.New("That is the signed-in person themselves; give someone else.", "")
@@ -186,11 +183,8 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (res catalog
 	var ids, names []string
 	for _, ref := range a.Users {
 		u, err := c.User(ref)
-		if errors.Is(err, mattermost.ErrNotFound) {
-			return res, refusal.Newf("Nobody called %q was found. Call search_users with part of their name.", ref)
-		}
 		if err != nil {
-			return res, err
+			return res, personRefusal(err, ref)
 		}
 		if !seen[u.Id] {
 			seen[u.Id] = true
