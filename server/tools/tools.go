@@ -51,6 +51,13 @@ func All(d Deps) []catalogue.Tool {
 		searchPosts(d),
 		getUser(d),
 		searchUsers(d),
+		listPinnedPosts(d),
+		listSaved(d),
+		getChannelMembers(d),
+		getStatus(d),
+		listEmoji(d),
+		listDrafts(d),
+		listTeamChannels(d),
 	}
 	tools = append(tools, fileTools(d)...)
 	tools = append(tools, writeTools(d)...)
