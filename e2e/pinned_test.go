@@ -112,8 +112,11 @@ func TestListSavedShowsTheSavedPostsNewestFirstAndLeavesOutThoseNoLongerReadable
 	}
 	open := createChannel(t, alice, uniq(t, "saved-"), "Saved", model.ChannelTypeOpen)
 	secret := createChannel(t, alice, uniq(t, "gone-"), "Gone", model.ChannelTypePrivate)
-	if _, _, err := mm.Client(alice).AddChannelMember(context.Background(), secret.Id, dave.ID); err != nil {
-		t.Fatal(err)
+	for _, ch := range []*model.Channel{open, secret} {
+		// Mattermost lists saved posts of the channels one is in.
+		if _, _, err := mm.Client(alice).AddChannelMember(context.Background(), ch.Id, dave.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	older := createPost(t, alice, open.Id, "saved older", "")
 	hidden := createPost(t, alice, secret.Id, "saved then left", "")
