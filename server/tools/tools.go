@@ -55,6 +55,13 @@ func All(d Deps) []catalogue.Tool {
 		listThreads(d),
 		getUser(d),
 		searchUsers(d),
+		listPinnedPosts(d),
+		listSaved(d),
+		getChannelMembers(d),
+		getStatus(d),
+		listEmoji(d),
+		listDrafts(d),
+		listTeamChannels(d),
 	}
 	tools = append(tools, fileTools(d)...)
 	tools = append(tools, writeTools(d)...)

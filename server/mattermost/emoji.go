@@ -1,0 +1,69 @@
+package mattermost
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The plugin API lists custom emoji only page by page (GetEmojiList), with
+// no search; a name prefix is looked up in Mattermost's Emoji table instead,
+// in name order, so a page continues after the last name shown.
+
+// EmojiName is what a custom emoji name may hold (Mattermost's own rule).
+var EmojiName = regexp.MustCompile(`^[a-zA-Z0-9_+-]*$`)
+
+// CustomEmojiOn reports whether the server allows custom emoji
+// (ServiceSettings.EnableCustomEmoji).
+func (c *Caller) CustomEmojiOn() bool {
+	cfg := c.g.api.Configuration.GetConfig()
+	return cfg != nil && cfg.ServiceSettings.EnableCustomEmoji != nil && *cfg.ServiceSettings.EnableCustomEmoji
+}
+
+// Emoji is a custom emoji.
+type Emoji struct {
+	ID, Name string
+	Created  time.Time
+}
+
+// CustomEmoji are up to n custom emoji whose name starts with prefix, in
+// name order, after the name after ("" from the start). More reports that
+// others follow.
+func (c *Caller) CustomEmoji(prefix, after string, n int) (list []Emoji, more bool, err error) {
+	if !EmojiName.MatchString(prefix) || !EmojiName.MatchString(after) {
+		return nil, false, ErrNotFound
+	}
+	p, err := placeholders(c.g.driverName(), 2)
+	if err != nil {
+		return nil, false, err
+	}
+	like := strings.NewReplacer(`_`, `\_`).Replace(strings.ToLower(prefix)) + "%"
+	query := "SELECT Id, Name, CreateAt FROM Emoji WHERE DeleteAt = 0 AND Name LIKE " + p[0] + " AND Name > " + p[1] +
+		fmt.Sprintf(" ORDER BY Name LIMIT %d", n+1)
+	db, err := c.g.api.Store.GetReplicaDB()
+	if err != nil {
+		return nil, false, fmt.Errorf("database: %w", err)
+	}
+	rows, err := db.Query(query, like, after)
+	if err != nil {
+		return nil, false, fmt.Errorf("list custom emoji: %w", err)
+	}
+	defer closeRows(rows)
+	for rows.Next() {
+		var e Emoji
+		var at int64
+		if err := rows.Scan(&e.ID, &e.Name, &at); err != nil {
+			return nil, false, fmt.Errorf("list custom emoji: %w", err)
+		}
+		e.Created = time.UnixMilli(at).UTC()
+		list = append(list, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, false, fmt.Errorf("list custom emoji: %w", err)
+	}
+	if len(list) > n {
+		return list[:n], true, nil
+	}
+	return list, false, nil
+}

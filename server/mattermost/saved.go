@@ -1,0 +1,190 @@
+package mattermost
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/mattermost/mattermost/server/public/model"
+)
+
+// The plugin API has no call for a channel's pinned posts nor for a
+// person's saved (flagged) posts, so both are read from Mattermost's own
+// tables, the way its store reads them, one page of ids at a time; every
+// post then comes through the plugin API and is checked like any other.
+
+// PostKey is where a newest-first listing of posts continues: after the
+// post created at At with id ID. The zero key is the newest end.
+type PostKey struct {
+	At int64
+	ID string
+}
+
+// String is the key as a cursor position.
+func (k PostKey) String() string {
+	if k.ID == "" {
+		return ""
+	}
+	return strconv.FormatInt(k.At, 10) + "_" + k.ID
+}
+
+// ParsePostKey reads a position String made ("" is the newest end).
+func ParsePostKey(s string) (PostKey, bool) {
+	if s == "" {
+		return PostKey{}, true
+	}
+	at, id, ok := strings.Cut(s, "_")
+	n, err := strconv.ParseInt(at, 10, 64)
+	if !ok || err != nil || !model.IsValidId(id) {
+		return PostKey{}, false
+	}
+	return PostKey{At: n, ID: id}, true
+}
+
+// olderThan are the bind values of "(CreateAt, Id) before the key".
+func (k PostKey) olderThan() (int64, int64, string) {
+	if k.ID == "" {
+		return math.MaxInt64, math.MaxInt64, ""
+	}
+	return k.At, k.At, k.ID
+}
+
+// postRef is a row of a post listing query.
+type postRef struct {
+	id, channelID string
+	at            int64
+}
+
+// PostPage is one page of a post listing and where the next one starts
+// (the zero key when nothing follows).
+type PostPage struct {
+	Posts []*model.Post
+	Next  PostKey
+}
+
+// savedBatch is how many saved posts are read per query while skipping
+// those the caller can no longer read.
+const savedBatch = 200
+
+// PinnedPosts are up to n pinned posts of a channel the caller can read,
+// newest first, older than after.
+func (c *Caller) PinnedPosts(channelID string, after PostKey, n int) (PostPage, error) {
+	if _, err := c.Channel(channelID); err != nil {
+		return PostPage{}, err
+	}
+	q := postQuery{
+		sql:  "SELECT Id, ChannelId, CreateAt FROM Posts WHERE ChannelId = %s AND IsPinned = true AND DeleteAt = 0",
+		args: []any{channelID}, batch: n + 1,
+	}
+	page, err := c.listPosts(q, after, n, func(string) bool { return true })
+	if err != nil {
+		return PostPage{}, fmt.Errorf("list pinned posts: %w", err)
+	}
+	return page, nil
+}
+
+// SavedPosts are up to n of the posts the caller saved (Mattermost's
+// flagged posts) that they can still read, newest first, older than after.
+func (c *Caller) SavedPosts(after PostKey, n int) (PostPage, error) {
+	readable := map[string]bool{}
+	canRead := func(channelID string) bool {
+		ok, seen := readable[channelID]
+		if !seen {
+			ok = c.canRead(channelID)
+			readable[channelID] = ok
+		}
+		return ok
+	}
+	q := postQuery{
+		sql: "SELECT p.Id, p.ChannelId, p.CreateAt FROM Preferences pr JOIN Posts p ON p.Id = pr.Name" +
+			" WHERE pr.UserId = %s AND pr.Category = '" + model.PreferenceCategoryFlaggedPost + "' AND p.DeleteAt = 0",
+		args: []any{c.userID}, table: "p.", batch: savedBatch,
+	}
+	page, err := c.listPosts(q, after, n, canRead)
+	if err != nil {
+		return PostPage{}, fmt.Errorf("list saved posts: %w", err)
+	}
+	return page, nil
+}
+
+// postQuery selects posts (id, channel id, create time) by its own
+// conditions, one %s per bind value in args; table qualifies the Posts
+// columns ("p." when the query names Posts p).
+type postQuery struct {
+	sql   string
+	args  []any
+	table string
+	batch int
+}
+
+// listPosts reads up to n posts the query finds, newest first and older
+// than after, skipping those whose channel keep refuses, through the plugin
+// API. Next is set only when a post follows the page.
+func (c *Caller) listPosts(q postQuery, after PostKey, n int, keep func(channelID string) bool) (PostPage, error) {
+	var page PostPage
+	for {
+		refs, err := c.g.postRefs(q, after)
+		if err != nil {
+			return PostPage{}, err
+		}
+		for _, r := range refs {
+			if len(page.Posts) == n {
+				page.Next = after
+				return page, nil
+			}
+			after = PostKey{At: r.at, ID: r.id}
+			if !keep(r.channelID) {
+				continue
+			}
+			p, err := c.g.api.Post.GetPost(r.id)
+			if err != nil && !isNotFound(err) {
+				return PostPage{}, fmt.Errorf("read post: %w", err)
+			}
+			if err == nil && p.DeleteAt == 0 {
+				page.Posts = append(page.Posts, p)
+			}
+		}
+		if len(refs) < q.batch {
+			return page, nil
+		}
+	}
+}
+
+// postRefs runs a post query for one batch older than after.
+func (g *Gateway) postRefs(q postQuery, after PostKey) ([]postRef, error) {
+	p, err := placeholders(g.driverName(), len(q.args)+3)
+	if err != nil {
+		return nil, err
+	}
+	own := make([]any, len(q.args))
+	for i := range q.args {
+		own[i] = p[i]
+	}
+	k, t := len(q.args), q.table
+	query := fmt.Sprintf(q.sql, own...) + fmt.Sprintf(
+		" AND (%sCreateAt < %s OR (%sCreateAt = %s AND %sId < %s)) ORDER BY %sCreateAt DESC, %sId DESC LIMIT %d",
+		t, p[k], t, p[k+1], t, p[k+2], t, t, q.batch)
+	before, same, id := after.olderThan()
+	db, err := g.api.Store.GetReplicaDB()
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	rows, err := db.Query(query, append(append([]any{}, q.args...), before, same, id)...)
+	if err != nil {
+		return nil, err
+	}
+	defer closeRows(rows)
+	var out []postRef
+	for rows.Next() {
+		var r postRef
+		if err := rows.Scan(&r.id, &r.channelID, &r.at); err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func closeRows(rows *sql.Rows) { _ = rows.Close() }

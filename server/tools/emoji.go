@@ -1,0 +1,112 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+)
+
+// Bounds of list_emoji: a name a line, 100 is about 2k tokens.
+const (
+	defaultEmoji = 100
+	maxEmoji     = 500
+)
+
+type listEmojiArgs struct {
+	Prefix string `json:"prefix,omitempty" jsonschema:"Only emoji whose name starts with this (letters, digits, _, + and -). Leave out for all."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"How many per page, 1 to 500; default 100."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer. Pass it with exactly the same other arguments."`
+}
+
+// EmojiInfo is a custom emoji in structured answers.
+type EmojiInfo struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Created string `json:"created"`
+}
+
+// EmojiList is list_emoji's structured answer.
+type EmojiList struct {
+	Emoji      []EmojiInfo `json:"emoji"`
+	Enabled    bool        `json:"enabled"`
+	NextCursor string      `json:"next_cursor,omitempty"`
+	Complete   bool        `json:"complete"`
+}
+
+func listEmoji(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "list_emoji",
+		Title: "List custom emoji",
+		Description: "Lists the server's custom emoji by name, optionally only those starting with prefix, 100 at a time " +
+			"(up to 500): name (used as :name: in messages and reactions), id and creation time. Page on with the cursor the answer gives.",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, d.listEmoji)
+}
+
+func (d Deps) listEmoji(ctx context.Context, args listEmojiArgs) (res catalogue.Result[EmojiList], err error) {
+	limit, err := limitOf(args.Limit, defaultEmoji, maxEmoji)
+	if err != nil {
+		return res, err
+	}
+	prefix := strings.Trim(strings.TrimSpace(args.Prefix), ":")
+	if !mattermost.EmojiName.MatchString(prefix) {
+		return res, refusal.New(fmt.Sprintf("%q is not the start of an emoji name: names hold only letters, digits, _, + and -.", present.Clean(prefix)),
+			"Call list_emoji again with such a prefix, or without prefix.")
+	}
+	keyArgs := args
+	keyArgs.Cursor = ""
+	pc, after, err := openCursor("list_emoji", args, keyArgs, args.Cursor)
+	if err != nil {
+		return res, err
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	out := EmojiList{Emoji: []EmojiInfo{}, Enabled: c.CustomEmojiOn()}
+	if !out.Enabled {
+		out.Complete = true
+		return answer("Custom emoji are turned off on this server (ServiceSettings.EnableCustomEmoji): only the standard emoji exist.", out)
+	}
+	list, more, err := c.CustomEmoji(prefix, after, limit)
+	if errors.Is(err, mattermost.ErrNotFound) {
+		return res, pc.refuse(err)
+	}
+	if err != nil {
+		return res, err
+	}
+	var b strings.Builder
+	what := "Custom emoji"
+	if prefix != "" {
+		what = fmt.Sprintf("Custom emoji starting with %q", prefix)
+	}
+	switch {
+	case len(list) == 0 && after == "":
+		fmt.Fprintf(&b, "%s: none.", what)
+	case len(list) == 0:
+		fmt.Fprintf(&b, "%s: none past the previous page.", what)
+	default:
+		fmt.Fprintf(&b, "%s, by name (%d):\n", what, len(list))
+	}
+	for _, e := range list {
+		out.Emoji = append(out.Emoji, EmojiInfo{ID: e.ID, Name: e.Name, Created: e.Created.Format(time.RFC3339)})
+		fmt.Fprintf(&b, "- :%s: (id %s)\n", e.Name, e.ID)
+	}
+	if more {
+		if out.NextCursor, err = pc.next(list[len(list)-1].Name); err != nil {
+			return res, err
+		}
+		fmt.Fprintf(&b, "More emoji: %s", pc.nextCall(out.NextCursor))
+	} else {
+		out.Complete = true
+		b.WriteString("\nThese are all of them.")
+	}
+	return answer(strings.TrimSpace(b.String()), out)
+}

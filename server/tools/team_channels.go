@@ -1,0 +1,185 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/paging"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+)
+
+// Bounds of list_team_channels: a channel a line, 50 is about 2.5k tokens.
+const (
+	defaultTeamChannels = 50
+	maxTeamChannels     = 200
+)
+
+type listTeamChannelsArgs struct {
+	Team   string `json:"team,omitempty" jsonschema:"The team (id, name or display name); may be left out when you belong to one team."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"How many channels per page, 1 to 200; default 50."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer. Pass it with exactly the same other arguments."`
+}
+
+// TeamChannelList is list_team_channels' structured answer.
+type TeamChannelList struct {
+	Team TeamInfo `json:"team"`
+	// Channels are public channels, joined or not.
+	Channels []ChannelInfo `json:"channels"`
+	// Archived are archived channels you can read (none while the server
+	// hides archived channels).
+	Archived         []ChannelInfo `json:"archived"`
+	ArchivedViewable bool          `json:"archived_viewable"`
+	NextCursor       string        `json:"next_cursor,omitempty"`
+	Complete         bool          `json:"complete"`
+}
+
+func listTeamChannels(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "list_team_channels",
+		Title: "Browse a team's channels",
+		Description: "Lists a team's public channels, joined or not, by display name, then the archived channels you can read, " +
+			"50 at a time (up to 200): id, name, display name, purpose and whether you are a member. Read one with read_channel; " +
+			"page on with the cursor the answer gives.",
+		Hints: readOnly, Effect: catalogue.ReadsOnly,
+	}, d.listTeamChannels)
+}
+
+func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (res catalogue.Result[TeamChannelList], err error) {
+	limit, err := limitOf(args.Limit, defaultTeamChannels, maxTeamChannels)
+	if err != nil {
+		return res, err
+	}
+	keyArgs := args
+	keyArgs.Cursor = ""
+	pc, at, err := openCursor("list_team_channels", args, keyArgs, args.Cursor)
+	if err != nil {
+		return res, err
+	}
+	// at is "o<page>" inside the public channels, "a<offset>" inside the
+	// archived ones that follow them.
+	phase, pos := "o", 0
+	if at != "" {
+		n, convErr := strconv.Atoi(at[1:])
+		if (at[0] != 'o' && at[0] != 'a') || convErr != nil || n < 0 {
+			return res, pc.refuse(paging.ErrMalformed)
+		}
+		phase, pos = at[:1], n
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	ms, team, err := teamScope(c, args.Team)
+	if err != nil {
+		return res, err
+	}
+	if team == nil {
+		if len(ms) != 1 {
+			var list []string
+			for _, m := range ms {
+				list = append(list, fmt.Sprintf("%s (name %q)", present.Clean(m.Team.DisplayName), m.Team.Name))
+			}
+			if len(list) == 0 {
+				return res, refusal.New("You belong to no team, so there are no team channels to browse.", "Call list_channels for your direct and group messages.")
+			}
+			return res, refusal.New("Give team: you belong to "+strconv.Itoa(len(list))+" teams: "+strings.Join(list, ", ")+".",
+				"Call list_team_channels again with team set to one of these names.")
+		}
+		team = ms[0].Team
+	}
+	mine, err := c.MyChannels()
+	if err != nil {
+		return res, err
+	}
+	joined := map[string]mattermost.MyChannel{}
+	for _, m := range mine {
+		joined[m.Channel.Id] = m
+	}
+	out := TeamChannelList{Team: TeamInfo{ID: team.Id, Name: team.Name, DisplayName: team.DisplayName},
+		Channels: []ChannelInfo{}, Archived: []ChannelInfo{}, ArchivedViewable: c.ViewArchivedChannels()}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Channels of team %s (%s):\n", present.Clean(team.DisplayName), team.Name)
+	room, next := limit, ""
+	if phase == "o" {
+		public, err := c.TeamPublicChannels(team.Id, pos, limit)
+		if err != nil {
+			return res, err
+		}
+		if len(public) > 0 {
+			fmt.Fprintf(&b, "Public channels, by display name (%d to %d):\n", pos*limit+1, pos*limit+len(public))
+		}
+		for _, ch := range public {
+			v := chanView{ch: ch, team: team}
+			if m, ok := joined[ch.Id]; ok {
+				v = viewOf(m)
+			}
+			out.Channels = append(out.Channels, teamChannelLine(&b, v, false))
+		}
+		room -= len(public)
+		if len(public) == limit {
+			next = "o" + strconv.Itoa(pos+1)
+		} else {
+			phase, pos = "a", 0
+		}
+	}
+	if phase == "a" && next == "" {
+		archived, err := c.TeamArchivedChannels(team.Id)
+		if err != nil {
+			return res, err
+		}
+		end := min(pos+room, len(archived))
+		if shown := archived[min(pos, end):end]; len(shown) > 0 {
+			b.WriteString("Archived channels you can read (read-only):\n")
+			for _, ch := range shown {
+				out.Archived = append(out.Archived, teamChannelLine(&b, chanView{ch: ch, team: team}, true))
+			}
+		}
+		if end < len(archived) {
+			next = "a" + strconv.Itoa(end)
+		}
+	}
+	if len(out.Channels)+len(out.Archived) == 0 {
+		b.WriteString("No channels past the previous page.\n")
+	}
+	if next != "" {
+		if out.NextCursor, err = pc.next(next); err != nil {
+			return res, err
+		}
+		fmt.Fprintf(&b, "More channels: %s", pc.nextCall(out.NextCursor))
+	} else {
+		out.Complete = true
+		b.WriteString("These are all the channels you can browse in this team.")
+		if !out.ArchivedViewable {
+			b.WriteString(" Archived channels are hidden on this server (TeamSettings.ExperimentalViewArchivedChannels is off).")
+		}
+		b.WriteString(" Your private channels are listed by list_channels.")
+	}
+	return answer(b.String(), out)
+}
+
+// teamChannelLine writes a channel of a team listing and returns it.
+func teamChannelLine(b *strings.Builder, v chanView, archived bool) ChannelInfo {
+	ci := v.info()
+	if archived {
+		ci.Member = true
+	}
+	ci.Purpose = cut(v.ch.Purpose, 200)
+	state := "you can join it"
+	switch {
+	case archived:
+		state = "archived"
+	case ci.Member:
+		state = "you are a member"
+	}
+	fmt.Fprintf(b, "- %s: %s", v.label(), state)
+	if ci.Purpose != "" {
+		fmt.Fprintf(b, "; purpose: %s", present.Clean(ci.Purpose))
+	}
+	b.WriteString("\n")
+	return ci
+}
