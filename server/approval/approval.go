@@ -124,8 +124,7 @@ type Question struct {
 func (a *Approvals) MayWrite() error {
 	cfg := a.opts.Config()
 	if !cfg.AllowWrites {
-		return refusal.New("Writing is turned off on this Mattermost: nothing was sent.",
-			"An admin can allow it in System Console > Plugins > MCP Server; until then, tell the person what you would have written.")
+		return WritesOff()
 	}
 	switch cfg.WriteConfirmation {
 	case config.ConfirmClientApproval, config.ConfirmMattermost, config.ConfirmClientThenMattermost:
@@ -133,6 +132,13 @@ func (a *Approvals) MayWrite() error {
 	}
 	return refusal.New("The write confirmation setting is not one this plugin knows: nothing was sent.",
 		"Ask an admin to choose one in System Console > Plugins > MCP Server.")
+}
+
+// WritesOff is the refusal of any tool that writes while the admin does not
+// allow writes: every such tool says it in these words.
+func WritesOff() *refusal.Error {
+	return refusal.New("Writing is turned off on this Mattermost: nothing was sent.",
+		"An admin can allow it in System Console > Plugins > MCP Server; until then, tell the person what you would have written.")
 }
 
 // PageURL is the confirmation page of a pending write.

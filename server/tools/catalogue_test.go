@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -86,6 +87,48 @@ func TestEveryToolDeclaresAnObjectOutputSchema(t *testing.T) {
 		}
 		if err := json.Unmarshal(tool.MCP().RawOutputSchema, &schema); err != nil || schema.Type != "object" || len(schema.Properties) == 0 {
 			t.Errorf("%s: output schema %s (%v)", tool.Name, tool.OutputSchema, err)
+		}
+	}
+}
+
+func TestWithWritesOffNoToolThatChangesOnlyThePersonsOwnViewIsListedOrCallable(t *testing.T) {
+	cat := realCatalogue(t)
+	var own []string
+	for _, tool := range cat.All() {
+		if tool.Effect == catalogue.ChangesOwnView {
+			own = append(own, tool.Name)
+		}
+	}
+	if len(own) == 0 {
+		t.Fatal("the catalogue has no tool that changes only the person's own view: this test checks nothing")
+	}
+	listed, callable := catalogtest.Exposure(t, cat, config.Defaults())
+	on := config.Defaults()
+	on.AllowWrites = true
+	listedOn, callableOn := catalogtest.Exposure(t, cat, on)
+	for _, name := range own {
+		if slices.Contains(listed, name) || slices.Contains(callable, name) {
+			t.Errorf("%s changes the person's own view but is offered with writes off", name)
+		}
+		if !slices.Contains(listedOn, name) || !slices.Contains(callableOn, name) {
+			t.Errorf("%s changes the person's own view but is not offered with writes on", name)
+		}
+	}
+}
+
+func TestEveryToolThatChangesOnlyThePersonsOwnViewReachesNobodyElseAndSaysItAsksNothing(t *testing.T) {
+	for _, tool := range realCatalogue(t).All() {
+		if tool.Effect != catalogue.ChangesOwnView {
+			continue
+		}
+		if tool.Hints.ReadOnly || tool.Hints.OpenWorld {
+			t.Errorf("%s: hints %+v, want neither read-only nor open-world", tool.Name, tool.Hints)
+		}
+		if !strings.Contains(tool.Description, "Only the person sees this change") {
+			t.Errorf("%s: the description does not say that nobody else sees the change", tool.Name)
+		}
+		if n := len(tool.Description); n > 300 {
+			t.Errorf("%s: description of %d characters; keep it under 300", tool.Name, n)
 		}
 	}
 }

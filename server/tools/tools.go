@@ -65,6 +65,7 @@ func All(d Deps) []catalogue.Tool {
 	}
 	tools = append(tools, fileTools(d)...)
 	tools = append(tools, writeTools(d)...)
+	tools = append(tools, ownViewTools(d)...)
 	tools = append(tools, getPending(d))
 	return append(tools, workspaceTools(d)...)
 }

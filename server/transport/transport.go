@@ -103,6 +103,7 @@ func New(opts Options) *Transport {
 			rec := sessionFrom(r.Context())
 			restore(ctx, rec)
 			ctx = withClientSessions(ctx, rec, MattermostSession(r.Context()))
+			ctx = WithMattermostSession(ctx, MattermostSession(r.Context()))
 			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),
 		// A standalone GET stream would tie a client to one node's memory;

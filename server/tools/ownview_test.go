@@ -1,0 +1,42 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestAReminderTimeIsExactlyOneOfAtAndInMinutesAndLiesAhead(t *testing.T) {
+	now := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		args    reminderArgs
+		want    time.Time
+		refusal string
+	}{
+		{reminderArgs{InMinutes: 30}, now.Add(30 * time.Minute), ""},
+		{reminderArgs{At: "2025-03-11T09:00:00Z"}, time.Date(2025, 3, 11, 9, 0, 0, 0, time.UTC), ""},
+		{reminderArgs{At: "2025-03-11T09:00"}, time.Date(2025, 3, 11, 8, 0, 0, 0, time.UTC), ""},
+		{reminderArgs{}, time.Time{}, "exactly one"},
+		{reminderArgs{At: "2025-03-11T09:00:00Z", InMinutes: 5}, time.Time{}, "exactly one"},
+		{reminderArgs{At: "tomorrow"}, time.Time{}, "not a time"},
+		{reminderArgs{At: "2025-03-10T11:00:00Z"}, time.Time{}, "has passed"},
+		{reminderArgs{InMinutes: -5}, time.Time{}, "has passed"},
+		{reminderArgs{At: "2027-03-10T11:00:00Z"}, time.Time{}, "more than a year"},
+	}
+	for _, c := range cases {
+		got, err := reminderTime(c.args, now, paris)
+		if c.refusal != "" {
+			if err == nil || !strings.Contains(err.Error(), c.refusal) {
+				t.Errorf("%+v: %v, want a refusal saying %q", c.args, err, c.refusal)
+			}
+			continue
+		}
+		if err != nil || !got.Equal(c.want) {
+			t.Errorf("%+v: %v %v, want %v", c.args, got, err, c.want)
+		}
+	}
+}
