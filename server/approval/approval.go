@@ -201,7 +201,8 @@ func (a *Approvals) executeNow(ctx context.Context, c *mattermost.Caller, plan p
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{Plan: plan, Record: Record{State: StatePosted, Action: plan.Action, PostID: done.PostID, Permalink: done.Permalink}}, nil
+	return Outcome{Plan: plan, ChannelID: done.ChannelID, Record: Record{State: StatePosted, Action: plan.Action, PostID: done.PostID,
+		ChannelID: done.ChannelID, Permalink: done.Permalink}}, nil
 }
 
 // Pending is one of the caller's pending or recently answered writes.
@@ -240,7 +241,7 @@ func planOf(rec Record) posting.Plan {
 	if rec.Plan != nil {
 		return *rec.Plan
 	}
-	return posting.Plan{Action: rec.Action, Dest: posting.Destination{Label: rec.Destination}}
+	return posting.Plan{Action: rec.Action, Dest: posting.Destination{Label: rec.Destination, Place: rec.Place}}
 }
 
 // waitForAnswer waits a bounded time for the person's answer in
@@ -301,6 +302,9 @@ func (a *Approvals) execute(ctx context.Context, c *mattermost.Caller, plan post
 	case posting.ActionReact, posting.ActionUnreact:
 		err = c.React(plan.PostID, plan.Emoji, plan.Action == posting.ActionUnreact)
 	default:
+		if change, ok := changes[plan.Action]; ok {
+			return change(a, c, plan)
+		}
 		return Executed{}, refusal.New("This confirmation is of a kind this version does not know; nothing was changed.", "")
 	}
 	switch {
@@ -329,6 +333,9 @@ func (a *Approvals) permalink(c *mattermost.Caller, channelID, postID string) st
 
 // Title is a pending write in one line, for lists and notifications.
 func Title(plan posting.Plan) string {
+	if _, ok := posting.WordingOf(plan.Action); ok {
+		return plan.Heading()
+	}
 	msg := []rune(strings.Join(strings.Fields(plan.Message), " "))
 	if len(msg) > titleRunes {
 		msg = append(msg[:titleRunes], '…')

@@ -195,6 +195,9 @@ func (a *Approvals) ExpireDMs(now time.Time) (int, error) {
 func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s**: an AI assistant asks to do this as you. Nothing is sent until you accept.\n", plan.Heading())
+	if w, ok := posting.WordingOf(plan.Action); ok {
+		b.WriteString(changeLines(plan, w))
+	}
 	if msg := firstLines(plan.Message); msg != "" {
 		// A code block, so that the quoted message mentions nobody and
 		// renders nothing.
@@ -212,7 +215,11 @@ func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location
 		fmt.Fprintf(&b, "Files (%d): %s\n", n, strings.Join(names, ", "))
 	}
 	if len(plan.Notes) > 0 {
-		b.WriteString("Who is notified:\n")
+		heading := "Who is notified"
+		if w, ok := posting.WordingOf(plan.Action); ok {
+			heading = w.NotesHeading
+		}
+		b.WriteString(heading + ":\n")
 		for _, note := range plan.Notes {
 			b.WriteString("- " + present.Clean(note) + "\n")
 		}
@@ -227,6 +234,9 @@ func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location
 func (a *Approvals) settledText(rec Record) string {
 	switch rec.State {
 	case StatePosted:
+		if w, ok := posting.WordingOf(rec.Action); ok {
+			return strings.TrimSpace("**Done** after you accepted: " + present.Clean(w.Done(rec.place())) + " " + rec.Permalink)
+		}
 		what := "Done"
 		if rec.Action == posting.ActionPost {
 			what = "Posted"
@@ -236,6 +246,9 @@ func (a *Approvals) settledText(rec Record) string {
 		}
 		return fmt.Sprintf("**%s** in %s after you accepted.", what, present.Clean(rec.place()))
 	case StateDeclined:
+		if w, ok := posting.WordingOf(rec.Action); ok {
+			return "**Declined**: " + strings.TrimPrefix(w.Declined, "Declined: ")
+		}
 		return fmt.Sprintf("**Declined**: nothing was sent to %s.", present.Clean(rec.place()))
 	case StateFailed:
 		return fmt.Sprintf("**Failed** after you accepted: %s", present.Clean(rec.Outcome))

@@ -29,6 +29,8 @@ const DefaultBase = "/plugins/mcp-server"
 // Executed is an accepted write that was carried out.
 type Executed struct {
 	PostID, Permalink string
+	// ChannelID is the channel a change made or was about.
+	ChannelID string
 }
 
 // Routes serve the confirmation page and its JSON API. Mattermost
@@ -134,6 +136,14 @@ type Detail struct {
 	Outcome      string        `json:"outcome"`
 	Permalink    string        `json:"permalink"`
 	PageURL      string        `json:"page_url"`
+	// For the changes beyond posts, edits and reactions: the sentence under
+	// the heading, what changes line by line, the caption of the post it is
+	// about, the heading of the notes and the accept button's label.
+	Lede            string         `json:"lede,omitempty"`
+	Facts           []posting.Fact `json:"facts,omitempty"`
+	PreviousCaption string         `json:"previous_caption,omitempty"`
+	NotesHeading    string         `json:"notes_heading,omitempty"`
+	AcceptLabel     string         `json:"accept_label,omitempty"`
 }
 
 // detail is what the person is shown of a record: while it is pending, the
@@ -154,6 +164,9 @@ func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
 			d.Previous, d.PreviousHTML = p.Previous, RenderMarkdown(p.Previous)
 		}
 		d.Notes = append(d.Notes, p.Notes...)
+		if w, ok := posting.WordingOf(p.Action); ok {
+			d.Lede, d.Facts, d.PreviousCaption, d.NotesHeading, d.AcceptLabel = w.Lede, w.Facts(*p), w.PostCaption, w.NotesHeading, w.Accept
+		}
 		for i, f := range p.Files {
 			fd := FileDetail{Index: i, Name: f.Name, Size: f.Size, SizeText: present.Size(f.Size), Type: f.Detected,
 				Mismatch: f.Mismatch, Origin: f.Origin, SHA256: shortSum(f.SHA256), Preview: f.Preview}
@@ -216,6 +229,9 @@ func outcomeText(state, action, place, outcome string) (text, reason string) {
 			return s + "."
 		}
 		return s + " in " + place + "."
+	}
+	if w, ok := posting.WordingOf(action); ok {
+		return changeOutcome(w, state, place, outcome)
 	}
 	switch state {
 	case StatePosted:
@@ -488,6 +504,7 @@ ul.notes li+li{margin-top:.3rem}
 .sub{color:#5d6068;font-size:.9rem}
 .file-sha256{font-size:.85rem}
 .warn{color:#9a3b00;font-weight:600}
+.by-ai{background:#efecfb;border-radius:4px;padding:0 .3rem}.ai-mark{color:#4a3a99;font-size:.85rem;font-weight:600}
 .thumb{display:block;width:fit-content;max-width:100%;margin:.6rem 0 .2rem;padding:4px;border:1px solid #dcdee2;border-radius:6px;background:#fafafa}
 img.thumbnail{display:block;max-width:100%;height:auto}
 pre.preview{margin:.6rem 0 .2rem;padding:.6rem .8rem;max-height:16rem;overflow:auto;background:#f6f7f8;border:1px solid #e3e4e7;border-radius:6px;font-size:.85rem;white-space:pre-wrap;overflow-wrap:anywhere}
@@ -526,12 +543,14 @@ dl.facts dd{margin-bottom:.5rem}
 {{else}}
 <p class="kicker">An AI assistant asks you to confirm</p>
 <h1 id="heading">{{.Heading}}</h1>
-{{if eq .Action "edit"}}<p class="lede">It asks to replace the message of your post. Nothing changes until you accept.</p>
+{{if .Lede}}<p class="lede">{{.Lede}}</p>
+{{else if eq .Action "edit"}}<p class="lede">It asks to replace the message of your post. Nothing changes until you accept.</p>
 {{else if eq .Action "react"}}<p class="lede">It asks to add your <strong>:{{.Emoji}}:</strong> reaction on this post. Nothing changes until you accept.</p>
 {{else if eq .Action "unreact"}}<p class="lede">It asks to take back your <strong>:{{.Emoji}}:</strong> reaction on this post. Nothing changes until you accept.</p>
 {{else}}<p class="lede">It asks to post this as you. Nothing is sent until you accept.</p>{{end}}
 <dl class="facts card">
-<dt>Where</dt><dd id="destination">{{.Where}}</dd>
+{{if .Facts}}{{range .Facts}}<dt>{{.Label}}</dt><dd{{if .AI}} class="by-ai"{{end}}>{{if .AI}}<span class="ai-mark">Written by the AI:</span> {{end}}{{.Value}}</dd>{{end}}
+{{else}}<dt>Where</dt><dd id="destination">{{.Where}}</dd>{{end}}
 {{if and .Attribution (eq .Action "")}}<dt>Marked</dt><dd>“{{.Attribution}}”, shown under the post</dd>{{end}}
 <dt>Answer by</dt><dd><time datetime="{{.ExpiresAt.Format "2006-01-02T15:04:05Z07:00"}}">{{.Expires}}</time>; after that nothing is {{if .Action}}changed{{else}}sent{{end}}.</dd>
 </dl>
@@ -540,6 +559,10 @@ dl.facts dd{margin-bottom:.5rem}
 <figure class="ai" aria-labelledby="message-label"><figcaption>Written by the AI: your post will read exactly this</figcaption><div id="message" class="message">{{.MessageHTML}}</div></figure>
 <h2 id="previous-label">It replaces</h2>
 <figure class="ai theirs" aria-labelledby="previous-label"><figcaption>Your post as it reads now</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>
+{{else if .PreviousCaption}}
+{{if .Previous}}<h2 id="previous-label">The post</h2>
+<figure class="ai theirs" aria-labelledby="previous-label"><figcaption>{{.PreviousCaption}}</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>{{end}}
+{{else if .Lede}}
 {{else if .Emoji}}
 <h2 id="previous-label">The post</h2>
 <figure class="ai theirs" aria-labelledby="previous-label"><figcaption>The post you {{if eq .Action "unreact"}}reacted to{{else}}react to{{end}}</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>
@@ -547,7 +570,7 @@ dl.facts dd{margin-bottom:.5rem}
 <h2 id="message-label">Message</h2>
 <figure class="ai" aria-labelledby="message-label"><figcaption>Written by the AI: it is posted exactly as shown</figcaption>{{if .Message}}<div id="message" class="message">{{.MessageHTML}}</div>{{else}}<p id="message" class="empty">No message, only files.</p>{{end}}</figure>
 {{end}}
-{{if .Notes}}<h2>Who is notified</h2>
+{{if .Notes}}<h2>{{if .NotesHeading}}{{.NotesHeading}}{{else}}Who is notified{{end}}</h2>
 <div class="card"><ul id="notes" class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 {{if .Files}}<h2>Files ({{len .Files}})</h2>
 {{range .Files}}<section class="file" data-file-index="{{.Index}}" aria-label="{{.Name}}">
@@ -562,7 +585,7 @@ dl.facts dd{margin-bottom:.5rem}
 {{end}}
 <p class="hint">The files are uploaded only if you accept, and only if they are still exactly these bytes.</p>{{end}}
 <div class="actions">
-<form method="post" action="{{.ID}}/accept"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">{{if eq .Action "edit"}}Accept and edit{{else if .Action}}Accept{{else}}Accept and post{{end}}</button></form>
+<form method="post" action="{{.ID}}/accept"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">{{if .AcceptLabel}}{{.AcceptLabel}}{{else if eq .Action "edit"}}Accept and edit{{else if .Action}}Accept{{else}}Accept and post{{end}}</button></form>
 <form method="post" action="{{.ID}}/decline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="decline">Decline</button></form>
 </div>
 {{end}}

@@ -85,8 +85,10 @@ func boxTitle(plan posting.Plan) string {
 		return "React"
 	case posting.ActionUnreact:
 		return "Take it back"
+	case posting.ActionPost:
+		return "Post it"
 	}
-	return "Post it"
+	return plan.Wording().Box
 }
 
 // urlQuestion is the url-mode question: the person answers on the Mattermost page.
@@ -105,6 +107,9 @@ func urlQuestion(plan posting.Plan, recordID, pageURL string) mcp.ElicitationPar
 // nowhere in what it wrote, so no text of the model's can close the frame
 // early and pose as the question.
 func Describe(plan posting.Plan) string {
+	if w, ok := posting.WordingOf(plan.Action); ok {
+		return describeChange(plan, w)
+	}
 	var b strings.Builder
 	tok := boundaryToken(plan.Message, plan.Previous)
 	frame := func(what, text string) {

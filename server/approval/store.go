@@ -97,6 +97,7 @@ type Record struct {
 	Plan        *posting.Plan `json:"plan,omitempty"`
 	Outcome     string        `json:"outcome,omitempty"`
 	PostID      string        `json:"post_id,omitempty"`
+	ChannelID   string        `json:"channel_id,omitempty"`
 	Permalink   string        `json:"permalink,omitempty"`
 	// ClientSessions are the Mattermost sessions of the MCP client that
 	// caused the write (the tool call's and the MCP session's): they may
@@ -425,6 +426,7 @@ func (s *Store) Accept(ctx context.Context, c *mattermost.Caller, id string, exe
 	if execErr != nil {
 		state, outcome = StateFailed, "Nothing was sent: "+execErr.Error()
 	}
+	rec.ChannelID = done.ChannelID
 	if err := s.Settle(rec, state, outcome, done.PostID, done.Permalink); err != nil {
 		return rec, err
 	}

@@ -32,10 +32,6 @@ var ErrTurnedOff = errors.New("turned off on this Mattermost")
 // ErrCannotPost is a channel the caller can read but not post in.
 var ErrCannotPost = errors.New("the caller cannot post in this channel")
 
-// ErrNotMember is a channel the caller can read without being a member, so
-// it has no read mark of theirs.
-var ErrNotMember = errors.New("the caller is not a member of this channel")
-
 // ErrNoSession is a call that came without a Mattermost session to act
 // with, or whose site URL is unset, so the REST API cannot be reached as
 // the caller.

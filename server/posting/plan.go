@@ -111,14 +111,32 @@ type Plan struct {
 	PostID   string `json:"post_id,omitempty"`
 	Previous string `json:"previous,omitempty"`
 	Emoji    string `json:"emoji,omitempty"`
+	// The changes other than posts keep what they need in one field each,
+	// absent from every older record (which therefore stays readable):
+	// Target is the post a delete or pin is about as it was shown; Channel
+	// the channel a create makes (or a join, leave or add is about); Members
+	// the people a create or add brings in; Status the status to set.
+	Target  *PostTarget  `json:"target,omitempty"`
+	Channel *ChannelSpec `json:"channel,omitempty"`
+	Members []Person     `json:"members,omitempty"`
+	Status  *StatusSpec  `json:"status,omitempty"`
 }
 
-// Actions other than posting.
+// Actions other than posting. Each change beyond edit and reaction has its
+// words in its own file (wording_*.go) and one line in wordings.
 const (
-	ActionPost    = ""
-	ActionEdit    = "edit"
-	ActionReact   = "react"
-	ActionUnreact = "unreact"
+	ActionPost       = ""
+	ActionEdit       = "edit"
+	ActionReact      = "react"
+	ActionUnreact    = "unreact"
+	ActionDelete     = "delete"
+	ActionPin        = "pin"
+	ActionUnpin      = "unpin"
+	ActionJoin       = "join"
+	ActionLeave      = "leave"
+	ActionCreateChan = "create_channel"
+	ActionAddMembers = "add_members"
+	ActionSetStatus  = "set_status"
 )
 
 // Prepare checks a request as the caller and stages its files. Nothing is
@@ -329,7 +347,7 @@ func (p Plan) Heading() string {
 		h = fmt.Sprintf("React :%s: to a post in %s", p.Emoji, place)
 	case ActionUnreact:
 		h = fmt.Sprintf("Take back your :%s: on a post in %s", p.Emoji, place)
-	default:
+	case ActionPost:
 		switch {
 		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) == 1:
 			h = "Direct message to " + p.Dest.Recipients[0]
@@ -340,6 +358,8 @@ func (p Plan) Heading() string {
 		default:
 			h = "Post in " + place
 		}
+	default:
+		h = p.Wording().Heading(p)
 	}
 	return present.Clean(h)
 }

@@ -17,7 +17,7 @@ import (
 func pendingOf(o approval.Outcome) WriteResult {
 	r := o.Record
 	return WriteResult{ID: r.ID, State: r.State, URL: o.PageURL, Outcome: r.Outcome, Action: actionName(o.Plan.Action),
-		PostID: r.PostID, Permalink: r.Permalink}
+		PostID: r.PostID, ChannelID: r.ChannelID, Permalink: r.Permalink}
 }
 
 // outcome words where a write stands for the model.
@@ -80,6 +80,9 @@ func (d Deps) posted(o approval.Outcome) catalogue.Result[WriteResult] {
 
 // doneText says what an executed write did.
 func doneText(plan posting.Plan, permalink string) string {
+	if w, ok := posting.WordingOf(plan.Action); ok {
+		return strings.TrimSpace(w.Done(plan.Dest.PlaceText()) + " " + permalink)
+	}
 	switch plan.Action {
 	case posting.ActionEdit:
 		return "Edited the post: " + permalink

@@ -91,7 +91,7 @@ type PostedFile struct {
 }
 
 func writeTools(d Deps) []catalogue.Tool {
-	return []catalogue.Tool{
+	tools := []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
 			Name: "create_post", Title: "Post in a channel", Hints: postHints, Effect: catalogue.ChangesMattermost,
 			Description: "Posts a message, with files, as the signed-in person in a channel (or as a reply in a thread with root_id). " +
@@ -122,6 +122,10 @@ func writeTools(d Deps) []catalogue.Tool {
 			return d.react(ctx, a, true)
 		}),
 	}
+	tools = append(tools, postChangeTools(d)...)
+	tools = append(tools, channelChangeTools(d)...)
+	tools = append(tools, setStatusTool(d))
+	return tools
 }
 
 // startWrite is how every write tool begins: writes must be allowed, and a

@@ -50,6 +50,21 @@ export interface ConfirmationDetail {
     outcome: string;
     permalink: string;
     page_url: string;
+    // For the changes beyond posts, edits and reactions (delete, pin, channels,
+    // members, status), worded by the server: the sentence under the heading,
+    // what changes line by line (ai: written by the model), the caption of the
+    // post it is about, the heading of the notes and the accept button's label.
+    lede?: string;
+    facts?: ConfirmationFact[];
+    previous_caption?: string;
+    notes_heading?: string;
+    accept_label?: string;
+}
+
+export interface ConfirmationFact {
+    label: string;
+    value: string;
+    ai?: boolean;
 }
 
 export type Answer = 'accept' | 'decline';

@@ -119,6 +119,28 @@ describe('ConfirmationModal', () => {
         expect(within(dialog).queryByRole('heading', {name: 'Message'})).toBeNull();
     });
 
+    it('shows a change the server words (a delete) with its lede, facts, the post it is about, what it affects and its accept label', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({
+            action: 'delete', heading: 'Delete your post in Town Square, Acme with its 2 replies', message: '', previous: 'the doomed post', files: [],
+            lede: 'It asks to delete your post for everyone in the channel.',
+            facts: [{label: 'Replies', value: '2 replies, by anyone, are deleted with it'}, {label: 'Purpose', value: 'model words', ai: true}],
+            previous_caption: 'The post that is deleted', notes_heading: 'Who it affects', notes: ['Everyone in Town Square stops seeing the post.'],
+            accept_label: 'Accept and delete',
+        })}});
+        openModal();
+
+        const dialog = screen.getByRole('dialog');
+        expect((await within(dialog).findByRole('heading', {name: 'The post that is deleted'}))).toBeTruthy();
+        expect(within(dialog).getByRole('heading', {level: 2}).textContent).toBe('Delete your post in Town Square, Acme with its 2 replies');
+        expect(dialog.textContent).toContain('It asks to delete your post for everyone in the channel.');
+        expect(dialog.textContent).toContain('Replies2 replies, by anyone, are deleted with it');
+        expect(within(dialog).getByText('model words').closest('figure')!.querySelector('figcaption')!.textContent).toBe('Written by the AI');
+        expect(dialog.textContent).toContain('the doomed post');
+        expect(within(dialog).getByRole('heading', {name: 'Who it affects'})).toBeTruthy();
+        expect(within(dialog).getByRole('button', {name: 'Accept and delete'})).toBeTruthy();
+        expect(within(dialog).queryByRole('heading', {name: 'Message'})).toBeNull();
+    });
+
     it('takes focus on the dialog itself rather than on Accept', async () => {
         fakeServer({[`GET ${BASE}/${ID}`]: {body: detail()}});
         openModal();

@@ -166,7 +166,7 @@ function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
                                 disabled={busy !== null}
                                 onClick={() => store.answer('accept')}
                             >
-                                {busy === 'accept' ? 'Posting…' : 'Accept'}
+                                {busy === 'accept' ? (detail?.action ? 'Working…' : 'Posting…') : (detail?.accept_label || 'Accept')}
                             </button>
                         </>
                     ) : (
@@ -185,6 +185,9 @@ function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
 }
 
 function lede(detail: ConfirmationDetail): string {
+    if (detail.lede) {
+        return detail.lede;
+    }
     switch (detail.action) {
     case 'edit':
         return 'An AI assistant asks to replace the message of your post. Nothing changes until you accept.';
@@ -196,6 +199,13 @@ function lede(detail: ConfirmationDetail): string {
     return 'An AI assistant asks to post this as you. Nothing is sent until you accept.';
 }
 
+function previousHeading(detail: ConfirmationDetail): string {
+    if (detail.previous_caption) {
+        return detail.previous_caption;
+    }
+    return detail.action === 'edit' ? 'It replaces' : `The post you react to with :${detail.emoji ?? ''}:`;
+}
+
 function Details({detail}: {detail: ConfirmationDetail}) {
     const pending = detail.state === 'pending';
     const expires = formatTime(detail.expires_at, detail.time_zone);
@@ -203,7 +213,25 @@ function Details({detail}: {detail: ConfirmationDetail}) {
     return (
         <>
             {pending && <p style={{...mutedStyle, fontSize: 14, margin: '4px 0 0'}}>{lede(detail)}</p>}
-            {pending && (
+            {pending && detail.facts && detail.facts.length > 0 && (
+                <dl style={factsStyle}>
+                    {detail.facts.map((fact) => (
+                        <React.Fragment key={fact.label}>
+                            <dt style={factNameStyle}>{fact.label}</dt>
+                            <dd style={factValueStyle}>
+                                {fact.ai ? <AIText caption='Written by the AI'>{fact.value}</AIText> : fact.value}
+                            </dd>
+                        </React.Fragment>
+                    ))}
+                    {expires && (
+                        <>
+                            <dt style={factNameStyle}>{'Answer by'}</dt>
+                            <dd style={factValueStyle}>{`${expires}; after that nothing is changed.`}</dd>
+                        </>
+                    )}
+                </dl>
+            )}
+            {pending && !(detail.facts && detail.facts.length > 0) && (
                 <dl style={factsStyle}>
                     {where && (
                         <>
@@ -235,7 +263,7 @@ function Details({detail}: {detail: ConfirmationDetail}) {
             )}
             {detail.previous && (
                 <section style={sectionStyle}>
-                    <h3 style={headingStyle}>{detail.action === 'edit' ? 'It replaces' : `The post you react to with :${detail.emoji ?? ''}:`}</h3>
+                    <h3 style={headingStyle}>{previousHeading(detail)}</h3>
                     <div style={messageBoxStyle}>
                         <PostMessage text={detail.previous}/>
                     </div>
@@ -243,7 +271,7 @@ function Details({detail}: {detail: ConfirmationDetail}) {
             )}
             {detail.notes.length > 0 && (
                 <section style={sectionStyle}>
-                    <h3 style={headingStyle}>{'Who is notified'}</h3>
+                    <h3 style={headingStyle}>{detail.notes_heading || 'Who is notified'}</h3>
                     <ul style={listStyle}>
                         {detail.notes.map((note) => <li key={note}>{note}</li>)}
                     </ul>

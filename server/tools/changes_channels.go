@@ -1,0 +1,315 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+)
+
+// join_channel, leave_channel, create_channel and add_channel_members:
+// memberships and channels others see.
+
+var (
+	joinHints   = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true}
+	leaveHints  = catalogue.Hints{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true}
+	createHints = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true}
+	addHints    = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true}
+	// maxNewMembers bounds the people one call brings into a channel: each
+	// is named in the question, which must stay readable.
+	maxNewMembers = 20
+)
+
+type createChannelArgs struct {
+	Team        string   `json:"team,omitempty" jsonschema:"The team's name or id; needed when the person is in several teams."`
+	DisplayName string   `json:"display_name" jsonschema:"required,The channel's name as people see it, at most 64 characters."`
+	Name        string   `json:"name,omitempty" jsonschema:"Its address (~name): lowercase letters, digits, - and _. Made from display_name when left out."`
+	Private     bool     `json:"private,omitempty" jsonschema:"true for a private channel; public when left out."`
+	Purpose     string   `json:"purpose,omitempty" jsonschema:"What the channel is for, at most 250 characters."`
+	Header      string   `json:"header,omitempty" jsonschema:"The header shown at its top, at most 1024 characters."`
+	Members     []string `json:"members,omitempty" jsonschema:"People of the team to add: @usernames or user ids, at most 20."`
+}
+
+type addMembersArgs struct {
+	Channel string   `json:"channel" jsonschema:"required,The channel: an id, a ~name, a display name, or a channel link."`
+	Team    string   `json:"team,omitempty" jsonschema:"The team's name or id when a channel name exists in several teams."`
+	Users   []string `json:"users" jsonschema:"required,People of the channel's team: @usernames or user ids, at most 20."`
+}
+
+func channelChangeTools(d Deps) []catalogue.Tool {
+	return []catalogue.Tool{
+		catalogue.Define(catalogue.Tool{
+			Name: "join_channel", Title: "Join a public channel", Hints: joinHints, Effect: catalogue.ChangesMattermost,
+			Description: "Joins a public channel of one of the person's teams; its members see that they joined." + confirmationNote,
+		}, d.joinChannel),
+		catalogue.Define(catalogue.Tool{
+			Name: "leave_channel", Title: "Leave a channel", Hints: leaveHints, Effect: catalogue.ChangesMattermost,
+			Description: "Leaves a public or private channel the person is in; a private one cannot be rejoined without an invitation." + confirmationNote,
+		}, d.leaveChannel),
+		catalogue.Define(catalogue.Tool{
+			Name: "create_channel", Title: "Create a channel", Hints: createHints, Effect: catalogue.ChangesMattermost,
+			Description: "Creates a public or private channel in one of the person's teams, with them as its admin, optionally with a purpose, a header and first members." + confirmationNote,
+		}, d.createChannel),
+		catalogue.Define(catalogue.Tool{
+			Name: "add_channel_members", Title: "Add people to a channel", Hints: addHints, Effect: catalogue.ChangesMattermost,
+			Description: "Adds people of the team to a channel, as the person; each added person is notified." + confirmationNote,
+		}, d.addChannelMembers),
+	}
+}
+
+// channelPlan is the plan of a change about an existing channel.
+func channelPlan(c *mattermost.Caller, v chanView, action string) posting.Plan {
+	plan := posting.Plan{CallerID: c.UserID(), Action: action, Dest: posting.Destination{ChannelID: v.ch.Id, Label: v.label(), Place: v.place(c), Where: v.where(c)},
+		Channel: &posting.ChannelSpec{ID: v.ch.Id, TeamID: v.ch.TeamId, Name: v.ch.Name, DisplayName: v.ch.DisplayName,
+			Private: v.ch.Type == model.ChannelTypePrivate, Purpose: v.ch.Purpose}}
+	if v.team != nil {
+		plan.Channel.Team = v.team.DisplayName
+	}
+	return plan
+}
+
+// teamChannel refuses what is not a public or private channel, or archived.
+func teamChannel(v chanView) error {
+	if v.ch.IsGroupOrDirect() {
+		return refusal.New(v.label()+" is a direct or group message, not a channel.", "Give a public or private channel; list_channels lists them.")
+	}
+	if v.ch.DeleteAt != 0 {
+		return refusal.New(v.label()+" is archived: nothing in it can change.", "")
+	}
+	return nil
+}
+
+func (d Deps) joinChannel(ctx context.Context, a channelRefArgs) (res catalogue.Result[WriteResult], err error) {
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
+	}
+	v, err := resolveChannel(c, a.Channel, a.Team)
+	if err != nil {
+		return res, err
+	}
+	if err := teamChannel(v); err != nil {
+		return res, err
+	}
+	if v.ch.Type != model.ChannelTypeOpen {
+		return res, refusal.New(v.label()+" is private: only an invitation from a member brings someone in.", "")
+	}
+	if member, err := c.IsMember(v.ch.Id); err != nil || member {
+		if err != nil {
+			return res, err
+		}
+		return res, refusal.New("The person is already in "+v.label()+"; nothing needs to change.", "")
+	}
+	plan := channelPlan(c, v, posting.ActionJoin)
+	n, err := c.MemberCount(v.ch.Id)
+	if err != nil {
+		return res, err
+	}
+	me, err := c.Me()
+	if err != nil {
+		return res, err
+	}
+	plan.Notes = []string{fmt.Sprintf("Mattermost posts “@%s joined the channel.” in %s, for its %d members to see; it notifies nobody.", me.Username, plan.Dest.Place, n)}
+	return d.write(ctx, c, plan)
+}
+
+func (d Deps) leaveChannel(ctx context.Context, a channelRefArgs) (res catalogue.Result[WriteResult], err error) {
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
+	}
+	v, err := resolveChannel(c, a.Channel, a.Team)
+	if err != nil {
+		return res, err
+	}
+	if err := teamChannel(v); err != nil {
+		return res, err
+	}
+	if member, err := c.IsMember(v.ch.Id); err != nil || !member {
+		if err != nil {
+			return res, err
+		}
+		return res, refusal.New("The person is not in "+v.label()+"; there is nothing to leave.", "")
+	}
+	if v.ch.Name == model.DefaultChannelName {
+		return res, refusal.New("Mattermost lets nobody leave ~"+model.DefaultChannelName+", the channel every team member is in.", "")
+	}
+	plan := channelPlan(c, v, posting.ActionLeave)
+	me, err := c.Me()
+	if err != nil {
+		return res, err
+	}
+	plan.Notes = []string{fmt.Sprintf("Mattermost posts “@%s left the channel.” in %s; it notifies nobody.", me.Username, plan.Dest.Place)}
+	if plan.Channel.Private {
+		plan.Notes = append(plan.Notes, fmt.Sprintf("%s is private: you cannot rejoin it without an invitation from one of its members.", plan.Dest.Place))
+	}
+	return d.write(ctx, c, plan)
+}
+
+var notNameRE = regexp.MustCompile(`[^a-z0-9_-]+`)
+
+// channelName is the address a display name gives: lowercase, with runs of
+// anything else made one -.
+func channelName(display string) string {
+	return strings.Trim(notNameRE.ReplaceAllString(strings.ToLower(display), "-"), "-_")
+}
+
+func (d Deps) createChannel(ctx context.Context, a createChannelArgs) (res catalogue.Result[WriteResult], err error) {
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
+	}
+	display := strings.TrimSpace(a.DisplayName)
+	switch {
+	case display == "" || utf8.RuneCountInString(display) > model.ChannelDisplayNameMaxRunes:
+		return res, refusal.Newf("display_name must be 1 to %d characters.", model.ChannelDisplayNameMaxRunes)
+	case utf8.RuneCountInString(a.Purpose) > model.ChannelPurposeMaxRunes:
+		return res, refusal.Newf("purpose is at most %d characters; shorten it.", model.ChannelPurposeMaxRunes)
+	case utf8.RuneCountInString(a.Header) > model.ChannelHeaderMaxRunes:
+		return res, refusal.Newf("header is at most %d characters; shorten it.", model.ChannelHeaderMaxRunes)
+	}
+	name := strings.TrimPrefix(strings.TrimSpace(a.Name), "~")
+	if name == "" {
+		name = channelName(display)
+	}
+	if len(name) < 2 || len(name) > model.ChannelNameMaxLength || !model.IsValidChannelIdentifier(name) || model.IsValidId(name) {
+		return res, refusal.New(fmt.Sprintf("%q cannot be a channel's address.", name), "Give name: 2 to 64 lowercase letters, digits, - and _.")
+	}
+	team, err := oneTeam(c, a.Team)
+	if err != nil {
+		return res, err
+	}
+	allowed, err := c.MayCreateChannel(team.Id, a.Private)
+	if err != nil {
+		return res, err
+	}
+	spec := &posting.ChannelSpec{TeamID: team.Id, Team: team.DisplayName, Name: name, DisplayName: display, Private: a.Private,
+		Purpose: a.Purpose, Header: a.Header}
+	if !allowed {
+		return res, refusal.Newf("The person's role does not let them create a %s in %s.", spec.Kind(), present.Clean(team.DisplayName))
+	}
+	taken, err := c.ChannelNameTaken(team.Id, name)
+	if err != nil {
+		return res, err
+	}
+	if taken {
+		return res, refusal.New(fmt.Sprintf("%s already has a channel ~%s (perhaps archived).", present.Clean(team.DisplayName), name), "Give another name, or use the existing channel.")
+	}
+	members, err := newMembers(c, team.Id, "", a.Members)
+	if err != nil {
+		return res, err
+	}
+	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionCreateChan, Channel: spec, Members: members,
+		Dest: posting.Destination{Label: fmt.Sprintf("the new %s ~%s in team %s", spec.Kind(), name, team.Name),
+			Place: present.Clean(display) + ", " + present.Clean(team.DisplayName), Where: fmt.Sprintf("a new %s of team %s", spec.Kind(), present.Clean(team.DisplayName))}}
+	plan.Notes = addedNotes(c, members, plan.Dest.Place)
+	if len(plan.Notes) == 0 {
+		plan.Notes = []string{"Nobody is notified: only you are in it at first."}
+	}
+	return d.write(ctx, c, plan)
+}
+
+func (d Deps) addChannelMembers(ctx context.Context, a addMembersArgs) (res catalogue.Result[WriteResult], err error) {
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
+	}
+	v, err := resolveChannel(c, a.Channel, a.Team)
+	if err != nil {
+		return res, err
+	}
+	if err := teamChannel(v); err != nil {
+		return res, err
+	}
+	if !c.MayAddMembers(v.ch) {
+		return res, refusal.New("The person's role does not let them add people to "+v.label()+".", "")
+	}
+	if len(a.Users) == 0 {
+		return res, refusal.New("Give users: the @usernames to add.", "")
+	}
+	members, err := newMembers(c, v.ch.TeamId, v.ch.Id, a.Users)
+	if err != nil {
+		return res, err
+	}
+	plan := channelPlan(c, v, posting.ActionAddMembers)
+	plan.Members = members
+	plan.Notes = addedNotes(c, members, plan.Dest.Place)
+	return d.write(ctx, c, plan)
+}
+
+// oneTeam is the team a create names, or the person's only team.
+func oneTeam(c *mattermost.Caller, ref string) (*model.Team, error) {
+	ms, team, err := teamScope(c, ref)
+	if err != nil || team != nil {
+		return team, err
+	}
+	if len(ms) == 1 {
+		return ms[0].Team, nil
+	}
+	return nil, refusal.New("The person is in several teams: say which with team.", "list_teams lists them.")
+}
+
+// newMembers resolves the people to bring into a channel of a team: each
+// one the caller can see, in the team, not the caller, and (for an existing
+// channel) not in it yet.
+func newMembers(c *mattermost.Caller, teamID, channelID string, refs []string) ([]posting.Person, error) {
+	if len(refs) > maxNewMembers {
+		return nil, refusal.New(fmt.Sprintf("%d people were given; one call adds at most %d.", len(refs), maxNewMembers), "Add the rest in another call.")
+	}
+	seen := map[string]bool{c.UserID(): true}
+	var out []posting.Person
+	for _, ref := range refs {
+		u, err := c.User(ref)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return nil, refusal.Newf("Nobody called %q was found. Call search_users with part of their name.", ref)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if seen[u.Id] {
+			continue
+		}
+		seen[u.Id] = true
+		in, err := c.InTeam(teamID, u.Id)
+		if err != nil {
+			return nil, err
+		}
+		if !in || u.DeleteAt != 0 {
+			return nil, refusal.New(fmt.Sprintf("@%s is not in the channel's team, so Mattermost cannot add them.", u.Username), "Ask a team admin to add them to the team first.")
+		}
+		if channelID != "" {
+			if member, err := c.IsChannelMember(channelID, u.Id); err != nil || member {
+				if err != nil {
+					return nil, err
+				}
+				return nil, refusal.Newf("@%s is already in the channel; leave them out.", u.Username)
+			}
+		}
+		out = append(out, posting.Person{ID: u.Id, Username: u.Username})
+	}
+	return out, nil
+}
+
+// addedNotes say how each added person learns of it: Mattermost posts that
+// they were added, which counts as a mention of them.
+func addedNotes(c *mattermost.Caller, members []posting.Person, place string) []string {
+	me := "you"
+	if u, err := c.Me(); err == nil {
+		me = "@" + u.Username
+	}
+	notes := make([]string, 0, len(members))
+	for _, m := range members {
+		notes = append(notes, fmt.Sprintf("@%s is notified: Mattermost posts “@%s added to the channel by %s.” in %s, which counts as a mention of them.", m.Username, m.Username, me, place))
+	}
+	return notes
+}
