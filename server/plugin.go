@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -37,6 +38,9 @@ type Plugin struct {
 	plugin.MattermostPlugin
 
 	config *config.Store
+	// oauth is whether Mattermost can sign MCP clients in with OAuth now,
+	// re-checked on every configuration change (see loadConfiguration).
+	oauth atomic.Pointer[oauthState]
 	// ready guards router, which OnActivate builds.
 	ready  sync.RWMutex
 	router *mux.Router
@@ -98,6 +102,7 @@ func (p *Plugin) OnActivate() error {
 		Version:      version,
 		Instructions: instructions,
 		SiteURL:      gw.SiteURL,
+		OAuthSignIn:  p.oauthSignIn,
 		UserActive:   gw.UserActive,
 		KV:           gw.KV(),
 		Answers:      gw.BytesKV(),
@@ -206,13 +211,15 @@ func (p *Plugin) OnConfigurationChange() error {
 }
 
 func (p *Plugin) loadConfiguration() {
+	cfg := p.API.GetConfig()
+	p.checkOAuth(cfg)
 	m, err := p.manifest()
 	if err != nil {
 		p.API.LogError("MCP Server cannot read its settings; the previous settings stay in force", "error", err.Error())
 		return
 	}
 	settings := map[string]any{}
-	if cfg := p.API.GetConfig(); cfg != nil {
+	if cfg != nil {
 		if s, ok := cfg.PluginSettings.Plugins[m.Id]; ok {
 			settings = s
 		}
@@ -223,6 +230,37 @@ func (p *Plugin) loadConfiguration() {
 		return
 	}
 	p.config.Set(c)
+}
+
+// oauthState is what checkOAuth found.
+type oauthState struct {
+	ok     bool
+	reason string
+}
+
+// checkOAuth decides whether the 401 and the protected-resource metadata
+// name Mattermost as the authorization server. Mattermost calls
+// OnConfigurationChange on every change of its configuration, not only of
+// this plugin's settings, so an admin switching OAuth on or off is seen at
+// once, without restarting the plugin. A change is logged with the reason.
+func (p *Plugin) checkOAuth(cfg *model.Config) {
+	ok, reason := mattermost.OAuthSignIn(cfg)
+	prev := p.oauth.Swap(&oauthState{ok: ok, reason: reason})
+	if prev != nil && prev.ok == ok && prev.reason == reason {
+		return
+	}
+	if ok {
+		p.API.LogInfo("MCP clients can sign in with Mattermost's OAuth", "server_version", p.API.GetServerVersion())
+		return
+	}
+	p.API.LogInfo("MCP clients are told to sign in with a personal access token: Mattermost cannot register them for OAuth",
+		"reason", reason, "server_version", p.API.GetServerVersion())
+}
+
+// oauthSignIn is what checkOAuth last found.
+func (p *Plugin) oauthSignIn() bool {
+	s := p.oauth.Load()
+	return s != nil && s.ok
 }
 
 // ConfigurationWillBeSaved refuses to save invalid settings, so the admin
