@@ -64,9 +64,12 @@ unit-test:
 webapp-test: webapp/node_modules/.package-lock.json
 	cd webapp && npm test
 
-## e2e-test: builds the bundle, then starts PostgreSQL and Mattermost 11.4 and drives the plugin over MCP
+## e2e-test: builds the bundle, then starts PostgreSQL and Mattermost (11.4, or MM_VERSION) and drives the plugin over MCP
+# MM_VERSION chooses the Mattermost the harness builds and runs: 11.4 from
+# e2e/mmserver, any other from e2e/mmserver-$(MM_VERSION).
+MM_VERSION  ?= 11.4
 e2e-test: dist
-	MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -timeout 25m ./e2e/...
+	MCP_MM_VERSION=$(MM_VERSION) MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -timeout 25m ./e2e/... $(E2E_FLAGS)
 
 ## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines
 bench: dist

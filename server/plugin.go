@@ -89,8 +89,14 @@ func (p *Plugin) OnActivate() error {
 	} else {
 		teller = bot
 	}
+	// The server's version does not change while the plugin runs.
+	streams := mattermost.StreamsResponses(p.API.GetServerVersion())
+	if !streams {
+		gw.Log().Info("This Mattermost delivers a plugin's responses whole: MCP clients of protocol 2025-11-25 and earlier are asked to confirm writes in Mattermost, not in the client, and get no progress while a call waits",
+			"server_version", p.API.GetServerVersion())
+	}
 	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws, Bot: teller,
-		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL})
+		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }})
 	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Approvals: approvals,
 		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: &viewcache.Cache{KV: gw.BytesKV()}}
 	cat, err := catalogue.New(tools.All(deps))

@@ -1,6 +1,11 @@
 package mattermost
 
-import "github.com/mattermost/mattermost/server/public/model"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/mattermost/mattermost/server/public/model"
+)
 
 // OAuthSignIn reports whether Mattermost, configured as cfg, can register
 // an MCP client and issue it tokens, and when it cannot, why (for the log).
@@ -26,4 +31,23 @@ func OAuthSignIn(cfg *model.Config) (bool, string) {
 		return false, "Dynamic Client Registration is off (ServiceSettings.EnableDynamicClientRegistration)"
 	}
 	return true, ""
+}
+
+// StreamsResponses reports whether a Mattermost of this version delivers what
+// a plugin writes on an HTTP response as it is flushed, before the response
+// ends. The plugin RPC bridge got its Flush call after 11.1 (server/public
+// v0.1.22; 9.11 and 11.1 have none): before, a plugin's response reaches the
+// client whole, when ServeHTTP returns. 11.4 is the first version checked
+// to stream; 11.2 and 11.3 are counted out, as they cannot be checked.
+func StreamsResponses(serverVersion string) bool {
+	parts := strings.SplitN(serverVersion, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return major > 11 || (major == 11 && minor >= 4)
 }

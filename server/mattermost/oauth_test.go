@@ -33,3 +33,11 @@ func TestOAuthSignInNeedsTheProviderAndDynamicRegistrationOnAServerThatHasThem(t
 		}
 	}
 }
+
+func TestOnlyMattermost11Point4AndLaterCountAsStreamingAPluginsResponse(t *testing.T) {
+	for v, want := range map[string]bool{"11.4.0": true, "11.10.1": true, "12.0.0": true, "11.3.2": false, "11.1.0": false, "9.11.0": false, "10.10.0": false, "": false, "dev": false} {
+		if got := StreamsResponses(v); got != want {
+			t.Errorf("%q: %v, want %v", v, got, want)
+		}
+	}
+}
