@@ -235,7 +235,7 @@ func TestTheRESTAPIStreamsInListsStreamsOutAndDeletesWithTheMCPCredential(t *tes
 	}
 	// No credential: the same challenge as /mcp.
 	resp, _ = httpDo(t, http.MethodGet, pluginURL()+workspace.APIPath, "", nil)
-	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), "resource_metadata=") {
+	if mcpChallenge, _ := unsignedChallenge(t); resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != mcpChallenge {
 		t.Fatalf("unsigned list: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
 	// A bad name names the next step.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -41,6 +42,9 @@ type Plugin struct {
 	plugin.MattermostPlugin
 
 	config *config.Store
+	// oauth is whether Mattermost can sign MCP clients in with OAuth now,
+	// re-checked on every configuration change (see loadConfiguration).
+	oauth atomic.Pointer[oauthState]
 	// ready guards router, which OnActivate builds.
 	ready  sync.RWMutex
 	router *mux.Router
@@ -89,8 +93,14 @@ func (p *Plugin) OnActivate() error {
 	} else {
 		teller = bot
 	}
+	// The server's version does not change while the plugin runs.
+	streams := mattermost.StreamsResponses(p.API.GetServerVersion())
+	if !streams {
+		gw.Log().Info("This Mattermost delivers a plugin's responses whole: MCP clients of protocol 2025-11-25 and earlier are asked to confirm writes in Mattermost, not in the client, and get no progress while a call waits",
+			"server_version", p.API.GetServerVersion())
+	}
 	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws, Bot: teller,
-		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL})
+		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }})
 	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Approvals: approvals,
 		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: &viewcache.Cache{KV: gw.BytesKV()}}
 	cat, err := catalogue.New(tools.All(deps))
@@ -102,6 +112,7 @@ func (p *Plugin) OnActivate() error {
 		Version:      version,
 		Instructions: instructions,
 		SiteURL:      gw.SiteURL,
+		OAuthSignIn:  p.oauthSignIn,
 		UserActive:   gw.UserActive,
 		KV:           gw.KV(),
 		Answers:      gw.BytesKV(),
@@ -210,13 +221,15 @@ func (p *Plugin) OnConfigurationChange() error {
 }
 
 func (p *Plugin) loadConfiguration() {
+	cfg := p.API.GetConfig()
+	p.checkOAuth(cfg)
 	m, err := p.manifest()
 	if err != nil {
 		p.API.LogError("MCP Server cannot read its settings; the previous settings stay in force", "error", err.Error())
 		return
 	}
 	settings := map[string]any{}
-	if cfg := p.API.GetConfig(); cfg != nil {
+	if cfg != nil {
 		if s, ok := cfg.PluginSettings.Plugins[m.Id]; ok {
 			settings = s
 		}
@@ -227,6 +240,37 @@ func (p *Plugin) loadConfiguration() {
 		return
 	}
 	p.config.Set(c)
+}
+
+// oauthState is what checkOAuth found.
+type oauthState struct {
+	ok     bool
+	reason string
+}
+
+// checkOAuth decides whether the 401 and the protected-resource metadata
+// name Mattermost as the authorization server. Mattermost calls
+// OnConfigurationChange on every change of its configuration, not only of
+// this plugin's settings, so an admin switching OAuth on or off is seen at
+// once, without restarting the plugin. A change is logged with the reason.
+func (p *Plugin) checkOAuth(cfg *model.Config) {
+	ok, reason := mattermost.OAuthSignIn(cfg)
+	prev := p.oauth.Swap(&oauthState{ok: ok, reason: reason})
+	if prev != nil && prev.ok == ok && prev.reason == reason {
+		return
+	}
+	if ok {
+		p.API.LogInfo("MCP clients can sign in with Mattermost's OAuth", "server_version", p.API.GetServerVersion())
+		return
+	}
+	p.API.LogInfo("MCP clients are told to sign in with a personal access token: Mattermost cannot register them for OAuth",
+		"reason", reason, "server_version", p.API.GetServerVersion())
+}
+
+// oauthSignIn is what checkOAuth last found.
+func (p *Plugin) oauthSignIn() bool {
+	s := p.oauth.Load()
+	return s != nil && s.ok
 }
 
 // ConfigurationWillBeSaved refuses to save invalid settings, so the admin

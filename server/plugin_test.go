@@ -12,6 +12,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin"
 	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
+	"github.com/stretchr/testify/mock"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
@@ -82,5 +83,49 @@ func TestThePluginTakesItsIDAndNameFromTheBundlesPluginJSON(t *testing.T) {
 	q.SetAPI(broken)
 	if err := q.OnActivate(); err == nil {
 		t.Fatal("a bundle without plugin.json activated")
+	}
+}
+
+func TestEveryChangeOfMattermostsConfigurationRechecksWhetherOAuthIsAdvertised(t *testing.T) {
+	raw, err := os.ReadFile("../plugin.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "plugin.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &model.Config{}
+	cfg.SetDefaults()
+	cfg.ServiceSettings.EnableOAuthServiceProvider = model.NewPointer(true)
+	cfg.ServiceSettings.EnableDynamicClientRegistration = model.NewPointer(true)
+	api := &plugintest.API{}
+	api.On("GetBundlePath").Return(dir, nil)
+	api.On("GetConfig").Return(func() *model.Config { return cfg })
+	api.On("GetServerVersion").Return("11.4.0")
+	api.On("LogInfo", mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).Return()
+	api.On("LogInfo", mock.Anything, mock.Anything, mock.Anything).Return()
+	p := &Plugin{}
+	p.SetAPI(api)
+
+	steps := []struct {
+		change func()
+		want   bool
+	}{
+		{func() {}, true},
+		{func() { cfg.ServiceSettings.EnableOAuthServiceProvider = model.NewPointer(false) }, false},
+		{func() { cfg.ServiceSettings.EnableOAuthServiceProvider = model.NewPointer(true) }, true},
+		{func() { cfg.ServiceSettings.EnableDynamicClientRegistration = model.NewPointer(false) }, false},
+		{func() { cfg.ServiceSettings.EnableDynamicClientRegistration = nil }, false}, // a server that lacks the setting
+		{func() { cfg.ServiceSettings.EnableDynamicClientRegistration = model.NewPointer(true) }, true},
+	}
+	for i, s := range steps {
+		s.change()
+		if err := p.OnConfigurationChange(); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.oauthSignIn(); got != s.want {
+			t.Fatalf("step %d: OAuth advertised %v, want %v", i, got, s.want)
+		}
 	}
 }

@@ -274,6 +274,21 @@ func (s *Server) patchPluginSettingsOn(n *mmNode, settings map[string]any) error
 	return nil
 }
 
+// PatchConfig saves patch (a config with only the fields to change set)
+// through the REST config API as the admin, on every node, as the System
+// Console does.
+func (s *Server) PatchConfig(patch *model.Config) error {
+	for _, n := range s.nodes() {
+		ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)
+		_, resp, err := ClientAt(n.url, s.Admin).PatchConfig(ctx, patch)
+		cancel()
+		if err != nil {
+			return apiError("patch config on "+n.name, resp, err)
+		}
+	}
+	return nil
+}
+
 // PluginSettings returns the plugin's own section of PluginSettings.Plugins as node 1 reports it.
 func (s *Server) PluginSettings() (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), apiTimeout)

@@ -15,12 +15,42 @@ import (
 	"time"
 )
 
-// mmServerPackage is the main package of the Mattermost server, built from the
-// tiny module in e2e/mmserver that pins exact pseudo-versions.
+// mmServerPackage is the main package of the Mattermost server, built from a
+// tiny module that pins exact pseudo-versions: e2e/mmserver for the main
+// version, e2e/mmserver-<version> for any other (see MattermostVersion).
 const (
 	mmServerModule  = "github.com/mattermost/mattermost/server/v8"
 	mmServerPackage = mmServerModule + "/cmd/mattermost"
 )
+
+// MainMattermostVersion is the version e2e/mmserver builds, which CI runs.
+const MainMattermostVersion = "11.4"
+
+// VersionEnv chooses the Mattermost version the harness builds and runs
+// (`make e2e-test MM_VERSION=9.11` sets it); empty means the main version.
+const VersionEnv = "MCP_MM_VERSION"
+
+// MattermostVersion is the version chosen by $MCP_MM_VERSION.
+func MattermostVersion() string {
+	if v := strings.TrimSpace(os.Getenv(VersionEnv)); v != "" {
+		return v
+	}
+	return MainMattermostVersion
+}
+
+// mmServerDirs are the module directory that builds the chosen version and
+// the directory its binary is cached in.
+func mmServerDirs(repoRoot string) (modDir, binDir string, err error) {
+	v := MattermostVersion()
+	if v == MainMattermostVersion {
+		return filepath.Join(repoRoot, "e2e", "mmserver"), filepath.Join(repoRoot, ".cache", "mattermost", "bin"), nil
+	}
+	modDir = filepath.Join(repoRoot, "e2e", "mmserver-"+v)
+	if _, err := os.Stat(filepath.Join(modDir, "go.mod")); err != nil {
+		return "", "", fmt.Errorf("harness: %s=%s but there is no module to build it (%s/go.mod): versions are %s and those of e2e/mmserver-*", VersionEnv, v, modDir, MainMattermostVersion)
+	}
+	return modDir, filepath.Join(repoRoot, ".cache", "mattermost", v, "bin"), nil
+}
 
 // RepoRoot walks up from the working directory to the directory holding plugin.json.
 func RepoRoot() (string, error) {
@@ -48,7 +78,7 @@ func goTool() string {
 	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
 
-// goEnv is the environment for go commands run in e2e/mmserver.
+// goEnv is the environment for go commands run in e2e/mmserver*.
 func goEnv() []string {
 	env := filteredEnv(func(k string) bool { return k == "GOFLAGS" || k == "GOWORK" || k == "CGO_ENABLED" })
 	return append(env, "GOFLAGS=-mod=readonly", "GOWORK=off")
@@ -85,7 +115,7 @@ func withFileLock(path string, fn func() error) error {
 	return fn()
 }
 
-// mmServerStamp is the sha256 of e2e/mmserver/go.mod and go.sum: the binary is
+// mmServerStamp is the sha256 of the module's go.mod and go.sum: the binary is
 // rebuilt when it changes.
 func mmServerStamp(modDir string) (string, error) {
 	h := sha256.New()
@@ -101,19 +131,23 @@ func mmServerStamp(modDir string) (string, error) {
 }
 
 // EnsureMattermostBinary returns the path of the cached Mattermost server binary
-// (<repo>/.cache/mattermost/bin/mattermost), building it when missing or when
-// e2e/mmserver/go.sum (or go.mod) changed since the last build.
+// of the chosen version (<repo>/.cache/mattermost/bin/mattermost for the main
+// one, <repo>/.cache/mattermost/<version>/bin/mattermost for others), building
+// it when missing or when its module's go.sum (or go.mod) changed since the
+// last build.
 func EnsureMattermostBinary(repoRoot string, logf func(string, ...any)) (string, error) {
-	modDir := filepath.Join(repoRoot, "e2e", "mmserver")
+	modDir, binDir, err := mmServerDirs(repoRoot)
+	if err != nil {
+		return "", err
+	}
 	cacheDir := filepath.Join(repoRoot, ".cache", "mattermost")
-	binDir := filepath.Join(cacheDir, "bin")
 	bin := filepath.Join(binDir, "mattermost")
 	stampFile := filepath.Join(binDir, "mattermost.stamp")
 
-	err := withFileLock(filepath.Join(cacheDir, "build.lock"), func() error {
+	err = withFileLock(filepath.Join(cacheDir, "build.lock"), func() error {
 		want, err := mmServerStamp(modDir)
 		if err != nil {
-			return fmt.Errorf("read e2e/mmserver module: %w", err)
+			return fmt.Errorf("read the module %s: %w", modDir, err)
 		}
 		if have, err := os.ReadFile(stampFile); err == nil && strings.TrimSpace(string(have)) == want {
 			if st, err := os.Stat(bin); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
@@ -123,7 +157,7 @@ func EnsureMattermostBinary(repoRoot string, logf func(string, ...any)) (string,
 		if err := os.MkdirAll(binDir, 0o755); err != nil {
 			return err
 		}
-		logf("building the Mattermost server (%s) into %s; the first build takes a few minutes", mmServerPackage, bin)
+		logf("building the Mattermost server %s (%s) into %s; the first build takes a few minutes", MattermostVersion(), mmServerPackage, bin)
 		start := time.Now()
 		tmp := bin + ".tmp"
 		cmd := exec.Command(goTool(), "build", "-o", tmp, mmServerPackage)
@@ -154,7 +188,10 @@ func EnsureMattermostBinary(repoRoot string, logf func(string, ...any)) (string,
 // mattermostResourceDir returns the module cache directory of the Mattermost
 // server module, which holds i18n/, templates/ and fonts/.
 func mattermostResourceDir(repoRoot string) (string, error) {
-	modDir := filepath.Join(repoRoot, "e2e", "mmserver")
+	modDir, _, err := mmServerDirs(repoRoot)
+	if err != nil {
+		return "", err
+	}
 	list := func() (string, error) {
 		cmd := exec.Command(goTool(), "list", "-m", "-f", "{{.Dir}}", mmServerModule)
 		cmd.Dir = modDir

@@ -61,8 +61,9 @@ type nodeConfig struct {
 }
 
 // mattermostEnv is the MM_* configuration of a node. Every setting comes from the
-// environment (which overrides config.json); PluginSettings.Plugins is
-// deliberately not set here so that tests can change it through the API.
+// environment (which overrides config.json and cannot be changed through the
+// API) except those tests change through the API: PluginSettings.Plugins, and
+// the OAuth settings, which start on from initialConfig.
 func mattermostEnv(c nodeConfig, n *mmNode) []string {
 	env := []string{
 		"MM_SQLSETTINGS_DRIVERNAME=postgres",
@@ -71,8 +72,6 @@ func mattermostEnv(c nodeConfig, n *mmNode) []string {
 		"MM_SERVICESETTINGS_SITEURL=" + c.siteURL,
 		fmt.Sprintf("MM_SERVICESETTINGS_LISTENADDRESS=127.0.0.1:%d", c.port),
 		"MM_SERVICESETTINGS_ENABLEUSERACCESSTOKENS=true",
-		"MM_SERVICESETTINGS_ENABLEOAUTHSERVICEPROVIDER=true",
-		"MM_SERVICESETTINGS_ENABLEDYNAMICCLIENTREGISTRATION=true",
 		"MM_SERVICESETTINGS_ENABLEDEVELOPER=false",
 		"MM_SERVICESETTINGS_ENABLEDIAGNOSTICS=false",
 		"MM_SERVICESETTINGS_ENABLESECURITYFIXALERT=false",
@@ -105,6 +104,12 @@ func mattermostEnv(c nodeConfig, n *mmNode) []string {
 	return env
 }
 
+// initialConfig is node 1's config.json: OAuth sign-in for MCP clients on
+// (on a server without dynamic client registration, before 11.4, that key is
+// ignored), in the file rather than the environment so that tests can switch
+// it off and on through the config API.
+const initialConfig = `{"ServiceSettings": {"EnableOAuthServiceProvider": true, "EnableDynamicClientRegistration": true}}` + "\n"
+
 // startNode prepares the node's directory and starts `mattermost server`. It
 // does not wait for it to answer; see waitPing.
 func startNode(bin string, c nodeConfig) (*mmNode, error) {
@@ -126,7 +131,7 @@ func startNode(bin string, c nodeConfig) (*mmNode, error) {
 			return nil, err
 		}
 	}
-	cfg := []byte("{}\n")
+	cfg := []byte(initialConfig)
 	if c.configFrom != "" {
 		b, err := os.ReadFile(c.configFrom)
 		if err != nil {

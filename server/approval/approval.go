@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -56,7 +57,13 @@ type Options struct {
 	Bot Teller
 	// PluginURL is the plugin's public URL, read when needed.
 	PluginURL func() string
-	Now       func() time.Time
+	// Streams answers whether Mattermost delivers what the plugin writes
+	// on a response before the response ends (nil: it does). Without it a
+	// question put on a call's own stream (protocol 2025-11-25 and earlier)
+	// would reach the client only once the call gave up waiting for its
+	// answer, so such clients are asked in Mattermost instead.
+	Streams func() bool
+	Now     func() time.Time
 }
 
 // Approvals is every pending write of this installation.
@@ -171,6 +178,9 @@ func (a *Approvals) Ask(ctx context.Context, c *mattermost.Caller, plan posting.
 		return Outcome{}, err
 	}
 	form, url := clientAsks(ctx)
+	if !server.IsModernRequest(ctx) && a.opts.Streams != nil && !a.opts.Streams() {
+		form, url = false, false
+	}
 	if form && mode == config.ConfirmClientThenMattermost {
 		return a.askInClient(ctx, c, rec, ModeForm)
 	}

@@ -53,6 +53,12 @@ type Options struct {
 	Instructions string
 	// SiteURL is Mattermost's configured site URL, read on every request.
 	SiteURL func() string
+	// OAuthSignIn answers whether Mattermost can register an MCP client and
+	// issue it tokens right now (see mattermost.OAuthSignIn); nil means it
+	// cannot. Only then do the challenge and the metadata name Mattermost as
+	// the authorization server: a client sent to one that cannot register it
+	// gives up instead of asking for a token.
+	OAuthSignIn func() bool
 	// UserActive answers whether the user exists and is not deactivated.
 	UserActive func(userID string) (bool, error)
 	KV         KV
@@ -149,33 +155,57 @@ func (t *Transport) siteURL(r *http.Request) string {
 // ProtectedResourceMetadata is the RFC 9728 document.
 type ProtectedResourceMetadata struct {
 	Resource               string   `json:"resource"`
-	AuthorizationServers   []string `json:"authorization_servers"`
+	AuthorizationServers   []string `json:"authorization_servers,omitempty"`
 	ScopesSupported        []string `json:"scopes_supported"`
 	BearerMethodsSupported []string `json:"bearer_methods_supported"`
 	ResourceName           string   `json:"resource_name"`
 	ResourceDocumentation  string   `json:"resource_documentation,omitempty"`
 }
 
+// oauthSignIn reports whether OAuth sign-in is advertised now.
+func (t *Transport) oauthSignIn() bool {
+	return t.opts.OAuthSignIn != nil && t.opts.OAuthSignIn()
+}
+
 // ServeMetadata answers the protected-resource metadata. It needs no sign-in:
-// it is how a client learns where to sign in.
+// it is how a client learns where to sign in. It names Mattermost as the
+// authorization server only while Mattermost can register the client and
+// issue it a token; otherwise it names none (RFC 9728 makes the field
+// optional), and the 401 says to use a personal access token.
 func (t *Transport) ServeMetadata(w http.ResponseWriter, r *http.Request) {
 	doc := ProtectedResourceMetadata{
 		Resource:               t.ResourceURL(r),
-		AuthorizationServers:   []string{t.siteURL(r)},
 		ScopesSupported:        []string{OAuthScope},
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           "Mattermost MCP Server",
 	}
+	if t.oauthSignIn() {
+		doc.AuthorizationServers = []string{t.siteURL(r)}
+	}
 	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "public, max-age=3600")
+	// An admin may switch OAuth on or off at any time: clients revalidate.
+	w.Header().Set("Cache-Control", "no-cache")
 	if err := json.NewEncoder(w).Encode(doc); err != nil {
 		t.opts.Log.Warn("Could not write the protected-resource metadata", "error", err.Error())
 	}
 }
 
-// challenge answers 401 the way MCP clients discover OAuth (RFC 9728 §5.1).
+// The 401 bodies: with OAuth sign-in, and without it.
+const (
+	unauthorizedOAuth = `{"error":"unauthorized","message":"Sign in to Mattermost: send a personal access token, a session token or an OAuth access token as 'Authorization: Bearer <token>'. The WWW-Authenticate header says where OAuth starts."}` + "\n"
+	unauthorizedToken = `{"error":"unauthorized","message":"Sign in with a personal access token: create one in Mattermost (Profile > Security > Personal Access Tokens) and send it as 'Authorization: Bearer <token>'. This Mattermost offers MCP clients no OAuth sign-in (it needs Mattermost 11.4 or later with the OAuth 2.0 Service Provider and Dynamic Client Registration on)."}` + "\n"
+)
+
+// challenge answers 401. With OAuth sign-in it is the challenge MCP clients
+// discover OAuth from (RFC 9728 §5.1); without it, it names no metadata and
+// no authorization server, and its body says to use a personal access token.
 func (t *Transport) challenge(w http.ResponseWriter, r *http.Request) {
-	value := fmt.Sprintf(`Bearer resource_metadata="%s", scope="%s"`, t.pluginURL(r)+MetadataPath, OAuthScope)
+	oauth := t.oauthSignIn()
+	value, message := `Bearer realm="Mattermost"`, unauthorizedToken
+	if oauth {
+		value = fmt.Sprintf(`Bearer resource_metadata="%s", scope="%s"`, t.pluginURL(r)+MetadataPath, OAuthScope)
+		message = unauthorizedOAuth
+	}
 	if r.Header.Get("Authorization") != "" {
 		// RFC 6750 §3.1: credentials were sent and were not accepted.
 		value += `, error="invalid_token"`
@@ -183,7 +213,7 @@ func (t *Transport) challenge(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("WWW-Authenticate", value)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusUnauthorized)
-	_, _ = io.WriteString(w, `{"error":"unauthorized","message":"Sign in to Mattermost: send a personal access token, a session token or an OAuth access token as 'Authorization: Bearer <token>'. The WWW-Authenticate header says where OAuth starts."}`+"\n")
+	_, _ = io.WriteString(w, message)
 }
 
 // Authenticate returns the signed-in user of a request, from the header

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -102,11 +103,19 @@ func node(t testing.TB, kv *memKV, log *memLog, active map[string]bool) *httptes
 // newNode is node with its Transport, for tests that look inside.
 func newNode(t testing.TB, kv *memKV, log *memLog, active map[string]bool) (*Transport, *httptest.Server) {
 	t.Helper()
+	return newNodeWithOAuth(t, kv, log, active, func() bool { return true })
+}
+
+// newNodeWithOAuth is newNode whose Mattermost can or cannot sign clients in
+// with OAuth as oauth says at each request.
+func newNodeWithOAuth(t testing.TB, kv *memKV, log *memLog, active map[string]bool, oauth func() bool) (*Transport, *httptest.Server) {
+	t.Helper()
 	tr := New(Options{
 		PluginID: "plugin-under-test", Version: "test", Instructions: "test",
-		SiteURL:    func() string { return "https://chat.example.com/" },
-		UserActive: func(id string) (bool, error) { return active[id], nil },
-		KV:         kv, Answers: rawKV{kv}, Log: log,
+		SiteURL:     func() string { return "https://chat.example.com/" },
+		OAuthSignIn: oauth,
+		UserActive:  func(id string) (bool, error) { return active[id], nil },
+		KV:          kv, Answers: rawKV{kv}, Log: log,
 	})
 	tr.MCP.AddTool(mcp.NewTool("ask_direct", mcp.WithDescription("test")), askDirect)
 	tr.MCP.AddTool(mcp.NewTool("whoami", mcp.WithDescription("test")), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -195,6 +204,57 @@ func TestTheMetadataNamesTheEndpointAndMattermostAsTheAuthorizationServer(t *tes
 	if doc.Resource != "https://chat.example.com/plugins/plugin-under-test/mcp" || len(doc.AuthorizationServers) != 1 ||
 		doc.AuthorizationServers[0] != "https://chat.example.com" || doc.ScopesSupported[0] != "user" {
 		t.Fatalf("metadata %+v", doc)
+	}
+}
+
+func TestWithoutOAuthSignInThe401AndTheMetadataNameNoAuthorizationServerAndAskForAToken(t *testing.T) {
+	var oauth atomic.Bool
+	_, srv := newNodeWithOAuth(t, newMemKV(), &memLog{}, map[string]bool{"u1": false}, oauth.Load)
+
+	resp := post(t, srv.URL, "", "", initialize)
+	text := body(t, resp)
+	challenge := resp.Header.Get("WWW-Authenticate")
+	if resp.StatusCode != http.StatusUnauthorized || challenge != `Bearer realm="Mattermost"` {
+		t.Fatalf("status %d challenge %q", resp.StatusCode, challenge)
+	}
+	if !strings.Contains(text, "personal access token") || strings.Contains(text, "OAuth starts") {
+		t.Fatalf("the 401 must say to use a personal access token: %s", text)
+	}
+
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+MCPPath, strings.NewReader(initialize))
+	req.Header.Set("Authorization", "Bearer nonsense")
+	rejected, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rejected.Body.Close()
+	if got := rejected.Header.Get("WWW-Authenticate"); got != `Bearer realm="Mattermost", error="invalid_token"` {
+		t.Fatalf("rejected token challenge %q", got)
+	}
+
+	metadata := func() map[string]any {
+		resp, err := http.Get(srv.URL + MetadataPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		doc := map[string]any{}
+		if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	if doc := metadata(); doc["authorization_servers"] != nil || doc["resource"] != "https://chat.example.com/plugins/plugin-under-test/mcp" {
+		t.Fatalf("metadata without OAuth %v", doc)
+	}
+
+	// Switched on, the next request advertises it again.
+	oauth.Store(true)
+	if doc := metadata(); fmt.Sprint(doc["authorization_servers"]) != "[https://chat.example.com]" {
+		t.Fatalf("metadata with OAuth %v", doc)
+	}
+	if got := post(t, srv.URL, "", "", initialize).Header.Get("WWW-Authenticate"); !strings.Contains(got, "resource_metadata=") {
+		t.Fatalf("challenge with OAuth %q", got)
 	}
 }
 

@@ -1,0 +1,53 @@
+package mattermost
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/mattermost/mattermost/server/public/model"
+)
+
+// OAuthSignIn reports whether Mattermost, configured as cfg, can register
+// an MCP client and issue it tokens, and when it cannot, why (for the log).
+//
+// MCP clients register themselves (RFC 7591) after reading the authorization
+// server's metadata (RFC 8414). Mattermost serves both from 11.4 on (11.1 has
+// neither; 11.2 and 11.3 are not on the Go module proxy to check) and only
+// with both settings on: /.well-known/oauth-authorization-server answers 501
+// without the OAuth 2.0 Service Provider, and /api/v4/oauth/apps/register
+// refuses without Dynamic Client Registration. A server too old to have the
+// feature does not know the setting either: its configuration, as the plugin
+// reads it, leaves the field empty, which is the version check that does not
+// depend on guessing release numbers.
+func OAuthSignIn(cfg *model.Config) (bool, string) {
+	switch {
+	case cfg == nil:
+		return false, "the server configuration could not be read"
+	case cfg.ServiceSettings.EnableDynamicClientRegistration == nil:
+		return false, "this Mattermost version has no dynamic client registration for OAuth clients (Mattermost 11.4 or later has it)"
+	case cfg.ServiceSettings.EnableOAuthServiceProvider == nil || !*cfg.ServiceSettings.EnableOAuthServiceProvider:
+		return false, "the OAuth 2.0 Service Provider is off (ServiceSettings.EnableOAuthServiceProvider)"
+	case !*cfg.ServiceSettings.EnableDynamicClientRegistration:
+		return false, "Dynamic Client Registration is off (ServiceSettings.EnableDynamicClientRegistration)"
+	}
+	return true, ""
+}
+
+// StreamsResponses reports whether a Mattermost of this version delivers what
+// a plugin writes on an HTTP response as it is flushed, before the response
+// ends. The plugin RPC bridge got its Flush call after 11.1 (server/public
+// v0.1.22; 9.11 and 11.1 have none): before, a plugin's response reaches the
+// client whole, when ServeHTTP returns. 11.4 is the first version checked
+// to stream; 11.2 and 11.3 are counted out, as they cannot be checked.
+func StreamsResponses(serverVersion string) bool {
+	parts := strings.SplitN(serverVersion, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return major > 11 || (major == 11 && minor >= 4)
+}
