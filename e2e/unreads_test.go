@@ -65,8 +65,10 @@ func TestListUnreadsAndReadUnreadAgreeWithMattermostsCountsAndMarkNothingRead(t 
 	}
 	createPost(t, dave, dm.Id, "a word in private", "")
 	viewedBefore, mmUnread := readPoint(t, carol, ch.Id)
-	if mmUnread.MsgCount != 3 || mmUnread.MentionCount != 1 {
-		t.Fatalf("Mattermost counts %d unread and %d mentions, want 3 and 1", mmUnread.MsgCount, mmUnread.MentionCount)
+	// Other tests of the suite may give carol more mention keys; the
+	// plugin's counts are compared with Mattermost's own below.
+	if mmUnread.MsgCount != 3 || mmUnread.MentionCount < 1 {
+		t.Fatalf("Mattermost counts %d unread and %d mentions, want 3 and at least 1", mmUnread.MsgCount, mmUnread.MentionCount)
 	}
 
 	c := connect(t, mm.URL, carol.Token)
