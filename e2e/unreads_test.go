@@ -54,6 +54,20 @@ func TestListUnreadsAndReadUnreadAgreeWithMattermostsCountsAndMarkNothingRead(t 
 	if _, _, err := mm.Client(dave).AddChannelMember(context.Background(), ch.Id, carol.ID); err != nil {
 		t.Fatal(err)
 	}
+	// Mattermost writes the "added to the channel" post in the background;
+	// wait for it so that it lies before carol's read point.
+	eventually(t, "the added-to-channel post is written", func() bool {
+		list, _, err := mm.Client(dave).GetPostsForChannel(context.Background(), ch.Id, 0, 50, "", false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range list.Posts {
+			if p.Type == model.PostTypeAddToChannel {
+				return true
+			}
+		}
+		return false
+	})
 	viewChannel(t, carol, ch.Id)
 	want := map[string]bool{}
 	for _, msg := range []string{"first news", "second news for @" + carol.Username, "third news"} {

@@ -4,12 +4,12 @@
 package catalogue
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -95,15 +95,15 @@ type Question struct {
 // a tool error the model can act on; any other error is a failure.
 func Define[Args, Out any](t Tool, handle func(ctx context.Context, args Args) (Result[Out], error)) Tool {
 	schemaTool := mcp.NewTool(t.Name, mcp.WithInputSchema[Args](), mcp.WithOutputSchema[Out]())
-	t.InputSchema = unescaped(schemaTool.RawInputSchema)
+	t.InputSchema = inputSchema(schemaTool.RawInputSchema)
 	if out, err := json.Marshal(schemaTool.OutputSchema); err == nil && len(schemaTool.OutputSchema.Properties) > 0 {
-		t.OutputSchema = compactSchema(out)
+		t.OutputSchema = outputSchema(out, reflect.TypeFor[Out]())
 	}
+	accepted := argumentNames(t.InputSchema)
 	t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var args Args
-		if err := req.BindArguments(&args); err != nil {
-			return mcp.NewToolResultError(fmt.Sprintf(
-				"The arguments to %s could not be read (%v). Call it again with arguments that match its input schema.", t.Name, err)), nil
+		if err := bindArguments(req, &args); err != nil {
+			return mcp.NewToolResultError(argumentError(t.Name, accepted, err)), nil
 		}
 		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
 			ctx = context.WithValue(ctx, progressKey{}, req.Params.Meta.ProgressToken)
@@ -119,52 +119,6 @@ func Define[Args, Out any](t Tool, handle func(ctx context.Context, args Args) (
 		return res.mcp(), nil
 	}
 	return t
-}
-
-// compactSchema keeps what a client validates most (the answer's own
-// fields and their types) and drops the rest (which fields are always
-// there, the detail of nested objects): every listed byte sits in the
-// model's context before the first question, and the text of each answer
-// already describes the rest.
-func compactSchema(raw json.RawMessage) json.RawMessage {
-	var schema map[string]any
-	if err := json.Unmarshal(raw, &schema); err != nil {
-		return raw
-	}
-	delete(schema, "additionalProperties")
-	delete(schema, "required")
-	if props, ok := schema["properties"].(map[string]any); ok {
-		for name, p := range props {
-			if field, ok := p.(map[string]any); ok {
-				props[name] = map[string]any{"type": field["type"]}
-			}
-		}
-	}
-	return unescaped(mustJSON(schema, raw))
-}
-
-func mustJSON(v any, fallback json.RawMessage) json.RawMessage {
-	out, err := json.Marshal(v)
-	if err != nil {
-		return fallback
-	}
-	return out
-}
-
-// unescaped is raw JSON without Go's HTML escapes (\u003c for <): six
-// bytes for one, in text the model reads.
-func unescaped(raw json.RawMessage) json.RawMessage {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return raw
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return raw
-	}
-	return bytes.TrimRight(b.Bytes(), "\n")
 }
 
 func (r Result[Out]) mcp() *mcp.CallToolResult {

@@ -160,3 +160,64 @@ func TestTheOutputSchemaComesFromTheResultStruct(t *testing.T) {
 		t.Fatalf("structured content %+v, %v", res, err)
 	}
 }
+
+func TestAnArgumentTheToolDoesNotTakeIsRefusedNamingTheOnesItTakes(t *testing.T) {
+	type entry struct {
+		Name string `json:"name,omitempty"`
+	}
+	type args struct {
+		Channel string  `json:"channel"`
+		Files   []entry `json:"files,omitempty"`
+	}
+	called := false
+	tl := catalogue.Define(catalogue.Tool{Name: "post", Title: "p", Description: "p", Hints: catalogue.Hints{ReadOnly: true}},
+		func(context.Context, args) (catalogue.Result[done], error) {
+			called = true
+			return catalogue.Result[done]{Text: "ok"}, nil
+		})
+	for name, arguments := range map[string]any{
+		"at the top":      map[string]any{"channel": "town", "channel_id": "x"},
+		"in a file entry": map[string]any{"channel": "town", "files": []any{map[string]any{"name": "a", "path": "/etc"}}},
+	} {
+		req := mcp.CallToolRequest{}
+		req.Params.Arguments = arguments
+		res, err := tl.Handler(context.Background(), req)
+		if err != nil || !res.IsError || called {
+			t.Fatalf("%s: want a tool error before the handler runs, got %+v %v (handler ran: %v)", name, res, err, called)
+		}
+		if text := res.Content[0].(mcp.TextContent).Text; !strings.Contains(text, "It takes: channel, files.") {
+			t.Errorf("%s: the error does not name the arguments the tool takes: %q", name, text)
+		}
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Arguments = map[string]any{"channel": "town", "files": []any{map[string]any{"name": "a"}}}
+	if res, err := tl.Handler(context.Background(), req); err != nil || res.IsError || !called {
+		t.Fatalf("arguments the tool takes were refused: %+v %v", res, err)
+	}
+}
+
+func TestTheInputSchemaListsOneTypePerArgument(t *testing.T) {
+	type args struct {
+		Users []string          `json:"users,omitempty"`
+		Tags  map[string]string `json:"tags,omitempty"`
+	}
+	tl := catalogue.Define(catalogue.Tool{Name: "t", Title: "t", Description: "t", Hints: catalogue.Hints{ReadOnly: true}},
+		func(context.Context, args) (catalogue.Result[done], error) { return catalogue.Result[done]{}, nil })
+	if s := string(tl.InputSchema); strings.Contains(s, `"null"`) || strings.Contains(s, "additionalProperties\":false") ||
+		!strings.Contains(s, `"users":{"items":{"type":"string"},"type":"array"}`) {
+		t.Fatalf("input schema %s: want plain types and no additionalProperties", s)
+	}
+}
+
+func TestAResultFieldLeftOutWhenEmptyIsNeverDeclaredNullable(t *testing.T) {
+	type out struct {
+		Kept    []string `json:"kept"`
+		Omitted []string `json:"omitted,omitempty"`
+	}
+	tl := catalogue.Define(catalogue.Tool{Name: "t", Title: "t", Description: "t", Hints: catalogue.Hints{ReadOnly: true}},
+		func(context.Context, noArgs) (catalogue.Result[out], error) { return catalogue.Result[out]{}, nil })
+	want := `{"properties":{"kept":{"type":["null","array"]},"omitted":{"type":"array"}},"type":"object"}`
+	if string(tl.OutputSchema) != want {
+		t.Fatalf("output schema %s, want %s", tl.OutputSchema, want)
+	}
+}

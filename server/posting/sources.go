@@ -24,11 +24,11 @@ const MaxWrittenBytes = 1 << 20
 // Entry is one file of a post, as the model names it: exactly one of
 // content (with name), file_id, workspace_file or handle.
 type Entry struct {
-	Name          string `json:"name,omitempty" jsonschema:"With content: the file name to give the text, e.g. notes.md."`
-	Content       string `json:"content,omitempty" jsonschema:"Text you wrote, posted as a file named name (at most 1 MiB)."`
-	FileID        string `json:"file_id,omitempty" jsonschema:"An existing attachment you can read, forwarded as a copy (the original stays where it is)."`
-	WorkspaceFile string `json:"workspace_file,omitempty" jsonschema:"The name of a file in the person's workspace."`
-	Handle        string `json:"handle,omitempty" jsonschema:"An upload handle from request_upload, once its bytes were uploaded."`
+	Name          string `json:"name,omitempty" jsonschema:"With content: its file name, e.g. notes.md."`
+	Content       string `json:"content,omitempty" jsonschema:"Text you wrote (at most 1 MiB), posted as a file."`
+	FileID        string `json:"file_id,omitempty" jsonschema:"An attachment you can read, posted as a copy."`
+	WorkspaceFile string `json:"workspace_file,omitempty" jsonschema:"A file name in the person's workspace."`
+	Handle        string `json:"handle,omitempty" jsonschema:"A handle from request_upload, once its bytes are uploaded."`
 }
 
 // Kinds of entries; each is served by one Source of the Registry.

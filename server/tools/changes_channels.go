@@ -31,19 +31,19 @@ var (
 )
 
 type createChannelArgs struct {
-	Team        string   `json:"team,omitempty" jsonschema:"The team's name or id; needed when the person is in several teams."`
-	DisplayName string   `json:"display_name" jsonschema:"required,The channel's name as people see it, at most 64 characters."`
-	Name        string   `json:"name,omitempty" jsonschema:"Its address (~name): lowercase letters, digits, - and _. Made from display_name when left out."`
+	Team        string   `json:"team,omitempty" jsonschema:"Team name or id; may be left out if the person is in one team."`
+	DisplayName string   `json:"display_name" jsonschema:"The channel's name as people see it, at most 64 characters."`
+	Name        string   `json:"name,omitempty" jsonschema:"The ~name in its link (a-z, 0-9, - and _); made from display_name if left out."`
 	Private     bool     `json:"private,omitempty" jsonschema:"true for a private channel; public when left out."`
 	Purpose     string   `json:"purpose,omitempty" jsonschema:"What the channel is for, at most 250 characters."`
 	Header      string   `json:"header,omitempty" jsonschema:"The header shown at its top, at most 1024 characters."`
-	Members     []string `json:"members,omitempty" jsonschema:"People of the team to add: @usernames or user ids, at most 20."`
+	Members     []string `json:"members,omitempty" jsonschema:"Up to 20 people of the team: @usernames or user ids."`
 }
 
 type addMembersArgs struct {
-	Channel string   `json:"channel" jsonschema:"required,The channel: an id, a ~name, a display name, or a channel link."`
-	Team    string   `json:"team,omitempty" jsonschema:"The team's name or id when a channel name exists in several teams."`
-	Users   []string `json:"users" jsonschema:"required,People of the channel's team: @usernames or user ids, at most 20."`
+	Channel string   `json:"channel" jsonschema:"Id (best), ~name, display name or link."`
+	Team    string   `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Users   []string `json:"users" jsonschema:"Up to 20 people of the team: @usernames or user ids."`
 }
 
 func channelChangeTools(d Deps) []catalogue.Tool {
@@ -54,15 +54,15 @@ func channelChangeTools(d Deps) []catalogue.Tool {
 		}, d.joinChannel),
 		catalogue.Define(catalogue.Tool{
 			Name: "leave_channel", Title: "Leave a channel", Hints: leaveHints, Effect: catalogue.ChangesMattermost,
-			Description: "Leaves a public or private channel the person is in; a private one cannot be rejoined without an invitation." + confirmationNote,
+			Description: "Leaves a channel the person is in; rejoining a private one needs an invitation." + confirmationNote,
 		}, d.leaveChannel),
 		catalogue.Define(catalogue.Tool{
 			Name: "create_channel", Title: "Create a channel", Hints: createHints, Effect: catalogue.ChangesMattermost,
-			Description: "Creates a public or private channel in one of the person's teams, with them as its admin, optionally with a purpose, a header and first members." + confirmationNote,
+			Description: "Creates a public or private channel in one of the person's teams, with them as its admin, and optionally first members." + confirmationNote,
 		}, d.createChannel),
 		catalogue.Define(catalogue.Tool{
 			Name: "add_channel_members", Title: "Add people to a channel", Hints: addHints, Effect: catalogue.ChangesMattermost,
-			Description: "Adds people of the team to a channel, as the person; each added person is notified." + confirmationNote,
+			Description: "Adds people of the channel's team to a channel, as the person; each person added is notified." + confirmationNote,
 		}, d.addChannelMembers),
 	}
 }

@@ -21,24 +21,24 @@ var (
 )
 
 type postIDArgs struct {
-	PostID string `json:"post_id" jsonschema:"required,The post's id."`
+	PostID string `json:"post_id"`
 }
 
 func postChangeTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
 			Name: "delete_post", Title: "Delete one of your posts", Hints: deleteHints, Effect: catalogue.ChangesMattermost,
-			Description: "Deletes one of the signed-in person's own posts, with its replies and files. Someone else's post is refused." + confirmationNote,
+			Description: "Deletes one of the person's own posts, with its replies and files; another person's post is refused." + confirmationNote,
 		}, d.deletePost),
 		catalogue.Define(catalogue.Tool{
 			Name: "pin_post", Title: "Pin a post", Hints: pinHints, Effect: catalogue.ChangesMattermost,
-			Description: "Pins a post the person can read to its channel, for everyone in it." + confirmationNote,
+			Description: "Pins a post the person can read to its channel, for everyone in the channel." + confirmationNote,
 		}, func(ctx context.Context, a postIDArgs) (catalogue.Result[WriteResult], error) {
 			return d.pin(ctx, a, posting.ActionPin)
 		}),
 		catalogue.Define(catalogue.Tool{
 			Name: "unpin_post", Title: "Unpin a post", Hints: unpinHints, Effect: catalogue.ChangesMattermost,
-			Description: "Unpins a pinned post from its channel, for everyone in it." + confirmationNote,
+			Description: "Unpins a pinned post from its channel, for everyone in the channel." + confirmationNote,
 		}, func(ctx context.Context, a postIDArgs) (catalogue.Result[WriteResult], error) {
 			return d.pin(ctx, a, posting.ActionUnpin)
 		}),

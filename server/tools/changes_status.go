@@ -31,7 +31,7 @@ type setStatusArgs struct {
 func setStatusTool(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name: "set_status", Title: "Set your status", Hints: statusHints, Effect: catalogue.ChangesMattermost,
-		Description: "Sets the person's status (online, away, dnd until a time, offline) and/or custom status text, emoji and expiry, as others see it." + confirmationNote,
+		Description: "Sets the person's status (online, away, dnd until a time, offline) and/or custom status, as others see it." + confirmationNote,
 	}, d.setStatus)
 }
 

@@ -167,12 +167,10 @@ type TeamList struct {
 
 func listTeams(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_teams",
-		Title: "List my Mattermost teams",
-		Description: "Lists the Mattermost teams you belong to: id, name (as used in URLs and by the team " +
-			"argument of other tools) and display name. Use it to choose the team for list_channels, " +
-			"get_channel or search_posts.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_teams",
+		Title:       "List my Mattermost teams",
+		Description: "Lists the teams you belong to; a team's name is what the team argument of other tools takes.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listTeams)
 }
 
@@ -270,7 +268,7 @@ func pickTeam(ms []mattermost.Membership, ref string) (*model.Team, error) {
 // ---- list_channels
 
 type listChannelsArgs struct {
-	Team string `json:"team,omitempty" jsonschema:"Only the channels of this team (id, name or display name). Leave out for every team plus direct and group messages."`
+	Team string `json:"team,omitempty" jsonschema:"Only this team's channels; left out: all teams, DMs and groups."`
 }
 
 // ChannelList is list_channels' and search_channels' structured answer.
@@ -282,13 +280,10 @@ type ChannelList struct {
 
 func listChannels(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_channels",
-		Title: "List my Mattermost channels",
-		Description: "Lists the channels you are a member of: public and private channels of your teams, and direct " +
-			"and group messages. Each comes with its id, name, display name (a direct message shows the other person's " +
-			"@username), type, team, unread message count and mention count. Channels with unread messages come first, " +
-			"then by latest post; at most 200 are listed. Use read_channel with a channel id to read one.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_channels",
+		Title:       "List my Mattermost channels",
+		Description: "Lists the channels you are a member of (all teams, direct and group messages) with unread and mention counts, unread first, then by latest post; at most 200. Read one with read_channel.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listChannels)
 }
 
@@ -346,19 +341,16 @@ func activity(ci ChannelInfo) string {
 // ---- get_channel
 
 type getChannelArgs struct {
-	Channel string `json:"channel" jsonschema:"The channel: its id, ~name, name, display name, a direct message's @username, or a link to it (https://<site>/<team>/channels/<name>, or a post permalink)."`
-	Team    string `json:"team,omitempty" jsonschema:"The team to look in (id, name or display name) when a name is in several teams."`
+	Channel string `json:"channel" jsonschema:"Id, ~name, name, display name, DM @username, channel or post link."`
+	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
 }
 
 func getChannel(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "get_channel",
-		Title: "Find a Mattermost channel",
-		Description: "Finds one channel you can read from what a person would call it: its id, ~name, name or " +
-			"display name (case, spaces and dashes do not matter), a direct message's @username, or a channel link " +
-			"or post permalink. Answers its id, type, team, purpose, header and your unread and mention counts. " +
-			"When several match it lists them with ids; when none match it lists the closest names.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "get_channel",
+		Title:       "Find a Mattermost channel",
+		Description: "Finds one channel you can read by what a person would call it (case, spaces and dashes do not matter) and describes it; lists the candidates when several or none match.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.getChannel)
 }
 
@@ -399,17 +391,15 @@ func cut(s string, n int) string {
 
 type searchChannelsArgs struct {
 	Term string `json:"term" jsonschema:"Part of the channel's name or display name."`
-	Team string `json:"team,omitempty" jsonschema:"Only this team (id, name or display name). Leave out for all your teams."`
+	Team string `json:"team,omitempty" jsonschema:"Only this team; left out: all your teams."`
 }
 
 func searchChannels(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "search_channels",
-		Title: "Search Mattermost channels",
-		Description: "Searches channels by part of their name or display name: the public channels of your teams " +
-			"(joined or not) and your own private channels, direct and group messages. Answers up to 50 channels " +
-			"with id, type, team and whether you are a member. Use it to find a channel list_channels does not show.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "search_channels",
+		Title:       "Search Mattermost channels",
+		Description: "Searches channels by part of their name: your teams' public channels (joined or not), your private channels, direct and group messages; up to 50. Finds what list_channels does not show.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.searchChannels)
 }
 

@@ -17,9 +17,9 @@ const (
 )
 
 type listDraftsArgs struct {
-	Team   string `json:"team,omitempty" jsonschema:"Only drafts in this team's channels and in direct and group messages (id, name or display name). Leave out for all."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many drafts per page, 1 to 100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer. Pass it with exactly the same other arguments."`
+	Team   string `json:"team,omitempty" jsonschema:"Only this team's channels, DMs and groups; left out: all."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Drafts per page, 1-100; default 20."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 // DraftInfo is an unsent message in structured answers.
@@ -45,11 +45,10 @@ type DraftList struct {
 
 func listDrafts(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_drafts",
-		Title: "List my drafts",
-		Description: "Lists your unsent drafts that Mattermost keeps, newest change first, 20 at a time (up to 100): channel, " +
-			"thread root, message and files (file_id for read_file). Give team to narrow. Page on with the cursor the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_drafts",
+		Title:       "List my drafts",
+		Description: "Lists your unsent drafts, newest change first, paged; their files carry the file_id read_file takes.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listDrafts)
 }
 

@@ -20,9 +20,9 @@ const (
 )
 
 type listEmojiArgs struct {
-	Prefix string `json:"prefix,omitempty" jsonschema:"Only emoji whose name starts with this (letters, digits, _, + and -). Leave out for all."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many per page, 1 to 500; default 100."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer. Pass it with exactly the same other arguments."`
+	Prefix string `json:"prefix,omitempty" jsonschema:"Only emoji whose name starts with this."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Emoji per page, 1-500; default 100."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 // EmojiInfo is a custom emoji in structured answers.
@@ -42,11 +42,10 @@ type EmojiList struct {
 
 func listEmoji(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_emoji",
-		Title: "List custom emoji",
-		Description: "Lists the server's custom emoji by name, optionally only those starting with prefix, 100 at a time " +
-			"(up to 500): name (used as :name: in messages and reactions), id and creation time. Page on with the cursor the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_emoji",
+		Title:       "List custom emoji",
+		Description: "Lists the server's custom emoji (written :name: in messages and reactions), optionally by name prefix, paged.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listEmoji)
 }
 

@@ -22,16 +22,16 @@ import (
 )
 
 type fileTarget struct {
-	FileID    string `json:"file_id,omitempty" jsonschema:"The attachment's id, as listed beside a post (file_id=...). Either this, or permalink with file_name."`
-	Permalink string `json:"permalink,omitempty" jsonschema:"A post's permalink (https://<site>/<team>/pl/<post id>) or post id, when you do not have the file id; give file_name too if the post has several files."`
-	FileName  string `json:"file_name,omitempty" jsonschema:"With permalink: the attachment's file name."`
+	FileID    string `json:"file_id,omitempty" jsonschema:"As listed beside a post."`
+	Permalink string `json:"permalink,omitempty" jsonschema:"Else the post's permalink or id (and file_name if several)."`
+	FileName  string `json:"file_name,omitempty" jsonschema:"With permalink: the file's name."`
 }
 
 type readFileArgs struct {
 	fileTarget
-	Offset int `json:"offset,omitempty" jsonschema:"First line to read, from 1. Default 1. The header of each answer gives the exact next call."`
-	Column int `json:"column,omitempty" jsonschema:"Byte column within the first line, from 1, when continuing a line longer than one window (the header says when). Default 1."`
-	Limit  int `json:"limit,omitempty" jsonschema:"Lines to read, 1 to 2000. Default 500. A window also stops at 32 KiB."`
+	Offset int `json:"offset,omitempty" jsonschema:"First line, from 1 (default); each header gives the next call."`
+	Column int `json:"column,omitempty" jsonschema:"Byte column in the first line, if a header says so."`
+	Limit  int `json:"limit,omitempty" jsonschema:"Lines, 1-2000; default 500. A window also stops at 32 KiB."`
 }
 
 type fileInfoArgs struct {
@@ -44,7 +44,7 @@ type searchFilesArgs struct {
 	ChannelID string `json:"channel_id,omitempty" jsonschema:"Only files posted in this channel (its id)."`
 	After     string `json:"after,omitempty" jsonschema:"Only files posted on or after this day, YYYY-MM-DD (UTC)."`
 	Before    string `json:"before,omitempty" jsonschema:"Only files posted before this day, YYYY-MM-DD (UTC)."`
-	Limit     int    `json:"limit,omitempty" jsonschema:"How many to list, 1 to 100. Default 20."`
+	Limit     int    `json:"limit,omitempty" jsonschema:"At most this many, 1-100; default 20."`
 }
 
 // FileResult is read_file's structured answer.
@@ -118,34 +118,25 @@ type FoundFile struct {
 func fileTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name:  "read_file",
-			Title: "Read an attachment",
-			Description: "Reads a file attached to a Mattermost post as content you can use: text and code as numbered lines " +
-				"in windows (page with offset/limit; each answer's header gives the exact next call), Word, PowerPoint " +
-				"and Excel files as their extracted text, PDFs as the text Mattermost extracted, archives (zip, tar, tar.gz, " +
-				"tar.bz2) as a listing of entries, images as an image (turned upright and scaled to at most 1568 px), " +
-				"small audio and video as themselves. Other files, and files over the server's size limit, are described " +
-				"with a link for the person. Take file_id from the attachments listed beside posts, or give a post permalink and file_name.",
-			Hints:  readOnly,
-			Effect: catalogue.ReadsOnly,
+			Name:        "read_file",
+			Title:       "Read an attachment",
+			Description: "Reads an attachment as content you can use: text in numbered windows (page with offset/limit as each header says), Office files and PDFs as text (a small PDF also as itself), archives as listings, images upright and at most 1568 px, small audio and video as themselves; others are described.",
+			Hints:       readOnly,
+			Effect:      catalogue.ReadsOnly,
 		}, d.readFile),
 		catalogue.Define(catalogue.Tool{
-			Name:  "get_file_info",
-			Title: "Describe an attachment",
-			Description: "Describes a file attached to a Mattermost post without reading it: name, type, size, when and by whom " +
-				"it was posted, in which channel, the post's permalink, and whether read_file can read it within this server's " +
-				"size limit. Take file_id from the attachments listed beside posts, or give a post permalink and file_name.",
-			Hints:  readOnly,
-			Effect: catalogue.ReadsOnly,
+			Name:        "get_file_info",
+			Title:       "Describe an attachment",
+			Description: "Describes an attachment without reading it: name, type, size, who posted it where, and whether read_file can read it. Give file_id, or a permalink and file_name.",
+			Hints:       readOnly,
+			Effect:      catalogue.ReadsOnly,
 		}, d.fileInfo),
 		catalogue.Define(catalogue.Tool{
-			Name:  "search_files",
-			Title: "Find attachments",
-			Description: "Finds files posted in the channels you belong to, newest first, by part of the name, extension, " +
-				"channel and date. Each result gives file_id, name, type, size, date and channel, ready for read_file. " +
-				"To find files by words in their posts, use search_posts instead.",
-			Hints:  readOnly,
-			Effect: catalogue.ReadsOnly,
+			Name:        "search_files",
+			Title:       "Find attachments",
+			Description: "Finds files in your channels by name, extension, channel and date, newest first, ready for read_file. To search the words of posts, use search_posts.",
+			Hints:       readOnly,
+			Effect:      catalogue.ReadsOnly,
 		}, d.searchFiles),
 	}
 }

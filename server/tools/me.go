@@ -35,14 +35,11 @@ type Me struct {
 
 func getMe(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "get_me",
-		Title: "Who am I in Mattermost",
-		Description: "Tells who you are signed in as in Mattermost (user id, username, name, email), " +
-			"your system roles, the teams you belong to with your roles in each, and whether this server " +
-			"allows tools that change Mattermost (posting, reacting) and who confirms them. " +
-			"Call it first to learn the team names other tools take.",
-		Hints:  catalogue.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
-		Effect: catalogue.ReadsOnly,
+		Name:        "get_me",
+		Title:       "Who am I in Mattermost",
+		Description: "Tells who you are signed in as, your roles and teams, and whether this server allows changes to Mattermost and who confirms them. Call it first to learn your teams.",
+		Hints:       catalogue.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+		Effect:      catalogue.ReadsOnly,
 	}, d.getMe)
 }
 

@@ -16,10 +16,10 @@ const (
 )
 
 type getChannelMembersArgs struct {
-	Channel string `json:"channel" jsonschema:"The channel: its id (best), ~name, display name, a direct message's @username, or a channel link."`
-	Team    string `json:"team,omitempty" jsonschema:"The team to look in when a channel name is in several teams."`
-	Limit   int    `json:"limit,omitempty" jsonschema:"How many people per page, 1 to 200; default 50."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer. Pass it with exactly the same other arguments."`
+	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
+	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"People per page, 1-200; default 50."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 // ChannelMemberInfo is a member of a channel in structured answers.
@@ -44,11 +44,10 @@ type MemberList struct {
 
 func getChannelMembers(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "get_channel_members",
-		Title: "List the members of a channel",
-		Description: "Lists the members of a channel you can read, by username, 50 at a time (up to 200): each person's id, " +
-			"username, names, their channel role (admin or member) and whether they are a guest or a bot. Page on with the cursor the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "get_channel_members",
+		Title:       "List the members of a channel",
+		Description: "Lists the members of a channel you can read, with their channel role and whether each is a guest or a bot, paged.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.getChannelMembers)
 }
 

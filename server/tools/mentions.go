@@ -15,8 +15,8 @@ import (
 )
 
 type listMentionsArgs struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many posts per page, 1 to 100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, for older mentions."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 20."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 // MentionPage is list_mentions' structured answer.
@@ -31,12 +31,10 @@ type MentionPage struct {
 
 func listMentions(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_mentions",
-		Title: "List my recent Mattermost mentions",
-		Description: "Lists recent posts by others that mention you (your @username, your mention keys, your first name " +
-			"if set, and @channel/@all/@here) in channels you can read, newest first, 20 at a time, like search_posts' " +
-			"hits. Page on with the cursor; read_thread(post=<id>) for context.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_mentions",
+		Title:       "List my recent Mattermost mentions",
+		Description: "Lists recent posts by others that mention you (@username, mention keys, first name if set, @channel/@all/@here), newest first, paged. read_thread(post=<id>) gives the context.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listMentions)
 }
 

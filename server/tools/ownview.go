@@ -28,7 +28,7 @@ var (
 )
 
 // ownViewNote ends every own-view description.
-const ownViewNote = " Only the person sees this change, so it is done without asking them."
+const ownViewNote = " Only the person sees this change, so they are not asked."
 
 // maxReminderAhead bounds how far ahead a reminder may be set: Mattermost
 // takes any time, but a reminder years away is a typo.
@@ -51,24 +51,24 @@ type OwnViewResult struct {
 }
 
 type draftArgs struct {
-	Channel string `json:"channel" jsonschema:"required,The channel: an id, a ~name, a display name, a direct message's @username, or a channel link."`
-	Team    string `json:"team,omitempty" jsonschema:"The team's name or id when a channel name exists in several teams."`
-	RootID  string `json:"root_id,omitempty" jsonschema:"A post id of a thread there, for the thread's reply box."`
+	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
+	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	RootID  string `json:"root_id,omitempty" jsonschema:"A thread's post id there, for its reply box."`
 	Message string `json:"message,omitempty" jsonschema:"The draft, in Mattermost markdown."`
 }
 
 type postRefArgs struct {
-	PostID string `json:"post_id" jsonschema:"required,The post's id."`
+	PostID string `json:"post_id"`
 }
 
 type channelRefArgs struct {
-	Channel string `json:"channel" jsonschema:"required,The channel: an id, a ~name, a display name, a direct message's @username, or a channel link."`
-	Team    string `json:"team,omitempty" jsonschema:"The team's name or id when a channel name exists in several teams."`
+	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
+	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
 }
 
 type reminderArgs struct {
-	PostID    string `json:"post_id" jsonschema:"required,The post's id."`
-	At        string `json:"at,omitempty" jsonschema:"When: RFC 3339 (2024-05-01T09:00:00Z), or 2024-05-01T09:00 in the person's own time zone."`
+	PostID    string `json:"post_id"`
+	At        string `json:"at,omitempty" jsonschema:"RFC 3339, or 2024-05-01T09:00 in the person's time zone."`
 	InMinutes int    `json:"in_minutes,omitempty" jsonschema:"Or: this many minutes from now."`
 }
 
@@ -76,11 +76,11 @@ func ownViewTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
 			Name: "save_draft", Title: "Leave a draft in the message box", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
-			Description: "Puts a draft in the person's message box of a channel they can post in (or of a thread: root_id), replacing any draft there; the person reviews and sends it themselves." + ownViewNote,
+			Description: "Puts a draft in the person's message box of a channel (or of a thread: root_id), replacing any there; they send it themselves." + ownViewNote,
 		}, d.saveDraft),
 		catalogue.Define(catalogue.Tool{
 			Name: "delete_draft", Title: "Clear a draft", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView,
-			Description: "Removes the person's draft from the message box of a channel (or of a thread: root_id); no draft there is fine." + ownViewNote,
+			Description: "Removes the person's draft from a channel's message box (or a thread's: root_id); no draft there is fine." + ownViewNote,
 		}, d.deleteDraft),
 		catalogue.Define(catalogue.Tool{
 			Name: "save_post", Title: "Save a post", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
@@ -96,23 +96,23 @@ func ownViewTools(d Deps) []catalogue.Tool {
 		}),
 		catalogue.Define(catalogue.Tool{
 			Name: "follow_thread", Title: "Follow a thread", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
-			Description: "Makes the person follow the thread of a post they can read (any post of it), so its replies show in their Threads view and notify them." + ownViewNote,
+			Description: "Makes the person follow the thread of a post they can read: its replies show in their Threads view and notify them." + ownViewNote,
 		}, func(ctx context.Context, a postRefArgs) (catalogue.Result[OwnViewResult], error) {
 			return d.followThread(ctx, a, true)
 		}),
 		catalogue.Define(catalogue.Tool{
 			Name: "unfollow_thread", Title: "Stop following a thread", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView,
-			Description: "Makes the person stop following the thread of a post (any post of it): its replies no longer show in their Threads view." + ownViewNote,
+			Description: "Makes the person stop following the thread of a post: its replies leave their Threads view." + ownViewNote,
 		}, func(ctx context.Context, a postRefArgs) (catalogue.Result[OwnViewResult], error) {
 			return d.followThread(ctx, a, false)
 		}),
 		catalogue.Define(catalogue.Tool{
 			Name: "mark_channel_read", Title: "Mark a channel read", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
-			Description: "Marks a channel the person is in as read by them now, as opening it does. Call it only when the person asks: reading a channel here leaves it unread for them." + ownViewNote,
+			Description: "Marks a channel the person is in as read now, as opening it does. Only when they ask: reading it here leaves it unread." + ownViewNote,
 		}, d.markChannelRead),
 		catalogue.Define(catalogue.Tool{
 			Name: "set_post_reminder", Title: "Remind me of a post", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
-			Description: "Has Mattermost remind the person of a post they can read at a time (at, or in_minutes): its system bot messages them then. A new reminder for the post replaces the old." + ownViewNote,
+			Description: "Has Mattermost's bot remind the person of a post they can read at a time; a new reminder replaces the old one." + ownViewNote,
 		}, d.setPostReminder),
 	}
 }

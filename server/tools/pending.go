@@ -101,14 +101,13 @@ type PendingList struct {
 }
 
 type getPendingArgs struct {
-	ID string `json:"id,omitempty" jsonschema:"The id a posting tool answered. Leave out to list the person's pending and recent posts."`
+	ID string `json:"id,omitempty" jsonschema:"The id a write tool answered; left out: list all."`
 }
 
 func getPending(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name: "get_pending", Title: "Check a post waiting for confirmation", Hints: readOnly, Effect: catalogue.ReadsOnly,
-		Description: "Tells what became of a post that waits for the person's answer in Mattermost: pending (with the page to answer it), posted (with its link), declined, or failed. " +
-			"Without id, lists the person's pending and recently answered posts. Answers are kept for an hour; a question unanswered for 10 minutes expires.",
+		Description: "Tells what became of a write waiting for the person's answer: pending (with the page to answer it), done, declined or failed; without id, lists pending and recent ones (kept an hour).",
 	}, d.getPending)
 }
 

@@ -13,19 +13,18 @@ import (
 // ---- list_pinned_posts
 
 type listPinnedArgs struct {
-	Channel string `json:"channel" jsonschema:"The channel: its id (best), ~name, display name, a direct message's @username, or a channel link."`
-	Team    string `json:"team,omitempty" jsonschema:"The team to look in when a channel name is in several teams."`
-	Limit   int    `json:"limit,omitempty" jsonschema:"How many posts per page, 1 to 100; default 30."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer. Pass it with exactly the same other arguments."`
+	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
+	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 func listPinnedPosts(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_pinned_posts",
-		Title: "List pinned posts of a channel",
-		Description: "Lists the pinned posts of a channel you can read, newest first, 30 at a time (up to 100), each with " +
-			"author, time, message, permalink and attachments (file_id for read_file). Page on with the cursor the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_pinned_posts",
+		Title:       "List pinned posts of a channel",
+		Description: "Lists the pinned posts of a channel you can read, newest first, paged, with their attachments.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listPinnedPosts)
 }
 
@@ -87,17 +86,16 @@ func openPostKey(tool string, args, keyArgs any, cursor string) (pageCursor, mat
 // ---- list_saved
 
 type listSavedArgs struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many posts per page, 1 to 100; default 30."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer. Pass it with exactly the same other arguments."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 func listSaved(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_saved",
-		Title: "List my saved posts",
-		Description: "Lists the posts you saved in Mattermost (flagged posts) that you can still read, newest first, 30 at a " +
-			"time (up to 100), each with channel, author, time, message, permalink and attachments. Page on with the cursor the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_saved",
+		Title:       "List my saved posts",
+		Description: "Lists the posts you saved in Mattermost (flagged posts) that you can still read, newest first, paged.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listSaved)
 }
 

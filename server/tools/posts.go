@@ -188,23 +188,20 @@ func parseDate(s string) (int64, bool) {
 // ---- read_channel
 
 type readChannelArgs struct {
-	Channel string `json:"channel" jsonschema:"The channel: its id (best), ~name, display name, a direct message's @username, or a channel link."`
-	Team    string `json:"team,omitempty" jsonschema:"The team to look in when a channel name is in several teams."`
-	Since   string `json:"since,omitempty" jsonschema:"Only posts at or after this time: RFC 3339 (2024-05-01T09:00:00Z) or a date (2024-05-01, midnight UTC)."`
-	Before  string `json:"before,omitempty" jsonschema:"Only posts before this time: RFC 3339 or a date (midnight UTC)."`
-	Limit   int    `json:"limit,omitempty" jsonschema:"How many posts per page, 1 to 100; default 30."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, to read older posts. Pass it with exactly the same other arguments."`
+	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
+	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Since   string `json:"since,omitempty" jsonschema:"Only posts at or after: RFC 3339 or a date (midnight UTC)."`
+	Before  string `json:"before,omitempty" jsonschema:"Only posts before: RFC 3339 or a date (midnight UTC)."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 func readChannel(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "read_channel",
-		Title: "Read a Mattermost channel",
-		Description: "Reads the posts of a channel you can read, newest first, 30 at a time (up to 100), optionally only " +
-			"since or before a time. Each post comes with its id, author @username, time (UTC), message, thread replies, " +
-			"permalink and every attachment with the file_id that read_file takes. Page to older posts with the cursor " +
-			"the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "read_channel",
+		Title:       "Read a Mattermost channel",
+		Description: "Reads a channel's posts, newest first, paged, optionally since or before a time; each attachment carries the file_id read_file takes.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.readChannel)
 }
 
@@ -348,19 +345,17 @@ func rangeText(since, before int64) string {
 // ---- read_thread
 
 type readThreadArgs struct {
-	Post   string `json:"post" jsonschema:"Any post of the thread: its id or its permalink (https://<site>/<team>/pl/<id>)."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many posts per page, 1 to 200; default 50."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, to read further replies. Pass it with exactly the same other arguments."`
+	Post   string `json:"post" jsonschema:"Any post of the thread: id or permalink."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-200; default 50."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 func readThread(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "read_thread",
-		Title: "Read a Mattermost thread",
-		Description: "Reads a whole thread from any of its posts (id or permalink): the root post first, then the replies " +
-			"oldest first, 50 at a time (up to 200), each with author, time (UTC), message, permalink and attachments " +
-			"with the file_id that read_file takes. Page on with the cursor the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "read_thread",
+		Title:       "Read a Mattermost thread",
+		Description: "Reads a whole thread from any of its posts (id or permalink): the root post, then the replies oldest first, paged.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.readThread)
 }
 
@@ -414,21 +409,18 @@ func parsePostLink(s string) (string, bool) {
 // ---- search_posts
 
 type searchPostsArgs struct {
-	Terms  string `json:"terms" jsonschema:"Mattermost search: words, \"exact phrases\", -excluded words, from:username, in:channel-name, before:/after:/on: YYYY-MM-DD (UTC), and word* prefixes."`
-	Team   string `json:"team,omitempty" jsonschema:"Search only this team (id, name or display name). Leave out to search all your teams."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many posts per page, 1 to 100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, for further results. Pass it with exactly the same other arguments."`
+	Terms  string `json:"terms" jsonschema:"Words, \"phrases\", -excluded, word* prefixes, from:username, in:channel-name, before:/after:/on:YYYY-MM-DD (UTC)."`
+	Team   string `json:"team,omitempty" jsonschema:"Only this team; left out: all your teams."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 20."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 func searchPosts(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "search_posts",
-		Title: "Search Mattermost posts",
-		Description: "Searches the posts you can read with Mattermost's own search syntax (words, \"phrases\", -exclusions, " +
-			"from:username, in:channel, before:/after:/on: dates in UTC), in one team or all of yours, newest first, " +
-			"20 at a time (up to 100). Each hit comes like read_channel's posts, with channel, permalink and attachments. " +
-			"Page on with the cursor the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "search_posts",
+		Title:       "Search Mattermost posts",
+		Description: "Searches the posts you can read with Mattermost's search syntax, in one team or all of yours, newest first, paged, with channels and attachments.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.searchPosts)
 }
 

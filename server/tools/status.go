@@ -16,7 +16,7 @@ import (
 const maxStatusPeople = 50
 
 type getStatusArgs struct {
-	Users []string `json:"users" jsonschema:"The people, 1 to 50: user ids, @usernames or email addresses."`
+	Users []string `json:"users" jsonschema:"1 to 50 people: user ids, @usernames or emails."`
 }
 
 // StatusInfo is a person's presence in structured answers.
@@ -41,12 +41,10 @@ type StatusList struct {
 
 func getStatus(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "get_status",
-		Title: "Get people's status",
-		Description: "Tells whether people are online, away, do not disturb (and until when) or offline, with their custom " +
-			"status (emoji, text, until when): up to 50 people at once by id or @username, among those you can see. " +
-			"Find a username with search_users.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "get_status",
+		Title:       "Get people's status",
+		Description: "Tells whether people you can see are online, away, do not disturb (until when) or offline, with their custom status; up to 50 at once.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.getStatus)
 }
 

@@ -20,9 +20,9 @@ const (
 )
 
 type listTeamChannelsArgs struct {
-	Team   string `json:"team,omitempty" jsonschema:"The team (id, name or display name); may be left out when you belong to one team."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many channels per page, 1 to 200; default 50."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer. Pass it with exactly the same other arguments."`
+	Team   string `json:"team,omitempty" jsonschema:"Team name or id; may be left out if you are in one team."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Channels per page, 1-200; default 50."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 // TeamChannelList is list_team_channels' structured answer.
@@ -40,12 +40,10 @@ type TeamChannelList struct {
 
 func listTeamChannels(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_team_channels",
-		Title: "Browse a team's channels",
-		Description: "Lists a team's public channels, joined or not, by display name, then the archived channels you can read, " +
-			"50 at a time (up to 200): id, name, display name, purpose and whether you are a member. Read one with read_channel; " +
-			"page on with the cursor the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_team_channels",
+		Title:       "Browse a team's channels",
+		Description: "Lists a team's public channels, joined or not, then the archived channels you can read, paged. Read one with read_channel.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listTeamChannels)
 }
 

@@ -26,8 +26,8 @@ const (
 )
 
 type listThreadsArgs struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many threads per page, 1 to 100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, for further threads."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Threads per page, 1-100; default 20."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 // ThreadInfo is a followed thread in list_threads' answer.
@@ -50,12 +50,10 @@ type ThreadList struct {
 
 func listThreads(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_threads",
-		Title: "List the Mattermost threads I follow",
-		Description: "Lists the threads you follow (Mattermost's Threads view) in channels you can read: those with " +
-			"unread replies first, then by latest reply, 20 at a time, each with its root post, reply, unread and " +
-			"mention counts. Marks nothing read. Read one with read_thread(post=<root id>).",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_threads",
+		Title:       "List the Mattermost threads I follow",
+		Description: "Lists the threads you follow (the Threads view), unread replies first, with counts; marks nothing read. Read one with read_thread(post=<root id>).",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listThreads)
 }
 

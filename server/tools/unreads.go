@@ -19,8 +19,8 @@ const (
 // ---- list_unreads
 
 type listUnreadsArgs struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"How many channels per page, 1 to 200; default 50."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, for further channels."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Channels per page, 1-200; default 50."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 // UnreadChannel is a channel with unread posts or mentions.
@@ -42,12 +42,10 @@ type UnreadList struct {
 
 func listUnreads(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "list_unreads",
-		Title: "List my unread Mattermost channels",
-		Description: "Lists your channels (all teams, direct and group messages) with unread posts or mentions, " +
-			"most recent first, with Mattermost's unread and mention counts, 50 at a time. Marks nothing read. " +
-			"Read one with read_unread(channel=<id>).",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "list_unreads",
+		Title:       "List my unread Mattermost channels",
+		Description: "Lists your channels with unread posts or mentions (all teams, direct and group messages), most recent first, with Mattermost's counts; marks nothing read. Read one with read_unread.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listUnreads)
 }
 
@@ -111,10 +109,10 @@ func (d Deps) listUnreads(ctx context.Context, args listUnreadsArgs) (res catalo
 // ---- read_unread
 
 type readUnreadArgs struct {
-	Channel string `json:"channel" jsonschema:"The channel: its id (best), ~name, display name, a direct message's @username, or a channel link."`
-	Team    string `json:"team,omitempty" jsonschema:"The team to look in when a channel name is in several teams."`
-	Limit   int    `json:"limit,omitempty" jsonschema:"How many posts per page, 1 to 100; default 30."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"The cursor from the previous answer, for older unread posts. Pass it with exactly the same other arguments."`
+	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
+	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
 }
 
 // UnreadPage is read_unread's structured answer.
@@ -128,12 +126,10 @@ type UnreadPage struct {
 
 func readUnread(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "read_unread",
-		Title: "Read my unread posts in a channel",
-		Description: "Reads the posts of one of your channels after the point you last read it, newest first, 30 at a " +
-			"time (up to 100), like read_channel's posts; the last page reaches your read point. Marks nothing read. " +
-			"Page on with the cursor the answer gives.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "read_unread",
+		Title:       "Read my unread posts in a channel",
+		Description: "Reads your posts of a channel after your read point, newest first, paged, until the read point; marks nothing read.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.readUnread)
 }
 

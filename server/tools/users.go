@@ -67,12 +67,10 @@ type getUserArgs struct {
 
 func getUser(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "get_user",
-		Title: "Look up a Mattermost user",
-		Description: "Looks up one person by user id, @username or email: id, username, first and last name, nickname, " +
-			"position, whether it is a bot and whether the account is deactivated. Only people you share a team or a " +
-			"conversation with are found. Use it to turn a post's author id into a name, or a name into from:username.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "get_user",
+		Title:       "Look up a Mattermost user",
+		Description: "Looks up one person you share a team or conversation with, by id, @username or email. Use it to turn an author id into a name, or a name into from:username.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.getUser)
 }
 
@@ -112,8 +110,8 @@ func personRefusal(err error, ref string) error {
 // ---- search_users
 
 type searchUsersArgs struct {
-	Term  string `json:"term" jsonschema:"The start of a username, first or last name, nickname or email."`
-	Limit int    `json:"limit,omitempty" jsonschema:"How many people at most, 1 to 100; default 20."`
+	Term  string `json:"term" jsonschema:"The start of a username or nickname."`
+	Limit int    `json:"limit,omitempty" jsonschema:"At most this many, 1-100; default 20."`
 }
 
 // UserList is search_users' structured answer.
@@ -123,12 +121,10 @@ type UserList struct {
 
 func searchUsers(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name:  "search_users",
-		Title: "Search Mattermost users",
-		Description: "Finds people by the start of their username, name, nickname or email, among those you share a team " +
-			"or a conversation with (deactivated accounts included and marked). Answers up to 20 (at most 100) with id, " +
-			"username, names, nickname, position and whether each is a bot.",
-		Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name:        "search_users",
+		Title:       "Search Mattermost users",
+		Description: "Finds people you share a team or conversation with by the start of their username or nickname; deactivated accounts are marked.",
+		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.searchUsers)
 }
 

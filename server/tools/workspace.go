@@ -35,19 +35,19 @@ type wsNameArg struct {
 
 type filesReadArgs struct {
 	Name   string `json:"name" jsonschema:"The workspace file name, as files_list shows it."`
-	Offset int    `json:"offset,omitempty" jsonschema:"First line to read, from 1. Default 1. The header of each answer gives the exact next call."`
-	Column int    `json:"column,omitempty" jsonschema:"Byte column within the first line, from 1, when continuing a line longer than one window. Default 1."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Lines to read, 1 to 2000. Default 500. A window also stops at 32 KiB."`
+	Offset int    `json:"offset,omitempty" jsonschema:"First line, from 1 (default); each header gives the next call."`
+	Column int    `json:"column,omitempty" jsonschema:"Byte column in the first line, if a header says so."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"Lines, 1-2000; default 500. A window also stops at 32 KiB."`
 }
 
 type filesWriteArgs struct {
-	Name string `json:"name" jsonschema:"File name to write in your workspace, e.g. summary.md. A file of that name is replaced."`
+	Name string `json:"name" jsonschema:"File name, e.g. summary.md; replaces a file of that name."`
 	Text string `json:"text" jsonschema:"The whole text of the file, as UTF-8."`
 }
 
 type filesPresignArgs struct {
 	Name      string `json:"name" jsonschema:"The workspace file name."`
-	Direction string `json:"direction" jsonschema:"download: a URL that GETs the file (reusable for 5 minutes). upload: a URL that takes one PUT of the file's bytes (15 minutes)."`
+	Direction string `json:"direction" jsonschema:"download (GET the file) or upload (PUT its bytes)."`
 }
 
 type saveAttachmentArgs struct {
@@ -57,8 +57,8 @@ type saveAttachmentArgs struct {
 
 type requestUploadArgs struct {
 	Name   string `json:"name" jsonschema:"File name the bytes will have, e.g. chart.png."`
-	Size   int64  `json:"size" jsonschema:"Expected size in bytes; the upload is refused if it is larger."`
-	SHA256 string `json:"sha256,omitempty" jsonschema:"Optional hex sha256 of the bytes; the upload and its redemption are refused if the bytes differ."`
+	Size   int64  `json:"size" jsonschema:"Size in bytes; a larger upload is refused."`
+	SHA256 string `json:"sha256,omitempty" jsonschema:"Hex sha256 of the bytes, if known; other bytes are refused."`
 }
 
 // UploadDescriptor is request_upload's structured answer, shaped after the
@@ -88,68 +88,53 @@ type UploadTransfer struct {
 func workspaceTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name:  "files_list",
-			Title: "List your workspace files",
-			Description: "Lists the files in your own workspace, a transfer buffer for files on their way into a post or out to " +
-				"a sandbox without passing through you: name, detected type, size, sha256, when written and when deleted " +
-				"(24 hours after writing, whatever uses them), and how much of the quota is used.",
-			Hints:  readOnly,
-			Effect: catalogue.ReadsOnly,
+			Name:        "files_list",
+			Title:       "List your workspace files",
+			Description: "Lists your own workspace, a buffer for files on their way into a post or out to a sandbox without passing through you, and its quota. Files are deleted 24 hours after writing.",
+			Hints:       readOnly,
+			Effect:      catalogue.ReadsOnly,
 		}, d.filesList),
 		catalogue.Define(catalogue.Tool{
-			Name:  "files_read",
-			Title: "Read a workspace file",
-			Description: "Reads a file of your workspace as content you can use, exactly like read_file reads an attachment: " +
-				"text in numbered windows (page with offset/limit; each header gives the next call), office files as text, " +
-				"archives as a listing, images as an image. Take the name from files_list.",
-			Hints:  readOnly,
-			Effect: catalogue.ReadsOnly,
+			Name:        "files_read",
+			Title:       "Read a workspace file",
+			Description: "Reads a file of your workspace (name from files_list) as content you can use, exactly as read_file reads an attachment.",
+			Hints:       readOnly,
+			Effect:      catalogue.ReadsOnly,
 		}, d.filesRead),
 		catalogue.Define(catalogue.Tool{
-			Name:  "files_write",
-			Title: "Write a text file to your workspace",
-			Description: "Writes text you composed as a file in your own workspace (replacing a file of that name), for " +
-				"example to attach it to a post or hand it to a sandbox through files_presign. Only your workspace changes, " +
-				"never Mattermost. The file is deleted 24 hours after it is written.",
-			Hints:  workspaceWrite,
-			Effect: catalogue.ChangesOwnWorkspace,
+			Name:        "files_write",
+			Title:       "Write a text file to your workspace",
+			Description: "Writes text you composed as a file of your own workspace, replacing one of that name, to attach to a post or hand out with files_presign. Deleted 24 hours after writing; Mattermost does not change.",
+			Hints:       workspaceWrite,
+			Effect:      catalogue.ChangesOwnWorkspace,
 		}, d.filesWrite),
 		catalogue.Define(catalogue.Tool{
-			Name:  "files_delete",
-			Title: "Delete a workspace file",
-			Description: "Deletes one file from your own workspace now, instead of waiting for its automatic deletion 24 hours " +
-				"after it was written. Only your workspace changes, never Mattermost.",
-			Hints:  workspaceWrite,
-			Effect: catalogue.ChangesOwnWorkspace,
+			Name:        "files_delete",
+			Title:       "Delete a workspace file",
+			Description: "Deletes a file from your own workspace now, rather than 24 hours after it was written. Mattermost does not change.",
+			Hints:       workspaceWrite,
+			Effect:      catalogue.ChangesOwnWorkspace,
 		}, d.filesDelete),
 		catalogue.Define(catalogue.Tool{
-			Name:  "files_presign",
-			Title: "Presign a workspace URL",
-			Description: "Answers a short-lived URL that needs no Mattermost credential, for a sandbox or script that holds the " +
-				"bytes: direction=download gives a URL that GETs a workspace file (reusable for 5 minutes), direction=upload " +
-				"a URL that takes exactly one PUT of a file's raw bytes into your workspace under that name (15 minutes). " +
-				"To attach uploaded bytes to a post, use request_upload instead, which also gives the handle.",
-			Hints:  workspaceSlot,
-			Effect: catalogue.ChangesOwnWorkspace,
+			Name:        "files_presign",
+			Title:       "Presign a workspace URL",
+			Description: "Answers a short-lived URL that needs no credential, for a sandbox or script: download GETs a workspace file (5 minutes), upload takes one PUT into your workspace (15 minutes). To attach bytes to a post, use request_upload.",
+			Hints:       workspaceSlot,
+			Effect:      catalogue.ChangesOwnWorkspace,
 		}, d.filesPresign),
 		catalogue.Define(catalogue.Tool{
-			Name:  "save_attachment",
-			Title: "Save an attachment to your workspace",
-			Description: "Copies a file attached to a Mattermost post you can read into your own workspace, so it can leave " +
-				"through files_presign (download) to a sandbox without its bytes passing through you. Take file_id from the " +
-				"attachments listed beside posts, or give a permalink and file_name.",
-			Hints:  workspaceWrite,
-			Effect: catalogue.ChangesOwnWorkspace,
+			Name:        "save_attachment",
+			Title:       "Save an attachment to your workspace",
+			Description: "Copies an attachment you can read into your own workspace, so it can leave through files_presign without passing through you. Give file_id, or a permalink and file_name.",
+			Hints:       workspaceWrite,
+			Effect:      catalogue.ChangesOwnWorkspace,
 		}, d.saveAttachment),
 		catalogue.Define(catalogue.Tool{
-			Name:  "request_upload",
-			Title: "Request an upload slot",
-			Description: "Prepares an upload of bytes that should not pass through you (a file in a sandbox, a generated image): " +
-				"answers an upload URL that takes one HTTP PUT of the raw bytes with no credential, its expiry, the largest " +
-				"size it takes, and a handle. Whatever holds the bytes PUTs them; you pass only the handle to the tool that " +
-				"posts. Give the expected size, and the sha256 if you know it: bytes that differ are refused.",
-			Hints:  workspaceSlot,
-			Effect: catalogue.ChangesOwnWorkspace,
+			Name:        "request_upload",
+			Title:       "Request an upload slot",
+			Description: "Prepares an upload of bytes that should not pass through you (a sandbox file, a generated image): a credential-free URL for one PUT, and a handle to give a posting tool.",
+			Hints:       workspaceSlot,
+			Effect:      catalogue.ChangesOwnWorkspace,
 		}, d.requestUpload),
 	}
 }

@@ -27,39 +27,38 @@ var (
 
 // confirmationNote is the part of every write tool's description that says
 // who confirms, as built.
-const confirmationNote = " The person confirms it first, as the admin set (get_me tells how); if they decline, nothing changes: do not retry unless they ask."
+const confirmationNote = " The person is asked first; if they decline, do not retry unless they ask."
 
-const filesNote = " files: up to 10, each exactly one of {name, content} (text you wrote, at most 1 MiB), {file_id} (an attachment you can read, forwarded as a copy), " +
-	"{workspace_file} (a file in the person's workspace) or {handle} (from request_upload). Every file is read when you call, and again just before it is sent: a file that changed in between is refused."
+const filesNote = " files: up to 10, each one of {name, content}, {file_id}, {workspace_file} or {handle}; a file that changes before the post is sent is refused."
 
 type createPostArgs struct {
-	Channel string          `json:"channel" jsonschema:"required,The channel: an id, a ~name, a display name, or a channel link."`
-	Team    string          `json:"team,omitempty" jsonschema:"The team's name or id when a channel name exists in several teams."`
+	Channel string          `json:"channel" jsonschema:"Id (best), ~name, display name or link."`
+	Team    string          `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
 	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
 	RootID  string          `json:"root_id,omitempty" jsonschema:"A post id to reply to, in its thread."`
 	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
 }
 
 type dmArgs struct {
-	User    string          `json:"user" jsonschema:"required,The person: an @username or a user id."`
+	User    string          `json:"user" jsonschema:"The person: an @username or a user id."`
 	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
 	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
 }
 
 type groupMessageArgs struct {
-	Users   []string        `json:"users" jsonschema:"required,The 2 to 7 other people: @usernames or user ids."`
+	Users   []string        `json:"users" jsonschema:"The 2 to 7 other people: @usernames or user ids."`
 	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
 	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
 }
 
 type updatePostArgs struct {
-	PostID  string `json:"post_id" jsonschema:"required,The id of one of the person's own posts."`
-	Message string `json:"message" jsonschema:"required,The new message; it replaces the old one."`
+	PostID  string `json:"post_id" jsonschema:"The id of one of the person's own posts."`
+	Message string `json:"message" jsonschema:"The new message; it replaces the old one."`
 }
 
 type reactionArgs struct {
-	PostID string `json:"post_id" jsonschema:"required,The post's id."`
-	Emoji  string `json:"emoji_name" jsonschema:"required,The emoji's name without colons, e.g. thumbsup."`
+	PostID string `json:"post_id"`
+	Emoji  string `json:"emoji_name" jsonschema:"Emoji name without colons, e.g. thumbsup."`
 }
 
 // WriteResult is the structured answer of every tool that writes, and of
@@ -94,30 +93,29 @@ func writeTools(d Deps) []catalogue.Tool {
 	tools := []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
 			Name: "create_post", Title: "Post in a channel", Hints: postHints, Effect: catalogue.ChangesMattermost,
-			Description: "Posts a message, with files, as the signed-in person in a channel (or as a reply in a thread with root_id). " +
-				"The post carries a visible note that an AI wrote it on the person's behalf." + filesNote + confirmationNote,
+			Description: "Posts a message as the person in a channel, or in a thread with root_id, marked as written by an AI on their behalf." + filesNote + confirmationNote,
 		}, d.createPost),
 		catalogue.Define(catalogue.Tool{
 			Name: "dm", Title: "Send a direct message", Hints: postHints, Effect: catalogue.ChangesMattermost,
-			Description: "Sends a direct message, with files, from the signed-in person to one other person (the conversation is opened if needed). files: as for create_post." + confirmationNote,
+			Description: "Sends a direct message, with files as for create_post, from the person to one other person." + confirmationNote,
 		}, d.dm),
 		catalogue.Define(catalogue.Tool{
 			Name: "group_message", Title: "Send a group message", Hints: postHints, Effect: catalogue.ChangesMattermost,
-			Description: "Sends a group message, with files, from the signed-in person to 2 to 7 other people. files: as for create_post." + confirmationNote,
+			Description: "Sends a group message, with files as for create_post, from the person to 2 to 7 other people." + confirmationNote,
 		}, d.groupMessage),
 		catalogue.Define(catalogue.Tool{
 			Name: "update_post", Title: "Edit one of your posts", Hints: editHints, Effect: catalogue.ChangesMattermost,
-			Description: "Replaces the message of one of the signed-in person's own posts (files stay as they are). Someone else's post is refused." + confirmationNote,
+			Description: "Replaces the message of one of the person's own posts, leaving its files; another person's post is refused." + confirmationNote,
 		}, d.updatePost),
 		catalogue.Define(catalogue.Tool{
 			Name: "add_reaction", Title: "React to a post", Hints: reactHints, Effect: catalogue.ChangesMattermost,
-			Description: "Adds the signed-in person's emoji reaction to a post they can read. Reacting twice with the same emoji changes nothing." + confirmationNote,
+			Description: "Adds the person's emoji reaction to a post they can read; the same reaction twice changes nothing." + confirmationNote,
 		}, func(ctx context.Context, a reactionArgs) (catalogue.Result[WriteResult], error) {
 			return d.react(ctx, a, false)
 		}),
 		catalogue.Define(catalogue.Tool{
 			Name: "remove_reaction", Title: "Take back a reaction", Hints: unreactHints, Effect: catalogue.ChangesMattermost,
-			Description: "Removes the signed-in person's own emoji reaction from a post." + confirmationNote,
+			Description: "Removes the person's own emoji reaction from a post they can read." + confirmationNote,
 		}, func(ctx context.Context, a reactionArgs) (catalogue.Result[WriteResult], error) {
 			return d.react(ctx, a, true)
 		}),
