@@ -89,16 +89,27 @@ func teamChannel(v chanView) error {
 	return nil
 }
 
-func (d Deps) joinChannel(ctx context.Context, a channelRefArgs) (res catalogue.Result[WriteResult], err error) {
+// startChannelWrite starts a write to a team channel (not a direct or
+// group message, not archived) that ref names; a nil caller means res and
+// err are the answer.
+func (d Deps) startChannelWrite(ctx context.Context, ref, teamRef string) (*mattermost.Caller, chanView, catalogue.Result[WriteResult], error) {
 	c, res, err := d.startWrite(ctx)
 	if c == nil {
-		return res, err
+		return nil, chanView{}, res, err
 	}
-	v, err := resolveChannel(c, a.Channel, a.Team)
+	v, err := resolveChannel(c, ref, teamRef)
+	if err == nil {
+		err = teamChannel(v)
+	}
 	if err != nil {
-		return res, err
+		return nil, chanView{}, res, err
 	}
-	if err := teamChannel(v); err != nil {
+	return c, v, res, nil
+}
+
+func (d Deps) joinChannel(ctx context.Context, a channelRefArgs) (res catalogue.Result[WriteResult], err error) {
+	c, v, res, err := d.startChannelWrite(ctx, a.Channel, a.Team)
+	if c == nil {
 		return res, err
 	}
 	if v.ch.Type != model.ChannelTypeOpen {
@@ -124,15 +135,8 @@ func (d Deps) joinChannel(ctx context.Context, a channelRefArgs) (res catalogue.
 }
 
 func (d Deps) leaveChannel(ctx context.Context, a channelRefArgs) (res catalogue.Result[WriteResult], err error) {
-	c, res, err := d.startWrite(ctx)
+	c, v, res, err := d.startChannelWrite(ctx, a.Channel, a.Team)
 	if c == nil {
-		return res, err
-	}
-	v, err := resolveChannel(c, a.Channel, a.Team)
-	if err != nil {
-		return res, err
-	}
-	if err := teamChannel(v); err != nil {
 		return res, err
 	}
 	if member, err := c.IsMember(v.ch.Id); err != nil || !member {
@@ -220,15 +224,8 @@ func (d Deps) createChannel(ctx context.Context, a createChannelArgs) (res catal
 }
 
 func (d Deps) addChannelMembers(ctx context.Context, a addMembersArgs) (res catalogue.Result[WriteResult], err error) {
-	c, res, err := d.startWrite(ctx)
+	c, v, res, err := d.startChannelWrite(ctx, a.Channel, a.Team)
 	if c == nil {
-		return res, err
-	}
-	v, err := resolveChannel(c, a.Channel, a.Team)
-	if err != nil {
-		return res, err
-	}
-	if err := teamChannel(v); err != nil {
 		return res, err
 	}
 	if !c.MayAddMembers(v.ch) {

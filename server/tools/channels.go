@@ -355,11 +355,7 @@ func getChannel(d Deps) catalogue.Tool {
 }
 
 func (d Deps) getChannel(ctx context.Context, args getChannelArgs) (res catalogue.Result[ChannelInfo], err error) {
-	c, err := d.caller(ctx)
-	if err != nil {
-		return res, err
-	}
-	view, err := resolveChannel(c, args.Channel, args.Team)
+	_, view, err := d.channelOf(ctx, args.Channel, args.Team)
 	if err != nil {
 		return res, err
 	}

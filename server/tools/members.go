@@ -62,11 +62,7 @@ func (d Deps) getChannelMembers(ctx context.Context, args getChannelMembersArgs)
 	if err != nil {
 		return res, err
 	}
-	c, err := d.caller(ctx)
-	if err != nil {
-		return res, err
-	}
-	view, err := resolveChannel(c, args.Channel, args.Team)
+	c, view, err := d.channelOf(ctx, args.Channel, args.Team)
 	if err != nil {
 		return res, err
 	}

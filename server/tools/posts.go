@@ -224,11 +224,7 @@ func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
-	c, err := d.caller(ctx)
-	if err != nil {
-		return res, err
-	}
-	view, err := resolveChannel(c, args.Channel, args.Team)
+	c, view, err := d.channelOf(ctx, args.Channel, args.Team)
 	if err != nil {
 		return res, err
 	}
@@ -236,16 +232,10 @@ func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
-	next := ""
-	if !walk.complete {
-		next = walk.pos
-	}
-	page, err := pc.postPage(c, walk.shown, next)
+	page, _, err := pc.channelPage(c, view, walk)
 	if err != nil {
 		return res, err
 	}
-	ci := view.info()
-	page.Channel = &ci
 
 	var b strings.Builder
 	rng := ""
@@ -282,6 +272,23 @@ type channelWalk struct {
 	// scannedOut is a walk that stopped at maxScanBatches before filling
 	// the page (posts newer than before were skipped).
 	scannedOut bool
+}
+
+// channelPage is the page a channel walk shows, with the channel's facts
+// (also answered on their own), continuing where the walk stopped unless
+// it reached its end.
+func (pc pageCursor) channelPage(c *mattermost.Caller, view chanView, walk channelWalk) (PostPage, ChannelInfo, error) {
+	next := ""
+	if !walk.complete {
+		next = walk.pos
+	}
+	page, err := pc.postPage(c, walk.shown, next)
+	if err != nil {
+		return page, ChannelInfo{}, err
+	}
+	ci := view.info()
+	page.Channel = &ci
+	return page, ci, nil
 }
 
 // walkChannel reads a channel's posts back from the post at from (the

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -14,6 +15,17 @@ import (
 )
 
 // ---- resolving a channel argument
+
+// channelOf is the caller of the request and the channel ref names, as
+// resolveChannel finds it.
+func (d Deps) channelOf(ctx context.Context, ref, teamRef string) (*mattermost.Caller, chanView, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, chanView{}, err
+	}
+	view, err := resolveChannel(c, ref, teamRef)
+	return c, view, err
+}
 
 // resolveChannel finds the one channel the caller can read that ref names:
 // an id, ~name, name, display name, @username of a direct message, or a

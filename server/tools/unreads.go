@@ -144,11 +144,7 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 	if err != nil {
 		return res, err
 	}
-	c, err := d.caller(ctx)
-	if err != nil {
-		return res, err
-	}
-	view, err := resolveChannel(c, args.Channel, args.Team)
+	c, view, err := d.channelOf(ctx, args.Channel, args.Team)
 	if err != nil {
 		return res, err
 	}
@@ -162,16 +158,10 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 	if err != nil {
 		return res, err
 	}
-	next := ""
-	if !walk.complete {
-		next = walk.pos
-	}
-	page, err := pc.postPage(c, walk.shown, next)
+	page, ci, err := pc.channelPage(c, view, walk)
 	if err != nil {
 		return res, err
 	}
-	ci := view.info()
-	page.Channel = &ci
 	out := UnreadPage{PostPage: page, Unread: ci.Unread}
 	read := "you have never read it"
 	if lv := view.member.LastViewedAt; lv > 0 {
