@@ -24,11 +24,15 @@ type Gateway struct {
 	// raw reaches the few plugin API methods pluginapi does not wrap
 	// (searching posts as a user, listing file infos).
 	raw plugin.API
+	// hasDB is false for a gateway without Mattermost's database driver
+	// (unit tests of the plugin API alone): the few reads the plugin API
+	// lacks and that only add to its answers are then left out.
+	hasDB bool
 }
 
 // NewGateway wraps the plugin API.
 func NewGateway(raw plugin.API, driver plugin.Driver) *Gateway {
-	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw}
+	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil}
 }
 
 // Log is the plugin's key-value logger.

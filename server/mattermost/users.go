@@ -51,7 +51,7 @@ func (c *Caller) User(ref string) (*model.User, error) {
 // searchFetched is how many people each search asks Mattermost for: the
 // plugin API searches without view restrictions, so some of what it finds
 // is dropped here. (It matches usernames and nicknames only: its options
-// allow neither full names nor emails.)
+// allow neither full names nor emails, which namesStarting adds.)
 const searchFetched = 200
 
 // SearchUsers finds up to limit people the caller can see whose username,
@@ -93,6 +93,20 @@ func (c *Caller) SearchUsers(term string, limit int) ([]*model.User, error) {
 			return nil, err
 		}
 	}
+	if len(out) < limit {
+		p := c.policy()
+		teamIDs := make([]string, 0, len(memberships))
+		for _, m := range memberships {
+			teamIDs = append(teamIDs, m.Team.Id)
+		}
+		ids, err := c.namesStarting(teamIDs, term, p.options["fullname"], p.options["email"], searchFetched)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.addByID(ids, seen, add); err != nil {
+			return nil, err
+		}
+	}
 	partners, err := c.messagePartners()
 	if err != nil {
 		return nil, err
@@ -113,6 +127,81 @@ func (c *Caller) SearchUsers(term string, limit int) ([]*model.User, error) {
 		}
 	}
 	return out, nil
+}
+
+// addByID reads the people of ids not seen yet and hands them to add.
+func (c *Caller) addByID(ids []string, seen map[string]bool, add func([]*model.User) error) error {
+	var unseen []string
+	for _, id := range ids {
+		if !seen[id] {
+			unseen = append(unseen, id)
+		}
+	}
+	if len(unseen) == 0 {
+		return nil
+	}
+	users, err := c.g.api.User.ListByUserIDs(unseen)
+	if err != nil {
+		return fmt.Errorf("read people found by name: %w", err)
+	}
+	return add(users)
+}
+
+// namesStarting are the ids of up to n active or deactivated members of
+// the teams whose first or last name (when names are shown) or email (when
+// emails are shown) starts with the first word of term: what the plugin
+// API's search leaves out. The caller's view of each is checked after.
+func (c *Caller) namesStarting(teamIDs []string, term string, names, emails bool, n int) ([]string, error) {
+	words := strings.Fields(strings.ToLower(strings.TrimPrefix(strings.TrimSpace(term), "@")))
+	if len(words) == 0 || len(teamIDs) == 0 || (!names && !emails) || !c.g.hasDB {
+		return nil, nil
+	}
+	p, err := placeholders(c.g.driverName(), len(teamIDs)+1)
+	if err != nil {
+		return nil, err
+	}
+	like := p[len(teamIDs)]
+	var match []string
+	if names {
+		match = append(match, "LOWER(u.FirstName) LIKE "+like, "LOWER(u.LastName) LIKE "+like)
+	}
+	if emails {
+		match = append(match, "LOWER(u.Email) LIKE "+like)
+	}
+	// The same placeholder stands three times: PostgreSQL numbers it once,
+	// MySQL's ? needs the value once per use.
+	args := make([]any, 0, len(teamIDs)+len(match))
+	for _, id := range teamIDs {
+		args = append(args, id)
+	}
+	pattern := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(words[0]) + "%"
+	if c.g.driverName() == driverMySQL {
+		for range match {
+			args = append(args, pattern)
+		}
+	} else {
+		args = append(args, pattern)
+	}
+	query := "SELECT DISTINCT u.Id FROM Users u JOIN TeamMembers tm ON tm.UserId = u.Id WHERE tm.DeleteAt = 0 AND tm.TeamId IN (" +
+		strings.Join(p[:len(teamIDs)], ", ") + ") AND (" + strings.Join(match, " OR ") + fmt.Sprintf(") LIMIT %d", n)
+	db, err := c.g.api.Store.GetReplicaDB()
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search people by name: %w", err)
+	}
+	defer closeRows(rows)
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("search people by name: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
 }
 
 // userMatches is Mattermost's user search on a profile as the caller is

@@ -110,7 +110,7 @@ func personRefusal(err error, ref string) error {
 // ---- search_users
 
 type searchUsersArgs struct {
-	Term  string `json:"term" jsonschema:"The start of a username or nickname."`
+	Term  string `json:"term" jsonschema:"The start of a username, name, nickname or email."`
 	Limit int    `json:"limit,omitempty" jsonschema:"At most this many, 1-100; default 20."`
 }
 
@@ -123,7 +123,7 @@ func searchUsers(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:        "search_users",
 		Title:       "Search Mattermost users",
-		Description: "Finds people you share a team or conversation with by the start of their username or nickname; deactivated accounts are marked.",
+		Description: "Finds people you share a team or conversation with by the start of their username, nickname, or the names and email Mattermost shows you; deactivated accounts are marked.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.searchUsers)
 }
