@@ -20,8 +20,9 @@ type aChange struct {
 	tool      string
 	args      map[string]any
 	heading   string // the heading starts with it
-	names     string // and names it (unique to the test, so it finds the question)
+	names     string // and names it (unique to the test where it can be, so it finds the question)
 	unchanged func() bool
+	shows     string // the page says it, where set
 }
 
 func TestEveryKindOfChangeReadsWellOnThePageAndInTheModalAtBothWidthsAndADeclineChangesNothing(t *testing.T) {
@@ -34,8 +35,10 @@ func TestEveryKindOfChangeReadsWellOnThePageAndInTheModalAtBothWidthsAndADecline
 		t.Fatal(err)
 	}
 	quay := createChannel(t, alice, "quay"+m, "Quay "+m, model.ChannelTypeOpen)
-	if _, _, err := mm.Client(alice).AddChannelMember(ctx, quay.Id, carol.ID); err != nil {
-		t.Fatal(err)
+	for _, u := range []string{carol.ID, bob.ID} {
+		if _, _, err := mm.Client(alice).AddChannelMember(ctx, quay.Id, u); err != nil {
+			t.Fatal(err)
+		}
 	}
 	mine, _ := postFiles(t, alice, quay.Id, "crane schedule for the week", map[string][]byte{"cranes.csv": []byte("crane,status\n3,down\n")})
 	createPost(t, bob, quay.Id, "noted", mine.Id)
@@ -61,20 +64,20 @@ func TestEveryKindOfChangeReadsWellOnThePageAndInTheModalAtBothWidthsAndADecline
 	}
 	statusBefore := status()
 	changes := []aChange{
-		{"delete_post", map[string]any{"post_id": mine.Id}, "Delete your post in", "Quay " + m, postStays(mine.Id)},
-		{"pin_post", map[string]any{"post_id": mine.Id}, "Pin ", "Quay " + m, func() bool { return !isPinned(mine.Id) }},
-		{"unpin_post", map[string]any{"post_id": pinned.Id}, "Unpin ", "Quay " + m, func() bool { return isPinned(pinned.Id) }},
-		{"join_channel", map[string]any{"channel": open.Id}, "Join the public channel", "Open house " + m, func() bool { return !isMember(t, open.Id, alice.ID) }},
-		{"leave_channel", map[string]any{"channel": den.Id}, "Leave the private channel", "Den " + m, func() bool { return isMember(t, den.Id, alice.ID) }},
+		{"delete_post", map[string]any{"post_id": mine.Id}, "Delete your post in", "Quay " + m, postStays(mine.Id), "1 reply, by anyone, is deleted with it"},
+		{"pin_post", map[string]any{"post_id": mine.Id}, "Pin ", "Quay " + m, func() bool { return !isPinned(mine.Id) }, ""},
+		{"unpin_post", map[string]any{"post_id": pinned.Id}, "Unpin ", "Quay " + m, func() bool { return isPinned(pinned.Id) }, ""},
+		{"join_channel", map[string]any{"channel": open.Id}, "Join the public channel", "Open house " + m, func() bool { return !isMember(t, open.Id, alice.ID) }, ""},
+		{"leave_channel", map[string]any{"channel": den.Id}, "Leave the private channel", "Den " + m, func() bool { return isMember(t, den.Id, alice.ID) }, "cannot rejoin"},
 		{"create_channel", map[string]any{"display_name": "Harbour " + m, "name": "harbour" + m, "members": []string{"@" + bob.Username}}, "Create the public channel", "Harbour " + m,
 			func() bool {
 				_, resp, err := mm.Client(mm.Admin).GetChannelByName(ctx, "harbour"+m, mm.Team.Id, "")
 				return err != nil && resp.StatusCode == 404
-			}},
+			}, "@" + bob.Username + " is notified"},
 		{"add_channel_members", map[string]any{"channel": den.Id, "users": []string{"@" + bob.Username}}, "Add @" + bob.Username + " to", "Den " + m,
-			func() bool { return !isMember(t, den.Id, bob.ID) }},
-		{"set_status", map[string]any{"status": "dnd", "custom_text": "At the harbour " + m}, "Set your status to", "At the harbour " + m,
-			func() bool { return status() == statusBefore }},
+			func() bool { return !isMember(t, den.Id, bob.ID) }, "@" + bob.Username + " is notified"},
+		{"set_status", map[string]any{"status": "dnd", "custom_text": "At the harbour " + m}, "Set your status to", "Do not disturb, with a custom status", // the heading leaves the model's text out
+			func() bool { return status() == statusBefore }, "At the harbour " + m},
 	}
 
 	tab := chromeAs(t, alice)
@@ -100,6 +103,9 @@ func TestEveryKindOfChangeReadsWellOnThePageAndInTheModalAtBothWidthsAndADecline
 			// The button says what accepting does, not "post".
 			if accept := evalJS[string](t, tab, `document.querySelector("#accept").textContent.trim()`); !strings.HasPrefix(accept, "Accept and ") || accept == "Accept and post" {
 				t.Errorf("%s: the accept button reads %q", c.tool, accept)
+			}
+			if page := evalJS[string](t, tab, `document.body.innerText`); !strings.Contains(page, c.shows) {
+				t.Errorf("%s: the page does not say %q", c.tool, c.shows)
 			}
 			shoot(t, tab, width, "page-"+c.tool)
 		}

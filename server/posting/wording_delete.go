@@ -16,7 +16,7 @@ var deleteWording = Wording{
 		t := target(p)
 		replies := "none"
 		if t.Replies > 0 {
-			replies = plural(t.Replies, "reply", "replies") + ", by anyone, are deleted with it"
+			replies = plural(t.Replies, "reply, by anyone, is", "replies, by anyone, are") + " deleted with it"
 		}
 		files := "none"
 		if len(t.Files) > 0 {
