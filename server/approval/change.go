@@ -68,7 +68,11 @@ func changeOutcome(w posting.Wording, state, place, outcome string) (text, reaso
 	case StateDeclined:
 		return w.Declined, ""
 	case StateFailed:
-		return "Failed: nothing was changed.", strings.TrimSpace(strings.TrimPrefix(outcome, "Nothing was sent:"))
+		partway, why := failure(outcome)
+		if partway {
+			return "Failed partway: only part of it was done.", why
+		}
+		return "Failed: nothing was changed.", why
 	case StateExecuting:
 		return "Accepted: it is being done now.", ""
 	}

@@ -1,12 +1,15 @@
 package approval
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 )
 
@@ -117,4 +120,40 @@ func TestEveryChangeIsShownOnThePageAndInTheDetailAndSaysWhatHappenedAfterTheAns
 
 func htmlEscaped(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+func TestAChangeThatFailsPartwaySaysPartOfItWasDoneAndOneThatFailsBeforeSaysNothingChanged(t *testing.T) {
+	var plan posting.Plan
+	for _, c := range changePlans() {
+		if c.plan.Action == posting.ActionCreateChan {
+			plan = c.plan
+		}
+	}
+	if plan.Action == "" {
+		t.Fatal("no create_channel plan among the change plans")
+	}
+	alice := (*mattermost.Gateway)(nil).As("alice")
+	for _, c := range []struct {
+		done      Executed
+		said, not string
+	}{
+		{Executed{ChannelID: "c1"}, "Failed partway: only part of it was done.", "nothing was changed"},
+		{Executed{}, "Failed: nothing was changed.", "partway"},
+	} {
+		f := newRoutes(t)
+		rec, err := f.store.Create("alice", Title(plan), plan, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err = f.store.Accept(context.Background(), alice, rec.ID, func(context.Context, *mattermost.Caller, posting.Plan) (Executed, error) {
+			return c.done, errors.New("adding @bob failed")
+		})
+		if err != nil || rec.State != StateFailed {
+			t.Fatalf("accept: %+v %v", rec, err)
+		}
+		page := f.do(http.MethodGet, Path+"/"+rec.ID, "alice").Body.String()
+		if !strings.Contains(page, htmlEscaped(c.said)) || strings.Contains(page, c.not) || !strings.Contains(page, "adding @bob failed") {
+			t.Errorf("after %+v the page does not say %q with the reason, or says %q:\n%s", c.done, c.said, c.not, page)
+		}
+	}
 }

@@ -258,8 +258,10 @@ func outcomeText(state, action, place, outcome string) (text, reason string) {
 		}
 		return "Declined: nothing was posted.", ""
 	case StateFailed:
-		// The store words a failure "Nothing was sent: <why>".
-		why := strings.TrimSpace(strings.TrimPrefix(outcome, "Nothing was sent:"))
+		partway, why := failure(outcome)
+		if partway {
+			return "Failed partway: only part of it was done.", why
+		}
 		if action == posting.ActionPost {
 			return "Failed: nothing was posted.", why
 		}

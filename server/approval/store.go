@@ -13,6 +13,7 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -412,6 +413,21 @@ func (s *Store) Claim(userID, id string) (Record, error) {
 	return s.transition(userID, id, func(r *Record) { r.State, r.AnsweredAt = StateExecuting, s.Now() }, PendingLifetime)
 }
 
+// How the store words a failure: before anything changed, or after part
+// of the change was made (a channel created, then a member not added).
+const (
+	failedBefore  = "Nothing was sent: "
+	failedPartway = "Partly done, then failed: "
+)
+
+// failure reads a failed outcome: whether part of it was done, and why.
+func failure(outcome string) (partway bool, why string) {
+	if rest, ok := strings.CutPrefix(outcome, failedPartway); ok {
+		return true, strings.TrimSpace(rest)
+	}
+	return false, strings.TrimSpace(strings.TrimPrefix(outcome, failedBefore))
+}
+
 // Accept claims a pending record once, cluster-wide, carries out its plan
 // as its owner and records the outcome; of two answers racing, the second
 // gets ErrDecided and the record as it is.
@@ -424,7 +440,10 @@ func (s *Store) Accept(ctx context.Context, c *mattermost.Caller, id string, exe
 	done, execErr := execute(ctx, c, *rec.Plan)
 	state, outcome := StatePosted, "Done."
 	if execErr != nil {
-		state, outcome = StateFailed, "Nothing was sent: "+execErr.Error()
+		state, outcome = StateFailed, failedBefore+execErr.Error()
+		if done.ChannelID != "" || done.PostID != "" {
+			outcome = failedPartway + execErr.Error()
+		}
 	}
 	rec.ChannelID = done.ChannelID
 	if err := s.Settle(rec, state, outcome, done.PostID, done.Permalink); err != nil {
