@@ -40,11 +40,6 @@ type Logger interface {
 	Error(msg string, keyValuePairs ...any)
 }
 
-// Caller is who a request comes from, resolved by Authenticate.
-type Caller struct {
-	UserID string
-}
-
 // Options wire the transport to the plugin.
 type Options struct {
 	PluginID string
