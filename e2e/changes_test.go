@@ -175,6 +175,11 @@ func TestJoinAndLeaveAreAskedAndLeavingAPrivateChannelSaysThereIsNoWayBackWithou
 	}
 
 	private := createChannel(t, alice, uniq(t, "den"), "Den", model.ChannelTypePrivate)
+	// Mattermost before 11 lets nobody leave a private channel they are the
+	// last member of.
+	if _, _, err := mm.Client(alice).AddChannelMember(context.Background(), private.Id, bob.ID); err != nil {
+		t.Fatal(err)
+	}
 	declined(t, no, "leave_channel", map[string]any{"channel": private.Id})
 	if !isMember(t, private.Id, alice.ID) {
 		t.Fatal("a declined leave left")

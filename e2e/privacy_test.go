@@ -332,37 +332,47 @@ func TestAGuestSeesOnlyThePeopleTheyShareAChannelWithJustAsInMattermost(t *testi
 
 // Mattermost 11 no longer hides archived channels: it refuses
 // TeamSettings.ExperimentalViewArchivedChannels=false ("Hiding archived
-// channels is no longer supported"). So a member reads an archived channel,
-// through Mattermost and through the plugin alike. (The plugin still honours
-// the setting being off on servers that accept it: see the unit tests.)
-func TestAnArchivedChannelIsReadThroughThePluginAsMattermostReadsItSinceHidingThemIsNoLongerSupported(t *testing.T) {
+// channels is no longer supported"), so a member reads an archived channel
+// through Mattermost and through the plugin alike. Older servers (9.11)
+// accept the setting off and then hide archived channels: so does the
+// plugin.
+func TestAnArchivedChannelIsReadThroughThePluginExactlyWhenMattermostReadsIt(t *testing.T) {
 	ctx := context.Background()
 	bob := mm.Users[1]
 	ac := mm.Client(mm.Admin)
-	patch := &model.Config{}
-	patch.TeamSettings.ExperimentalViewArchivedChannels = model.NewPointer(false)
-	if _, _, err := ac.PatchConfig(ctx, patch); err == nil {
-		t.Cleanup(func() {
-			patch.TeamSettings.ExperimentalViewArchivedChannels = model.NewPointer(true)
-			_, _, _ = ac.PatchConfig(ctx, patch)
-		})
-		t.Fatal("the server accepted hiding archived channels: test the plugin with the setting off")
-	} else if !strings.Contains(err.Error(), "no longer supported") {
-		t.Fatalf("hiding archived channels refused for another reason: %v", err)
-	}
 	ch := createChannel(t, bob, uniq(t, "archived-"), "Archived", model.ChannelTypeOpen)
 	p := createPost(t, bob, ch.Id, "said before the channel was archived", "")
 	if _, err := ac.DeleteChannel(ctx, ch.Id); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := mm.Client(bob).GetPostsForChannel(ctx, ch.Id, 0, 10, "", false, false); err != nil {
-		t.Fatalf("Mattermost's own read of the archived channel: %v", err)
-	}
 	c := connect(t, mm.URL, bob.Token)
-	if res := call(t, c, "read_channel", map[string]any{"channel": ch.Id}); res.IsError || !strings.Contains(text(res), p.Message) {
-		t.Errorf("read_channel of an archived channel: %s", text(res))
+	reads := func(on bool) {
+		t.Helper()
+		_, _, err := mm.Client(bob).GetPostsForChannel(ctx, ch.Id, 0, 10, "", false, false)
+		if (err == nil) != on {
+			t.Fatalf("with archived channels shown %v, Mattermost's own read of one: %v", on, err)
+		}
+		res := call(t, c, "read_channel", map[string]any{"channel": ch.Id})
+		if on && (res.IsError || !strings.Contains(text(res), p.Message)) || !on && (!res.IsError || strings.Contains(text(res), p.Message)) {
+			t.Errorf("with archived channels shown %v, read_channel of one: %s", on, text(res))
+		}
+		res = call(t, c, "read_thread", map[string]any{"post": p.Id})
+		if res.IsError == on {
+			t.Errorf("with archived channels shown %v, read_thread in one: %s", on, text(res))
+		}
 	}
-	if res := call(t, c, "read_thread", map[string]any{"post": p.Id}); res.IsError {
-		t.Errorf("read_thread in an archived channel: %s", text(res))
+	reads(true)
+	patch := &model.Config{}
+	patch.TeamSettings.ExperimentalViewArchivedChannels = model.NewPointer(false)
+	if _, _, err := ac.PatchConfig(ctx, patch); err != nil {
+		if !strings.Contains(err.Error(), "no longer supported") {
+			t.Fatalf("hiding archived channels refused for another reason: %v", err)
+		}
+		return
 	}
+	t.Cleanup(func() {
+		patch.TeamSettings.ExperimentalViewArchivedChannels = model.NewPointer(true)
+		_, _, _ = ac.PatchConfig(ctx, patch)
+	})
+	reads(false)
 }

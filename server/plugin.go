@@ -52,6 +52,12 @@ type Plugin struct {
 	// of the direct messages about waiting writes.
 	jobs []io.Closer
 
+	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
+	// configuration change; server is what current last found the server
+	// to have (see serverFeatures).
+	scheduledPostsOn atomic.Bool
+	server           atomic.Pointer[serverState]
+
 	manifestOnce  sync.Once
 	manifestValue *model.Manifest
 	manifestErr   error
@@ -99,9 +105,9 @@ func (p *Plugin) OnActivate() error {
 		gw.Log().Info("This Mattermost delivers a plugin's responses whole: MCP clients of protocol 2025-11-25 and earlier are asked to confirm writes in Mattermost, not in the client, and get no progress while a call waits",
 			"server_version", p.API.GetServerVersion())
 	}
-	approvals := approval.New(approval.Options{MM: gw, Config: p.config.Get, Workspace: ws, Bot: teller,
+	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: teller,
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }})
-	deps := tools.Deps{MM: gw, Config: p.config.Get, Workspace: ws, URLs: urls, Approvals: approvals,
+	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals,
 		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: &viewcache.Cache{KV: gw.BytesKV()}}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
@@ -118,7 +124,7 @@ func (p *Plugin) OnActivate() error {
 		Answers:      gw.BytesKV(),
 		Log:          gw.Log(),
 		ServerOptions: []server.ServerOption{
-			server.WithToolFilter(cat.Filter(p.config.Get)),
+			server.WithToolFilter(cat.Filter(p.current)),
 		},
 	})
 	cat.Register(t.MCP)
@@ -223,6 +229,8 @@ func (p *Plugin) OnConfigurationChange() error {
 func (p *Plugin) loadConfiguration() {
 	cfg := p.API.GetConfig()
 	p.checkOAuth(cfg)
+	p.scheduledPostsOn.Store(mattermost.ScheduledPostsOn(cfg))
+	p.server.Store(nil)
 	m, err := p.manifest()
 	if err != nil {
 		p.API.LogError("MCP Server cannot read its settings; the previous settings stay in force", "error", err.Error())
@@ -240,6 +248,39 @@ func (p *Plugin) loadConfiguration() {
 		return
 	}
 	p.config.Set(c)
+}
+
+// current is the configuration every tool, question and filter reads: the
+// plugin's settings and what this Mattermost has now.
+func (p *Plugin) current() config.Configuration {
+	c := p.config.Get()
+	c.Server = p.serverFeatures()
+	return c
+}
+
+// licenceRecheck is how long what the server has is trusted before its
+// licence is read again: no hook tells a plugin that a licence was added
+// or removed, and reading it on every list and call costs an RPC each.
+const licenceRecheck = time.Minute
+
+type serverState struct {
+	at       time.Time
+	features config.Feature
+}
+
+// serverFeatures is what this Mattermost has by its licence and settings,
+// read again a minute after it was last read and on every configuration
+// change.
+func (p *Plugin) serverFeatures() config.Feature {
+	if s := p.server.Load(); s != nil && time.Since(s.at) < licenceRecheck {
+		return s.features
+	}
+	var f config.Feature
+	if p.scheduledPostsOn.Load() && p.API.GetLicense() != nil {
+		f |= config.ScheduledPosts
+	}
+	p.server.Store(&serverState{at: time.Now(), features: f})
+	return f
 }
 
 // oauthState is what checkOAuth found.

@@ -14,6 +14,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
 	"github.com/stretchr/testify/mock"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
@@ -126,6 +127,50 @@ func TestEveryChangeOfMattermostsConfigurationRechecksWhetherOAuthIsAdvertised(t
 		}
 		if got := p.oauthSignIn(); got != s.want {
 			t.Fatalf("step %d: OAuth advertised %v, want %v", i, got, s.want)
+		}
+	}
+}
+
+func TestScheduledPostsAreOfferedOnlyWithALicenceAndTheSettingOnAndAChangeOfTheSettingIsSeenAtOnce(t *testing.T) {
+	raw, err := os.ReadFile("../plugin.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "plugin.json"), raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &model.Config{}
+	cfg.SetDefaults()
+	var license *model.License
+	api := &plugintest.API{}
+	api.On("GetBundlePath").Return(dir, nil)
+	api.On("GetConfig").Return(func() *model.Config { return cfg })
+	api.On("GetLicense").Return(func() *model.License { return license })
+	api.On("GetServerVersion").Return("11.4.0")
+	api.On("LogInfo", mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).Return()
+	api.On("LogInfo", mock.Anything, mock.Anything, mock.Anything).Return()
+	p := &Plugin{}
+	p.SetAPI(api)
+	steps := []struct {
+		change func()
+		want   bool
+	}{
+		{func() {}, false}, // no licence
+		{func() { license = &model.License{} }, true},
+		{func() { cfg.ServiceSettings.ScheduledPosts = model.NewPointer(false) }, false},
+		{func() { cfg.ServiceSettings.ScheduledPosts = nil }, false}, // off, as the RPC hands it over
+		{func() { cfg.ServiceSettings.ScheduledPosts = model.NewPointer(true) }, true},
+		{func() { license = nil }, false},
+	}
+	for i, s := range steps {
+		s.change()
+		// A configuration change makes the licence read again at once.
+		if err := p.OnConfigurationChange(); err != nil {
+			t.Fatal(err)
+		}
+		if got := p.current().Has(config.ScheduledPosts); got != s.want {
+			t.Fatalf("step %d: scheduled posts %v, want %v", i, got, s.want)
 		}
 	}
 }

@@ -69,7 +69,8 @@ func (a *Approvals) Answer(ctx context.Context, who Answerer, id, verb string) (
 	if err := mayAnswer(who, rec); err != nil {
 		return rec, err
 	}
-	c := a.opts.MM.As(userID)
+	// The person's own session acts where the plugin API has no method.
+	c := a.opts.MM.AsSession(userID, who.Session.ID)
 	if verb == "decline" {
 		rec, err = a.store.Decline(userID, id)
 	} else {

@@ -24,6 +24,7 @@ var changes = map[string]func(a *Approvals, c *mattermost.Caller, plan posting.P
 	posting.ActionCreateChan: createChannel,
 	posting.ActionAddMembers: addMembers,
 	posting.ActionSetStatus:  setStatus,
+	posting.ActionSchedule:   schedulePost,
 }
 
 // describeChange is a change as the client's form shows it: the heading,

@@ -50,6 +50,10 @@ func changePlans() []struct {
 		{posting.Plan{CallerID: "alice", Action: posting.ActionSetStatus, Dest: posting.Destination{Label: "your status", Place: "your status"},
 			Status: &posting.StatusSpec{Availability: "dnd", DNDUntil: time.Date(2031, 1, 2, 17, 0, 0, 0, time.UTC), Text: "In the lab", Emoji: "test_tube", Zone: "UTC"}},
 			[]string{"Set your status to Do not disturb until Thu 2 Jan 17:00 (UTC), with a custom status", ":test_tube: In the lab"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionSchedule, Dest: town, Message: "standup at nine", Previous: "standup at nine",
+			SendAt: time.Date(2031, 1, 2, 8, 0, 0, 0, time.UTC), SendZone: "Europe/Berlin",
+			Notes: []string{"Nobody is mentioned, so Mattermost notifies nobody beyond its usual unread marks."}},
+			[]string{"Schedule a post in Town Square, Acme for Thu 2 Jan 09:00 (Europe/Berlin)", "standup at nine", "change or delete it", "notifies nobody"}},
 	}
 }
 
@@ -155,5 +159,15 @@ func TestAChangeThatFailsPartwaySaysPartOfItWasDoneAndOneThatFailsBeforeSaysNoth
 		if !strings.Contains(page, htmlEscaped(c.said)) || strings.Contains(page, c.not) || !strings.Contains(page, "adding @bob failed") {
 			t.Errorf("after %+v the page does not say %q with the reason, or says %q:\n%s", c.done, c.said, c.not, page)
 		}
+	}
+}
+
+func TestAScheduledPostWhoseTimePassedBeforeTheYesIsNotScheduled(t *testing.T) {
+	now := time.Date(2031, 1, 2, 9, 0, 0, 0, time.UTC)
+	a := &Approvals{opts: Options{Now: func() time.Time { return now }}}
+	plan := posting.Plan{CallerID: "alice", Action: posting.ActionSchedule, Message: "late", SendAt: now.Add(-time.Minute)}
+	// No Mattermost is given: the refusal comes before anything is asked of it.
+	if _, err := schedulePost(a, nil, plan); err == nil || !strings.Contains(err.Error(), "has passed; nothing was scheduled") {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -55,6 +55,9 @@ type Tool struct {
 	Description string
 	Hints       Hints
 	Effect      Effect
+	// Needs is what the server must have for the tool to be offered (its
+	// licence, its settings); zero for every server.
+	Needs config.Feature
 	// InputSchema is the JSON schema of the arguments, derived from the
 	// argument struct by Define so schema and parsing cannot drift apart.
 	InputSchema json.RawMessage
@@ -185,6 +188,9 @@ func (t Tool) MCP() mcp.Tool {
 // Offered is the single rule that decides whether a configuration offers a
 // tool. Listing and calling both go through it.
 func Offered(t Tool, c config.Configuration) bool {
+	if !c.Has(t.Needs) {
+		return false
+	}
 	if t.Writes() {
 		return c.AllowWrites
 	}

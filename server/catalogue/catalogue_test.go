@@ -221,3 +221,27 @@ func TestAResultFieldLeftOutWhenEmptyIsNeverDeclaredNullable(t *testing.T) {
 		t.Fatalf("output schema %s, want %s", tl.OutputSchema, want)
 	}
 }
+
+func TestAToolThatNeedsWhatTheServerLacksIsNeitherListedNorCallableEvenWithWritesOn(t *testing.T) {
+	needy := tool("schedule_thing", catalogue.ChangesMattermost)
+	needy.Needs = config.ScheduledPosts
+	cat, err := catalogue.New([]catalogue.Tool{needy, tool("read_thing", catalogue.ReadsOnly)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Defaults()
+	cfg.AllowWrites = true
+	listed, callable := catalogtest.Exposure(t, cat, cfg)
+	if slices.Contains(listed, "schedule_thing") || slices.Contains(callable, "schedule_thing") || !slices.Contains(listed, "read_thing") {
+		t.Fatalf("without the feature: listed %v, callable %v", listed, callable)
+	}
+	cfg.Server = config.ScheduledPosts
+	listed, callable = catalogtest.Exposure(t, cat, cfg)
+	if !slices.Contains(listed, "schedule_thing") || !slices.Contains(callable, "schedule_thing") {
+		t.Fatalf("with the feature and writes on: listed %v, callable %v", listed, callable)
+	}
+	cfg.AllowWrites = false
+	if listed, callable = catalogtest.Exposure(t, cat, cfg); slices.Contains(listed, "schedule_thing") || slices.Contains(callable, "schedule_thing") {
+		t.Fatalf("with the feature but writes off: listed %v, callable %v", listed, callable)
+	}
+}

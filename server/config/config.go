@@ -81,7 +81,25 @@ type Configuration struct {
 	// takes its estimated cost before it starts and waits its turn when it is
 	// all taken; a file that alone would need more is described, not read.
 	ConversionMemoryMiB int
+
+	// Server is what this Mattermost has that not every server has (by its
+	// licence or its settings), read by the plugin on every list and call;
+	// it is no plugin setting.
+	Server Feature
 }
+
+// Feature is something of Mattermost's that only some servers have, which a
+// tool may need.
+type Feature uint8
+
+const (
+	// ScheduledPosts: the server has a licence (Mattermost refuses
+	// scheduled posts without one) and ServiceSettings.ScheduledPosts on.
+	ScheduledPosts Feature = 1 << iota
+)
+
+// Has reports whether the server has every feature of f.
+func (c Configuration) Has(f Feature) bool { return c.Server&f == f }
 
 // Defaults is what a freshly installed plugin runs with: read-only.
 func Defaults() Configuration {

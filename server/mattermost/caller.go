@@ -13,6 +13,9 @@ import (
 type Caller struct {
 	g      *Gateway
 	userID string
+	// session is the id of the Mattermost session the request came with,
+	// for the REST calls the plugin API has no method for; "" for none.
+	session string
 
 	// What the server's settings let this caller see, read once (privacy.go).
 	mu          sync.Mutex

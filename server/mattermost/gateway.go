@@ -67,6 +67,13 @@ func (g *Gateway) As(userID string) *Caller {
 	return &Caller{g: g, userID: userID}
 }
 
+// AsSession is Mattermost as seen by userID, acting where the plugin API
+// falls short through the REST API with the Mattermost session a request
+// came with (its id; see OwnView).
+func (g *Gateway) AsSession(userID, sessionID string) *Caller {
+	return &Caller{g: g, userID: userID, session: sessionID}
+}
+
 // KV adapts pluginapi's KV service.
 type KV struct{ kv *pluginapi.KVService }
 

@@ -47,22 +47,25 @@ const FlaggedPost = model.PreferenceCategoryFlaggedPost
 
 // OwnView changes what only the caller sees.
 type OwnView struct {
-	c         *Caller
-	sessionID string
+	c *Caller
 }
 
 // OwnView is the caller's own view of Mattermost, acted on with the
 // Mattermost session the request came with.
-func (c *Caller) OwnView(sessionID string) *OwnView { return &OwnView{c: c, sessionID: sessionID} }
+func (c *Caller) OwnView() *OwnView { return &OwnView{c: c} }
 
 // rest is Mattermost's REST API as the caller.
-func (v *OwnView) rest() (*model.Client4, error) {
-	site := v.c.g.SiteURL()
-	if v.sessionID == "" || site == "" {
+func (v *OwnView) rest() (*model.Client4, error) { return v.c.rest() }
+
+// rest is Mattermost's REST API as the caller, with the session the
+// request came with: only while it is the caller's and not expired.
+func (c *Caller) rest() (*model.Client4, error) {
+	site := c.g.SiteURL()
+	if c.session == "" || site == "" {
 		return nil, ErrNoSession
 	}
-	s, appErr := v.c.g.raw.GetSession(v.sessionID)
-	if appErr != nil || s == nil || s.IsExpired() || s.UserId != v.c.userID || s.Token == "" {
+	s, appErr := c.g.raw.GetSession(c.session)
+	if appErr != nil || s == nil || s.IsExpired() || s.UserId != c.userID || s.Token == "" {
 		return nil, ErrNoSession
 	}
 	client := model.NewAPIv4Client(site)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -107,7 +108,9 @@ type Plan struct {
 	Notes       []string    `json:"notes,omitempty"`
 	Attribution string      `json:"attribution"`
 	// PostID is the post an edit or a reaction is about; Previous is the
-	// message an edit replaces; Emoji is a reaction's emoji name.
+	// message an edit replaces, or the post a change is about as the person
+	// is shown it (a scheduled post's message); Emoji is a reaction's emoji
+	// name.
 	PostID   string `json:"post_id,omitempty"`
 	Previous string `json:"previous,omitempty"`
 	Emoji    string `json:"emoji,omitempty"`
@@ -120,6 +123,16 @@ type Plan struct {
 	Channel *ChannelSpec `json:"channel,omitempty"`
 	Members []Person     `json:"members,omitempty"`
 	Status  *StatusSpec  `json:"status,omitempty"`
+	// SendAt is when a scheduled post is sent; SendZone the person's time
+	// zone, in which it is shown.
+	SendAt   time.Time `json:"send_at,omitzero"`
+	SendZone string    `json:"send_zone,omitempty"`
+}
+
+// Props are the marks every post of the plugin carries: that it came
+// through MCP, and who it was written for.
+func (p Plan) Props() map[string]any {
+	return map[string]any{PropFromMCP: true, PropAttribution: p.Attribution}
 }
 
 // Actions other than posting. Each change beyond edit and reaction has its
@@ -137,6 +150,7 @@ const (
 	ActionCreateChan = "create_channel"
 	ActionAddMembers = "add_members"
 	ActionSetStatus  = "set_status"
+	ActionSchedule   = "schedule"
 )
 
 // Prepare checks a request as the caller and stages its files. Nothing is
@@ -420,8 +434,9 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 		}
 	}
 	post := &model.Post{ChannelId: channelID, RootId: plan.Dest.RootID, Message: plan.Message, FileIds: ids}
-	post.AddProp(PropFromMCP, true)
-	post.AddProp(PropAttribution, plan.Attribution)
+	for k, v := range plan.Props() {
+		post.AddProp(k, v)
+	}
 	// The props are for clients and integrations; the attachment's footer is
 	// what every Mattermost client shows under the post.
 	model.ParseSlackAttachment(post, []*model.SlackAttachment{{Fallback: plan.Attribution, Footer: plan.Attribution}})

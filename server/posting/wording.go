@@ -102,6 +102,7 @@ var wordings = map[string]Wording{
 	ActionCreateChan: createChannelWording,
 	ActionAddMembers: addMembersWording,
 	ActionSetStatus:  setStatusWording,
+	ActionSchedule:   scheduleWording,
 }
 
 // WordingOf is the wording of a change from the table, false for posts,

@@ -36,15 +36,35 @@ func TestWithWritesOffNoToolOfTheCatalogueThatWritesIsListedOrCallable(t *testin
 	}
 }
 
-func TestWithWritesOnEveryToolOfTheCatalogueIsOffered(t *testing.T) {
+func TestWithWritesOnEveryToolOfTheCatalogueIsOfferedOnAServerThatHasWhatItNeeds(t *testing.T) {
 	cat := realCatalogue(t)
 	cfg := config.Defaults()
 	cfg.AllowWrites = true
+	cfg.Server = config.ScheduledPosts
 	listed, callable := catalogtest.Exposure(t, cat, cfg)
 	for _, tool := range cat.All() {
 		if !slices.Contains(listed, tool.Name) || !slices.Contains(callable, tool.Name) {
 			t.Errorf("%s is not offered with writes on", tool.Name)
 		}
+	}
+}
+
+func TestScheduledPostsAreOfferedOnlyWhereTheServersLicenceAndSettingsAllowThem(t *testing.T) {
+	cat := realCatalogue(t)
+	var needy []string
+	for _, tool := range cat.All() {
+		if tool.Needs != 0 {
+			needy = append(needy, tool.Name)
+		}
+	}
+	if !slices.Equal(needy, []string{"schedule_post"}) {
+		t.Fatalf("the tools that need more of the server: %v", needy)
+	}
+	cfg := config.Defaults()
+	cfg.AllowWrites = true
+	listed, callable := catalogtest.Exposure(t, cat, cfg)
+	if slices.Contains(listed, "schedule_post") || slices.Contains(callable, "schedule_post") {
+		t.Fatal("schedule_post is offered on a server without the licence for it")
 	}
 }
 
@@ -62,7 +82,7 @@ func TestEveryToolOfTheCatalogueDeclaresAllFourHints(t *testing.T) {
 
 // maxToolList is what tools/list may weigh with every tool offered: every
 // client loads it into the model's context before the first question.
-// With 54 tools it is 47.9 KB; a new tool pays for itself in shorter text.
+// With 55 tools it is 48,237 bytes; a new tool pays for itself in shorter text.
 const maxToolList = 48 << 10
 
 func TestTheWholeToolListStaysUnder48KiB(t *testing.T) {

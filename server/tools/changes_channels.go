@@ -42,7 +42,7 @@ type createChannelArgs struct {
 
 type addMembersArgs struct {
 	Channel string   `json:"channel" jsonschema:"Id (best), ~name, display name or link."`
-	Team    string   `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Team    string   `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Users   []string `json:"users" jsonschema:"Up to 20 people of the team: @usernames or user ids."`
 }
 

@@ -28,7 +28,7 @@ func postChangeTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
 			Name: "delete_post", Title: "Delete one of your posts", Hints: deleteHints, Effect: catalogue.ChangesMattermost,
-			Description: "Deletes one of the person's own posts, with its replies and files; another person's post is refused." + confirmationNote,
+			Description: "Deletes one of the person's own posts, with its replies and files." + confirmationNote,
 		}, d.deletePost),
 		catalogue.Define(catalogue.Tool{
 			Name: "pin_post", Title: "Pin a post", Hints: pinHints, Effect: catalogue.ChangesMattermost,

@@ -282,7 +282,7 @@ func listChannels(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:        "list_channels",
 		Title:       "List my Mattermost channels",
-		Description: "Lists the channels you are a member of (all teams, direct and group messages) with unread and mention counts, unread first, then by latest post; at most 200. Read one with read_channel.",
+		Description: "Lists the channels you are in (all teams, DMs and groups) with unread and mention counts, unread first, then by latest post; at most 200.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listChannels)
 }
@@ -342,7 +342,7 @@ func activity(ci ChannelInfo) string {
 
 type getChannelArgs struct {
 	Channel string `json:"channel" jsonschema:"Id, ~name, name, display name, DM @username, channel or post link."`
-	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 }
 
 func getChannel(d Deps) catalogue.Tool {
@@ -394,7 +394,7 @@ func searchChannels(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:        "search_channels",
 		Title:       "Search Mattermost channels",
-		Description: "Searches channels by part of their name: your teams' public channels (joined or not), your private channels, direct and group messages; up to 50. Finds what list_channels does not show.",
+		Description: "Finds channels by part of their name: your teams' public channels, joined or not, and your private channels, DMs and groups; up to 50.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.searchChannels)
 }

@@ -19,7 +19,7 @@ const (
 type listDraftsArgs struct {
 	Team   string `json:"team,omitempty" jsonschema:"Only this team's channels, DMs and groups; left out: all."`
 	Limit  int    `json:"limit,omitempty" jsonschema:"Drafts per page, 1-100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 // DraftInfo is an unsent message in structured answers.

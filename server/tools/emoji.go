@@ -22,7 +22,7 @@ const (
 type listEmojiArgs struct {
 	Prefix string `json:"prefix,omitempty" jsonschema:"Only emoji whose name starts with this."`
 	Limit  int    `json:"limit,omitempty" jsonschema:"Emoji per page, 1-500; default 100."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 // EmojiInfo is a custom emoji in structured answers.

@@ -17,9 +17,9 @@ const (
 
 type getChannelMembersArgs struct {
 	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
-	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"People per page, 1-200; default 50."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 // ChannelMemberInfo is a member of a channel in structured answers.

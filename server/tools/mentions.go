@@ -16,7 +16,7 @@ import (
 
 type listMentionsArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 // MentionPage is list_mentions' structured answer.
@@ -33,7 +33,7 @@ func listMentions(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:        "list_mentions",
 		Title:       "List my recent Mattermost mentions",
-		Description: "Lists recent posts by others that mention you (@username, mention keys, first name if set, @channel/@all/@here), newest first, paged. read_thread(post=<id>) gives the context.",
+		Description: "Lists recent posts by others that mention you (@username, mention keys, first name if set, @channel/@all/@here), newest first, paged.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listMentions)
 }

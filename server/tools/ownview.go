@@ -12,7 +12,6 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // The tools that change only the person's own view of Mattermost. Nobody
@@ -28,11 +27,11 @@ var (
 )
 
 // ownViewNote ends every own-view description.
-const ownViewNote = " Only the person sees this change, so they are not asked."
+const ownViewNote = " Only the person sees it, so they are not asked."
 
-// maxReminderAhead bounds how far ahead a reminder may be set: Mattermost
-// takes any time, but a reminder years away is a typo.
-const maxReminderAhead = 366 * 24 * time.Hour
+// maxAhead bounds how far ahead a reminder or a scheduled post may be set:
+// Mattermost takes any time, but one years away is a typo.
+const maxAhead = 366 * 24 * time.Hour
 
 // OwnViewResult is the structured answer of the own-view tools: what is
 // now so, and about what.
@@ -52,7 +51,7 @@ type OwnViewResult struct {
 
 type draftArgs struct {
 	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
-	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	RootID  string `json:"root_id,omitempty" jsonschema:"A thread's post id there, for its reply box."`
 	Message string `json:"message,omitempty" jsonschema:"The draft, in Mattermost markdown."`
 }
@@ -63,7 +62,7 @@ type postRefArgs struct {
 
 type channelRefArgs struct {
 	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
-	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 }
 
 type reminderArgs struct {
@@ -76,7 +75,7 @@ func ownViewTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
 			Name: "save_draft", Title: "Leave a draft in the message box", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
-			Description: "Puts a draft in the person's message box of a channel (or of a thread: root_id), replacing any there; they send it themselves." + ownViewNote,
+			Description: "Puts a draft in the person's message box of a channel (or thread: root_id), replacing any; they send it themselves." + ownViewNote,
 		}, d.saveDraft),
 		catalogue.Define(catalogue.Tool{
 			Name: "delete_draft", Title: "Clear a draft", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView,
@@ -108,7 +107,7 @@ func ownViewTools(d Deps) []catalogue.Tool {
 		}),
 		catalogue.Define(catalogue.Tool{
 			Name: "mark_channel_read", Title: "Mark a channel read", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
-			Description: "Marks a channel the person is in as read now, as opening it does. Only when they ask: reading it here leaves it unread." + ownViewNote,
+			Description: "Marks a channel as read by the person now. Only when they ask: reading it here leaves it unread." + ownViewNote,
 		}, d.markChannelRead),
 		catalogue.Define(catalogue.Tool{
 			Name: "set_post_reminder", Title: "Remind me of a post", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
@@ -127,7 +126,7 @@ func (d Deps) startOwnView(ctx context.Context) (*mattermost.Caller, *mattermost
 	if err != nil {
 		return nil, nil, err
 	}
-	return c, c.OwnView(transport.MattermostSession(ctx)), nil
+	return c, c.OwnView(), nil
 }
 
 // ownViewErr words what Mattermost said no to for the model.
@@ -249,7 +248,7 @@ func (d Deps) setPostReminder(ctx context.Context, a reminderArgs) (res catalogu
 		return res, err
 	}
 	loc := c.Location()
-	at, err := reminderTime(a, time.Now(), loc)
+	at, err := timeAhead(a.At, a.InMinutes, time.Now(), loc)
 	if err != nil {
 		return res, err
 	}
@@ -262,14 +261,14 @@ func (d Deps) setPostReminder(ctx context.Context, a reminderArgs) (res catalogu
 		OwnViewResult{Done: "reminder_set", ChannelID: p.ChannelId, PostID: p.Id, At: at.UTC().Format(time.RFC3339)})
 }
 
-// reminderTime reads exactly one of at and in_minutes into a time after now
-// and within maxReminderAhead. A time without a zone is in loc.
-func reminderTime(a reminderArgs, now time.Time, loc *time.Location) (time.Time, error) {
-	given := strings.TrimSpace(a.At)
-	if (given == "") == (a.InMinutes == 0) {
+// timeAhead reads exactly one of at and in_minutes into a time after now
+// and within maxAhead. A time without a zone is in loc.
+func timeAhead(given string, inMinutes int, now time.Time, loc *time.Location) (time.Time, error) {
+	given = strings.TrimSpace(given)
+	if (given == "") == (inMinutes == 0) {
 		return time.Time{}, refusal.New("Give exactly one of at (a time) and in_minutes.", "")
 	}
-	at := now.Add(time.Duration(a.InMinutes) * time.Minute)
+	at := now.Add(time.Duration(inMinutes) * time.Minute)
 	if given != "" {
 		var err error
 		if at, err = time.Parse(time.RFC3339, given); err != nil {
@@ -279,10 +278,10 @@ func reminderTime(a reminderArgs, now time.Time, loc *time.Location) (time.Time,
 		}
 	}
 	if !at.After(now) {
-		return time.Time{}, refusal.Newf("%s has passed; a reminder must be in the future (now is %s UTC).", at.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+		return time.Time{}, refusal.Newf("%s has passed; the time must be in the future (now is %s UTC).", at.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	}
-	if at.Sub(now) > maxReminderAhead {
-		return time.Time{}, refusal.New("A reminder more than a year ahead is refused: check the date.", "")
+	if at.Sub(now) > maxAhead {
+		return time.Time{}, refusal.New("A time more than a year ahead is refused: check the date.", "")
 	}
 	return at, nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func TestAReminderTimeIsExactlyOneOfAtAndInMinutesAndLiesAhead(t *testing.T) {
+func TestAReminderOrScheduledTimeIsExactlyOneOfAtAndInMinutesAndLiesAhead(t *testing.T) {
 	now := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
@@ -28,7 +28,7 @@ func TestAReminderTimeIsExactlyOneOfAtAndInMinutesAndLiesAhead(t *testing.T) {
 		{reminderArgs{At: "2027-03-10T11:00:00Z"}, time.Time{}, "more than a year"},
 	}
 	for _, c := range cases {
-		got, err := reminderTime(c.args, now, paris)
+		got, err := timeAhead(c.args.At, c.args.InMinutes, now, paris)
 		if c.refusal != "" {
 			if err == nil || !strings.Contains(err.Error(), c.refusal) {
 				t.Errorf("%+v: %v, want a refusal saying %q", c.args, err, c.refusal)

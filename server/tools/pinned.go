@@ -14,9 +14,9 @@ import (
 
 type listPinnedArgs struct {
 	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
-	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 func listPinnedPosts(d Deps) catalogue.Tool {
@@ -83,7 +83,7 @@ func openPostKey(tool string, args, keyArgs any, cursor string) (pageCursor, mat
 
 type listSavedArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 func listSaved(d Deps) catalogue.Tool {

@@ -189,11 +189,11 @@ func parseDate(s string) (int64, bool) {
 
 type readChannelArgs struct {
 	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
-	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Since   string `json:"since,omitempty" jsonschema:"Only posts at or after: RFC 3339 or a date (midnight UTC)."`
 	Before  string `json:"before,omitempty" jsonschema:"Only posts before: RFC 3339 or a date (midnight UTC)."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 func readChannel(d Deps) catalogue.Tool {
@@ -354,7 +354,7 @@ func rangeText(since, before int64) string {
 type readThreadArgs struct {
 	Post   string `json:"post" jsonschema:"Any post of the thread: id or permalink."`
 	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-200; default 50."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 func readThread(d Deps) catalogue.Tool {
@@ -419,7 +419,7 @@ type searchPostsArgs struct {
 	Terms  string `json:"terms" jsonschema:"Words, \"phrases\", -excluded, word* prefixes, from:username, in:channel-name, before:/after:/on:YYYY-MM-DD (UTC)."`
 	Team   string `json:"team,omitempty" jsonschema:"Only this team; left out: all your teams."`
 	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 func searchPosts(d Deps) catalogue.Tool {

@@ -22,7 +22,7 @@ const (
 type listTeamChannelsArgs struct {
 	Team   string `json:"team,omitempty" jsonschema:"Team name or id; may be left out if you are in one team."`
 	Limit  int    `json:"limit,omitempty" jsonschema:"Channels per page, 1-200; default 50."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 // TeamChannelList is list_team_channels' structured answer.

@@ -27,7 +27,7 @@ const (
 
 type listThreadsArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"Threads per page, 1-100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 // ThreadInfo is a followed thread in list_threads' answer.

@@ -79,7 +79,7 @@ func (d Deps) caller(ctx context.Context) (*mattermost.Caller, error) {
 	if id == "" {
 		return nil, errNoCaller
 	}
-	return d.MM.As(id), nil
+	return d.MM.AsSession(id, transport.MattermostSession(ctx)), nil
 }
 
 // limitOf is a page size argument: def when left out, else it must be within

@@ -20,7 +20,7 @@ const (
 
 type listUnreadsArgs struct {
 	Limit  int    `json:"limit,omitempty" jsonschema:"Channels per page, 1-200; default 50."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 // UnreadChannel is a channel with unread posts or mentions.
@@ -44,7 +44,7 @@ func listUnreads(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:        "list_unreads",
 		Title:       "List my unread Mattermost channels",
-		Description: "Lists your channels with unread posts or mentions (all teams, direct and group messages), most recent first, with Mattermost's counts; marks nothing read. Read one with read_unread.",
+		Description: "Lists your channels with unread posts or mentions (all teams, DMs, groups), most recent first, with Mattermost's counts; marks nothing read.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listUnreads)
 }
@@ -110,9 +110,9 @@ func (d Deps) listUnreads(ctx context.Context, args listUnreadsArgs) (res catalo
 
 type readUnreadArgs struct {
 	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
-	Team    string `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer, other arguments unchanged."`
+	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
 // UnreadPage is read_unread's structured answer.

@@ -90,7 +90,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name:        "files_list",
 			Title:       "List your workspace files",
-			Description: "Lists your own workspace, a buffer for files on their way into a post or out to a sandbox without passing through you, and its quota. Files are deleted 24 hours after writing.",
+			Description: "Lists your own workspace (files on their way into a post or out to a sandbox, each deleted 24 hours after writing) and its quota.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
 		}, d.filesList),
@@ -104,7 +104,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name:        "files_write",
 			Title:       "Write a text file to your workspace",
-			Description: "Writes text you composed as a file of your own workspace, replacing one of that name, to attach to a post or hand out with files_presign. Deleted 24 hours after writing; Mattermost does not change.",
+			Description: "Writes text you composed as a file of your own workspace (replacing one of that name), to attach to a post or hand out with files_presign; deleted after 24 hours.",
 			Hints:       workspaceWrite,
 			Effect:      catalogue.ChangesOwnWorkspace,
 		}, d.filesWrite),
@@ -118,7 +118,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name:        "files_presign",
 			Title:       "Presign a workspace URL",
-			Description: "Answers a short-lived URL that needs no credential, for a sandbox or script: download GETs a workspace file (5 minutes), upload takes one PUT into your workspace (15 minutes). To attach bytes to a post, use request_upload.",
+			Description: "A short-lived URL without credentials for a sandbox or script: download GETs a workspace file (5 minutes), upload takes one PUT into your workspace (15 minutes). To attach bytes to a post, use request_upload.",
 			Hints:       workspaceSlot,
 			Effect:      catalogue.ChangesOwnWorkspace,
 		}, d.filesPresign),

@@ -33,7 +33,7 @@ const filesNote = " files: up to 10, each one of {name, content}, {file_id}, {wo
 
 type createPostArgs struct {
 	Channel string          `json:"channel" jsonschema:"Id (best), ~name, display name or link."`
-	Team    string          `json:"team,omitempty" jsonschema:"Team name or id, if the channel name is ambiguous."`
+	Team    string          `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
 	RootID  string          `json:"root_id,omitempty" jsonschema:"A post id to reply to, in its thread."`
 	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
@@ -105,11 +105,11 @@ func writeTools(d Deps) []catalogue.Tool {
 		}, d.groupMessage),
 		catalogue.Define(catalogue.Tool{
 			Name: "update_post", Title: "Edit one of your posts", Hints: editHints, Effect: catalogue.ChangesMattermost,
-			Description: "Replaces the message of one of the person's own posts, leaving its files; another person's post is refused." + confirmationNote,
+			Description: "Replaces the message of one of the person's own posts; its files stay." + confirmationNote,
 		}, d.updatePost),
 		catalogue.Define(catalogue.Tool{
 			Name: "add_reaction", Title: "React to a post", Hints: reactHints, Effect: catalogue.ChangesMattermost,
-			Description: "Adds the person's emoji reaction to a post they can read; the same reaction twice changes nothing." + confirmationNote,
+			Description: "Adds the person's emoji reaction to a post they can read." + confirmationNote,
 		}, func(ctx context.Context, a reactionArgs) (catalogue.Result[WriteResult], error) {
 			return d.react(ctx, a, false)
 		}),
@@ -122,7 +122,7 @@ func writeTools(d Deps) []catalogue.Tool {
 	}
 	tools = append(tools, postChangeTools(d)...)
 	tools = append(tools, channelChangeTools(d)...)
-	tools = append(tools, setStatusTool(d))
+	tools = append(tools, setStatusTool(d), schedulePost(d))
 	return tools
 }
 
@@ -205,17 +205,27 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (res catalog
 // post checks and stages a post, then asks the person (or, when the admin
 // leaves writes to the client's own approval, sends it).
 func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (res catalogue.Result[WriteResult], err error) {
-	me, err := c.Me()
+	plan, err := d.stagePost(ctx, c, dest, message, files)
 	if err != nil {
 		return res, err
+	}
+	return d.write(ctx, c, plan)
+}
+
+// stagePost checks a post as the caller and stages its files, marked as
+// written by an AI for them.
+func (d Deps) stagePost(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (posting.Plan, error) {
+	me, err := c.Me()
+	if err != nil {
+		return posting.Plan{}, err
 	}
 	req := posting.Request{Dest: dest, Message: message, Files: files,
 		Attribution: fmt.Sprintf("Written by an AI assistant for @%s (MCP)", me.Username)}
 	plan, err := d.Approvals.Stage(ctx, c, req)
 	if err != nil {
-		return res, notFoundAs(err, dest)
+		return plan, notFoundAs(err, dest)
 	}
-	return d.write(ctx, c, plan)
+	return plan, nil
 }
 
 // write asks about a checked write; the answer is worded for the model.
