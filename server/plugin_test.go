@@ -87,7 +87,10 @@ func TestThePluginTakesItsIDAndNameFromTheBundlesPluginJSON(t *testing.T) {
 	}
 }
 
-func TestEveryChangeOfMattermostsConfigurationRechecksWhetherOAuthIsAdvertised(t *testing.T) {
+// configuredPlugin is the plugin on a server whose configuration is *cfg
+// (changed by the test between calls), installed from this plugin.json.
+func configuredPlugin(t *testing.T, cfg *model.Config) (*Plugin, *plugintest.API) {
+	t.Helper()
 	raw, err := os.ReadFile("../plugin.json")
 	if err != nil {
 		t.Fatal(err)
@@ -96,10 +99,6 @@ func TestEveryChangeOfMattermostsConfigurationRechecksWhetherOAuthIsAdvertised(t
 	if err := os.WriteFile(filepath.Join(dir, "plugin.json"), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cfg := &model.Config{}
-	cfg.SetDefaults()
-	cfg.ServiceSettings.EnableOAuthServiceProvider = model.NewPointer(true)
-	cfg.ServiceSettings.EnableDynamicClientRegistration = model.NewPointer(true)
 	api := &plugintest.API{}
 	api.On("GetBundlePath").Return(dir, nil)
 	api.On("GetConfig").Return(func() *model.Config { return cfg })
@@ -108,6 +107,15 @@ func TestEveryChangeOfMattermostsConfigurationRechecksWhetherOAuthIsAdvertised(t
 	api.On("LogInfo", mock.Anything, mock.Anything, mock.Anything).Return()
 	p := &Plugin{}
 	p.SetAPI(api)
+	return p, api
+}
+
+func TestEveryChangeOfMattermostsConfigurationRechecksWhetherOAuthIsAdvertised(t *testing.T) {
+	cfg := &model.Config{}
+	cfg.SetDefaults()
+	cfg.ServiceSettings.EnableOAuthServiceProvider = model.NewPointer(true)
+	cfg.ServiceSettings.EnableDynamicClientRegistration = model.NewPointer(true)
+	p, _ := configuredPlugin(t, cfg)
 
 	steps := []struct {
 		change func()
@@ -132,26 +140,11 @@ func TestEveryChangeOfMattermostsConfigurationRechecksWhetherOAuthIsAdvertised(t
 }
 
 func TestScheduledPostsAreOfferedOnlyWithALicenceAndTheSettingOnAndAChangeOfTheSettingIsSeenAtOnce(t *testing.T) {
-	raw, err := os.ReadFile("../plugin.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "plugin.json"), raw, 0o600); err != nil {
-		t.Fatal(err)
-	}
 	cfg := &model.Config{}
 	cfg.SetDefaults()
 	var license *model.License
-	api := &plugintest.API{}
-	api.On("GetBundlePath").Return(dir, nil)
-	api.On("GetConfig").Return(func() *model.Config { return cfg })
+	p, api := configuredPlugin(t, cfg)
 	api.On("GetLicense").Return(func() *model.License { return license })
-	api.On("GetServerVersion").Return("11.4.0")
-	api.On("LogInfo", mock.Anything, mock.Anything, mock.Anything, mock.Anything, mock.Anything).Return()
-	api.On("LogInfo", mock.Anything, mock.Anything, mock.Anything).Return()
-	p := &Plugin{}
-	p.SetAPI(api)
 	steps := []struct {
 		change func()
 		want   bool
