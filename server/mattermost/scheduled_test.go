@@ -65,7 +65,7 @@ func TestAScheduledPostGoesToMattermostAsThePersonWithItsTimeAndMarks(t *testing
 	if err != nil || id != "sp1" {
 		t.Fatalf("got %q, %v", id, err)
 	}
-	g := srv.got
+	g := &srv.got
 	if !strings.EqualFold(srv.auth, "Bearer tok") || g.ChannelId != privateID || g.UserId != aliceID || g.Message != "standup notes" || g.ScheduledAt != at.UnixMilli() || g.GetProps()["from_mcp"] != true {
 		t.Fatalf("Mattermost was sent %+v with %q", g, srv.auth)
 	}
