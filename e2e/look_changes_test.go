@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
@@ -97,7 +98,7 @@ func TestEveryKindOfChangeReadsWellOnThePageAndInTheModalAtBothWidthsAndADecline
 			if !strings.HasPrefix(heading, c.heading) || !strings.Contains(heading, c.names) {
 				t.Errorf("%s: the heading reads %q, want it to start %q and name %q", c.tool, heading, c.heading, c.names)
 			}
-			if strings.Contains(heading, "**") || strings.Contains(heading, "mcp-server") {
+			if strings.Contains(heading, "**") || strings.Contains(heading, harness.PluginID) {
 				t.Errorf("%s: the heading shows markup or the plugin: %q", c.tool, heading)
 			}
 			// The button says what accepting does, not "post".
