@@ -121,6 +121,10 @@ func TestEveryKindOfChangeReadsWellOnThePageAndInTheModalAtBothWidthsAndADecline
 			if edges := evalJS[string](t, web, `(() => { const r = document.querySelector("[role=dialog]").getBoundingClientRect(); return r.left >= 8 && r.right <= innerWidth - 8 ? "" : r.left + ".." + r.right; })()`); edges != "" {
 				t.Errorf("%s: the modal runs to the screen's edge at %dpx: %s", c.tool, width, edges)
 			}
+			// Each button reads on one line, even on a phone.
+			if wrapped := evalJS[string](t, web, `Array.from(document.querySelectorAll("[role=dialog] button")).filter(b => { const r = document.createRange(); r.selectNodeContents(b); return b.textContent.trim().length > 1 && r.getClientRects().length > 1; }).map(b => b.textContent).join(", ")`); wrapped != "" {
+				t.Errorf("%s: the modal's buttons %q wrap at %dpx", c.tool, wrapped, width)
+			}
 			shoot(t, web, width, "modal-"+c.tool)
 		}
 		clickButton(t, web, "[role=dialog]", "Decline")

@@ -54,7 +54,7 @@ const fileStyle: React.CSSProperties = {display: 'flex', gap: 12, padding: '8px 
 // The thumbnail keeps its own shape: the box fits the image, never wider.
 const thumbStyle: React.CSSProperties = {display: 'block', maxWidth: 96, maxHeight: 96, width: 'auto', height: 'auto', borderRadius: 4, flex: 'none', alignSelf: 'flex-start', border: `1px solid ${theme.border}`};
 const warningStyle: React.CSSProperties = {color: theme.error, fontWeight: 600};
-const footerStyle: React.CSSProperties = {display: 'flex', alignItems: 'center', gap: 8, marginTop: 20};
+const footerStyle: React.CSSProperties = {display: 'flex', flexWrap: 'wrap', justifyContent: 'flex-end', alignItems: 'center', gap: 8, marginTop: 20};
 const linkStyle: React.CSSProperties = {color: theme.link};
 
 export function ConfirmationModal({store}: {store: ConfirmationStore}) {

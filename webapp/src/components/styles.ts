@@ -23,6 +23,7 @@ export const buttonStyle: React.CSSProperties = {
     fontWeight: 600,
     fontSize: 14,
     cursor: 'pointer',
+    whiteSpace: 'nowrap',
 };
 
 export const primaryButtonStyle: React.CSSProperties = {
