@@ -17,7 +17,7 @@ LDFLAGS     := -s -w -X main.version=$(VERSION)
 SERVER_SRC  := $(shell find server -name '*.go' -not -name '*_test.go') go.mod go.sum
 WEBAPP_SRC  := $(shell find webapp -path webapp/node_modules -prune -o -path webapp/dist -prune -o -type f -print 2>/dev/null)
 
-.PHONY: FORCE all dist server webapp test unit-test webapp-test e2e-test e2e-test-min dev bench fuzz clean check-style
+.PHONY: FORCE all dist server webapp test unit-test webapp-test e2e-test e2e-test-min dev bench fuzz clean
 
 all: dist
 
