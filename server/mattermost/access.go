@@ -23,6 +23,20 @@ func (c *Caller) canRead(channelID string) bool {
 	return err == nil && c.canReadChannel(ch)
 }
 
+// readCheck is canRead asked once per channel: listings check many posts
+// of few channels.
+func (c *Caller) readCheck() func(channelID string) bool {
+	readable := map[string]bool{}
+	return func(channelID string) bool {
+		ok, seen := readable[channelID]
+		if !seen {
+			ok = c.canRead(channelID)
+			readable[channelID] = ok
+		}
+		return ok
+	}
+}
+
 func (c *Caller) canReadChannel(ch *model.Channel) bool {
 	if ch.DeleteAt != 0 && !c.policy().viewArchived {
 		return false

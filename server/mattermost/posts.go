@@ -93,15 +93,10 @@ func (c *Caller) search(teamID, terms string, anyTerm bool, page, perPage int) (
 	if res == nil || res.PostList == nil {
 		return nil, nil
 	}
-	readable := map[string]bool{}
+	canRead := c.readCheck()
 	var out []*model.Post
 	for _, p := range ordered(res.PostList) {
-		ok, seen := readable[p.ChannelId]
-		if !seen {
-			ok = c.canRead(p.ChannelId)
-			readable[p.ChannelId] = ok
-		}
-		if ok {
+		if canRead(p.ChannelId) {
 			out = append(out, p)
 		}
 	}

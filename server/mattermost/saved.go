@@ -88,15 +88,7 @@ func (c *Caller) PinnedPosts(channelID string, after PostKey, n int) (PostPage, 
 // SavedPosts are up to n of the posts the caller saved (Mattermost's
 // flagged posts) that they can still read, newest first, older than after.
 func (c *Caller) SavedPosts(after PostKey, n int) (PostPage, error) {
-	readable := map[string]bool{}
-	canRead := func(channelID string) bool {
-		ok, seen := readable[channelID]
-		if !seen {
-			ok = c.canRead(channelID)
-			readable[channelID] = ok
-		}
-		return ok
-	}
+	canRead := c.readCheck()
 	q := postQuery{
 		sql: "SELECT p.Id, p.ChannelId, p.CreateAt FROM Preferences pr JOIN Posts p ON p.Id = pr.Name" +
 			" WHERE pr.UserId = %s AND pr.Category = '" + model.PreferenceCategoryFlaggedPost + "' AND p.DeleteAt = 0",

@@ -62,15 +62,10 @@ func (c *Caller) FollowedThreads(max int) (threads []FollowedThread, more bool, 
 	if len(threads) > max {
 		threads, more = threads[:max], true
 	}
-	readable := map[string]bool{}
+	canRead := c.readCheck()
 	out := threads[:0]
 	for _, t := range threads {
-		ok, seen := readable[t.ChannelID]
-		if !seen {
-			ok = c.canRead(t.ChannelID)
-			readable[t.ChannelID] = ok
-		}
-		if ok {
+		if canRead(t.ChannelID) {
 			out = append(out, t)
 		}
 	}
