@@ -32,7 +32,7 @@ var changes = map[string]func(a *Approvals, c *mattermost.Caller, plan posting.P
 // about, and the notes.
 func describeChange(plan posting.Plan, w posting.Wording) string {
 	facts := w.Facts(plan)
-	texts := []string{plan.Previous}
+	texts := []string{plan.Shown()}
 	for _, f := range facts {
 		if f.AI {
 			texts = append(texts, f.Value)
@@ -48,8 +48,8 @@ func describeChange(plan posting.Plan, w posting.Wording) string {
 		}
 		fmt.Fprintf(&b, "%s: %s\n", f.Label, present.Clean(f.Value))
 	}
-	if w.PostCaption != "" && plan.Previous != "" {
-		fmt.Fprintf(&b, "%s:\n----- post %s -----\n%s\n----- end of post %s -----\n", w.PostCaption, tok, plan.Previous, tok)
+	if shown := plan.Shown(); w.PostCaption != "" && shown != "" {
+		fmt.Fprintf(&b, "%s:\n----- post %s -----\n%s\n----- end of post %s -----\n", w.PostCaption, tok, shown, tok)
 	}
 	if len(plan.Notes) > 0 {
 		b.WriteString(w.NotesHeading + ":\n")
@@ -92,7 +92,7 @@ func changeLines(plan posting.Plan, w posting.Wording) string {
 		}
 		fmt.Fprintf(&b, "- %s: %s\n", f.Label, v)
 	}
-	if msg := firstLines(plan.Previous); w.PostCaption != "" && msg != "" {
+	if msg := firstLines(plan.Shown()); w.PostCaption != "" && msg != "" {
 		fence := "```"
 		for strings.Contains(msg, fence) {
 			fence += "`"

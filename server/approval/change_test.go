@@ -50,7 +50,7 @@ func changePlans() []struct {
 		{posting.Plan{CallerID: "alice", Action: posting.ActionSetStatus, Dest: posting.Destination{Label: "your status", Place: "your status"},
 			Status: &posting.StatusSpec{Availability: "dnd", DNDUntil: time.Date(2031, 1, 2, 17, 0, 0, 0, time.UTC), Text: "In the lab", Emoji: "test_tube", Zone: "UTC"}},
 			[]string{"Set your status to Do not disturb until Thu 2 Jan 17:00 (UTC), with a custom status", ":test_tube: In the lab"}},
-		{posting.Plan{CallerID: "alice", Action: posting.ActionSchedule, Dest: town, Message: "standup at nine", Previous: "standup at nine",
+		{posting.Plan{CallerID: "alice", Action: posting.ActionSchedule, Dest: town, Message: "standup at nine",
 			SendAt: time.Date(2031, 1, 2, 8, 0, 0, 0, time.UTC), SendZone: "Europe/Berlin",
 			Notes: []string{"Nobody is mentioned, so Mattermost notifies nobody beyond its usual unread marks."}},
 			[]string{"Schedule a post in Town Square, Acme for Thu 2 Jan 09:00 (Europe/Berlin)", "standup at nine", "change or delete it", "notifies nobody"}},
@@ -68,7 +68,7 @@ func TestEveryChangeIsAskedInTheClientNamingWhatChangesAndForWhomWithTheModelsWo
 		if strings.Contains(q, "Post as you") {
 			t.Errorf("%s: the question calls it a post:\n%s", c.plan.Action, q)
 		}
-		if c.plan.Previous != "" && !strings.Contains(q, "----- post ") {
+		if c.plan.Shown() != "" && !strings.Contains(q, "----- post ") {
 			t.Errorf("%s: the post it is about is not framed:\n%s", c.plan.Action, q)
 		}
 		if box := formQuestion(c.plan, "0123456789").RequestedSchema.(map[string]any)["properties"].(map[string]any)[Property("0123456789")].(map[string]any)["title"]; box == "Post it" {

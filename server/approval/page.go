@@ -160,8 +160,8 @@ func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
 		}
 		d.Message, d.MessageHTML = p.Message, RenderMarkdown(p.Message)
 		d.Action, d.Emoji = p.Action, p.Emoji
-		if p.Previous != "" {
-			d.Previous, d.PreviousHTML = p.Previous, RenderMarkdown(p.Previous)
+		if shown := p.Shown(); shown != "" {
+			d.Previous, d.PreviousHTML = shown, RenderMarkdown(shown)
 		}
 		d.Notes = append(d.Notes, p.Notes...)
 		if w, ok := posting.WordingOf(p.Action); ok {

@@ -108,9 +108,8 @@ type Plan struct {
 	Notes       []string    `json:"notes,omitempty"`
 	Attribution string      `json:"attribution"`
 	// PostID is the post an edit or a reaction is about; Previous is the
-	// message an edit replaces, or the post a change is about as the person
-	// is shown it (a scheduled post's message); Emoji is a reaction's emoji
-	// name.
+	// message an edit replaces, or of the post a change is about; Emoji is
+	// a reaction's emoji name.
 	PostID   string `json:"post_id,omitempty"`
 	Previous string `json:"previous,omitempty"`
 	Emoji    string `json:"emoji,omitempty"`
@@ -127,6 +126,15 @@ type Plan struct {
 	// zone, in which it is shown.
 	SendAt   time.Time `json:"send_at,omitzero"`
 	SendZone string    `json:"send_zone,omitempty"`
+}
+
+// Shown is the post a change is about as the person is shown it: a
+// scheduled post's own message, else the post's (Previous).
+func (p Plan) Shown() string {
+	if p.Action == ActionSchedule {
+		return p.Message
+	}
+	return p.Previous
 }
 
 // Props are the marks every post of the plugin carries: that it came

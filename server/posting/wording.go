@@ -82,7 +82,7 @@ type Wording struct {
 	Box, Accept string
 	// Facts are the lines of what changes.
 	Facts func(p Plan) []Fact
-	// PostCaption captions the post the change is about (Plan.Previous);
+	// PostCaption captions the post the change is about (Plan.Shown);
 	// "" for changes about no post.
 	PostCaption string
 	// NotesHeading heads the plan's notes.

@@ -52,6 +52,6 @@ func (d Deps) schedulePost(ctx context.Context, a schedulePostArgs) (res catalog
 	if err != nil {
 		return res, err
 	}
-	plan.Action, plan.SendAt, plan.SendZone, plan.Previous = posting.ActionSchedule, at.UTC(), loc.String(), plan.Message
+	plan.Action, plan.SendAt, plan.SendZone = posting.ActionSchedule, at.UTC(), loc.String()
 	return d.write(ctx, c, plan)
 }
