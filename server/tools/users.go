@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mattermost/mattermost/server/public/model"
 
@@ -18,6 +19,10 @@ import (
 const (
 	defaultUsers = 20
 	maxUsers     = 100
+	// maxTermRunes bounds a search term: the start of a name or an email
+	// address (at most 128 characters in Mattermost) is never longer, and
+	// the term reaches the database.
+	maxTermRunes = 128
 )
 
 // UserInfo is a person in structured answers.
@@ -132,6 +137,9 @@ func (d Deps) searchUsers(ctx context.Context, args searchUsersArgs) (res catalo
 	term := strings.TrimPrefix(strings.TrimSpace(args.Term), "@")
 	if term == "" {
 		return res, refusal.New("Give term: the start of a username, name or email.", "")
+	}
+	if n := utf8.RuneCountInString(term); n > maxTermRunes {
+		return res, refusal.Newf("term is %d characters; give at most %d, the start of a username, name or email.", n, maxTermRunes)
 	}
 	limit, err := limitOf(args.Limit, defaultUsers, maxUsers)
 	if err != nil {
