@@ -189,7 +189,7 @@ func (d Deps) createChannel(ctx context.Context, a createChannelArgs) (res catal
 	if len(name) < 2 || len(name) > model.ChannelNameMaxLength || !model.IsValidChannelIdentifier(name) || model.IsValidId(name) {
 		return res, refusal.New(fmt.Sprintf("%q cannot be a channel's address.", name), "Give name: 2 to 64 lowercase letters, digits, - and _.")
 	}
-	team, err := oneTeam(c, a.Team)
+	team, err := oneTeam(c, a.Team, "create_channel")
 	if err != nil {
 		return res, err
 	}
@@ -242,18 +242,6 @@ func (d Deps) addChannelMembers(ctx context.Context, a addMembersArgs) (res cata
 	plan.Members = members
 	plan.Notes = addedNotes(c, members, plan.Dest.Place)
 	return d.write(ctx, c, plan)
-}
-
-// oneTeam is the team a create names, or the person's only team.
-func oneTeam(c *mattermost.Caller, ref string) (*model.Team, error) {
-	ms, team, err := teamScope(c, ref)
-	if err != nil || team != nil {
-		return team, err
-	}
-	if len(ms) == 1 {
-		return ms[0].Team, nil
-	}
-	return nil, refusal.New("The person is in several teams: say which with team.", "list_teams lists them.")
 }
 
 // newMembers resolves the people to bring into a channel of a team: each

@@ -243,6 +243,27 @@ func teamScope(c *mattermost.Caller, ref string) ([]mattermost.Membership, *mode
 	return ms, team, nil
 }
 
+// oneTeam is the team a call names, or the person's only team; with
+// several and none named, the refusal lists them for tool's next call.
+func oneTeam(c *mattermost.Caller, ref, tool string) (*model.Team, error) {
+	ms, team, err := teamScope(c, ref)
+	if err != nil || team != nil {
+		return team, err
+	}
+	switch len(ms) {
+	case 1:
+		return ms[0].Team, nil
+	case 0:
+		return nil, refusal.New("The person belongs to no team.", "list_channels lists their direct and group messages.")
+	}
+	var list []string
+	for _, m := range ms {
+		list = append(list, fmt.Sprintf("%s (name %q)", present.Clean(m.Team.DisplayName), m.Team.Name))
+	}
+	return nil, refusal.New(fmt.Sprintf("Give team: the person belongs to %d teams: %s.", len(list), strings.Join(list, ", ")),
+		fmt.Sprintf("Call %s again with team set to one of these names.", tool))
+}
+
 // pickTeam resolves a team argument (id, name or display name) among the
 // caller's teams. An empty argument is every team (nil).
 func pickTeam(ms []mattermost.Membership, ref string) (*model.Team, error) {

@@ -10,7 +10,6 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/paging"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // Bounds of list_team_channels: a channel a line, 50 is about 2.5k tokens.
@@ -72,23 +71,9 @@ func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (
 	if err != nil {
 		return res, err
 	}
-	ms, team, err := teamScope(c, args.Team)
+	team, err := oneTeam(c, args.Team, "list_team_channels")
 	if err != nil {
 		return res, err
-	}
-	if team == nil {
-		if len(ms) != 1 {
-			var list []string
-			for _, m := range ms {
-				list = append(list, fmt.Sprintf("%s (name %q)", present.Clean(m.Team.DisplayName), m.Team.Name))
-			}
-			if len(list) == 0 {
-				return res, refusal.New("You belong to no team, so there are no team channels to browse.", "Call list_channels for your direct and group messages.")
-			}
-			return res, refusal.New("Give team: you belong to "+strconv.Itoa(len(list))+" teams: "+strings.Join(list, ", ")+".",
-				"Call list_team_channels again with team set to one of these names.")
-		}
-		team = ms[0].Team
 	}
 	mine, err := c.MyChannels()
 	if err != nil {
