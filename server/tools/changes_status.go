@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mattermost/mattermost/server/public/model"
 
@@ -58,9 +57,15 @@ func (d Deps) setStatus(ctx context.Context, a setStatusArgs) (res catalogue.Res
 		return res, err
 	}
 	custom := s.Text != "" || s.Emoji != ""
+	if err := oneLine("custom_text", s.Text, model.CustomStatusTextMaxRunes); err != nil {
+		return res, err
+	}
+	if s.Emoji != "" {
+		if err := checkEmoji(c, "custom_emoji", s.Emoji); err != nil {
+			return res, err
+		}
+	}
 	switch {
-	case utf8.RuneCountInString(s.Text) > model.CustomStatusTextMaxRunes:
-		return res, refusal.Newf("custom_text is at most %d characters; shorten it.", model.CustomStatusTextMaxRunes)
 	case custom && s.ClearCustom:
 		return res, refusal.New("Give a custom status or clear_custom, not both.", "")
 	case !s.ExpiresAt.IsZero() && !custom:
