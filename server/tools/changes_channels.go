@@ -31,7 +31,7 @@ var (
 
 type createChannelArgs struct {
 	Team        string   `json:"team,omitempty" jsonschema:"Team name or id; may be left out if the person is in one team."`
-	DisplayName string   `json:"display_name" jsonschema:"The channel's name as people see it, at most 64 characters."`
+	DisplayName string   `json:"display_name" jsonschema:"The channel's name as people see it: one line, at most 64 characters."`
 	Name        string   `json:"name,omitempty" jsonschema:"The ~name in its link (a-z, 0-9, - and _); made from display_name if left out."`
 	Private     bool     `json:"private,omitempty" jsonschema:"true for a private channel; public when left out."`
 	Purpose     string   `json:"purpose,omitempty" jsonschema:"What the channel is for, at most 250 characters."`

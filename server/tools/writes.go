@@ -58,7 +58,7 @@ type updatePostArgs struct {
 
 type reactionArgs struct {
 	PostID string `json:"post_id"`
-	Emoji  string `json:"emoji_name" jsonschema:"Emoji name without colons, e.g. thumbsup."`
+	Emoji  string `json:"emoji_name" jsonschema:"Emoji name without colons, e.g. thumbsup: a standard emoji or one of the server's custom emoji (list_emoji)."`
 }
 
 // WriteResult is the structured answer of every tool that writes, and of
