@@ -1,12 +1,14 @@
 package approval
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/shared/markdown"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 )
 
@@ -215,5 +217,23 @@ func TestTheHeadingOnThePageMarksTheModelsValueAndEscapesIt(t *testing.T) {
 	want := `<h1 id="heading">Create the public channel <code class="by-ai" title="Written by the AI">` + htmlEscaped(v) + `</code> in Acme</h1>`
 	if !strings.Contains(page, want) || strings.Contains(page, "<img src=\"https://attacker") {
 		t.Fatalf("the page's heading is not %q:\n%s", want, page)
+	}
+}
+
+func TestAnAnsweredReactionStillNamesItsEmojiThoughItsPlanIsDropped(t *testing.T) {
+	f := newRoutes(t)
+	a := testApprovals(f)
+	plan := posting.Plan{CallerID: "alice", Action: posting.ActionReact, PostID: "p1", Emoji: "tada", Previous: "we shipped",
+		Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}}
+	rec, err := f.store.Create("alice", Title(plan), plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := f.store.Accept(context.Background(), (*mattermost.Gateway)(nil).As("alice"), rec.ID, a.run)
+	if err != nil || done.Plan != nil {
+		t.Fatalf("accept: %+v %v", done, err)
+	}
+	if o := a.outcome(done); o.Plan.Emoji != "tada" || o.Plan.Action != posting.ActionReact {
+		t.Fatalf("the outcome's plan is %+v", o.Plan)
 	}
 }
