@@ -43,6 +43,17 @@ func codeSpan(v string) string {
 	return fence + v + fence
 }
 
+// codeBlock is text (a message's first lines) as a fenced code block,
+// whose fence is longer than any run of backticks in it, so the text
+// mentions nobody and renders nothing.
+func codeBlock(text string) string {
+	fence := "```"
+	for strings.Contains(text, fence) {
+		fence += "`"
+	}
+	return fence + "\n" + text + "\n" + fence + "\n"
+}
+
 // oneLineOf makes a value's line breaks visible (↵) and its other control
 // and direction-changing characters visible (present.Clean).
 func oneLineOf(v string) string {

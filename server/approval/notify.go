@@ -256,16 +256,6 @@ func expiredText(at time.Time, loc *time.Location) string {
 	return fmt.Sprintf("**Expired** at %s without an answer: nothing was sent.", at.In(loc).Format("15:04 MST"))
 }
 
-// codeBlock is text as a fenced code block, whose fence is longer than any
-// run of backticks in it, so the text mentions nobody and renders nothing.
-func codeBlock(text string) string {
-	fence := "```"
-	for strings.Contains(text, fence) {
-		fence += "`"
-	}
-	return fence + "\n" + text + "\n" + fence + "\n"
-}
-
 // firstLines is the start of a message for the direct message.
 func firstLines(msg string) string {
 	lines := strings.Split(strings.TrimSpace(msg), "\n")
