@@ -212,7 +212,7 @@ func TestCreateChannelIsAskedNamingTheTeamAndTheMembersAndMakesExactlyThat(t *te
 		t.Fatalf("a declined create made the channel: %v", err)
 	}
 	q := accepted(t, yes, asked, "create_channel", args)
-	shows(t, q, "Create the private channel Harbour "+name+" in "+mm.Team.DisplayName+" with @"+bob.Username, "~"+name, "Ship things", "@"+bob.Username+" is notified")
+	shows(t, q, "Create the private channel “Harbour "+name+"” in "+mm.Team.DisplayName+" with @"+bob.Username, "~"+name, "Ship things", "@"+bob.Username+" is notified")
 	ch, _, err := mm.Client(mm.Admin).GetChannelByName(ctx, name, mm.Team.Id, "")
 	if err != nil || ch.Type != model.ChannelTypePrivate || ch.Purpose != "Ship things" || ch.DisplayName != "Harbour "+name {
 		t.Fatalf("the created channel: %+v %v", ch, err)

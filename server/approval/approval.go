@@ -251,7 +251,7 @@ func planOf(rec Record) posting.Plan {
 	if rec.Plan != nil {
 		return *rec.Plan
 	}
-	return posting.Plan{Action: rec.Action, Dest: posting.Destination{Label: rec.Destination, Place: rec.Place}}
+	return posting.Plan{Action: rec.Action, Emoji: rec.Emoji, Dest: posting.Destination{Label: rec.Destination, Place: rec.Place}}
 }
 
 // waitForAnswer waits a bounded time for the person's answer in

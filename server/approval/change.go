@@ -54,7 +54,7 @@ func describeChange(plan posting.Plan, w posting.Wording) string {
 	if len(plan.Notes) > 0 {
 		b.WriteString(w.NotesHeading + ":\n")
 		for _, n := range plan.Notes {
-			b.WriteString("- " + n + "\n")
+			b.WriteString("- " + present.Clean(n) + "\n")
 		}
 	}
 	return b.String()
@@ -86,18 +86,14 @@ func changeOutcome(w posting.Wording, state, place, outcome string) (text, reaso
 func changeLines(plan posting.Plan, w posting.Wording) string {
 	var b strings.Builder
 	for _, f := range w.Facts(plan) {
-		v := present.Clean(f.Value)
+		v := markdownText(f.Value)
 		if f.AI {
-			v = "`" + strings.ReplaceAll(v, "`", "'") + "` (written by the AI)"
+			v = codeSpan(f.Value) + " (written by the AI)"
 		}
 		fmt.Fprintf(&b, "- %s: %s\n", f.Label, v)
 	}
 	if msg := firstLines(plan.Shown()); w.PostCaption != "" && msg != "" {
-		fence := "```"
-		for strings.Contains(msg, fence) {
-			fence += "`"
-		}
-		fmt.Fprintf(&b, "%s:\n%s\n%s\n%s\n", w.PostCaption, fence, msg, fence)
+		fmt.Fprintf(&b, "%s:\n%s", w.PostCaption, codeBlock(msg))
 	}
 	return b.String()
 }

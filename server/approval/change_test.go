@@ -43,7 +43,7 @@ func changePlans() []struct {
 			[]string{"Leave the private channel Vault, Acme", "cannot rejoin it without an invitation"}},
 		{posting.Plan{CallerID: "alice", Action: posting.ActionCreateChan, Dest: posting.Destination{Label: "~harbour-ops", Place: "Harbour ops, Acme"},
 			Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme", Name: "harbour-ops", DisplayName: "Harbour ops", Private: true, Purpose: "Ship things"}, Members: bob},
-			[]string{"Create the private channel Harbour ops in Acme with @bob and @carol", "~harbour-ops", "Ship things", "you, @bob and @carol"}},
+			[]string{"Create the private channel ", "Harbour ops", " in Acme with @bob and @carol", "~harbour-ops", "Ship things", "you, @bob and @carol"}},
 		{posting.Plan{CallerID: "alice", Action: posting.ActionAddMembers, Dest: town, Channel: &posting.ChannelSpec{ID: "c", TeamID: "t", Team: "Acme"}, Members: bob,
 			Notes: []string{"@bob is notified: Mattermost posts “@bob added to the channel by @alice.” and counts it as a mention of them."}},
 			[]string{"Add @bob and @carol to Town Square, Acme", "@bob is notified"}},

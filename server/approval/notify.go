@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
 // When a write starts waiting for the person in Mattermost, the plugin's
@@ -194,23 +193,17 @@ func (a *Approvals) ExpireDMs(now time.Time) (int, error) {
 // and the link.
 func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**: an AI assistant asks to do this as you. Nothing is sent until you accept.\n", plan.Heading())
+	fmt.Fprintf(&b, "**%s**: an AI assistant asks to do this as you. Nothing is sent until you accept.\n", markdownLine(plan.HeadingLine()))
 	if w, ok := posting.WordingOf(plan.Action); ok {
 		b.WriteString(changeLines(plan, w))
 	}
 	if msg := firstLines(plan.Message); msg != "" {
-		// A code block, so that the quoted message mentions nobody and
-		// renders nothing.
-		fence := "```"
-		for strings.Contains(msg, fence) {
-			fence += "`"
-		}
-		fmt.Fprintf(&b, "%s\n%s\n%s\n", fence, msg, fence)
+		b.WriteString(codeBlock(msg))
 	}
 	if n := len(plan.Files); n > 0 {
 		names := make([]string, 0, n)
 		for _, f := range plan.Files {
-			names = append(names, "`"+strings.ReplaceAll(present.Clean(f.Name), "`", "'")+"`")
+			names = append(names, codeSpan(f.Name))
 		}
 		fmt.Fprintf(&b, "Files (%d): %s\n", n, strings.Join(names, ", "))
 	}
@@ -221,7 +214,7 @@ func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location
 		}
 		b.WriteString(heading + ":\n")
 		for _, note := range plan.Notes {
-			b.WriteString("- " + present.Clean(note) + "\n")
+			b.WriteString("- " + markdownText(note) + "\n")
 		}
 	}
 	// A blank line, so the last line is not read as part of the list.
@@ -230,30 +223,33 @@ func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location
 	return b.String()
 }
 
-// settledText is the direct message once the write was answered.
+// settledText is the direct message once the write was answered. Its
+// sentences carry names (and a failure's reason may carry the model's
+// text), so each is escaped; the permalink is the one the plugin built.
 func (a *Approvals) settledText(rec Record) string {
+	place := markdownText(rec.place())
 	switch rec.State {
 	case StatePosted:
 		if w, ok := posting.WordingOf(rec.Action); ok {
-			return strings.TrimSpace("**Done** after you accepted: " + present.Clean(w.Done(rec.place())) + " " + rec.Permalink)
+			return strings.TrimSpace("**Done** after you accepted: " + markdownText(w.Done(rec.place())) + " " + rec.Permalink)
 		}
 		what := "Done"
 		if rec.Action == posting.ActionPost {
 			what = "Posted"
 		}
 		if rec.Permalink != "" {
-			return fmt.Sprintf("**%s** in %s after you accepted: %s", what, present.Clean(rec.place()), rec.Permalink)
+			return fmt.Sprintf("**%s** in %s after you accepted: %s", what, place, rec.Permalink)
 		}
-		return fmt.Sprintf("**%s** in %s after you accepted.", what, present.Clean(rec.place()))
+		return fmt.Sprintf("**%s** in %s after you accepted.", what, place)
 	case StateDeclined:
 		if w, ok := posting.WordingOf(rec.Action); ok {
-			return "**Declined**: " + strings.TrimPrefix(w.Declined, "Declined: ")
+			return "**Declined**: " + markdownText(strings.TrimPrefix(w.Declined, "Declined: "))
 		}
-		return fmt.Sprintf("**Declined**: nothing was sent to %s.", present.Clean(rec.place()))
+		return fmt.Sprintf("**Declined**: nothing was sent to %s.", place)
 	case StateFailed:
-		return fmt.Sprintf("**Failed** after you accepted: %s", present.Clean(rec.Outcome))
+		return fmt.Sprintf("**Failed** after you accepted: %s", markdownText(rec.Outcome))
 	}
-	return fmt.Sprintf("This write to %s is %s.", present.Clean(rec.place()), rec.State)
+	return fmt.Sprintf("This write to %s is %s.", place, rec.State)
 }
 
 func expiredText(at time.Time, loc *time.Location) string {

@@ -111,8 +111,12 @@ type Detail struct {
 	// Team"); Place is where, in their words; Where is where in full,
 	// without ids. An answered record keeps none of them.
 	Heading string `json:"heading"`
-	Place   string `json:"place"`
-	Where   string `json:"where"`
+	// HeadingLine is the heading in spans, the values the model chose
+	// (an emoji, a new channel's name) apart, so that the page and the
+	// modal show them as the model's.
+	HeadingLine posting.Line `json:"heading_line,omitempty"`
+	Place       string       `json:"place"`
+	Where       string       `json:"where"`
 	// Attribution is the note the post carries.
 	Attribution string `json:"attribution,omitempty"`
 	// TimeZone is the person's time zone from their Mattermost profile
@@ -154,7 +158,7 @@ func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
 		Permalink: rec.Permalink, PageURL: rt.base() + Path + "/" + rec.ID, TimeZone: loc.String(), Place: rec.Place}
 	if p := rec.Plan; p != nil {
 		d.Destination = p.Dest.Label
-		d.Heading, d.Place, d.Where, d.Attribution = p.Heading(), p.Dest.PlaceText(), p.Dest.Where, p.Attribution
+		d.Heading, d.HeadingLine, d.Place, d.Where, d.Attribution = p.Heading(), p.HeadingLine(), p.Dest.PlaceText(), p.Dest.Where, p.Attribution
 		if d.Where == "" {
 			d.Where = d.Place
 		}
@@ -348,7 +352,7 @@ func (rt *Routes) apiAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	d := rt.detail(rec, rt.location(rec.UserID))
 	if p := before.Plan; p != nil && rec.Plan == nil {
-		d.Heading, d.Place, d.Where = p.Heading(), p.Dest.PlaceText(), p.Dest.Where
+		d.Heading, d.HeadingLine, d.Place, d.Where = p.Heading(), p.HeadingLine(), p.Dest.PlaceText(), p.Dest.Where
 		d.OutcomeText, d.OutcomeReason = outcomeText(rec.State, rec.Action, d.Place, rec.Outcome)
 	}
 	writeJSON(w, http.StatusOK, d)
@@ -506,7 +510,8 @@ ul.notes li+li{margin-top:.3rem}
 .sub{color:#5d6068;font-size:.9rem}
 .file-sha256{font-size:.85rem}
 .warn{color:#9a3b00;font-weight:600}
-.by-ai{background:#efecfb;border-radius:4px;padding:0 .3rem}.ai-mark{color:#4a3a99;font-size:.85rem;font-weight:600}
+.by-ai{background:#efecfb;border-radius:4px;padding:0 .3rem;white-space:pre-wrap}
+h1 code.by-ai{font-size:.9em}.ai-mark{color:#4a3a99;font-size:.85rem;font-weight:600}
 .thumb{display:block;width:fit-content;max-width:100%;margin:.6rem 0 .2rem;padding:4px;border:1px solid #dcdee2;border-radius:6px;background:#fafafa}
 img.thumbnail{display:block;max-width:100%;height:auto}
 pre.preview{margin:.6rem 0 .2rem;padding:.6rem .8rem;max-height:16rem;overflow:auto;background:#f6f7f8;border:1px solid #e3e4e7;border-radius:6px;font-size:.85rem;white-space:pre-wrap;overflow-wrap:anywhere}
@@ -544,7 +549,7 @@ dl.facts dd{margin-bottom:.5rem}
 <p class="meta">{{if .AnsweredText}}You answered at {{.AnsweredText}}. {{end}}You can close this page.</p>
 {{else}}
 <p class="kicker">An AI assistant asks you to confirm</p>
-<h1 id="heading">{{.Heading}}</h1>
+<h1 id="heading">{{if .HeadingLine}}{{range .HeadingLine}}{{if .AI}}<code class="by-ai" title="Written by the AI">{{.Text}}</code>{{else}}{{.Text}}{{end}}{{end}}{{else}}{{.Heading}}{{end}}</h1>
 {{if .Lede}}<p class="lede">{{.Lede}}</p>
 {{else if eq .Action "edit"}}<p class="lede">It asks to replace the message of your post. Nothing changes until you accept.</p>
 {{else if eq .Action "react"}}<p class="lede">It asks to add your <strong>:{{.Emoji}}:</strong> reaction on this post. Nothing changes until you accept.</p>

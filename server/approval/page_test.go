@@ -312,7 +312,7 @@ func TestAnEditShowsTheNewMessageAndTheOneItReplacesAndAReactionShowsThePost(t *
 			[]string{"Edit your post in ~town-square</h1>", "replace the message of your post", "<strong>new</strong> words", "<em>old</em> words", `id="previous"`, ">Accept and edit</button>"}},
 		{posting.Plan{CallerID: "alice", Action: posting.ActionReact, PostID: "p1", Emoji: "tada", Previous: "the **post**",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
-			[]string{"React :tada: to a post in ~town-square</h1>", "add your <strong>:tada:</strong> reaction", "the <strong>post</strong>", ">Accept</button>"}},
+			[]string{`React <code class="by-ai" title="Written by the AI">:tada:</code> to a post in ~town-square</h1>`, "add your <strong>:tada:</strong> reaction", "the <strong>post</strong>", ">Accept</button>"}},
 		{posting.Plan{CallerID: "alice", Action: posting.ActionUnreact, PostID: "p1", Emoji: "tada", Previous: "the post",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
 			[]string{"take back your <strong>:tada:</strong> reaction"}},

@@ -69,7 +69,7 @@ func formQuestion(plan posting.Plan, recordID string) mcp.ElicitationParams {
 				prop: map[string]any{
 					"type":        "boolean",
 					"title":       boxTitle(plan),
-					"description": "Yes, as you, in " + plan.Dest.Label + ".",
+					"description": "Yes, as you, in " + present.Clean(plan.Dest.Label) + ".",
 				},
 			},
 			"required": []string{prop},
@@ -97,7 +97,7 @@ func urlQuestion(plan posting.Plan, recordID, pageURL string) mcp.ElicitationPar
 		Mode:          mcp.ElicitationModeURL,
 		ElicitationID: recordID,
 		URL:           pageURL,
-		Message:       fmt.Sprintf("An AI assistant asks to write as you in %s. Open Mattermost to see exactly what, then accept or decline there.", plan.Dest.Label),
+		Message:       fmt.Sprintf("An AI assistant asks to write as you in %s. Open Mattermost to see exactly what, then accept or decline there.", present.Clean(plan.Dest.Label)),
 	}
 }
 
@@ -117,44 +117,40 @@ func Describe(plan posting.Plan) string {
 	}
 	switch plan.Action {
 	case posting.ActionEdit:
-		fmt.Fprintf(&b, "Edit your post in %s?\n", plan.Dest.Label)
+		fmt.Fprintf(&b, "Edit your post in %s?\n", present.Clean(plan.Dest.Label))
 		frame("new message", plan.Message)
 		frame("message it replaces", plan.Previous)
 		return b.String()
 	case posting.ActionReact, posting.ActionUnreact:
-		verb := "React with :%s: to"
-		if plan.Action == posting.ActionUnreact {
-			verb = "Take back your :%s: reaction on"
-		}
-		fmt.Fprintf(&b, verb+" this post in %s?\n", plan.Emoji, plan.Dest.Label)
+		fmt.Fprintf(&b, "%s?\n", plan.Heading())
 		if plan.Previous != "" {
 			frame("post", plan.Previous)
 		}
 		return b.String()
 	}
-	fmt.Fprintf(&b, "Post as you to %s?\n", plan.Dest.Label)
+	fmt.Fprintf(&b, "Post as you to %s?\n", present.Clean(plan.Dest.Label))
 	if plan.Message == "" {
 		b.WriteString("\nNo message, files only.\n")
 	} else {
 		frame("message", plan.Message)
 	}
 	if plan.Attribution != "" {
-		fmt.Fprintf(&b, "The post is marked: %s.\n", plan.Attribution)
+		fmt.Fprintf(&b, "The post is marked: %s.\n", present.Clean(plan.Attribution))
 	}
 	if len(plan.Notes) == 0 {
 		b.WriteString("It notifies nobody by @-mention beyond the usual channel notifications.\n")
 	} else {
 		b.WriteString("Notifications:\n")
 		for _, n := range plan.Notes {
-			b.WriteString("- " + n + "\n")
+			b.WriteString("- " + present.Clean(n) + "\n")
 		}
 	}
 	if len(plan.Files) > 0 {
 		fmt.Fprintf(&b, "Files (%d):\n", len(plan.Files))
 		for i, f := range plan.Files {
-			fmt.Fprintf(&b, "%d. %s: %s, %s, %s, sha256 %s…\n", i+1, present.Clean(f.Name), present.Size(f.Size), f.Detected, f.Origin, shortSum(f.SHA256))
+			fmt.Fprintf(&b, "%d. %s: %s, %s, %s, sha256 %s…\n", i+1, present.Clean(f.Name), present.Size(f.Size), f.Detected, present.Clean(f.Origin), shortSum(f.SHA256))
 			if f.Mismatch != "" {
-				fmt.Fprintf(&b, "   Note: %s\n", f.Mismatch)
+				fmt.Fprintf(&b, "   Note: %s\n", present.Clean(f.Mismatch))
 			}
 		}
 	}

@@ -93,13 +93,16 @@ type Record struct {
 	AnsweredAt time.Time `json:"answered_at,omitzero"`
 	// Destination is where the post goes, kept after the plan is dropped;
 	// Place is the same in the person's words.
-	Destination string        `json:"destination,omitempty"`
-	Place       string        `json:"place,omitempty"`
-	Plan        *posting.Plan `json:"plan,omitempty"`
-	Outcome     string        `json:"outcome,omitempty"`
-	PostID      string        `json:"post_id,omitempty"`
-	ChannelID   string        `json:"channel_id,omitempty"`
-	Permalink   string        `json:"permalink,omitempty"`
+	Destination string `json:"destination,omitempty"`
+	Place       string `json:"place,omitempty"`
+	// Emoji is a reaction's emoji, kept after the plan is dropped so the
+	// outcome names it.
+	Emoji     string        `json:"emoji,omitempty"`
+	Plan      *posting.Plan `json:"plan,omitempty"`
+	Outcome   string        `json:"outcome,omitempty"`
+	PostID    string        `json:"post_id,omitempty"`
+	ChannelID string        `json:"channel_id,omitempty"`
+	Permalink string        `json:"permalink,omitempty"`
 	// ClientSessions are the Mattermost sessions of the MCP client that
 	// caused the write (the tool call's and the MCP session's): they may
 	// read the record but never answer it.
@@ -150,7 +153,7 @@ func (s *Store) Create(userID, title string, plan posting.Plan, clientSessions [
 		return Record{}, fmt.Errorf("random: %w", err)
 	}
 	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(),
-		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Plan: &plan, ClientSessions: clientSessions}
+		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Emoji: plan.Emoji, Plan: &plan, ClientSessions: clientSessions}
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return Record{}, err

@@ -1,10 +1,14 @@
 package mattermost
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/pluginapi"
 )
 
 // The plugin API lists custom emoji only page by page (GetEmojiList), with
@@ -66,4 +70,24 @@ func (c *Caller) CustomEmoji(prefix, after string, n int) (list []Emoji, more bo
 		return list[:n], true, nil
 	}
 	return list, false, nil
+}
+
+// EmojiExists reports whether an emoji of this name exists on the server,
+// as Mattermost decides when a reaction or custom status uses it: a
+// standard (system) emoji, or a custom emoji while custom emoji are on.
+func (c *Caller) EmojiExists(name string) (bool, error) {
+	if model.IsSystemEmojiName(name) {
+		return true, nil
+	}
+	if !c.CustomEmojiOn() || !EmojiName.MatchString(name) {
+		return false, nil
+	}
+	_, err := c.g.api.Emoji.GetByName(name)
+	switch {
+	case errors.Is(err, pluginapi.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("look up emoji: %w", err)
+	}
+	return true, nil
 }

@@ -357,18 +357,23 @@ func join(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// Heading is the write in the person's words, for the top of the page and
-// the modal: what it does and where, without ids or the model's text.
-func (p Plan) Heading() string {
+// Heading is the write in the person's words as plain text, for the
+// client's question, titles and lists: what it does and where, without ids
+// or the model's message, and any value the model chose in quotes.
+func (p Plan) Heading() string { return p.HeadingLine().Plain() }
+
+// HeadingLine is the heading in spans, the values the model chose (an
+// emoji, a new channel's name) apart, for the views that mark them.
+func (p Plan) HeadingLine() Line {
 	place := p.Dest.PlaceText()
 	var h string
 	switch p.Action {
 	case ActionEdit:
 		h = "Edit your post in " + place
 	case ActionReact:
-		h = fmt.Sprintf("React :%s: to a post in %s", p.Emoji, place)
+		return Line{{Text: "React "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " to a post in " + place}}
 	case ActionUnreact:
-		h = fmt.Sprintf("Take back your :%s: on a post in %s", p.Emoji, place)
+		return Line{{Text: "Take back your "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " on a post in " + place}}
 	case ActionPost:
 		switch {
 		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) == 1:
@@ -381,9 +386,9 @@ func (p Plan) Heading() string {
 			h = "Post in " + place
 		}
 	default:
-		h = p.Wording().Heading(p)
+		return p.Wording().Heading(p)
 	}
-	return present.Clean(h)
+	return say(h)
 }
 
 // Result is an executed post.

@@ -255,8 +255,8 @@ func TestTheHeadingSaysWhatAndWhereInThePersonsWordsWithoutIdsOrTheMessage(t *te
 		{Plan{Dest: Destination{UserIDs: []string{"u-bob"}, Recipients: []string{"@bob"}}, Message: "hi"}, "Direct message to @bob"},
 		{Plan{Dest: Destination{UserIDs: []string{"u-bob", "u-carol"}, Recipients: []string{"@bob", "@carol"}}}, "Group message with @bob, @carol"},
 		{Plan{Action: ActionEdit, Dest: channel, Message: "new"}, "Edit your post in Harbour ops, CEO Team"},
-		{Plan{Action: ActionReact, Emoji: "tada", Dest: channel}, "React :tada: to a post in Harbour ops, CEO Team"},
-		{Plan{Action: ActionUnreact, Emoji: "tada", Dest: channel}, "Take back your :tada: on a post in Harbour ops, CEO Team"},
+		{Plan{Action: ActionReact, Emoji: "tada", Dest: channel}, "React “:tada:” to a post in Harbour ops, CEO Team"},
+		{Plan{Action: ActionUnreact, Emoji: "tada", Dest: channel}, "Take back your “:tada:” on a post in Harbour ops, CEO Team"},
 	}
 	for _, c := range cases {
 		if got := c.plan.Heading(); got != c.want {

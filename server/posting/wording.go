@@ -2,7 +2,10 @@ package posting
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
 // The changes beyond posts, edits and reactions (delete, pin, channels,
@@ -71,10 +74,41 @@ type Fact struct {
 	AI    bool   `json:"ai,omitempty"`
 }
 
+// Span is a piece of a line the person reads: the plugin's own words, or a
+// value the model chose (AI). Every view sets an AI span apart: the page and
+// the modal mark it, the bot's message puts it in code, the client's
+// question in quotes; none renders it as markup.
+type Span struct {
+	Text string `json:"text"`
+	AI   bool   `json:"ai,omitempty"`
+}
+
+// Line is a line in spans, such as a heading.
+type Line []Span
+
+// say is a line of the plugin's own words.
+func say(s string) Line { return Line{{Text: s}} }
+
+// Plain is the line as plain text: each AI span between quotation marks,
+// with any quotation marks of its own made straight, so it cannot seem to
+// close early; control characters are made visible.
+func (l Line) Plain() string {
+	var b strings.Builder
+	for _, s := range l {
+		if s.AI {
+			b.WriteString("“" + strings.NewReplacer("“", `"`, "”", `"`).Replace(s.Text) + "”")
+			continue
+		}
+		b.WriteString(s.Text)
+	}
+	return present.Clean(b.String())
+}
+
 // Wording is how one kind of change is put to the person and told after.
 type Wording struct {
-	// Heading is the change in the person's words: what and for whom.
-	Heading func(p Plan) string
+	// Heading is the change in the person's words: what and for whom, with
+	// any value the model chose as a span of its own.
+	Heading func(p Plan) Line
 	// Lede is the sentence under the heading on the page and the modal.
 	Lede string
 	// Box is the title of the client form's one box; Accept the page's
@@ -122,7 +156,7 @@ func (p Plan) Wording() Wording {
 }
 
 var unknownWording = Wording{
-	Heading: func(Plan) string { return "A change this version does not know" },
+	Heading: func(Plan) Line { return say("A change this version does not know") },
 	Lede:    "This confirmation is of a kind this version does not know; accepting it changes nothing.",
 	Box:     "Go ahead", Accept: "Accept",
 	Facts:    func(Plan) []Fact { return nil },

@@ -3,13 +3,13 @@ package posting
 // create_channel: a new channel of one of the person's teams, with the
 // people it starts with.
 var createChannelWording = Wording{
-	Heading: func(p Plan) string {
+	Heading: func(p Plan) Line {
 		ch := channelSpec(p)
-		h := "Create the " + ch.Kind() + " " + ch.DisplayName + " in " + ch.Team
+		rest := " in " + ch.Team
 		if len(p.Members) > 0 {
-			h += " with " + usernames(p.Members)
+			rest += " with " + usernames(p.Members)
 		}
-		return h
+		return Line{{Text: "Create the " + ch.Kind() + " "}, {Text: ch.DisplayName, AI: true}, {Text: rest}}
 	},
 	Lede: "It asks to create this channel as you, with you as its admin. Nothing is created until you accept.",
 	Box:  "Create it", Accept: "Accept and create",
@@ -20,7 +20,7 @@ var createChannelWording = Wording{
 			who = "only its members see it; others join only when a member adds them"
 		}
 		fs := []Fact{{Label: "Team", Value: ch.Team}, {Label: "Name", Value: ch.DisplayName, AI: true},
-			{Label: "Address", Value: "~" + ch.Name}, {Label: "Kind", Value: ch.Kind() + ": " + who}}
+			{Label: "Address", Value: "~" + ch.Name, AI: true}, {Label: "Kind", Value: ch.Kind() + ": " + who}}
 		if ch.Purpose != "" {
 			fs = append(fs, Fact{Label: "Purpose", Value: ch.Purpose, AI: true})
 		}
@@ -34,13 +34,14 @@ var createChannelWording = Wording{
 		return append(fs, Fact{Label: "Members", Value: members})
 	},
 	NotesHeading: "Who is notified",
-	Done:         func(place string) string { return "The channel" + orEmpty(place) + " was created." },
-	Declined:     "Declined: no channel was created.",
+	// The channel's name is the model's, so the sentence does not repeat it.
+	Done:     func(string) string { return "The channel was created." },
+	Declined: "Declined: no channel was created.",
 }
 
 // add_channel_members: people added to a channel the person is in.
 var addMembersWording = Wording{
-	Heading: func(p Plan) string { return "Add " + usernames(p.Members) + " to " + p.Dest.PlaceText() },
+	Heading: func(p Plan) Line { return say("Add " + usernames(p.Members) + " to " + p.Dest.PlaceText()) },
 	Lede:    "It asks to add these people to the channel as you. Nothing changes until you accept.",
 	Box:     "Add them", Accept: "Accept and add",
 	Facts: func(p Plan) []Fact {
@@ -49,13 +50,6 @@ var addMembersWording = Wording{
 	NotesHeading: "Who is notified",
 	Done:         func(place string) string { return "The people were added" + orTo(place) + "." },
 	Declined:     "Declined: nobody was added.",
-}
-
-func orEmpty(place string) string {
-	if place == "" {
-		return ""
-	}
-	return " " + place
 }
 
 func orTo(place string) string {

@@ -5,8 +5,8 @@ import "strings"
 // delete_post: one of the person's own posts, with the replies and files
 // Mattermost deletes with it.
 var deleteWording = Wording{
-	Heading: func(p Plan) string {
-		return "Delete your post in " + p.Dest.PlaceText() + goesWith(p.Target, " with ")
+	Heading: func(p Plan) Line {
+		return say("Delete your post in " + p.Dest.PlaceText() + goesWith(p.Target, " with "))
 	},
 	Lede:        "It asks to delete your post for everyone in the channel. Nothing changes until you accept; a deleted post cannot be brought back.",
 	Box:         "Delete it",

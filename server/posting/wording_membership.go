@@ -3,7 +3,7 @@ package posting
 // join_channel and leave_channel: the person's own membership, which the
 // channel's members see as "joined the channel" / "left the channel".
 var joinWording = Wording{
-	Heading: func(p Plan) string { return "Join the public channel " + p.Dest.PlaceText() },
+	Heading: func(p Plan) Line { return say("Join the public channel " + p.Dest.PlaceText()) },
 	Lede:    "It asks to add you to this channel. Mattermost posts that you joined, for everyone in it to see. Nothing changes until you accept.",
 	Box:     "Join it", Accept: "Accept and join",
 	Facts:        channelFacts,
@@ -13,8 +13,8 @@ var joinWording = Wording{
 }
 
 var leaveWording = Wording{
-	Heading: func(p Plan) string {
-		return "Leave the " + channelSpec(p).Kind() + " " + p.Dest.PlaceText()
+	Heading: func(p Plan) Line {
+		return say("Leave the " + channelSpec(p).Kind() + " " + p.Dest.PlaceText())
 	},
 	Lede: "It asks to take you out of this channel. Mattermost posts that you left, for everyone in it to see. Nothing changes until you accept.",
 	Box:  "Leave it", Accept: "Accept and leave",

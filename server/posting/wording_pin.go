@@ -3,9 +3,11 @@ package posting
 // pin_post and unpin_post: a post's pin, which everyone in the channel sees
 // in its pinned messages.
 var pinWording = Wording{
-	Heading: func(p Plan) string { return "Pin " + byWhom(p) + " in " + p.Dest.PlaceText() + " for everyone in it" },
-	Lede:    "It asks to pin this post: everyone in the channel sees it in the channel's pinned messages. Nothing changes until you accept.",
-	Box:     "Pin it", Accept: "Accept and pin",
+	Heading: func(p Plan) Line {
+		return say("Pin " + byWhom(p) + " in " + p.Dest.PlaceText() + " for everyone in it")
+	},
+	Lede: "It asks to pin this post: everyone in the channel sees it in the channel's pinned messages. Nothing changes until you accept.",
+	Box:  "Pin it", Accept: "Accept and pin",
 	PostCaption:  "The post that is pinned",
 	Facts:        pinFacts,
 	NotesHeading: "Who sees it",
@@ -14,9 +16,11 @@ var pinWording = Wording{
 }
 
 var unpinWording = Wording{
-	Heading: func(p Plan) string { return "Unpin " + byWhom(p) + " in " + p.Dest.PlaceText() + " for everyone in it" },
-	Lede:    "It asks to unpin this post: it leaves the channel's pinned messages for everyone. Nothing changes until you accept.",
-	Box:     "Unpin it", Accept: "Accept and unpin",
+	Heading: func(p Plan) Line {
+		return say("Unpin " + byWhom(p) + " in " + p.Dest.PlaceText() + " for everyone in it")
+	},
+	Lede: "It asks to unpin this post: it leaves the channel's pinned messages for everyone. Nothing changes until you accept.",
+	Box:  "Unpin it", Accept: "Accept and unpin",
 	PostCaption:  "The post that is unpinned",
 	Facts:        pinFacts,
 	NotesHeading: "Who sees it",

@@ -5,8 +5,8 @@ import "time"
 // schedule_post: a post Mattermost sends as the person at a later time,
 // which they can change or delete in their Scheduled posts until then.
 var scheduleWording = Wording{
-	Heading: func(p Plan) string {
-		return "Schedule a post in " + p.Dest.PlaceText() + " for " + When(p.SendAt, p.SendZone, time.Now())
+	Heading: func(p Plan) Line {
+		return say("Schedule a post in " + p.Dest.PlaceText() + " for " + When(p.SendAt, p.SendZone, time.Now()))
 	},
 	Lede: "It asks to schedule this post as you: Mattermost sends it at that time, and until then you can change or delete it " +
 		"in your scheduled posts. Nothing is scheduled until you accept.",

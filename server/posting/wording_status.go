@@ -8,7 +8,7 @@ import (
 // set_status: the person's availability and custom status, which everyone
 // who can see them in Mattermost sees.
 var setStatusWording = Wording{
-	Heading: func(p Plan) string { return "Set your status to " + statusSummary(p) },
+	Heading: func(p Plan) Line { return say("Set your status to " + statusSummary(p)) },
 	Lede:    "It asks to change your status, which everyone who can see you in Mattermost sees. Nothing changes until you accept.",
 	Box:     "Set it", Accept: "Accept and set",
 	Facts:        statusFacts,

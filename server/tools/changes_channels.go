@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/mattermost/mattermost/server/public/model"
 
@@ -32,7 +31,7 @@ var (
 
 type createChannelArgs struct {
 	Team        string   `json:"team,omitempty" jsonschema:"Team name or id; may be left out if the person is in one team."`
-	DisplayName string   `json:"display_name" jsonschema:"The channel's name as people see it, at most 64 characters."`
+	DisplayName string   `json:"display_name" jsonschema:"The channel's name as people see it: one line, at most 64 characters."`
 	Name        string   `json:"name,omitempty" jsonschema:"The ~name in its link (a-z, 0-9, - and _); made from display_name if left out."`
 	Private     bool     `json:"private,omitempty" jsonschema:"true for a private channel; public when left out."`
 	Purpose     string   `json:"purpose,omitempty" jsonschema:"What the channel is for, at most 250 characters."`
@@ -162,6 +161,20 @@ func (d Deps) leaveChannel(ctx context.Context, a channelRefArgs) (res catalogue
 
 var notNameRE = regexp.MustCompile(`[^a-z0-9_-]+`)
 
+// minChannelName is the shortest ~name Mattermost's own app lets a person
+// create (its model alone allows 1).
+const minChannelName = 2
+
+// channelAddress refuses a ~name Mattermost would refuse
+// (model.Channel.IsValid), or one it would read as an id.
+func channelAddress(name string) error {
+	if len(name) < minChannelName || len(name) > model.ChannelNameMaxLength || !model.IsValidChannelIdentifier(name) || model.IsValidId(name) {
+		return refusal.New(fmt.Sprintf("%s cannot be a channel's address.", quoteValue(name)),
+			fmt.Sprintf("Give name: %d to %d lowercase letters, digits, - and _, starting with a letter or digit, not 26 characters of letters and digits alone (that reads as an id).", minChannelName, model.ChannelNameMaxLength))
+	}
+	return nil
+}
+
 // channelName is the address a display name gives: lowercase, with runs of
 // anything else made one -.
 func channelName(display string) string {
@@ -174,20 +187,24 @@ func (d Deps) createChannel(ctx context.Context, a createChannelArgs) (res catal
 		return res, err
 	}
 	display := strings.TrimSpace(a.DisplayName)
-	switch {
-	case display == "" || utf8.RuneCountInString(display) > model.ChannelDisplayNameMaxRunes:
-		return res, refusal.Newf("display_name must be 1 to %d characters.", model.ChannelDisplayNameMaxRunes)
-	case utf8.RuneCountInString(a.Purpose) > model.ChannelPurposeMaxRunes:
-		return res, refusal.Newf("purpose is at most %d characters; shorten it.", model.ChannelPurposeMaxRunes)
-	case utf8.RuneCountInString(a.Header) > model.ChannelHeaderMaxRunes:
-		return res, refusal.Newf("header is at most %d characters; shorten it.", model.ChannelHeaderMaxRunes)
+	if display == "" {
+		return res, refusal.New("display_name is empty.", fmt.Sprintf("Give display_name: the channel's name as people see it, 1 to %d characters.", model.ChannelDisplayNameMaxRunes))
+	}
+	for _, v := range []error{
+		oneLine("display_name", display, model.ChannelDisplayNameMaxRunes),
+		someLines("purpose", a.Purpose, model.ChannelPurposeMaxRunes),
+		someLines("header", a.Header, model.ChannelHeaderMaxRunes),
+	} {
+		if v != nil {
+			return res, v
+		}
 	}
 	name := strings.TrimPrefix(strings.TrimSpace(a.Name), "~")
 	if name == "" {
 		name = channelName(display)
 	}
-	if len(name) < 2 || len(name) > model.ChannelNameMaxLength || !model.IsValidChannelIdentifier(name) || model.IsValidId(name) {
-		return res, refusal.New(fmt.Sprintf("%q cannot be a channel's address.", name), "Give name: 2 to 64 lowercase letters, digits, - and _.")
+	if err := channelAddress(name); err != nil {
+		return res, err
 	}
 	team, err := oneTeam(c, a.Team, "create_channel")
 	if err != nil {
@@ -213,9 +230,11 @@ func (d Deps) createChannel(ctx context.Context, a createChannelArgs) (res catal
 	if err != nil {
 		return res, err
 	}
+	// The place is worded without the model's names: they are shown apart,
+	// as the model's, wherever the change is shown.
 	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionCreateChan, Channel: spec, Members: members,
 		Dest: posting.Destination{Label: fmt.Sprintf("the new %s ~%s in team %s", spec.Kind(), name, team.Name),
-			Place: present.Clean(display) + ", " + present.Clean(team.DisplayName), Where: fmt.Sprintf("a new %s of team %s", spec.Kind(), present.Clean(team.DisplayName))}}
+			Place: "the new channel in " + present.Clean(team.DisplayName), Where: fmt.Sprintf("a new %s of team %s", spec.Kind(), present.Clean(team.DisplayName))}}
 	plan.Notes = addedNotes(c, members, plan.Dest.Place)
 	if len(plan.Notes) == 0 {
 		plan.Notes = []string{"Nobody is notified: only you are in it at first."}

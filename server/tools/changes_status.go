@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/mattermost/mattermost/server/public/model"
 
@@ -22,8 +21,8 @@ var statusHints = catalogue.Hints{ReadOnly: false, Destructive: false, Idempoten
 type setStatusArgs struct {
 	Status          string `json:"status,omitempty" jsonschema:"online, away, dnd or offline; left out keeps it."`
 	DNDUntil        string `json:"dnd_until,omitempty" jsonschema:"With dnd: when it ends (RFC 3339)."`
-	CustomText      string `json:"custom_text,omitempty" jsonschema:"Custom status text, at most 100 characters."`
-	CustomEmoji     string `json:"custom_emoji,omitempty" jsonschema:"Custom status emoji name, e.g. palm_tree."`
+	CustomText      string `json:"custom_text,omitempty" jsonschema:"Custom status text: one line, at most 100 characters."`
+	CustomEmoji     string `json:"custom_emoji,omitempty" jsonschema:"Custom status emoji name, e.g. palm_tree: a standard emoji or one of the server's custom emoji."`
 	CustomExpiresAt string `json:"custom_expires_at,omitempty" jsonschema:"When the custom status clears (RFC 3339)."`
 	ClearCustom     bool   `json:"clear_custom,omitempty" jsonschema:"true removes the custom status."`
 }
@@ -58,9 +57,15 @@ func (d Deps) setStatus(ctx context.Context, a setStatusArgs) (res catalogue.Res
 		return res, err
 	}
 	custom := s.Text != "" || s.Emoji != ""
+	if err := oneLine("custom_text", s.Text, model.CustomStatusTextMaxRunes); err != nil {
+		return res, err
+	}
+	if s.Emoji != "" {
+		if err := checkEmoji(c, "custom_emoji", s.Emoji); err != nil {
+			return res, err
+		}
+	}
 	switch {
-	case utf8.RuneCountInString(s.Text) > model.CustomStatusTextMaxRunes:
-		return res, refusal.Newf("custom_text is at most %d characters; shorten it.", model.CustomStatusTextMaxRunes)
 	case custom && s.ClearCustom:
 		return res, refusal.New("Give a custom status or clear_custom, not both.", "")
 	case !s.ExpiresAt.IsZero() && !custom:

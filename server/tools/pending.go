@@ -16,7 +16,7 @@ import (
 
 func pendingOf(o approval.Outcome) WriteResult {
 	r := o.Record
-	return WriteResult{ID: r.ID, State: r.State, URL: o.PageURL, Outcome: r.Outcome, Action: actionName(o.Plan.Action),
+	return WriteResult{ID: r.ID, State: r.State, URL: o.PageURL, Outcome: r.Outcome, Action: actionName(o.Plan.Action), Emoji: o.Plan.Emoji,
 		PostID: r.PostID, ChannelID: r.ChannelID, Permalink: r.Permalink}
 }
 

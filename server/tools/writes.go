@@ -58,7 +58,7 @@ type updatePostArgs struct {
 
 type reactionArgs struct {
 	PostID string `json:"post_id"`
-	Emoji  string `json:"emoji_name" jsonschema:"Emoji name without colons, e.g. thumbsup."`
+	Emoji  string `json:"emoji_name" jsonschema:"Emoji name without colons, e.g. thumbsup: a standard emoji or one of the server's custom emoji (list_emoji)."`
 }
 
 // WriteResult is the structured answer of every tool that writes, and of
@@ -69,10 +69,12 @@ type WriteResult struct {
 	State string `json:"state"`
 	// ID is the pending write's id, for get_pending; empty for a write done
 	// at once.
-	ID        string       `json:"id,omitempty"`
-	URL       string       `json:"url,omitempty"`
-	Outcome   string       `json:"outcome,omitempty"`
-	Action    string       `json:"action,omitempty"`
+	ID      string `json:"id,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Outcome string `json:"outcome,omitempty"`
+	Action  string `json:"action,omitempty"`
+	// Emoji is the emoji of a reaction added or taken back.
+	Emoji     string       `json:"emoji,omitempty"`
 	PostID    string       `json:"post_id,omitempty"`
 	ChannelID string       `json:"channel_id,omitempty"`
 	Permalink string       `json:"permalink,omitempty"`
@@ -270,11 +272,14 @@ func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (res catal
 		return res, err
 	}
 	emoji := strings.Trim(strings.TrimSpace(a.Emoji), ":")
-	if emoji == "" {
-		return res, refusal.New("Give emoji_name, e.g. thumbsup (without colons).", "")
+	if err := emojiForm("emoji_name", emoji); err != nil {
+		return res, err
 	}
 	p, ch, err := postFor(c, a.PostID)
 	if err != nil {
+		return res, err
+	}
+	if err := reactionEmoji(c, p.Id, emoji, remove); err != nil {
 		return res, err
 	}
 	action := posting.ActionReact
@@ -285,6 +290,27 @@ func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (res catal
 		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
 	plan.Dest.Place, plan.Dest.Where = placeIn(c, ch)
 	return d.write(ctx, c, plan)
+}
+
+// reactionEmoji refuses an emoji that does not exist on this server before
+// anyone is asked, as Mattermost would refuse the reaction. A reaction
+// being taken back may be of a custom emoji deleted since: the person's own
+// reaction on the post is enough.
+func reactionEmoji(c *mattermost.Caller, postID, emoji string, remove bool) error {
+	err := checkEmoji(c, "emoji_name", emoji)
+	if err == nil || !remove {
+		return err
+	}
+	rs, rerr := c.Reactions(postID)
+	if rerr != nil {
+		return rerr
+	}
+	for _, r := range rs {
+		if r.UserId == c.UserID() && r.EmojiName == emoji {
+			return nil
+		}
+	}
+	return err
 }
 
 // postFor reads the post an edit or reaction is about, as the caller.

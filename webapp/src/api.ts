@@ -30,6 +30,9 @@ export interface ConfirmationDetail {
     // The write in the person's words ("Post in Harbour ops, CEO Team"), where it
     // goes in their words, and in full without ids. An answered record has none.
     heading?: string;
+    // The heading in spans: ai marks a value the model chose (an emoji, a new
+    // channel's name), which the modal shows apart, as the model's.
+    heading_line?: HeadingSpan[];
     place?: string;
     where?: string;
     // The note the post carries under it.
@@ -59,6 +62,11 @@ export interface ConfirmationDetail {
     previous_caption?: string;
     notes_heading?: string;
     accept_label?: string;
+}
+
+export interface HeadingSpan {
+    text: string;
+    ai?: boolean;
 }
 
 export interface ConfirmationFact {

