@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -83,8 +84,8 @@ type Transport struct {
 func New(opts Options) *Transport {
 	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now}}
 	hooks := &server.Hooks{}
-	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
-		t.sessions.remember(ctx, req)
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		t.sessions.remember(ctx, req, res)
 	})
 	serverOpts := append([]server.ServerOption{
 		server.WithToolCapabilities(false),
@@ -283,6 +284,16 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		}
 		method, tool = peekMethod(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if method == string(mcp.MethodInitialize) {
+			held, ok := t.reserveSession(w, userID, body)
+			if !ok {
+				t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
+					"status", http.StatusServiceUnavailable, "duration_ms", time.Since(started).Milliseconds())
+				return
+			}
+			ctx = withReservation(ctx, held)
+			defer t.releaseUnstored(userID, held)
+		}
 		rec := sessionFrom(ctx)
 		if rec != nil && rec.UserID == userID && t.opts.Answers != nil {
 			switch {
@@ -315,6 +326,65 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
 			"status", sw.status, "duration_ms", time.Since(started).Milliseconds())
 	}
+}
+
+// reserveSession counts the session an initialize opens before mcp-go
+// answers it, so that a person whose every session is in use is refused
+// before a session id is handed out: with 503, Retry-After (when the least
+// recently used session turns idle) and a JSON-RPC error saying why and
+// what to do.
+func (t *Transport) reserveSession(w http.ResponseWriter, userID string, body []byte) (*reservation, bool) {
+	id, err := t.sessions.open(userID)
+	var full *errSessionsInUse
+	switch {
+	case errors.As(err, &full):
+		retry := max(1, int((full.RetryAfter+time.Second-1)/time.Second))
+		t.opts.Log.Warn("Refused a new MCP session: all of the person's sessions are in use", "user_id", userID,
+			"max_sessions", MaxSessionsPerPerson, "retry_after_seconds", retry)
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), mcp.INTERNAL_ERROR, fmt.Sprintf(
+			"No new MCP session now: you have %d MCP sessions open and each was used within the last %d minutes, the most one person may keep; none was ended, because a session in use is never ended to make room. Try again in %d seconds (Retry-After), when the least recently used one has been idle %d minutes, or end sessions you no longer use (an HTTP DELETE of /mcp with their Mcp-Session-Id).",
+			MaxSessionsPerPerson, int(sessionIdleAfter/time.Minute), retry, int(sessionIdleAfter/time.Minute)))
+		return nil, false
+	case err != nil:
+		t.opts.Log.Error("Could not count a new MCP session among the person's sessions", "user_id", userID, "error", err.Error())
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), mcp.INTERNAL_ERROR,
+			"Mattermost could not open your MCP session just now: initialize again in a moment.")
+		return nil, false
+	}
+	return &reservation{id: id}, true
+}
+
+// releaseUnstored ends a counted session whose initialize stored no record
+// (mcp-go refused it, or the store failed): its client never learned a
+// usable id.
+func (t *Transport) releaseUnstored(userID string, held *reservation) {
+	if held.stored.Load() {
+		return
+	}
+	if err := t.sessions.close(userID, held.id); err != nil {
+		t.opts.Log.Warn("Could not uncount a failed MCP initialize; it leaves the index when idle", "user_id", userID, "error", err.Error())
+	}
+}
+
+// requestID is the JSON-RPC id of a request, null when it has none.
+func requestID(body []byte) json.RawMessage {
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil || len(msg.ID) == 0 {
+		return json.RawMessage("null")
+	}
+	return msg.ID
+}
+
+// writeRPCError answers a JSON-RPC error with an HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": message}})
 }
 
 // forgetHere drops this process's copy of a session mcp-go keeps after
