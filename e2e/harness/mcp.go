@@ -20,18 +20,42 @@ func ConnectMCP(ctx context.Context, site, token, clientName string) (*client.Cl
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Start(ctx); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: clientName, Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		_ = c.Close()
+	if err := start(ctx, c, clientName, mcp.LATEST_PROTOCOL_VERSION); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// ConnectMCPVersion is ConnectMCP speaking one protocol version: 2025-11-25
+// and earlier open an MCP session (Mcp-Session-Id), which Close ends with a
+// DELETE.
+func ConnectMCPVersion(ctx context.Context, site, token, clientName, version string) (*client.Client, error) {
+	tr, err := transport.NewStreamableHTTP(strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp",
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		return nil, err
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(version))
+	if err := start(ctx, c, clientName, version); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// start starts and initializes c; on an error it closes it.
+func start(ctx context.Context, c *client.Client, clientName, version string) error {
+	if err := c.Start(ctx); err != nil {
+		_ = c.Close()
+		return err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = version
+	init.Params.ClientInfo = mcp.Implementation{Name: clientName, Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		_ = c.Close()
+		return err
+	}
+	return nil
 }
 
 // CallTool calls one tool with args; nil args leave "arguments" out of the
