@@ -283,7 +283,9 @@ func TestFortyClientsOfOnePersonMakeCallsAtOnceThroughTwoNodesWithoutAnError(t *
 	}
 	// Each client ends its session (DELETE), on whichever node it reaches.
 	for c := range opened {
-		_ = c.Close()
+		if err := harness.EndMCPSession(ctx, proxy, u.Token, c); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if rows, _, err := mm.KVRows(ctx, "mcpsession_", `"user_id":"`+u.ID+`"`); err != nil || rows != 0 {
 		t.Fatalf("%d of the person's sessions are stored after their clients ended them (%v)", rows, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -89,4 +90,31 @@ func CallToolOnce(ctx context.Context, site, token, clientName, tool string, arg
 		return err
 	}
 	return json.Unmarshal(raw, out)
+}
+
+// EndMCPSession ends c's MCP session with a DELETE, as a client that leaves
+// does, then closes c. mcp-go's own Close sends its DELETE without the
+// client's headers, so on Mattermost (which needs the token on every
+// request) it ends nothing.
+func EndMCPSession(ctx context.Context, site, token string, c *client.Client) error {
+	defer c.Close()
+	id := c.GetSessionId()
+	if id == "" {
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Mcp-Session-Id", id)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("DELETE of the MCP session: %d", resp.StatusCode)
+	}
+	return nil
 }

@@ -262,9 +262,10 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		ctx = withSession(ctx, rec)
 	}
 
-	var method, tool string
+	var body []byte
 	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
@@ -274,6 +275,22 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "The request body could not be read.", http.StatusBadRequest)
 			return
 		}
+		if isBatch(body) {
+			t.serveBatch(ctx, w, r, body)
+			t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", "batch",
+				"duration_ms", time.Since(started).Milliseconds())
+			return
+		}
+	}
+	t.serveMessage(ctx, w, r, body, started)
+}
+
+// serveMessage serves one JSON-RPC message (a POST's body), or a GET or
+// DELETE, of the caller in ctx.
+func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, started time.Time) {
+	userID := callerIDFrom(ctx)
+	var method, tool string
+	if r.Method == http.MethodPost {
 		if len(body) > MaxAnswerBytes && isClientAnswer(body) {
 			refuseAnswer(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
 				"This answer is %d KiB; an answer to a question from Mattermost is at most %d KiB. Nothing was delivered or stored: answer again with only what the question asks for.",
@@ -284,6 +301,7 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		}
 		method, tool = peekMethod(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
 		if method == string(mcp.MethodInitialize) {
 			held, ok := t.reserveSession(w, userID, body)
 			if !ok {

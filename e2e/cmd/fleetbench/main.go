@@ -127,8 +127,11 @@ func round(ctx context.Context, mm *harness.Server, proxy string, person harness
 	if err != nil {
 		return err
 	}
+	ended := 0
 	for c := range opened {
-		_ = c.Close() // ends the session with a DELETE
+		if harness.EndMCPSession(ctx, proxy, person.Token, c) == nil {
+			ended++
+		}
 	}
 	after, _, err := mm.KVRows(ctx, "mcpsession_", `"user_id":"`+person.ID+`"`)
 	if err != nil {
@@ -145,8 +148,8 @@ func round(ctx context.Context, mm *harness.Server, proxy string, person harness
 	fmt.Printf("%d clients x %d calls: %d initializes and calls in %s, %d errors\n",
 		clients, calls, clients+len(latencies), elapsed.Round(time.Millisecond), errorsSeen)
 	fmt.Printf("  latency p50 %s, p99 %s, max %s; requests node 1 %d, node 2 %d\n", at(0.5), at(0.99), at(1), n1-h1, n2-h2)
-	fmt.Printf("  the person's session rows in the KV store: %d (bound %d), %d KiB, index %d bytes; after the clients ended their sessions: %d\n",
-		rows, transport.MaxSessionsPerPerson, size>>10, indexSize, after)
+	fmt.Printf("  the person's session rows in the KV store: %d (bound %d), %d KiB, index %d bytes; after %d clients ended their sessions: %d\n",
+		rows, transport.MaxSessionsPerPerson, size>>10, indexSize, ended, after)
 	for _, f := range failures {
 		fmt.Println("  error:", f)
 	}
