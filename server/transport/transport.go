@@ -13,6 +13,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -20,6 +21,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
 
 const (
@@ -55,6 +58,10 @@ type Options struct {
 	// the authorization server: a client sent to one that cannot register it
 	// gives up instead of asking for a token.
 	OAuthSignIn func() bool
+	// AllowsOrigin answers whether the admin lists a web origin (normalized
+	// as config.NormalizeOrigin does) besides the site's own; read on every
+	// request, so a change applies without a restart. nil lists none.
+	AllowsOrigin func(origin string) bool
 	// UserActive answers whether the user exists and is not deactivated.
 	UserActive func(userID string) (bool, error)
 	KV         KV
@@ -212,12 +219,45 @@ func (t *Transport) challenge(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, message)
 }
 
+// originAllowed validates a request's Origin, as MCP's transport requires
+// of servers: a web page of another site must not reach the endpoint with
+// the person's credentials through their browser. A request without Origin
+// (desktop, command-line and server clients) passes; one from the site's
+// own origin or one the admin lists passes; any other gets 403 with the
+// reason in one line, as a JSON-RPC error without id on the MCP endpoint.
+func (t *Transport) originAllowed(w http.ResponseWriter, r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	site := ""
+	if u, err := url.Parse(t.siteURL(r)); err == nil {
+		// The site's origin, whatever path Mattermost is served under.
+		site, _ = config.NormalizeOrigin(u.Scheme + "://" + u.Host)
+	}
+	normalized, ok := config.NormalizeOrigin(origin)
+	if ok && (normalized == site || (t.opts.AllowsOrigin != nil && t.opts.AllowsOrigin(normalized))) {
+		return true
+	}
+	message := fmt.Sprintf("Requests from web pages at %.200q may not use Mattermost's MCP server: only %s and the origins a system admin lists in the plugin's setting \"Allowed origins for browser-based MCP clients\" may.", origin, site)
+	t.opts.Log.Info("Refused an MCP request from a web page of another origin", "origin", truncate(origin, 200), "path", r.URL.Path)
+	if strings.HasSuffix(r.URL.Path, MCPPath) {
+		writeRPCError(w, http.StatusForbidden, json.RawMessage("null"), mcp.INVALID_REQUEST, message)
+		return false
+	}
+	http.Error(w, message, http.StatusForbidden)
+	return false
+}
+
 // Authenticate returns the signed-in user of a request, from the header
 // Mattermost sets only after checking the token (client copies are
-// stripped). Without an active user it answers the 401 challenge (or 503
+// stripped), once its Origin passed (see originAllowed). Without an active user it answers the 401 challenge (or 503
 // when Mattermost cannot tell) and returns false. Every route that takes
 // the Mattermost credential goes through it.
 func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if !t.originAllowed(w, r) {
+		return "", false
+	}
 	userID := r.Header.Get("Mattermost-User-Id")
 	if userID == "" {
 		t.challenge(w, r)
