@@ -59,7 +59,7 @@ func run(bundle string, sessions, workers int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("== %d MCP sessions opened by one person, %d at a time ==\n", sessions, workers)
+	fmt.Printf("== one person tries to open %d MCP sessions, %d at a time, ending none ==\n", sessions, workers)
 	fmt.Printf("plugin resident at rest: %d MiB\n", proc.KiB("VmRSS")>>10)
 
 	var failed, refused atomic.Int64
