@@ -170,7 +170,7 @@ func TestTheInitializePastTheCapIsRefusedWith503AndRetryAfterAndEndsNoSessionInU
 				Message string `json:"message"`
 			} `json:"error"`
 		}
-		if err := json.Unmarshal([]byte(body), &msg); err != nil || msg.ID != 7 || msg.Error.Code == 0 ||
+		if err := json.Unmarshal([]byte(body), &msg); err != nil || msg.ID != 7 || msg.Error.Code != -32000 ||
 			!strings.Contains(msg.Error.Message, fmt.Sprintf("%d MCP sessions open", transport.MaxSessionsPerPerson)) {
 			t.Fatalf("the JSON-RPC error: %s (%v)", body, err)
 		}

@@ -301,7 +301,7 @@ func TestTheInitializePastTheCapIsAnswered503WithRetryAfterAndAJSONRPCError(t *t
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if err := json.Unmarshal([]byte(text), &msg); err != nil || msg.ID != 1 || msg.Error.Code == 0 ||
+	if err := json.Unmarshal([]byte(text), &msg); err != nil || msg.ID != 1 || msg.Error.Code != sessionsInUseCode ||
 		!strings.Contains(msg.Error.Message, "256 MCP sessions open") || !strings.Contains(msg.Error.Message, "Try again in "+strconv.Itoa(retry)+" seconds") {
 		t.Fatalf("the JSON-RPC error: %s (%v)", text, err)
 	}

@@ -386,6 +386,12 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 	}
 }
 
+// sessionsInUseCode is the JSON-RPC error of an initialize refused while
+// every session of the person is in use: the first of JSON-RPC's
+// implementation-defined server errors, since the server is at a bound,
+// not broken (-32603) and the request is not malformed (-32600).
+const sessionsInUseCode = -32000
+
 // reserveSession counts the session an initialize opens before mcp-go
 // answers it, so that a person whose every session is in use is refused
 // before a session id is handed out: with 503, Retry-After (when the least
@@ -400,7 +406,7 @@ func (t *Transport) reserveSession(w http.ResponseWriter, userID string, body []
 		t.opts.Log.Warn("Refused a new MCP session: all of the person's sessions are in use", "user_id", userID,
 			"max_sessions", MaxSessionsPerPerson, "retry_after_seconds", retry)
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), mcp.INTERNAL_ERROR, fmt.Sprintf(
+		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), sessionsInUseCode, fmt.Sprintf(
 			"No new MCP session now: you have %d MCP sessions open and each was used within the last %d minutes, the most one person may keep; none was ended, because a session in use is never ended to make room. Try again in %d seconds (Retry-After), when the least recently used one has been idle %d minutes, or end sessions you no longer use (an HTTP DELETE of /mcp with their Mcp-Session-Id).",
 			MaxSessionsPerPerson, int(sessionIdleAfter/time.Minute), retry, int(sessionIdleAfter/time.Minute)))
 		return nil, false
