@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -350,6 +351,9 @@ func (s *sessionStore) storeIndex(userID string, batch []*indexChange) error {
 		}
 		if len(raw) > maxIndexBytes {
 			return fmt.Errorf("the index of MCP sessions would take %d bytes, above its bound of %d", len(raw), maxIndexBytes)
+		}
+		if bytes.Equal(raw, old) {
+			return nil // nothing changed (a refused initialize): no write
 		}
 		ok, err := s.index.CompareAndSet(key, old, raw, sessionLifetime)
 		if err != nil {
