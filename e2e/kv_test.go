@@ -3,7 +3,8 @@ package e2e
 // What one person's client can make the plugin keep in Mattermost's KV
 // store is bounded (product rule 9): a session keeps a few hundred bytes
 // whatever the client declares, a person has at most MaxSessionsPerPerson
-// sessions and MaxPendingPerPerson writes waiting, and an answer larger
+// sessions (and one past them is refused while all are in use, never ending
+// one) and MaxPendingPerPerson writes waiting, and an answer larger
 // than MaxAnswerBytes is refused before anything is kept. Each is read back
 // from the database, where the KV store lives.
 
@@ -13,10 +14,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
@@ -123,31 +128,167 @@ func TestAnAnswerLargerThanTheCapGets413AndAJSONRPCError(t *testing.T) {
 	}
 }
 
-func TestTheSessionAfterTheCapEndsTheOldestOnEveryNode(t *testing.T) {
+func TestTheInitializePastTheCapIsRefusedWith503AndRetryAfterAndEndsNoSessionInUse(t *testing.T) {
 	if _, err := mm.StartSecondNode(t.Context()); err != nil {
 		t.Fatalf("second node: %v", err)
 	}
-	if n := len(mm.NodeURLs()); n != 2 {
-		t.Fatalf("%d nodes run, want 2", n)
+	nodes := mm.NodeURLs()
+	if len(nodes) != 2 {
+		t.Fatalf("%d nodes run, want 2", len(nodes))
 	}
 	u := newPerson(t, "sessions")
-	sessions := make([]string, transport.MaxSessionsPerPerson+1)
-	for i := range sessions {
-		sessions[i] = openSession(t, mm.URL, u.Token, `{"name":"e2e","version":"1"}`, `{}`)
+	sessions := make([]string, transport.MaxSessionsPerPerson)
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(sessions); i += 8 {
+				// Not openSession: Fatal belongs to the test's goroutine.
+				sessions[i] = initializeOn(nodes[i%2], u.Token)
+				if sessions[i] == "" {
+					failed.Add(1)
+				}
+			}
+		}()
 	}
-	for _, site := range mm.NodeURLs() {
-		if code, _, body := mcpPost(t, site, u.Token, sessions[0], listTools); code != http.StatusNotFound {
-			t.Fatalf("the oldest session on %s: %d %.200s", site, code, body)
+	wg.Wait()
+	if failed.Load() > 0 {
+		t.Fatalf("%d of %d initializes within the cap failed", failed.Load(), len(sessions))
+	}
+	for _, site := range nodes {
+		code, session, body := mcpPost(t, site, u.Token, "", fmt.Sprintf(
+			`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`, legacyVersion))
+		if code != http.StatusServiceUnavailable || session != "" {
+			t.Fatalf("the initialize past the cap on %s: %d %q %.300s", site, code, session, body)
 		}
-		for _, s := range []string{sessions[1], sessions[len(sessions)-1]} {
+		var msg struct {
+			ID    int `json:"id"`
+			Error struct {
+				Code    int    `json:"code"`
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(body), &msg); err != nil || msg.ID != 7 || msg.Error.Code != -32000 ||
+			!strings.Contains(msg.Error.Message, fmt.Sprintf("%d MCP sessions open", transport.MaxSessionsPerPerson)) {
+			t.Fatalf("the JSON-RPC error: %s (%v)", body, err)
+		}
+	}
+	if retry := retryAfter(t, nodes[1], u.Token); retry < 1 || retry > 600 {
+		t.Fatalf("Retry-After %d seconds", retry)
+	}
+	// Every session is still answered on every node: none was ended.
+	for _, site := range nodes {
+		for _, s := range []string{sessions[0], sessions[len(sessions)-1]} {
 			if code, _, body := mcpPost(t, site, u.Token, s, listTools); code != http.StatusOK {
-				t.Fatalf("a session within the cap on %s: %d %.200s", site, code, body)
+				t.Fatalf("a session in use on %s: %d %.200s", site, code, body)
 			}
 		}
 	}
 	rows, _, err := mm.KVRows(context.Background(), "mcpsession_", `"user_id":"`+u.ID+`"`)
 	if err != nil || rows != transport.MaxSessionsPerPerson {
 		t.Fatalf("%d of the person's sessions are stored, want %d (%v)", rows, transport.MaxSessionsPerPerson, err)
+	}
+	// A session ended by its client makes room at once.
+	if code := deleteSession(t, nodes[0], u.Token, sessions[0]); code != http.StatusOK {
+		t.Fatalf("DELETE of a session: %d", code)
+	}
+	openSession(t, nodes[1], u.Token, `{"name":"e2e","version":"1"}`, `{}`)
+}
+
+// initializeOn opens a session of protocol 2025-11-25 on site; "" when it
+// failed.
+func initializeOn(site, token string) string {
+	req, err := http.NewRequest(http.MethodPost, mcpURL(site), strings.NewReader(fmt.Sprintf(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`, legacyVersion)))
+	if err != nil {
+		return ""
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	return resp.Header.Get(server.HeaderKeySessionID)
+}
+
+// retryAfter is the Retry-After of a refused initialize on site.
+func retryAfter(t *testing.T, site, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, mcpURL(site), strings.NewReader(fmt.Sprintf(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`, legacyVersion)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	n, err := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if resp.StatusCode != http.StatusServiceUnavailable || err != nil {
+		t.Fatalf("a refused initialize: %d, Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	return n
+}
+
+func TestFortyClientsOfOnePersonMakeCallsAtOnceThroughTwoNodesWithoutAnError(t *testing.T) {
+	proxy, err := mm.StartSecondNode(t.Context())
+	if err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	u := newPerson(t, "fleet")
+	const clients, calls = 40, 10
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	var errs atomic.Int64
+	var first atomic.Value
+	opened := make(chan *client.Client, clients)
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := harness.ConnectMCPVersion(ctx, proxy, u.Token, "fleet", legacyVersion)
+			if err != nil {
+				errs.Add(1)
+				first.CompareAndSwap(nil, "initialize: "+err.Error())
+				return
+			}
+			opened <- c
+			for n := range calls {
+				tool := []string{"get_me", "list_teams"}[n%2]
+				if res, err := harness.CallTool(ctx, c, tool, nil); err != nil || res.IsError {
+					errs.Add(1)
+					first.CompareAndSwap(nil, fmt.Sprintf("%s: %v %v", tool, err, res))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(opened)
+	if errs.Load() > 0 {
+		t.Fatalf("%d of %d initializes and calls failed; the first: %v", errs.Load(), clients*(calls+1), first.Load())
+	}
+	rows, _, err := mm.KVRows(ctx, "mcpsession_", `"user_id":"`+u.ID+`"`)
+	if err != nil || rows != clients {
+		t.Fatalf("%d of the person's sessions are stored, want %d (%v)", rows, clients, err)
+	}
+	// Each client ends its session (DELETE), on whichever node it reaches.
+	for c := range opened {
+		if err := harness.EndMCPSession(ctx, proxy, u.Token, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rows, _, err := mm.KVRows(ctx, "mcpsession_", `"user_id":"`+u.ID+`"`); err != nil || rows != 0 {
+		t.Fatalf("%d of the person's sessions are stored after their clients ended them (%v)", rows, err)
 	}
 }
 

@@ -119,6 +119,7 @@ func (p *Plugin) OnActivate() error {
 		Instructions: instructions,
 		SiteURL:      gw.SiteURL,
 		OAuthSignIn:  p.oauthSignIn,
+		AllowsOrigin: func(origin string) bool { return p.config.Get().AllowsOrigin(origin) },
 		UserActive:   gw.UserActive,
 		KV:           gw.KV(),
 		Answers:      gw.BytesKV(),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -20,18 +21,42 @@ func ConnectMCP(ctx context.Context, site, token, clientName string) (*client.Cl
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Start(ctx); err != nil {
-		_ = c.Close()
-		return nil, err
-	}
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	init.Params.ClientInfo = mcp.Implementation{Name: clientName, Version: "1"}
-	if _, err := c.Initialize(ctx, init); err != nil {
-		_ = c.Close()
+	if err := start(ctx, c, clientName, mcp.LATEST_PROTOCOL_VERSION); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// ConnectMCPVersion is ConnectMCP speaking one protocol version: 2025-11-25
+// and earlier open an MCP session (Mcp-Session-Id), which Close ends with a
+// DELETE.
+func ConnectMCPVersion(ctx context.Context, site, token, clientName, version string) (*client.Client, error) {
+	tr, err := transport.NewStreamableHTTP(strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp",
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	if err != nil {
+		return nil, err
+	}
+	c := client.NewClient(tr, client.WithProtocolVersion(version))
+	if err := start(ctx, c, clientName, version); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// start starts and initializes c; on an error it closes it.
+func start(ctx context.Context, c *client.Client, clientName, version string) error {
+	if err := c.Start(ctx); err != nil {
+		_ = c.Close()
+		return err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = version
+	init.Params.ClientInfo = mcp.Implementation{Name: clientName, Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		_ = c.Close()
+		return err
+	}
+	return nil
 }
 
 // CallTool calls one tool with args; nil args leave "arguments" out of the
@@ -65,4 +90,31 @@ func CallToolOnce(ctx context.Context, site, token, clientName, tool string, arg
 		return err
 	}
 	return json.Unmarshal(raw, out)
+}
+
+// EndMCPSession ends c's MCP session with a DELETE, as a client that leaves
+// does, then closes c. mcp-go's own Close sends its DELETE without the
+// client's headers, so on Mattermost (which needs the token on every
+// request) it ends nothing.
+func EndMCPSession(ctx context.Context, site, token string, c *client.Client) error {
+	defer c.Close()
+	id := c.GetSessionId()
+	if id == "" {
+		return nil
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, strings.TrimRight(site, "/")+"/plugins/mcp-server/mcp", nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Mcp-Session-Id", id)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("DELETE of the MCP session: %d", resp.StatusCode)
+	}
+	return nil
 }

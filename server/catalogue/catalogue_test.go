@@ -119,6 +119,46 @@ func TestArgumentsThatDoNotMatchTheSchemaAnswerWhatToDo(t *testing.T) {
 	}
 }
 
+func TestAnArgumentOfTheWrongTypeIsRefusedNamingTheArgumentAndTheTypeItTakes(t *testing.T) {
+	type entry struct {
+		Name string `json:"name"`
+	}
+	type args struct {
+		Limit   int      `json:"limit,omitempty"`
+		Private *bool    `json:"private,omitempty"`
+		Users   []string `json:"users,omitempty"`
+		Files   []entry  `json:"files,omitempty"`
+	}
+	called := false
+	tl := catalogue.Define(catalogue.Tool{Name: "read_channel", Title: "r", Description: "r", Hints: catalogue.Hints{ReadOnly: true}},
+		func(context.Context, args) (catalogue.Result[done], error) {
+			called = true
+			return catalogue.Result[done]{Text: "ok"}, nil
+		})
+	for _, c := range []struct {
+		arguments any
+		want      string
+	}{
+		{map[string]any{"limit": "30"}, "read_channel: argument `limit` takes an integer; you sent a string. Call it again with `limit` as an integer."},
+		{map[string]any{"limit": 1.5}, "argument `limit` takes an integer; you sent the number 1.5."},
+		{map[string]any{"private": "yes"}, "argument `private` takes true or false; you sent a string."},
+		{map[string]any{"users": "@bob"}, "argument `users` takes a list of strings; you sent a string."},
+		{map[string]any{"files": []any{map[string]any{"name": 3}}}, "argument `files.name` takes a string; you sent a number."},
+		{[]any{1}, "The arguments to read_channel are an object of named arguments; you sent a list."},
+	} {
+		req := mcp.CallToolRequest{}
+		req.Params.Arguments = c.arguments
+		res, err := tl.Handler(context.Background(), req)
+		if err != nil || res == nil || !res.IsError || called {
+			t.Fatalf("%v: want a tool error before the handler runs, got %+v %v", c.arguments, res, err)
+		}
+		text := res.Content[0].(mcp.TextContent).Text
+		if !strings.Contains(text, c.want) || strings.Contains(text, "Go struct") || strings.Contains(text, "json:") {
+			t.Errorf("%v: %q, want it to say %q", c.arguments, text, c.want)
+		}
+	}
+}
+
 func TestARefusalBecomesAToolErrorThatSaysWhatToDo(t *testing.T) {
 	tl := catalogue.Define(catalogue.Tool{Name: "no", Title: "n", Description: "n", Hints: catalogue.Hints{ReadOnly: true}},
 		func(context.Context, noArgs) (catalogue.Result[done], error) {

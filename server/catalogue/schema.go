@@ -3,6 +3,7 @@ package catalogue
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -46,7 +47,65 @@ func argumentError(tool string, accepted []string, err error) string {
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return fmt.Sprintf("%s has no argument %s. %s Call it again without it.", tool, name, takes)
 	}
+	if typeErr, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
+		if typeErr.Field == "" {
+			return fmt.Sprintf("The arguments to %s are an object of named arguments; you sent %s. %s Call it again with {\"<argument>\": <value>, ...}.",
+				tool, sentKind(typeErr.Value), takes)
+		}
+		want := jsonKind(typeErr.Type)
+		return fmt.Sprintf("%s: argument `%s` takes %s; you sent %s. Call it again with `%s` as %s.",
+			tool, typeErr.Field, want, sentKind(typeErr.Value), typeErr.Field, want)
+	}
 	return fmt.Sprintf("The arguments to %s could not be read (%v). %s Call it again with arguments that match its input schema.", tool, err, takes)
+}
+
+// jsonKind names the JSON a Go type is decoded from, as the input schema
+// says it ("integer", "string"...), never the Go type.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		plural := map[string]string{"an integer": "integers", "a number": "numbers", "a string": "strings",
+			"true or false": "booleans (true or false)", "an object": "objects"}
+		if e, ok := plural[jsonKind(t.Elem())]; ok {
+			return "a list of " + e
+		}
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "a value"
+}
+
+// sentKind names what a client sent, from encoding/json's description of
+// it ("string", "number 1.5", "array"...).
+func sentKind(value string) string {
+	switch {
+	case value == "string":
+		return "a string"
+	case value == "number":
+		return "a number"
+	case strings.HasPrefix(value, "number "):
+		return "the number " + strings.TrimPrefix(value, "number ")
+	case value == "bool":
+		return "true or false"
+	case value == "array":
+		return "a list"
+	case value == "object":
+		return "an object"
+	}
+	return value
 }
 
 // argumentNames are the top-level properties of an input schema, sorted.

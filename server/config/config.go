@@ -6,6 +6,8 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,6 +83,11 @@ type Configuration struct {
 	// takes its estimated cost before it starts and waits its turn when it is
 	// all taken; a file that alone would need more is described, not read.
 	ConversionMemoryMiB int
+	// AllowedOrigins are the web origins besides the site's own whose pages
+	// may call the MCP endpoint and the workspace API (browser-based MCP
+	// clients): normalized by ParseOrigins and separated by spaces, text so
+	// that a Configuration stays a comparable value.
+	AllowedOrigins string
 
 	// Server is what this Mattermost has that not every server has (by its
 	// licence or its settings), read by the plugin on every list and call;
@@ -184,6 +191,13 @@ func Parse(settings map[string]any) (Configuration, error) {
 			if raw != nil {
 				c.ConversionMemoryMiB, err = asInt(raw)
 			}
+		case "allowedorigins":
+			var text string
+			if text, err = asString(raw); err == nil {
+				var origins []string
+				origins, err = ParseOrigins(text)
+				c.AllowedOrigins = strings.Join(origins, " ")
+			}
 		case "notifybydm":
 			// On unless the admin turned it off: an upgrade that brings the
 			// setting must not silence it.
@@ -201,6 +215,65 @@ func Parse(settings map[string]any) (Configuration, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// AllowsOrigin reports whether the admin listed origin (as normalized by
+// NormalizeOrigin).
+func (c Configuration) AllowsOrigin(origin string) bool {
+	return slices.Contains(strings.Fields(c.AllowedOrigins), origin)
+}
+
+// MaxAllowedOrigins bounds the admin's list of origins: each is compared on
+// every request that carries an Origin, and a deployment has a handful of
+// browser-based clients, not hundreds.
+const MaxAllowedOrigins = 50
+
+// ParseOrigins reads the admin's list of origins, separated by commas,
+// spaces or new lines, each scheme://host[:port] with an http or https
+// scheme and nothing after the host, and returns them normalized as a
+// browser sends them in Origin (lower case, no default port).
+func ParseOrigins(text string) ([]string, error) {
+	fields := strings.FieldsFunc(text, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' || r == '\r' })
+	if len(fields) > MaxAllowedOrigins {
+		return nil, fmt.Errorf("MCP Server: \"Allowed origins for browser-based MCP clients\" lists %d origins; at most %d", len(fields), MaxAllowedOrigins)
+	}
+	var out []string
+	for _, f := range fields {
+		o, ok := NormalizeOrigin(f)
+		if !ok {
+			return nil, fmt.Errorf("MCP Server: \"Allowed origins for browser-based MCP clients\": %q is not an origin; write each as scheme://host or scheme://host:port (http or https, no path), such as https://app.example.com, separated by commas or new lines", f)
+		}
+		if !slices.Contains(out, o) {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// NormalizeOrigin is an origin as browsers send it in the Origin header:
+// scheme and host in lower case, without the scheme's default port. It
+// refuses anything with user info, a path (other than "/"), a query or a
+// fragment, and schemes other than http and https.
+func NormalizeOrigin(s string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || (u.Path != "" && u.Path != "/") {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", false
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if host == "" || strings.ContainsAny(host, "*") {
+		return "", false
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // IPv6
+	}
+	if port != "" && !(scheme == "http" && port == "80") && !(scheme == "https" && port == "443") {
+		host += ":" + port
+	}
+	return scheme + "://" + host, true
 }
 
 func asBool(v any) (bool, error) {

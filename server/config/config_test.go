@@ -126,3 +126,36 @@ func TestTheDefaultsInPluginJSONAreTheDefaultsOfTheSettings(t *testing.T) {
 		t.Fatalf("plugin.json's defaults give %+v, the code's are %+v", got, Defaults())
 	}
 }
+
+func TestAllowedOriginsAreReadNormalizedFromCommasSpacesAndLines(t *testing.T) {
+	c, err := Parse(map[string]any{"allowedorigins": "https://App.Example.com:443, http://localhost:6274\nhttps://[::1]:8443/\r\nhttps://app.example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.AllowedOrigins != "https://app.example.com http://localhost:6274 https://[::1]:8443" {
+		t.Fatalf("origins %q", c.AllowedOrigins)
+	}
+	for origin, want := range map[string]bool{"https://app.example.com": true, "http://localhost:6274": true, "https://[::1]:8443": true,
+		"http://app.example.com": false, "https://evil.example": false, "": false} {
+		if got := c.AllowsOrigin(origin); got != want {
+			t.Errorf("AllowsOrigin(%q) = %v", origin, got)
+		}
+	}
+	if c, err := Parse(map[string]any{"allowedorigins": nil}); err != nil || c.AllowedOrigins != "" {
+		t.Fatalf("no list: %q %v", c.AllowedOrigins, err)
+	}
+}
+
+func TestAnAllowedOriginThatIsNoOriginIsRefusedNamingTheFormItTakes(t *testing.T) {
+	for _, bad := range []string{"app.example.com", "https://app.example.com/mcp", "ftp://files.example.com", "https://*.example.com",
+		"https://user@app.example.com", "https://app.example.com?x=1", "*", "null"} {
+		_, err := Parse(map[string]any{"AllowedOrigins": "https://ok.example.com, " + bad})
+		if err == nil || !strings.Contains(err.Error(), "Allowed origins for browser-based MCP clients") || !strings.Contains(err.Error(), "scheme://host") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+	many := strings.Repeat("https://a.example.com,", MaxAllowedOrigins+1)
+	if _, err := Parse(map[string]any{"AllowedOrigins": many}); err == nil || !strings.Contains(err.Error(), "at most 50") {
+		t.Errorf("too many origins: %v", err)
+	}
+}

@@ -46,7 +46,7 @@ const (
 	// nobody may read (the call that asked ended): questions are asked one
 	// at a time per session on each node, so more than a few unread answers
 	// are answers no call waits for. The oldest go first. With
-	// MaxSessionsPerPerson this bounds one person's mailboxes at 4 MiB,
+	// MaxSessionsPerPerson this bounds one person's mailboxes at 32 MiB,
 	// each gone ten minutes after its last answer.
 	mailboxMaxEntries = 16
 	mailboxMaxBytes   = 2 * MaxAnswerBytes

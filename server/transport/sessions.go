@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,7 +10,10 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -34,17 +38,26 @@ const (
 	// rows against an occasional re-initialize.
 	sessionLifetime = 7 * 24 * time.Hour
 	// sessionRefreshAfter avoids a KV write on every request: a session in
-	// use is extended at most once a day.
-	sessionRefreshAfter = 24 * time.Hour
+	// use is marked seen at most once a minute, so every node knows within a
+	// minute which sessions are in use, for one index write per client and
+	// minute.
+	sessionRefreshAfter = time.Minute
+	// sessionIdleAfter is how long a session goes unseen before it counts as
+	// idle, and only an idle session is ever ended to make room: an agent
+	// between two calls (the model thinking, a build running) is silent for
+	// minutes, and a session ended under it fails its next call. Ten
+	// refreshes long, so a session in use is never taken for idle.
+	sessionIdleAfter = 10 * time.Minute
 
-	// MaxSessionsPerPerson bounds one person's open MCP sessions. A person
-	// runs a handful of clients at once (desktop app, an editor, a few
-	// terminal agents), and clients that restart open a new session without
-	// ending the old one, so a week of restarts leaves dozens. Past the cap
-	// the least recently used session ends: its client gets 404 and
-	// initializes again, as the protocol requires, so the cap costs at most
-	// a re-initialize, and one person's sessions stay at 32 small records.
-	MaxSessionsPerPerson = 32
+	// MaxSessionsPerPerson bounds one person's open MCP sessions, and with
+	// them the bytes the person's sessions take in the KV store (at most
+	// MaxSessionsPerPerson records of maxSessionRecordBytes, plus an index of
+	// maxIndexBytes). It is large enough for a fleet of agents on one
+	// service account: past it, the least recently used idle session ends
+	// (its client gets 404 and initializes again, as the protocol requires),
+	// and when every session is in use the next initialize is refused with
+	// 503 and Retry-After instead of ending one that is in use.
+	MaxSessionsPerPerson = 256
 	// maxClientNameBytes, maxClientVersionBytes and maxProtocolVersionBytes
 	// bound what a session keeps of what the client declared: a client's
 	// name and version are for logs and for the client facts restored on
@@ -58,9 +71,17 @@ const (
 	// elicitation flags), which comes to well under 1 KiB; a record above
 	// this is refused rather than stored.
 	maxSessionRecordBytes = 2 << 10
+	// maxIndexEntryBytes bounds one entry of a person's index: a session id
+	// (55 bytes), a time to the second and JSON punctuation.
+	maxIndexEntryBytes = 100
+	// maxIndexBytes bounds the person's index record, which every initialize
+	// and every minute of every session in use rewrites: about 25 KiB.
+	maxIndexBytes = MaxSessionsPerPerson * maxIndexEntryBytes
 	// indexAttempts bounds compare-and-set retries on a person's index of
-	// sessions when several of their clients initialize at once on several
-	// nodes; each retry waits a little longer, at random.
+	// sessions. Each node writes one person's index from one goroutine at a
+	// time, with every change that waited meanwhile (see updateIndex), so
+	// the writers that race are the nodes of the cluster, not the clients;
+	// each retry waits a little longer, at random.
 	indexAttempts = 64
 )
 
@@ -92,9 +113,9 @@ type SessionRecord struct {
 // sessionEntry is one open session in its person's index.
 type sessionEntry struct {
 	ID string `json:"id"`
-	// Seen is when the session was opened or last extended: the index
-	// ends the least recently seen first, and forgets entries whose record
-	// has expired by then.
+	// Seen is when the session was opened or last marked seen, to the
+	// second: the index ends the least recently seen idle session first, and
+	// forgets entries whose record has expired by then.
 	Seen time.Time `json:"seen"`
 }
 
@@ -105,6 +126,19 @@ type sessionStore struct {
 	index AnswerKV
 	log   Logger
 	now   func() time.Time
+
+	// queues holds, per person, the index changes waiting for this node's
+	// one writer of that person's index (see updateIndex).
+	mu     sync.Mutex
+	queues map[string][]*indexChange
+}
+
+// indexChange is one change to a person's index. apply may run several
+// times (once per compare-and-set attempt), each time on the index as
+// stored, so it records what it did afresh on every run.
+type indexChange struct {
+	apply func([]sessionEntry) []sessionEntry
+	done  chan error
 }
 
 func sessionKey(id string) string { return sessionKeyPrefix + id }
@@ -118,6 +152,10 @@ func newSessionID() (string, error) {
 	}
 	return sessionIDPrefix + hex.EncodeToString(b), nil
 }
+
+// seenStamp is a time as the index keeps it: to the second, in UTC, which
+// keeps entries short.
+func seenStamp(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
 // load returns the record for a session id, or nil when there is none.
 func (s *sessionStore) load(id string) (*SessionRecord, error) {
@@ -145,88 +183,150 @@ func (s *sessionStore) save(rec *SessionRecord) error {
 	return s.kv.SetWithExpiry(sessionKey(rec.ID), json.RawMessage(raw), sessionLifetime)
 }
 
-// touch extends a session in use, at most once per sessionRefreshAfter. A
-// session no longer in its person's index was ended (by the cap, or by a
-// DELETE on another node): it is left to expire rather than brought back.
-func (s *sessionStore) touch(rec *SessionRecord) {
+// touch marks a session in use as seen, at most once per
+// sessionRefreshAfter, and reports whether the session is still open. A
+// session no longer in its person's index was ended (as idle, to make room,
+// or by a DELETE on another node): it is left to expire rather than brought
+// back, and this request is answered 404 like any ended session's.
+func (s *sessionStore) touch(rec *SessionRecord) bool {
 	now := s.now()
 	if now.Sub(rec.SeenAt) < sessionRefreshAfter {
-		return
+		return true
 	}
 	indexed := false
-	_, err := s.updateIndex(rec.UserID, func(entries []sessionEntry) ([]sessionEntry, []string) {
+	err := s.updateIndex(rec.UserID, func(entries []sessionEntry) []sessionEntry {
 		indexed = false
 		for i := range entries {
 			if entries[i].ID == rec.ID {
-				entries[i].Seen, indexed = now, true
+				entries[i].Seen, indexed = seenStamp(now), true
 			}
 		}
-		return entries, nil
+		return entries
 	})
 	if err != nil {
-		s.log.Warn("Could not extend an MCP session", "user_id", rec.UserID, "error", err.Error())
-		return
+		// The session stays usable; the next request marks it again.
+		s.log.Warn("Could not mark an MCP session as in use", "user_id", rec.UserID, "error", err.Error())
+		return true
 	}
 	if !indexed {
-		return
+		return false
 	}
 	rec.SeenAt = now
 	if err := s.save(rec); err != nil {
-		s.log.Warn("Could not extend an MCP session", "user_id", rec.UserID, "error", err.Error())
+		s.log.Warn("Could not mark an MCP session as in use", "user_id", rec.UserID, "error", err.Error())
 	}
+	return true
 }
 
-// open adds a new session to its person's index; past MaxSessionsPerPerson
-// the least recently seen sessions are ended: their records are deleted, so
-// every node answers their next request 404 like any unknown session.
-func (s *sessionStore) open(userID, id string) error {
-	ended, err := s.updateIndex(userID, func(entries []sessionEntry) ([]sessionEntry, []string) {
+// errSessionsInUse refuses a new session while all of a person's sessions
+// are in use; RetryAfter is when the least recently used one turns idle.
+type errSessionsInUse struct{ RetryAfter time.Duration }
+
+func (e *errSessionsInUse) Error() string {
+	return fmt.Sprintf("all %d MCP sessions of the person are in use", MaxSessionsPerPerson)
+}
+
+// open counts a new session among its person's sessions and returns its id,
+// before the client learns it. At MaxSessionsPerPerson the least recently
+// used idle session ends to make room: its record is deleted, so every node
+// answers its next request 404 like any unknown session. When none is idle,
+// nothing ends and open answers *errSessionsInUse.
+func (s *sessionStore) open(userID string) (string, error) {
+	id, err := newSessionID()
+	if err != nil {
+		return "", err
+	}
+	var ended []string
+	var refused *errSessionsInUse
+	err = s.updateIndex(userID, func(entries []sessionEntry) []sessionEntry {
+		ended, refused = nil, nil
 		// Taken on every attempt: the new session is the most recent one
 		// however long it waited for the index.
-		entries = append(entries, sessionEntry{ID: id, Seen: s.now()})
-		var out []string
-		for len(entries) > MaxSessionsPerPerson {
-			oldest := 0
+		now := s.now()
+		for len(entries) >= MaxSessionsPerPerson {
+			lru := 0
 			for i, e := range entries {
-				if e.Seen.Before(entries[oldest].Seen) {
-					oldest = i
+				if e.Seen.Before(entries[lru].Seen) {
+					lru = i
 				}
 			}
-			out = append(out, entries[oldest].ID)
-			entries = append(entries[:oldest], entries[oldest+1:]...)
+			if idleAt := entries[lru].Seen.Add(sessionIdleAfter); now.Before(idleAt) {
+				refused = &errSessionsInUse{RetryAfter: idleAt.Sub(now)}
+				return entries
+			}
+			ended = append(ended, entries[lru].ID)
+			entries = slices.Delete(entries, lru, lru+1)
 		}
-		return entries, out
+		return append(entries, sessionEntry{ID: id, Seen: seenStamp(now)})
 	})
 	if err != nil {
-		return err
+		return "", err
+	}
+	if refused != nil {
+		return "", refused
 	}
 	for _, old := range ended {
-		s.log.Info("Ended a person's least recently used MCP session: one person keeps at most this many", "user_id", userID, "max_sessions", MaxSessionsPerPerson)
+		s.log.Info("Ended a person's least recently used idle MCP session to make room for a new one", "user_id", userID,
+			"max_sessions", MaxSessionsPerPerson, "idle_minutes", int(sessionIdleAfter/time.Minute))
 		if err := errors.Join(s.kv.Delete(sessionKey(old)), s.kv.Delete(mailboxKey(old))); err != nil {
 			s.log.Error("Could not remove an ended MCP session; it stays usable until it expires", "user_id", userID, "error", err.Error())
 		}
 	}
-	return nil
+	return id, nil
 }
 
 // close ends one session: its record and its place in the index.
 func (s *sessionStore) close(userID, id string) error {
-	_, err := s.updateIndex(userID, func(entries []sessionEntry) ([]sessionEntry, []string) {
-		kept := entries[:0]
-		for _, e := range entries {
-			if e.ID != id {
-				kept = append(kept, e)
-			}
-		}
-		return kept, nil
+	err := s.updateIndex(userID, func(entries []sessionEntry) []sessionEntry {
+		return slices.DeleteFunc(entries, func(e sessionEntry) bool { return e.ID == id })
 	})
 	return errors.Join(err, s.kv.Delete(sessionKey(id)))
 }
 
 // updateIndex applies change to a person's index atomically against other
-// nodes, after dropping the entries whose records have expired, and returns
-// what change reported of the attempt that was stored.
-func (s *sessionStore) updateIndex(userID string, change func([]sessionEntry) ([]sessionEntry, []string)) ([]string, error) {
+// nodes. On one node, one goroutine at a time writes a person's index, and
+// it writes every change that waited meanwhile in one compare-and-set: two
+// hundred clients of one person initializing at once cost a few writes per
+// node instead of two hundred racing ones.
+func (s *sessionStore) updateIndex(userID string, apply func([]sessionEntry) []sessionEntry) error {
+	c := &indexChange{apply: apply, done: make(chan error, 1)}
+	s.mu.Lock()
+	if s.queues == nil {
+		s.queues = map[string][]*indexChange{}
+	}
+	waiting, writing := s.queues[userID]
+	s.queues[userID] = append(waiting, c)
+	s.mu.Unlock()
+	if !writing {
+		go s.writeIndex(userID)
+	}
+	return <-c.done
+}
+
+// writeIndex writes a person's waiting index changes, batch after batch,
+// until none waits.
+func (s *sessionStore) writeIndex(userID string) {
+	for {
+		s.mu.Lock()
+		batch := s.queues[userID]
+		if len(batch) == 0 {
+			delete(s.queues, userID)
+			s.mu.Unlock()
+			return
+		}
+		s.queues[userID] = batch[:0:0]
+		s.mu.Unlock()
+		err := s.storeIndex(userID, batch)
+		for _, c := range batch {
+			c.done <- err
+		}
+	}
+}
+
+// storeIndex applies a batch of changes, in order, to the index as stored,
+// after dropping the entries whose records have expired, and stores it with
+// compare-and-set, again until it holds.
+func (s *sessionStore) storeIndex(userID string, batch []*indexChange) error {
 	key := sessionIndexKey(userID)
 	for attempt := range indexAttempts {
 		if attempt > 0 {
@@ -234,32 +334,36 @@ func (s *sessionStore) updateIndex(userID string, change func([]sessionEntry) ([
 		}
 		old, err := s.index.Get(key)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		var entries []sessionEntry
 		if len(old) > 0 && json.Unmarshal(old, &entries) != nil {
 			entries = nil // a corrupt index starts again; its sessions expire by themselves
 		}
-		live := entries[:0]
-		for _, e := range entries {
-			if s.now().Sub(e.Seen) < sessionLifetime {
-				live = append(live, e)
-			}
+		now := s.now()
+		entries = slices.DeleteFunc(entries, func(e sessionEntry) bool { return now.Sub(e.Seen) >= sessionLifetime })
+		for _, c := range batch {
+			entries = c.apply(entries)
 		}
-		next, report := change(live)
-		raw, err := json.Marshal(next)
+		raw, err := json.Marshal(entries)
 		if err != nil {
-			return nil, err
+			return err
+		}
+		if len(raw) > maxIndexBytes {
+			return fmt.Errorf("the index of MCP sessions would take %d bytes, above its bound of %d", len(raw), maxIndexBytes)
+		}
+		if bytes.Equal(raw, old) {
+			return nil // nothing changed (a refused initialize): no write
 		}
 		ok, err := s.index.CompareAndSet(key, old, raw, sessionLifetime)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ok {
-			return report, nil
+			return nil
 		}
 	}
-	return nil, errors.New("the person's index of MCP sessions kept changing")
+	return errors.New("the person's index of MCP sessions kept changing")
 }
 
 // backoff is the wait before a retry: growing, random, at most 50 ms.
@@ -268,39 +372,59 @@ func backoff(attempt int) time.Duration {
 	return time.Duration(mrand.Int64N(int64(limit) + 1))
 }
 
+// reservation is the session id open counted for an initialize before
+// mcp-go handles it: Generate hands it to mcp-go, remember stores its
+// record, and ServeMCP ends it when no record was stored (the initialize
+// failed), so a failed initialize leaves nothing counted.
+type reservation struct {
+	id     string
+	stored atomic.Bool
+}
+
+type reservationKey struct{}
+
+func withReservation(ctx context.Context, r *reservation) context.Context {
+	return context.WithValue(ctx, reservationKey{}, r)
+}
+
+func reservationFrom(ctx context.Context) *reservation {
+	r, _ := ctx.Value(reservationKey{}).(*reservation)
+	return r
+}
+
 // remember stores a new session once its client declared what it is, so
 // that a node that never saw the initialize request can answer as if it
-// had, and counts it among its person's sessions. Only what the plugin uses
-// of the declaration is kept, bounded (see maxClientNameBytes). The record
-// is written here, once, rather than when mcp-go mints the id: the client
-// learns the id only from the answer to this initialize, after this hook.
-func (s *sessionStore) remember(ctx context.Context, req *mcp.InitializeRequest) {
+// had. Only what the plugin uses of the declaration is kept, bounded (see
+// maxClientNameBytes), with the protocol version the server agreed to. The
+// record is written here, once, rather than when mcp-go mints the id: the
+// client learns the id only from the answer to this initialize, after this
+// hook.
+func (s *sessionStore) remember(ctx context.Context, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 	cs := server.ClientSessionFromContext(ctx)
 	userID := callerIDFrom(ctx)
-	if cs == nil || cs.SessionID() == "" || req == nil || userID == "" {
+	held := reservationFrom(ctx)
+	if cs == nil || cs.SessionID() == "" || req == nil || userID == "" || held == nil || held.id != cs.SessionID() {
 		return
+	}
+	version := req.Params.ProtocolVersion
+	if res != nil && res.ProtocolVersion != "" {
+		version = res.ProtocolVersion
 	}
 	now := s.now()
 	rec := &SessionRecord{ID: cs.SessionID(), UserID: userID, CreatedAt: now, SeenAt: now,
 		MattermostSessionID: MattermostSession(ctx),
-		ProtocolVersion:     truncate(req.Params.ProtocolVersion, maxProtocolVersionBytes),
+		ProtocolVersion:     truncate(version, maxProtocolVersionBytes),
 		ClientName:          truncate(req.Params.ClientInfo.Name, maxClientNameBytes),
 		ClientVersion:       truncate(req.Params.ClientInfo.Version, maxClientVersionBytes),
 		Capabilities:        usedCapabilities(req.Params.Capabilities),
 	}
 	if err := s.save(rec); err != nil {
-		// The client will get 404 on its next request and initialize again.
+		// The client will get 404 on its next request and initialize
+		// again; ServeMCP ends the counted id.
 		s.log.Error("Could not store a new MCP session", "user_id", userID, "error", err.Error())
 		return
 	}
-	if err := s.open(userID, rec.ID); err != nil {
-		// A session the index does not count could exceed the cap: it is
-		// not kept, and the client initializes again on its 404.
-		s.log.Error("Could not count a new MCP session among the person's sessions", "user_id", userID, "error", err.Error())
-		if derr := s.kv.Delete(sessionKey(rec.ID)); derr != nil {
-			s.log.Error("Could not remove an uncounted MCP session; it expires by itself", "user_id", userID, "error", derr.Error())
-		}
-	}
+	held.stored.Store(true)
 }
 
 // usedCapabilities is what the plugin reads of a client's capabilities:
@@ -347,8 +471,8 @@ func restore(ctx context.Context, rec *SessionRecord) {
 }
 
 // sessionResolver hands mcp-go a session id manager bound to the request's
-// user and to the session record loaded for it, so validation needs no
-// memory of earlier requests.
+// user, to the session record loaded for it and to the id counted for an
+// initialize, so validation needs no memory of earlier requests.
 type sessionResolver struct{ store *sessionStore }
 
 func (r sessionResolver) ResolveSessionIdManager(req *http.Request) server.SessionIdManager {
@@ -356,27 +480,30 @@ func (r sessionResolver) ResolveSessionIdManager(req *http.Request) server.Sessi
 	if req != nil {
 		m.userID = callerIDFrom(req.Context())
 		m.record = sessionFrom(req.Context())
+		m.reserved = reservationFrom(req.Context())
 	}
 	return m
 }
 
 type userSessions struct {
-	store  *sessionStore
-	userID string
-	record *SessionRecord
+	store    *sessionStore
+	userID   string
+	record   *SessionRecord
+	reserved *reservation
 }
 
 var errUnknownSession = errors.New("unknown or expired MCP session")
 
-// Generate mints the id of a session being initialized; its record is
-// stored by remember, once the client said what it is.
+// Generate hands mcp-go the id ServeMCP counted for this initialize; its
+// record is stored by remember, once the client said what it is. Without
+// one (an initialize that did not pass through ServeMCP) there is no id:
+// a session the index does not count could break the bound.
 func (m *userSessions) Generate() string {
-	id, err := newSessionID()
-	if err != nil {
-		m.store.log.Error("Could not create an MCP session id", "error", err.Error())
+	if m.reserved == nil {
+		m.store.log.Error("An MCP initialize reached mcp-go without a counted session id; it gets none")
 		return ""
 	}
-	return id
+	return m.reserved.id
 }
 
 func (m *userSessions) Validate(id string) (bool, error) {
@@ -384,7 +511,9 @@ func (m *userSessions) Validate(id string) (bool, error) {
 	if m.record == nil || m.record.ID != id || m.record.UserID != m.userID || m.userID == "" {
 		return false, errUnknownSession
 	}
-	m.store.touch(m.record)
+	if !m.store.touch(m.record) {
+		return false, errUnknownSession
+	}
 	return false, nil
 }
 

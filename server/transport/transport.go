@@ -13,12 +13,16 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
 
 const (
@@ -54,6 +58,10 @@ type Options struct {
 	// the authorization server: a client sent to one that cannot register it
 	// gives up instead of asking for a token.
 	OAuthSignIn func() bool
+	// AllowsOrigin answers whether the admin lists a web origin (normalized
+	// as config.NormalizeOrigin does) besides the site's own; read on every
+	// request, so a change applies without a restart. nil lists none.
+	AllowsOrigin func(origin string) bool
 	// UserActive answers whether the user exists and is not deactivated.
 	UserActive func(userID string) (bool, error)
 	KV         KV
@@ -83,8 +91,8 @@ type Transport struct {
 func New(opts Options) *Transport {
 	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now}}
 	hooks := &server.Hooks{}
-	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, _ *mcp.InitializeResult) {
-		t.sessions.remember(ctx, req)
+	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
+		t.sessions.remember(ctx, req, res)
 	})
 	serverOpts := append([]server.ServerOption{
 		server.WithToolCapabilities(false),
@@ -211,12 +219,45 @@ func (t *Transport) challenge(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, message)
 }
 
+// originAllowed validates a request's Origin, as MCP's transport requires
+// of servers: a web page of another site must not reach the endpoint with
+// the person's credentials through their browser. A request without Origin
+// (desktop, command-line and server clients) passes; one from the site's
+// own origin or one the admin lists passes; any other gets 403 with the
+// reason in one line, as a JSON-RPC error without id on the MCP endpoint.
+func (t *Transport) originAllowed(w http.ResponseWriter, r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	site := ""
+	if u, err := url.Parse(t.siteURL(r)); err == nil {
+		// The site's origin, whatever path Mattermost is served under.
+		site, _ = config.NormalizeOrigin(u.Scheme + "://" + u.Host)
+	}
+	normalized, ok := config.NormalizeOrigin(origin)
+	if ok && (normalized == site || (t.opts.AllowsOrigin != nil && t.opts.AllowsOrigin(normalized))) {
+		return true
+	}
+	message := fmt.Sprintf("Requests from web pages at %.200q may not use Mattermost's MCP server: only %s and the origins a system admin lists in the plugin's setting \"Allowed origins for browser-based MCP clients\" may.", origin, site)
+	t.opts.Log.Info("Refused an MCP request from a web page of another origin", "origin", truncate(origin, 200), "path", r.URL.Path)
+	if strings.HasSuffix(r.URL.Path, MCPPath) {
+		writeRPCError(w, http.StatusForbidden, json.RawMessage("null"), mcp.INVALID_REQUEST, message)
+		return false
+	}
+	http.Error(w, message, http.StatusForbidden)
+	return false
+}
+
 // Authenticate returns the signed-in user of a request, from the header
 // Mattermost sets only after checking the token (client copies are
-// stripped). Without an active user it answers the 401 challenge (or 503
+// stripped), once its Origin passed (see originAllowed). Without an active user it answers the 401 challenge (or 503
 // when Mattermost cannot tell) and returns false. Every route that takes
 // the Mattermost credential goes through it.
 func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
+	if !t.originAllowed(w, r) {
+		return "", false
+	}
 	userID := r.Header.Get("Mattermost-User-Id")
 	if userID == "" {
 		t.challenge(w, r)
@@ -261,9 +302,10 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		ctx = withSession(ctx, rec)
 	}
 
-	var method, tool string
+	var body []byte
 	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+		var err error
+		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
@@ -273,6 +315,22 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "The request body could not be read.", http.StatusBadRequest)
 			return
 		}
+		if isBatch(body) {
+			t.serveBatch(ctx, w, r, body)
+			t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", "batch",
+				"duration_ms", time.Since(started).Milliseconds())
+			return
+		}
+	}
+	t.serveMessage(ctx, w, r, body, started)
+}
+
+// serveMessage serves one JSON-RPC message (a POST's body), or a GET or
+// DELETE, of the caller in ctx.
+func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, started time.Time) {
+	userID := callerIDFrom(ctx)
+	var method, tool string
+	if r.Method == http.MethodPost {
 		if len(body) > MaxAnswerBytes && isClientAnswer(body) {
 			refuseAnswer(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
 				"This answer is %d KiB; an answer to a question from Mattermost is at most %d KiB. Nothing was delivered or stored: answer again with only what the question asks for.",
@@ -283,6 +341,17 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		}
 		method, tool = peekMethod(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		if method == string(mcp.MethodInitialize) {
+			held, ok := t.reserveSession(w, userID, body)
+			if !ok {
+				t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
+					"status", http.StatusServiceUnavailable, "duration_ms", time.Since(started).Milliseconds())
+				return
+			}
+			ctx = withReservation(ctx, held)
+			defer t.releaseUnstored(userID, held)
+		}
 		rec := sessionFrom(ctx)
 		if rec != nil && rec.UserID == userID && t.opts.Answers != nil {
 			switch {
@@ -315,6 +384,71 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
 			"status", sw.status, "duration_ms", time.Since(started).Milliseconds())
 	}
+}
+
+// sessionsInUseCode is the JSON-RPC error of an initialize refused while
+// every session of the person is in use: the first of JSON-RPC's
+// implementation-defined server errors, since the server is at a bound,
+// not broken (-32603) and the request is not malformed (-32600).
+const sessionsInUseCode = -32000
+
+// reserveSession counts the session an initialize opens before mcp-go
+// answers it, so that a person whose every session is in use is refused
+// before a session id is handed out: with 503, Retry-After (when the least
+// recently used session turns idle) and a JSON-RPC error saying why and
+// what to do.
+func (t *Transport) reserveSession(w http.ResponseWriter, userID string, body []byte) (*reservation, bool) {
+	id, err := t.sessions.open(userID)
+	var full *errSessionsInUse
+	switch {
+	case errors.As(err, &full):
+		retry := max(1, int((full.RetryAfter+time.Second-1)/time.Second))
+		t.opts.Log.Warn("Refused a new MCP session: all of the person's sessions are in use", "user_id", userID,
+			"max_sessions", MaxSessionsPerPerson, "retry_after_seconds", retry)
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), sessionsInUseCode, fmt.Sprintf(
+			"No new MCP session now: you have %d MCP sessions open and each was used within the last %d minutes, the most one person may keep; none was ended, because a session in use is never ended to make room. Try again in %d seconds (Retry-After), when the least recently used one has been idle %d minutes, or end sessions you no longer use (an HTTP DELETE of /mcp with their Mcp-Session-Id).",
+			MaxSessionsPerPerson, int(sessionIdleAfter/time.Minute), retry, int(sessionIdleAfter/time.Minute)))
+		return nil, false
+	case err != nil:
+		t.opts.Log.Error("Could not count a new MCP session among the person's sessions", "user_id", userID, "error", err.Error())
+		w.Header().Set("Retry-After", "1")
+		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), mcp.INTERNAL_ERROR,
+			"Mattermost could not open your MCP session just now: initialize again in a moment.")
+		return nil, false
+	}
+	return &reservation{id: id}, true
+}
+
+// releaseUnstored ends a counted session whose initialize stored no record
+// (mcp-go refused it, or the store failed): its client never learned a
+// usable id.
+func (t *Transport) releaseUnstored(userID string, held *reservation) {
+	if held.stored.Load() {
+		return
+	}
+	if err := t.sessions.close(userID, held.id); err != nil {
+		t.opts.Log.Warn("Could not uncount a failed MCP initialize; it leaves the index when idle", "user_id", userID, "error", err.Error())
+	}
+}
+
+// requestID is the JSON-RPC id of a request, null when it has none.
+func requestID(body []byte) json.RawMessage {
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil || len(msg.ID) == 0 {
+		return json.RawMessage("null")
+	}
+	return msg.ID
+}
+
+// writeRPCError answers a JSON-RPC error with an HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": message}})
 }
 
 // forgetHere drops this process's copy of a session mcp-go keeps after

@@ -1,10 +1,12 @@
 // Command kvbench measures what one person's MCP sessions leave in the KV
 // store and whether their list of writes waiting for them survives it: one
-// person opens 20,000 MCP sessions (initialize calls of protocol 2025-11-25,
-// several at once), then one write waits for them in Mattermost. It prints
-// the time the sessions took, the KV rows they left, the plugin's resident
-// memory, and whether the person's confirmation list and get_pending still
-// show the write. It prints figures; it asserts nothing.
+// person tries to open 20,000 MCP sessions (initialize calls of protocol
+// 2025-11-25, several at once, none ended); past MaxSessionsPerPerson, all in
+// use, the rest are refused with 503. Then one write waits for them in
+// Mattermost. It prints the time the sessions took, how many were opened and
+// refused, the KV rows they left, the plugin's resident memory, and whether
+// the person's confirmation list and get_pending still show the write. It
+// prints figures; it asserts nothing.
 //
 //	go run ./e2e/cmd/kvbench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz
 package main
@@ -12,6 +14,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,15 +59,17 @@ func run(bundle string, sessions, workers int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("== %d MCP sessions opened by one person, %d at a time ==\n", sessions, workers)
+	fmt.Printf("== one person tries to open %d MCP sessions, %d at a time, ending none ==\n", sessions, workers)
 	fmt.Printf("plugin resident at rest: %d MiB\n", proc.KiB("VmRSS")>>10)
 
-	var failed atomic.Int64
+	var failed, refused atomic.Int64
 	var firstErr atomic.Value
 	started := time.Now()
 	peak, err := proc.Peak(20*time.Millisecond, func() error {
 		parallel(sessions, workers, func(int) {
-			if err := initialize(site+"/mcp", person.Token); err != nil {
+			if err := initialize(site+"/mcp", person.Token); errors.Is(err, errRefused) {
+				refused.Add(1)
+			} else if err != nil {
 				failed.Add(1)
 				firstErr.CompareAndSwap(nil, err.Error())
 			}
@@ -75,7 +80,8 @@ func run(bundle string, sessions, workers int) error {
 		return err
 	}
 	took := time.Since(started)
-	fmt.Printf("opened in %s (%.0f per second), %d failed", took.Round(time.Millisecond), float64(sessions)/took.Seconds(), failed.Load())
+	fmt.Printf("tried in %s (%.0f per second): %d opened, %d refused with 503 (every session in use), %d failed",
+		took.Round(time.Millisecond), float64(sessions)/took.Seconds(), int64(sessions)-refused.Load()-failed.Load(), refused.Load(), failed.Load())
 	if e := firstErr.Load(); e != nil {
 		fmt.Printf(" (first: %s)", e)
 	}
@@ -140,6 +146,10 @@ func run(bundle string, sessions, workers int) error {
 	return nil
 }
 
+// errRefused is an initialize refused because every session of the person
+// is in use.
+var errRefused = errors.New("refused: every session in use")
+
 // initialize opens one MCP session as the token's user.
 func initialize(endpoint, token string) error {
 	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(
@@ -156,6 +166,9 @@ func initialize(endpoint, token string) error {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusServiceUnavailable && resp.Header.Get("Retry-After") != "" {
+		return errRefused
+	}
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
 		return fmt.Errorf("initialize: %d %s", resp.StatusCode, body)
 	}

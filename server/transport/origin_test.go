@@ -1,0 +1,108 @@
+package transport
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+)
+
+// originNode is a node of site https://chat.example.com whose admin lists
+// the origins in *listed* (read on every request), with the MCP endpoint
+// and a route that authenticates as the workspace API does.
+func originNode(t *testing.T, kv *memKV, listed *atomic.Value) *httptest.Server {
+	t.Helper()
+	tr := New(Options{
+		PluginID: "plugin-under-test", Version: "test", Instructions: "test",
+		SiteURL: func() string { return "https://chat.example.com/mattermost" },
+		AllowsOrigin: func(origin string) bool {
+			c := config.Defaults()
+			c.AllowedOrigins, _ = listed.Load().(string)
+			return c.AllowsOrigin(origin)
+		},
+		UserActive: func(id string) (bool, error) { return id == "alice", nil },
+		KV:         kv, Answers: rawKV{kv}, Log: &memLog{},
+	})
+	mux := http.NewServeMux()
+	mux.HandleFunc(MCPPath, tr.ServeMCP)
+	mux.HandleFunc("/api/v1/files", func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := tr.Authenticate(w, r); ok {
+			_, _ = w.Write([]byte("files"))
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func withOrigin(t *testing.T, method, url, origin, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mattermost-User-Id", "alice")
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestARequestFromAWebPageOfAnotherOriginIsRefusedWith403InOneLine(t *testing.T) {
+	kv := newMemKV()
+	srv := originNode(t, kv, &atomic.Value{})
+	for _, origin := range []string{"https://evil.example", "null", "http://chat.example.com", "https://chat.example.com.evil.example"} {
+		resp := withOrigin(t, http.MethodPost, srv.URL+MCPPath, origin, initialize)
+		text := body(t, resp)
+		code, msg := rpcError(t, text)
+		if resp.StatusCode != http.StatusForbidden || code != -32600 || strings.Contains(msg, "\n") ||
+			!strings.Contains(msg, "https://chat.example.com and the origins") || !strings.Contains(msg, "Allowed origins for browser-based MCP clients") {
+			t.Fatalf("Origin %s: %d %s", origin, resp.StatusCode, text)
+		}
+		resp = withOrigin(t, http.MethodGet, srv.URL+"/api/v1/files", origin, "")
+		if text := body(t, resp); resp.StatusCode != http.StatusForbidden || strings.Count(strings.TrimSpace(text), "\n") != 0 {
+			t.Fatalf("the workspace API from %s: %d %s", origin, resp.StatusCode, text)
+		}
+	}
+	if n := len(kv.sessionsOf("alice")); n != 0 {
+		t.Fatalf("a refused initialize stored %d sessions", n)
+	}
+}
+
+func TestRequestsWithoutOriginOrFromTheSitesOwnAreServed(t *testing.T) {
+	kv := newMemKV()
+	srv := originNode(t, kv, &atomic.Value{})
+	for _, origin := range []string{"", "https://chat.example.com", "https://CHAT.example.com:443"} {
+		resp := withOrigin(t, http.MethodPost, srv.URL+MCPPath, origin, initialize)
+		if text := body(t, resp); resp.StatusCode != http.StatusOK {
+			t.Fatalf("Origin %q: %d %s", origin, resp.StatusCode, text)
+		}
+		if resp := withOrigin(t, http.MethodGet, srv.URL+"/api/v1/files", origin, ""); resp.StatusCode != http.StatusOK {
+			t.Fatalf("the workspace API from %q: %d", origin, resp.StatusCode)
+		}
+	}
+}
+
+func TestAnOriginTheAdminListsIsServedFromTheNextRequestOn(t *testing.T) {
+	kv := newMemKV()
+	listed := &atomic.Value{}
+	srv := originNode(t, kv, listed)
+	const inspector = "http://localhost:6274"
+	if resp := withOrigin(t, http.MethodPost, srv.URL+MCPPath, inspector, initialize); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("before the admin lists it: %d %s", resp.StatusCode, body(t, resp))
+	}
+	listed.Store("https://other.example.com " + inspector)
+	if resp := withOrigin(t, http.MethodPost, srv.URL+MCPPath, inspector, initialize); resp.StatusCode != http.StatusOK {
+		t.Fatalf("once the admin lists it: %d %s", resp.StatusCode, body(t, resp))
+	}
+	listed.Store("")
+	if resp := withOrigin(t, http.MethodPost, srv.URL+MCPPath, inspector, initialize); resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("once the admin removed it: %d %s", resp.StatusCode, body(t, resp))
+	}
+}
