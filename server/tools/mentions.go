@@ -115,7 +115,7 @@ func (d Deps) listMentions(ctx context.Context, args listMentionsArgs) (res cata
 	var b strings.Builder
 	quoted := make([]string, len(all))
 	for i, k := range all {
-		quoted[i] = fmt.Sprintf("%q", present.Clean(k))
+		quoted[i] = fmt.Sprintf("%q", present.Name(k))
 	}
 	if len(page.Posts) == 0 {
 		fmt.Fprintf(&b, "No posts by others mention you (%s)", strings.Join(quoted, ", "))
