@@ -34,7 +34,7 @@ func listMentions(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:        "list_mentions",
 		Title:       "List my recent Mattermost mentions",
-		Description: "Lists recent posts by others that mention you as Mattermost counts mentions (@username, mention keys, first name if set, @channel/@all/@here unless ignored there; not in code or link targets), newest first, paged.",
+		Description: "Lists recent posts by others that mention you, by Mattermost's rules (@username, mention keys, first name if set, @channel/@all/@here unless ignored), newest first, paged.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listMentions)
 }
