@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
+	"github.com/stretchr/testify/mock"
 )
 
 func aliceKeys(channel string) MentionKeys {
@@ -95,6 +97,70 @@ func TestIgnoringChannelMentionsFollowsTheChannelSettingAndMuting(t *testing.T) 
 		props := model.StringMap{model.IgnoreChannelMentionsNotifyProp: c.ignore, model.MarkUnreadNotifyProp: c.markUnread}
 		if got := IgnoresChannelMentions(props); got != c.want {
 			t.Errorf("ignore %q, mark unread %q: %v, want %v", c.ignore, c.markUnread, got, c.want)
+		}
+	}
+}
+
+// checkerOn is alice's MentionChecker on a server with these channels,
+// where only posterOK may use channel mentions and at most maxNotify
+// members are notified.
+func checkerOn(t *testing.T, maxNotify int64, channels map[string]struct {
+	typ     model.ChannelType
+	members int64
+	props   model.StringMap
+}) *MentionChecker {
+	t.Helper()
+	api := &plugintest.API{}
+	t.Cleanup(func() { api.AssertExpectations(t) })
+	api.On("GetUser", aliceID).Return(&model.User{Id: aliceID, Username: "alice", NotifyProps: model.StringMap{model.ChannelMentionsNotifyProp: "true"}}, nil)
+	api.On("GetConfig").Return(&model.Config{TeamSettings: model.TeamSettings{MaxNotificationsPerChannel: model.NewPointer(maxNotify)}})
+	for id, ch := range channels {
+		api.On("GetChannel", id).Return(&model.Channel{Id: id, Type: ch.typ}, nil)
+		api.On("GetChannelMember", id, aliceID).Return(&model.ChannelMember{ChannelId: id, UserId: aliceID, NotifyProps: ch.props}, nil)
+		api.On("GetChannelStats", id).Return(&model.ChannelStats{ChannelId: id, MemberCount: ch.members}, nil).Maybe()
+	}
+	api.On("HasPermissionToChannel", "posterOK", mock.Anything, model.PermissionUseChannelMentions).Return(true).Maybe()
+	api.On("HasPermissionToChannel", "posterNo", mock.Anything, model.PermissionUseChannelMentions).Return(false).Maybe()
+	m, err := aliceOn(api).MentionChecker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestChannelMentionsFollowTheChannelThePosterAndTheChannelsSize(t *testing.T) {
+	open, ignored, big, dm := model.NewId(), model.NewId(), model.NewId(), model.NewId()
+	defaults := model.StringMap{model.IgnoreChannelMentionsNotifyProp: model.IgnoreChannelMentionsDefault, model.MarkUnreadNotifyProp: model.ChannelMarkUnreadAll}
+	m := checkerOn(t, 1000, map[string]struct {
+		typ     model.ChannelType
+		members int64
+		props   model.StringMap
+	}{
+		open:    {model.ChannelTypeOpen, 10, defaults},
+		ignored: {model.ChannelTypeOpen, 10, model.StringMap{model.IgnoreChannelMentionsNotifyProp: model.IgnoreChannelMentionsOn}},
+		big:     {model.ChannelTypeOpen, 1000, defaults},
+		dm:      {model.ChannelTypeDirect, 2, defaults},
+	})
+	cases := []struct {
+		name     string
+		post     *model.Post
+		mentions bool
+	}{
+		{"an open channel", &model.Post{ChannelId: open, UserId: "posterOK", Message: "@channel"}, true},
+		{"a poster without use_channel_mentions", &model.Post{ChannelId: open, UserId: "posterNo", Message: "@channel"}, false},
+		{"a header change", &model.Post{ChannelId: open, UserId: "posterOK", Message: "@all", Type: model.PostTypeHeaderChange}, false},
+		{"a channel where alice ignores them", &model.Post{ChannelId: ignored, UserId: "posterOK", Message: "@here"}, false},
+		{"a channel of MaxNotificationsPerChannel members", &model.Post{ChannelId: big, UserId: "posterOK", Message: "@all"}, false},
+		{"a direct message", &model.Post{ChannelId: dm, UserId: "posterOK", Message: "@channel"}, false},
+		{"her name in a large channel", &model.Post{ChannelId: big, UserId: "posterNo", Message: "@alice"}, true},
+	}
+	for _, c := range cases {
+		got, err := m.Mentions(c.post)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if (len(got) > 0) != c.mentions {
+			t.Errorf("%s: %v, want a mention %v", c.name, got, c.mentions)
 		}
 	}
 }
