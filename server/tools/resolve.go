@@ -83,7 +83,8 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error)
 			continue
 		}
 		v := viewOf(m)
-		if names.Same(ref, m.Channel.Name) || names.Same(ref, v.displayName()) {
+		// The display name as listed (hidden characters shown) finds it too.
+		if names.Same(ref, m.Channel.Name) || names.Same(ref, v.displayName()) || names.Same(ref, present.Name(v.displayName())) {
 			matches = append(matches, m)
 		}
 	}
