@@ -164,3 +164,21 @@ func TestChannelMentionsFollowTheChannelThePosterAndTheChannelsSize(t *testing.T
 		}
 	}
 }
+
+func FuzzMentionsOfAnyMessageAreKeysOfThePerson(f *testing.F) {
+	for _, s := range []string{"", "@alice_", "`@alice`", "[x](@alice)", ":::", "@", "@here.", "アリス", "\xff@alice"} {
+		f.Add(s)
+	}
+	keys := aliceKeys("true")
+	valid := map[string]bool{}
+	for _, k := range append(append([]string{}, keys.Personal...), keys.ChannelWide...) {
+		valid[k] = true
+	}
+	f.Fuzz(func(t *testing.T, msg string) {
+		for _, k := range keys.Mentions(&model.Post{Message: msg}, true) {
+			if !valid[k] {
+				t.Fatalf("Mentions(%q) names %q, which is no key of alice's", msg, k)
+			}
+		}
+	})
+}
