@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/hidden"
 )
 
 // FileRef is an attachment as listed beside a post: enough to decide
@@ -25,13 +27,13 @@ func RefOf(info *model.FileInfo) FileRef {
 	if typ == "" {
 		typ = "unknown type"
 	}
-	return FileRef{ID: info.Id, Name: info.Name, Type: typ, Size: info.Size}
+	return FileRef{ID: info.Id, Name: Name(info.Name), Type: typ, Size: info.Size}
 }
 
 // FileLine is one attachment in a post listing, with the call that reads it.
 func FileLine(f FileRef) string {
 	return fmt.Sprintf("attachment %q (%s, %s) file_id=%s: read it with read_file(file_id=%q)",
-		Clean(f.Name), f.Type, Size(f.Size), f.ID, f.ID)
+		Name(f.Name), f.Type, Size(f.Size), f.ID, f.ID)
 }
 
 // Size renders a byte count for people and models alike.
@@ -71,3 +73,18 @@ func Clean(s string) string {
 		return r
 	}, s)
 }
+
+// Name is a name or a one-line text that someone chose (a channel, a person,
+// a file, a status), as the model reads it: the characters Mattermost does
+// not display are made visible (package hidden), so nothing in it is hidden
+// from the person, and line breaks become U+FFFD. Clean stays for what the
+// person reads, where decoded text would turn into markup.
+func Name(s string) string {
+	out, _ := hidden.Line(s)
+	return out
+}
+
+// Text is a message someone wrote (a post, a header, a file's text), as
+// the model reads it, and what was hidden in it for the note that
+// hidden.Found writes.
+func Text(s string) (string, hidden.Found) { return hidden.Reveal(s) }

@@ -74,7 +74,7 @@ func listChannelViews(b *strings.Builder, out *ChannelList, views []chanView, ma
 	for _, v := range views[:min(len(views), max)] {
 		ci := v.info()
 		out.Channels = append(out.Channels, ci)
-		fmt.Fprintf(b, "- %s: %s\n", v.label(), activity(ci))
+		fmt.Fprintf(b, "- %s: %s\n", v.shown(), activity(ci))
 	}
 	out.Shown = len(out.Channels)
 }
@@ -114,7 +114,7 @@ func (v chanView) teamName() string {
 
 func (v chanView) info() ChannelInfo {
 	ci := ChannelInfo{
-		ID: v.ch.Id, Name: v.ch.Name, DisplayName: v.displayName(), Type: channelType(v.ch.Type),
+		ID: v.ch.Id, Name: v.ch.Name, DisplayName: present.Name(v.displayName()), Type: channelType(v.ch.Type),
 		Member: v.member != nil,
 	}
 	if v.team != nil {
@@ -130,19 +130,27 @@ func (v chanView) info() ChannelInfo {
 	return ci
 }
 
-// label is a channel in one line of text.
-func (v chanView) label() string {
+// label is a channel in one line of text for the person's question (the
+// write flow): names cleaned of controls, hidden text not decoded into it,
+// where it could turn into markup.
+func (v chanView) label() string { return v.labelWith(present.Clean) }
+
+// shown is a channel in one line of text for the model: the characters
+// Mattermost does not display in its names are made visible.
+func (v chanView) shown() string { return v.labelWith(present.Name) }
+
+func (v chanView) labelWith(name func(string) string) string {
 	switch v.ch.Type {
 	case model.ChannelTypeDirect:
-		return fmt.Sprintf("direct message with %s (id %s)", present.Clean(v.displayName()), v.ch.Id)
+		return fmt.Sprintf("direct message with %s (id %s)", name(v.displayName()), v.ch.Id)
 	case model.ChannelTypeGroup:
-		return fmt.Sprintf("group message %q (id %s)", present.Clean(v.ch.DisplayName), v.ch.Id)
+		return fmt.Sprintf("group message %q (id %s)", name(v.ch.DisplayName), v.ch.Id)
 	}
 	team := ""
 	if v.team != nil {
-		team = ", team " + present.Clean(v.team.DisplayName) + " (" + v.team.Name + ")"
+		team = ", team " + name(v.team.DisplayName) + " (" + v.team.Name + ")"
 	}
-	return fmt.Sprintf("~%s %q (%s%s, id %s)", v.ch.Name, present.Clean(v.ch.DisplayName), channelType(v.ch.Type), team, v.ch.Id)
+	return fmt.Sprintf("~%s %q (%s%s, id %s)", v.ch.Name, name(v.ch.DisplayName), channelType(v.ch.Type), team, v.ch.Id)
 }
 
 // placeIn is where a post of ch is, in the person's words, and in full.
@@ -191,8 +199,8 @@ func (d Deps) listTeams(ctx context.Context, _ listTeamsArgs) (res catalogue.Res
 		fmt.Fprintf(&b, "Your teams (%d):\n", len(ms))
 	}
 	for _, m := range ms {
-		out.Teams = append(out.Teams, TeamInfo{ID: m.Team.Id, Name: m.Team.Name, DisplayName: m.Team.DisplayName})
-		fmt.Fprintf(&b, "- %s (name %q, id %s)\n", present.Clean(m.Team.DisplayName), m.Team.Name, m.Team.Id)
+		out.Teams = append(out.Teams, TeamInfo{ID: m.Team.Id, Name: m.Team.Name, DisplayName: present.Name(m.Team.DisplayName)})
+		fmt.Fprintf(&b, "- %s (name %q, id %s)\n", present.Name(m.Team.DisplayName), m.Team.Name, m.Team.Id)
 	}
 	return answer(strings.TrimRight(b.String(), "\n"), out)
 }
@@ -258,7 +266,7 @@ func oneTeam(c *mattermost.Caller, ref, tool string) (*model.Team, error) {
 	}
 	var list []string
 	for _, m := range ms {
-		list = append(list, fmt.Sprintf("%s (name %q)", present.Clean(m.Team.DisplayName), m.Team.Name))
+		list = append(list, fmt.Sprintf("%s (name %q)", present.Name(m.Team.DisplayName), m.Team.Name))
 	}
 	return nil, refusal.New(fmt.Sprintf("Give team: the person belongs to %d teams: %s.", len(list), strings.Join(list, ", ")),
 		fmt.Sprintf("Call %s again with team set to one of these names.", tool))
@@ -277,12 +285,12 @@ func pickTeam(ms []mattermost.Membership, ref string) (*model.Team, error) {
 	}
 	var list []string
 	for _, m := range ms {
-		list = append(list, fmt.Sprintf("%s (name %q)", present.Clean(m.Team.DisplayName), m.Team.Name))
+		list = append(list, fmt.Sprintf("%s (name %q)", present.Name(m.Team.DisplayName), m.Team.Name))
 	}
 	if len(list) == 0 {
-		return nil, refusal.New(fmt.Sprintf("No team matches %q: you belong to no team.", present.Clean(ref)), "Call again without team.")
+		return nil, refusal.New(fmt.Sprintf("No team matches %q: you belong to no team.", present.Name(ref)), "Call again without team.")
 	}
-	return nil, refusal.New(fmt.Sprintf("No team matches %q. Your teams: %s.", present.Clean(ref), strings.Join(list, ", ")),
+	return nil, refusal.New(fmt.Sprintf("No team matches %q. Your teams: %s.", present.Name(ref), strings.Join(list, ", ")),
 		"Call again with one of these names, or without team; list_teams lists them.")
 }
 
@@ -328,7 +336,7 @@ func (d Deps) listChannels(ctx context.Context, args listChannelsArgs) (res cata
 	var b strings.Builder
 	where := "in all your teams, with direct and group messages"
 	if team := sc.team; team != nil {
-		where = fmt.Sprintf("in team %s (%s); direct and group messages are listed when no team is given", present.Clean(team.DisplayName), team.Name)
+		where = fmt.Sprintf("in team %s (%s); direct and group messages are listed when no team is given", present.Name(team.DisplayName), team.Name)
 	}
 	fmt.Fprintf(&b, "You are a member of %d channels %s. Unread first, then by latest post.\n", len(views), where)
 	listChannelViews(&b, &out, views, maxChannelsListed)
@@ -381,15 +389,15 @@ func (d Deps) getChannel(ctx context.Context, args getChannelArgs) (res catalogu
 		return res, err
 	}
 	ci := view.info()
-	ci.Purpose = cut(view.ch.Purpose, 500)
-	ci.Header = cut(view.ch.Header, 500)
+	ci.Purpose, _ = present.Text(cut(view.ch.Purpose, 500))
+	ci.Header, _ = present.Text(cut(view.ch.Header, 500))
 	var b strings.Builder
-	fmt.Fprintf(&b, "Channel %s: %s.\n", view.label(), activity(ci))
+	fmt.Fprintf(&b, "Channel %s: %s.\n", view.shown(), activity(ci))
 	if ci.Purpose != "" {
-		fmt.Fprintf(&b, "Purpose: %s\n", present.Clean(ci.Purpose))
+		fmt.Fprintf(&b, "Purpose: %s\n", present.Name(ci.Purpose))
 	}
 	if ci.Header != "" {
-		fmt.Fprintf(&b, "Header: %s\n", present.Clean(ci.Header))
+		fmt.Fprintf(&b, "Header: %s\n", present.Name(ci.Header))
 	}
 	fmt.Fprintf(&b, "Read it with read_channel(channel=%q).", ci.ID)
 	return answer(b.String(), ci)
@@ -460,10 +468,10 @@ func (d Deps) searchChannels(ctx context.Context, args searchChannelsArgs) (res 
 	out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
 	var b strings.Builder
 	if len(views) == 0 {
-		fmt.Fprintf(&b, "No channel you can read matches %q. Try a shorter part of the name, or call list_channels to see all your channels.", present.Clean(term))
+		fmt.Fprintf(&b, "No channel you can read matches %q. Try a shorter part of the name, or call list_channels to see all your channels.", present.Name(term))
 		return answer(b.String(), out)
 	}
-	fmt.Fprintf(&b, "%d channels match %q:\n", len(views), present.Clean(term))
+	fmt.Fprintf(&b, "%d channels match %q:\n", len(views), present.Name(term))
 	listChannelViews(&b, &out, views, maxChannelsFound)
 	if out.Total > out.Shown {
 		fmt.Fprintf(&b, "%d more are not shown; use a longer term or give team.\n", out.Total-out.Shown)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/hidden"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
@@ -78,7 +79,7 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 	}
 	teamID, where := "", "in all your teams and direct and group messages"
 	if team != nil {
-		teamID, where = team.Id, fmt.Sprintf("in team %s (%s) and direct and group messages", present.Clean(team.DisplayName), team.Name)
+		teamID, where = team.Id, fmt.Sprintf("in team %s (%s) and direct and group messages", present.Name(team.DisplayName), team.Name)
 	}
 	drafts, cut, err := c.Drafts(teamID)
 	if err != nil {
@@ -99,6 +100,10 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 		if r := []rune(info.Message); len(r) > maxMessageRunes {
 			info.Message, info.MessageCut = string(r[:maxMessageRunes]), true
 		}
+		// A draft may hold text pasted from elsewhere: what it hides is shown.
+		var found hidden.Found
+		info.Message, found = present.Text(info.Message)
+		note := found.Note("This draft")
 		for _, f := range dr.Files {
 			info.Files = append(info.Files, present.RefOf(f))
 		}
@@ -110,6 +115,9 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 		b.WriteString("):\n")
 		for _, line := range strings.Split(info.Message, "\n") {
 			b.WriteString("  " + line + "\n")
+		}
+		if note != "" {
+			fmt.Fprintf(&b, "  [%s]\n", note)
 		}
 		if info.MessageCut {
 			fmt.Fprintf(&b, "  [message cut at %d characters]\n", maxMessageRunes)

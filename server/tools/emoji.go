@@ -56,7 +56,7 @@ func (d Deps) listEmoji(ctx context.Context, args listEmojiArgs) (res catalogue.
 	}
 	prefix := strings.Trim(strings.TrimSpace(args.Prefix), ":")
 	if !mattermost.EmojiName.MatchString(prefix) {
-		return res, refusal.New(fmt.Sprintf("%q is not the start of an emoji name: names hold only letters, digits, _, + and -.", present.Clean(prefix)),
+		return res, refusal.New(fmt.Sprintf("%q is not the start of an emoji name: names hold only letters, digits, _, + and -.", present.Name(prefix)),
 			"Call list_emoji again with such a prefix, or without prefix.")
 	}
 	keyArgs := args

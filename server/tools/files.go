@@ -196,10 +196,11 @@ func (d Deps) fileOfPost(c *mattermost.Caller, link, name string) (mattermost.Re
 	}
 	var names []string
 	for _, f := range files {
-		if name == "" && len(files) == 1 || strings.EqualFold(f.Name, strings.TrimSpace(name)) {
+		// The name as listed (hidden characters shown) finds the file too.
+		if name == "" && len(files) == 1 || strings.EqualFold(f.Name, strings.TrimSpace(name)) || strings.EqualFold(present.Name(f.Name), strings.TrimSpace(name)) {
 			return c.File(f.Id)
 		}
-		names = append(names, fmt.Sprintf("%q (file_id=%s)", present.Clean(f.Name), f.Id))
+		names = append(names, fmt.Sprintf("%q (file_id=%s)", present.Name(f.Name), f.Id))
 	}
 	switch {
 	case len(files) == 0:
@@ -313,12 +314,18 @@ func (d Deps) viewWithin(ctx context.Context, c *mattermost.Caller, key viewcach
 // fileContent turns a view into MCP content beside the text header.
 func fileContent(info *model.FileInfo, permalink string, v *fileview.View) catalogue.Result[FileResult] {
 	res := FileResult{
-		FileID: info.Id, Name: info.Name, Kind: string(v.Kind), Detected: v.Detected, Mismatch: v.Mismatch,
+		FileID: info.Id, Name: present.Name(info.Name), Kind: string(v.Kind), Detected: v.Detected, Mismatch: v.Mismatch,
 		Size: info.Size, Permalink: permalink,
 	}
 	body := v.Header
 	if v.Text != "" {
-		body += "\n\n" + v.Text
+		// The file's text is someone else's writing too: what it hides is
+		// shown, with the note beside the header.
+		text, found := present.Text(v.Text)
+		if note := found.Note("This window of the file"); note != "" {
+			body += "\n" + note
+		}
+		body += "\n\n" + text
 	}
 	var content []mcp.Content
 	if w := v.Window; w != nil {
@@ -359,15 +366,15 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (res catalogue.Re
 	cfg := d.Config()
 	readable := info.Size <= cfg.MaxFileSizeBytes()
 	out := FileDetails{
-		FileID: info.Id, Name: info.Name, Type: info.MimeType, Extension: info.Extension,
+		FileID: info.Id, Name: present.Name(info.Name), Type: info.MimeType, Extension: info.Extension,
 		Size: info.Size, CreatedAt: time.UnixMilli(info.CreateAt).UTC().Format(time.RFC3339),
 		Readable: readable, Permalink: l.permalink,
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%q: %s, %s, posted %s", present.Clean(info.Name), orUnknown(info.MimeType), present.Size(info.Size),
+	fmt.Fprintf(&b, "%q: %s, %s, posted %s", present.Name(info.Name), orUnknown(info.MimeType), present.Size(info.Size),
 		time.UnixMilli(info.CreateAt).UTC().Format("2006-01-02 15:04 UTC"))
 	if l.place.Channel != nil {
-		out.ChannelID, out.Channel = l.place.Channel.Id, l.place.Channel.DisplayName
+		out.ChannelID, out.Channel = l.place.Channel.Id, present.Name(l.place.Channel.DisplayName)
 		fmt.Fprintf(&b, " in %s", channelLabel(l.place.Channel))
 	}
 	if u, err := c.Poster(info.CreatorId); err == nil {
@@ -397,7 +404,7 @@ func channelLabel(ch *model.Channel) string {
 	case model.ChannelTypeGroup:
 		return "a group message"
 	}
-	return fmt.Sprintf("~%s (%s)", ch.Name, present.Clean(ch.DisplayName))
+	return fmt.Sprintf("~%s (%s)", ch.Name, present.Name(ch.DisplayName))
 }
 
 func orUnknown(s string) string {

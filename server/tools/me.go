@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
 type getMeArgs struct{}
@@ -60,7 +61,7 @@ func (d Deps) getMe(ctx context.Context, _ getMeArgs) (res catalogue.Result[Me],
 	me := Me{
 		UserID:            u.Id,
 		Username:          u.Username,
-		DisplayName:       strings.TrimSpace(u.GetFullName()),
+		DisplayName:       present.Name(strings.TrimSpace(u.GetFullName())),
 		Email:             u.Email,
 		SystemRoles:       strings.Fields(u.Roles),
 		Teams:             make([]MeTeam, 0, len(memberships)),
@@ -70,7 +71,7 @@ func (d Deps) getMe(ctx context.Context, _ getMeArgs) (res catalogue.Result[Me],
 		MaxFileSizeMiB:    cfg.MaxFileSizeMiB,
 	}
 	for _, m := range memberships {
-		me.Teams = append(me.Teams, MeTeam{ID: m.Team.Id, Name: m.Team.Name, DisplayName: m.Team.DisplayName, Roles: strings.Fields(m.Roles)})
+		me.Teams = append(me.Teams, MeTeam{ID: m.Team.Id, Name: m.Team.Name, DisplayName: present.Name(m.Team.DisplayName), Roles: strings.Fields(m.Roles)})
 	}
 	return answer(describeMe(me), me)
 }

@@ -77,7 +77,7 @@ func (d Deps) getChannelMembers(ctx context.Context, args getChannelMembersArgs)
 	out := MemberList{Channel: view.info(), Members: []ChannelMemberInfo{}, Total: total, Hidden: hidden}
 	var b strings.Builder
 	end := offset + len(members) + hidden
-	fmt.Fprintf(&b, "Channel %s has %d members. ", view.label(), total)
+	fmt.Fprintf(&b, "Channel %s has %d members. ", view.shown(), total)
 	if len(members)+hidden == 0 {
 		b.WriteString("No members past the previous page.")
 	} else {

@@ -9,7 +9,6 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -23,7 +22,9 @@ type listMentionsArgs struct {
 type MentionPage struct {
 	PostPage
 	// Keys are the words searched for: @username, mention keys, first
-	// name, and @channel, @all, @here unless turned off.
+	// name, and @channel, @all, @here unless turned off in the account
+	// (in a channel whose "Ignore mentions for @channel, @here and @all"
+	// is on, those three do not count).
 	Keys []string `json:"keys"`
 	// Matched are, post by post, the keys each mentions.
 	Matched map[string][]string `json:"matched"`
@@ -33,7 +34,7 @@ func listMentions(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:        "list_mentions",
 		Title:       "List my recent Mattermost mentions",
-		Description: "Lists recent posts by others that mention you (@username, mention keys, first name if set, @channel/@all/@here), newest first, paged.",
+		Description: "Lists recent posts by others that mention you, by Mattermost's rules (@username, mention keys, first name if set, @channel/@all/@here unless ignored), newest first, paged.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.listMentions)
 }
@@ -57,10 +58,11 @@ func (d Deps) listMentions(ctx context.Context, args listMentionsArgs) (res cata
 	if err != nil {
 		return res, err
 	}
-	keys, err := c.MentionKeys()
+	check, err := c.MentionChecker()
 	if err != nil {
 		return res, err
 	}
+	keys := check.Keys()
 	ms, err := c.Teams()
 	if err != nil {
 		return res, err
@@ -95,7 +97,11 @@ func (d Deps) listMentions(ctx context.Context, args listMentionsArgs) (res cata
 				if seen[p.Id] || p.UserId == me {
 					continue
 				}
-				if ks := mattermost.Mentioned(p.Message, all); len(ks) > 0 {
+				ks, err := check.Mentions(p)
+				if err != nil {
+					return res, err
+				}
+				if len(ks) > 0 {
 					seen[p.Id] = true
 					matched[p.Id] = ks
 					hits = append(hits, p)
@@ -115,7 +121,7 @@ func (d Deps) listMentions(ctx context.Context, args listMentionsArgs) (res cata
 	var b strings.Builder
 	quoted := make([]string, len(all))
 	for i, k := range all {
-		quoted[i] = fmt.Sprintf("%q", present.Clean(k))
+		quoted[i] = fmt.Sprintf("%q", present.Name(k))
 	}
 	if len(page.Posts) == 0 {
 		fmt.Fprintf(&b, "No posts by others mention you (%s)", strings.Join(quoted, ", "))

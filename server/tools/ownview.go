@@ -159,12 +159,12 @@ func (d Deps) saveDraft(ctx context.Context, a draftArgs) (res catalogue.Result[
 	}
 	draft, err := v.SaveDraft(ctx, view.ch.Id, strings.TrimSpace(a.RootID), a.Message)
 	if errors.Is(err, mattermost.ErrCannotPost) {
-		return res, refusal.New("The person cannot post in "+view.label()+", so a draft there could not be sent.", "Call list_channels to see the channels they can post in.")
+		return res, refusal.New("The person cannot post in "+view.shown()+", so a draft there could not be sent.", "Call list_channels to see the channels they can post in.")
 	}
 	if err != nil {
-		return res, ownViewErr(err, "The thread "+a.RootID+" in "+view.label())
+		return res, ownViewErr(err, "The thread "+a.RootID+" in "+view.shown())
 	}
-	where := view.label()
+	where := view.shown()
 	if draft.RootId != "" {
 		where = "the thread " + draft.RootId + " in " + where
 	}
@@ -183,9 +183,9 @@ func (d Deps) deleteDraft(ctx context.Context, a draftArgs) (res catalogue.Resul
 	}
 	root, err := v.DeleteDraft(ctx, view.ch.Id, strings.TrimSpace(a.RootID))
 	if err != nil {
-		return res, ownViewErr(err, "The thread "+a.RootID+" in "+view.label())
+		return res, ownViewErr(err, "The thread "+a.RootID+" in "+view.shown())
 	}
-	where := view.label()
+	where := view.shown()
 	if root != "" {
 		where = "the thread " + root + " in " + where
 	}
@@ -235,11 +235,11 @@ func (d Deps) markChannelRead(ctx context.Context, a channelRefArgs) (res catalo
 		return res, err
 	}
 	if _, err := v.MarkChannelRead(ctx, view.ch.Id); errors.Is(err, mattermost.ErrNotMember) {
-		return res, refusal.New("The person is not a member of "+view.label()+", so it has no unread mark of theirs.", "")
+		return res, refusal.New("The person is not a member of "+view.shown()+", so it has no unread mark of theirs.", "")
 	} else if err != nil {
-		return res, ownViewErr(err, view.label())
+		return res, ownViewErr(err, view.shown())
 	}
-	return answer("Marked "+view.label()+" read for the person, as of now.", OwnViewResult{Done: "channel_read", ChannelID: view.ch.Id})
+	return answer("Marked "+view.shown()+" read for the person, as of now.", OwnViewResult{Done: "channel_read", ChannelID: view.ch.Id})
 }
 
 func (d Deps) setPostReminder(ctx context.Context, a reminderArgs) (res catalogue.Result[OwnViewResult], err error) {
@@ -257,7 +257,7 @@ func (d Deps) setPostReminder(ctx context.Context, a reminderArgs) (res catalogu
 		return res, ownViewErr(err, fmt.Sprintf("Post %q", a.PostID))
 	}
 	return answer(fmt.Sprintf("Mattermost will remind the person of post %s at %s (their time, %s): its system bot messages them then.",
-		p.Id, present.Clean(at.In(loc).Format("Mon 2 Jan 2006 15:04")), loc),
+		p.Id, present.Name(at.In(loc).Format("Mon 2 Jan 2006 15:04")), loc),
 		OwnViewResult{Done: "reminder_set", ChannelID: p.ChannelId, PostID: p.Id, At: at.UTC().Format(time.RFC3339)})
 }
 

@@ -89,7 +89,7 @@ func pdfTextView(ctx context.Context, info *model.FileInfo, req fileview.Request
 		view.Kind = fileview.KindPDF
 	} else {
 		view = &fileview.View{Kind: fileview.KindPDF, Detected: "PDF document",
-			Header: "PDF document " + present.Clean(req.Name) + ", " + present.Size(info.Size) + ". It has no text layer Mattermost could extract (it may be scanned images, or extraction is off or still running)."}
+			Header: "PDF document " + present.Name(req.Name) + ", " + present.Size(info.Size) + ". It has no text layer Mattermost could extract (it may be scanned images, or extraction is off or still running)."}
 		if pdf == nil {
 			view.Header += " Its bytes do not start like a PDF, so it is not handed on as one; a person can open it from the post."
 		}

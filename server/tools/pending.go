@@ -70,7 +70,7 @@ func (d Deps) posted(o approval.Outcome) catalogue.Result[WriteResult] {
 			id = o.FileIDs[i]
 		}
 		out.Files = append(out.Files, PostedFile{FileID: id, Name: f.Name, Size: f.Size, SHA256: f.SHA256, Type: f.Detected, Origin: f.Origin})
-		fmt.Fprintf(&b, "- %s (%s, %s, sha256 %s…, %s) file_id=%s\n", present.Clean(f.Name), present.Size(f.Size), f.Detected, f.SHA256[:12], f.Origin, id)
+		fmt.Fprintf(&b, "- %s (%s, %s, sha256 %s…, %s) file_id=%s\n", present.Name(f.Name), present.Size(f.Size), f.Detected, f.SHA256[:12], f.Origin, id)
 	}
 	for _, n := range plan.Notes {
 		b.WriteString("Note: " + n + "\n")
@@ -138,7 +138,7 @@ func (d Deps) getPending(ctx context.Context, a getPendingArgs) (res catalogue.R
 	for _, o := range all {
 		pr := pendingOf(o)
 		list = append(list, pr)
-		fmt.Fprintf(&b, "- %s: %s, %s %s%s\n", pr.ID, present.Clean(o.Record.Title), pr.State, pr.URL, pr.Permalink)
+		fmt.Fprintf(&b, "- %s: %s, %s %s%s\n", pr.ID, present.Name(o.Record.Title), pr.State, pr.URL, pr.Permalink)
 	}
 	if len(list) == 0 {
 		b.WriteString("No post is waiting for the person, and none was answered in the last hour.")

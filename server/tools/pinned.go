@@ -56,11 +56,11 @@ func (d Deps) listPinnedPosts(ctx context.Context, args listPinnedArgs) (res cat
 	var b strings.Builder
 	switch {
 	case len(page.Posts) == 0 && after.ID == "":
-		fmt.Fprintf(&b, "Channel %s has no pinned posts.", view.label())
+		fmt.Fprintf(&b, "Channel %s has no pinned posts.", view.shown())
 	case len(page.Posts) == 0:
-		fmt.Fprintf(&b, "Channel %s: no pinned posts older than the previous page.", view.label())
+		fmt.Fprintf(&b, "Channel %s: no pinned posts older than the previous page.", view.shown())
 	default:
-		fmt.Fprintf(&b, "Channel %s: %d pinned posts, newest first.", view.label(), len(page.Posts))
+		fmt.Fprintf(&b, "Channel %s: %d pinned posts, newest first.", view.shown(), len(page.Posts))
 	}
 	pc.writePosts(&b, page, "Older pinned posts", "These are all the pinned posts of the channel.")
 	return answer(b.String(), page)

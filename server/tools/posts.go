@@ -53,6 +53,9 @@ type PostView struct {
 	Type        string            `json:"type,omitempty"`
 	Attachments []present.FileRef `json:"attachments"`
 	Permalink   string            `json:"permalink"`
+	// Hidden says what the message carried that Mattermost does not
+	// display, now shown in it; empty when nothing was hidden.
+	Hidden string `json:"hidden_characters,omitempty"`
 }
 
 // PostPage is the structured answer of the post tools.
@@ -99,7 +102,7 @@ func (w *postWriter) teamName(channelID string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	w.chans[channelID] = ch.DisplayName
+	w.chans[channelID] = present.Name(ch.DisplayName)
 	if ch.Type == model.ChannelTypeOpen || ch.Type == model.ChannelTypePrivate {
 		w.chans[channelID] = "~" + ch.Name
 	}
@@ -129,26 +132,32 @@ func (w *postWriter) view(p *model.Post) (PostView, error) {
 	if u, ok := w.authors[p.UserId]; ok {
 		author = "@" + u.Username
 	}
-	msg := p.Message
-	r := []rune(msg)
 	v := PostView{
 		ID: p.Id, ChannelID: p.ChannelId, ChannelName: w.chans[p.ChannelId], Author: author, AuthorID: p.UserId, Time: rfc3339(p.CreateAt),
 		RootID: p.RootId, ReplyCount: p.ReplyCount, Type: p.Type, Attachments: []present.FileRef{},
 		Permalink: present.Permalink(w.site, team, p.Id),
 	}
-	if len(r) > maxMessageRunes {
-		msg, v.MessageCut = string(r[:maxMessageRunes]), true
-	}
-	v.Message = msg
+	v.Message, v.MessageCut, v.Hidden = messageOf(p.Message)
 	for _, f := range files {
 		v.Attachments = append(v.Attachments, present.RefOf(f))
 	}
 	return v, nil
 }
 
+// messageOf is a post's message as the model reads it: cut at
+// maxMessageRunes (before revealing, so a marker is never cut in half and
+// the reveal stays bounded), what it hides shown, and the note that says so.
+func messageOf(msg string) (text string, cut bool, note string) {
+	if r := []rune(msg); len(r) > maxMessageRunes {
+		msg, cut = string(r[:maxMessageRunes]), true
+	}
+	text, found := present.Text(msg)
+	return text, cut, found.Note("This post")
+}
+
 // text is a post as the model reads it.
 func postText(b *strings.Builder, v PostView) {
-	fmt.Fprintf(b, "\n[%s] %s in %s (post %s", v.Time, present.Clean(v.Author), present.Clean(v.ChannelName), v.ID)
+	fmt.Fprintf(b, "\n[%s] %s in %s (post %s", v.Time, present.Name(v.Author), present.Name(v.ChannelName), v.ID)
 	switch {
 	case v.RootID != "":
 		fmt.Fprintf(b, ", reply in thread %s", v.RootID)
@@ -161,6 +170,9 @@ func postText(b *strings.Builder, v PostView) {
 	b.WriteString("):\n")
 	for _, line := range strings.Split(v.Message, "\n") {
 		b.WriteString("  " + line + "\n")
+	}
+	if v.Hidden != "" {
+		fmt.Fprintf(b, "  [%s]\n", v.Hidden)
 	}
 	if v.MessageCut {
 		fmt.Fprintf(b, "  [message cut at %d characters; the whole post is at %s]\n", maxMessageRunes, v.Permalink)
@@ -243,14 +255,14 @@ func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalo
 		rng = " in the range asked (" + rangeText(since, before) + ")"
 	}
 	if len(page.Posts) == 0 {
-		fmt.Fprintf(&b, "Channel %s: no posts%s", view.label(), rng)
+		fmt.Fprintf(&b, "Channel %s: no posts%s", view.shown(), rng)
 		if from != "" {
 			b.WriteString(" older than the previous page")
 		}
 		b.WriteString(".")
 	} else {
 		fmt.Fprintf(&b, "Channel %s: %d posts%s, newest first, from %s back to %s.",
-			view.label(), len(page.Posts), rng, page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
+			view.shown(), len(page.Posts), rng, page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
 	}
 	more, done := "Older posts", "This is the start of the channel: there are no older posts."
 	if since != 0 {
@@ -387,7 +399,7 @@ func (d Deps) readThread(ctx context.Context, args readThreadArgs) (res catalogu
 	}
 	thread, err := c.Thread(postID)
 	if errors.Is(err, mattermost.ErrNotFound) {
-		return res, refusal.New(fmt.Sprintf("No post %q found.", present.Clean(args.Post)), "Give a post id or permalink from read_channel or search_posts.")
+		return res, refusal.New(fmt.Sprintf("No post %q found.", present.Name(args.Post)), "Give a post id or permalink from read_channel or search_posts.")
 	}
 	if err != nil {
 		return res, err

@@ -136,7 +136,7 @@ func readRefusal(err error, name string) error {
 	case errors.As(err, &busy):
 		return refusal.New(fmt.Sprintf("This server is busy reading other files: reading %q needs about %s of the %s it allows for reading files at once, "+
 			"and not enough came free within %d seconds. Nothing is wrong with the file.",
-			present.Clean(name), mib(busy.need), mib(busy.capacity), int(conversionWait.Seconds())), "Try the same call again in a moment.")
+			present.Name(name), mib(busy.need), mib(busy.capacity), int(conversionWait.Seconds())), "Try the same call again in a moment.")
 	}
 	return err
 }

@@ -83,7 +83,8 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error)
 			continue
 		}
 		v := viewOf(m)
-		if names.Same(ref, m.Channel.Name) || names.Same(ref, v.displayName()) {
+		// The display name as listed (hidden characters shown) finds it too.
+		if names.Same(ref, m.Channel.Name) || names.Same(ref, v.displayName()) || names.Same(ref, present.Name(v.displayName())) {
 			matches = append(matches, m)
 		}
 	}
@@ -93,9 +94,9 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error)
 	case 0:
 	default:
 		var b strings.Builder
-		fmt.Fprintf(&b, "Several channels match %q:\n", present.Clean(ref))
+		fmt.Fprintf(&b, "Several channels match %q:\n", present.Name(ref))
 		for _, m := range matches {
-			fmt.Fprintf(&b, "- %s\n", viewOf(m).label())
+			fmt.Fprintf(&b, "- %s\n", viewOf(m).shown())
 		}
 		return chanView{}, refusal.New(b.String(), "Call again with the channel's id (or give team).")
 	}
@@ -120,9 +121,9 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error)
 	}
 	if len(public) > 1 {
 		var b strings.Builder
-		fmt.Fprintf(&b, "Several channels match %q:\n", present.Clean(ref))
+		fmt.Fprintf(&b, "Several channels match %q:\n", present.Name(ref))
 		for _, ch := range public {
-			fmt.Fprintf(&b, "- %s\n", found(ch).label())
+			fmt.Fprintf(&b, "- %s\n", found(ch).shown())
 		}
 		return chanView{}, refusal.New(b.String(), "Call again with the channel's id (or give team).")
 	}
@@ -187,11 +188,11 @@ func noChannel(ref string, mine []mattermost.MyChannel) error {
 		byID[m.Channel.Id] = m
 		cands = append(cands, names.Candidate{Key: m.Channel.Id, Names: []string{m.Channel.Name, viewOf(m).displayName()}})
 	}
-	msg := fmt.Sprintf("No channel matches %q.", present.Clean(ref))
+	msg := fmt.Sprintf("No channel matches %q.", present.Name(ref))
 	if closest := names.Closest(ref, cands, closestShown); len(closest) > 0 {
 		var labels []string
 		for _, id := range closest {
-			labels = append(labels, viewOf(byID[id]).label())
+			labels = append(labels, viewOf(byID[id]).shown())
 		}
 		msg += " Closest: " + strings.Join(labels, "; ") + "."
 	}

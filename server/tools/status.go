@@ -83,7 +83,7 @@ func (d Deps) getStatus(ctx context.Context, args getStatusArgs) (res catalogue.
 			s.DNDEnd = p.DNDEnd.Format(time.RFC3339)
 		}
 		if cs := p.Custom; cs != nil {
-			s.CustomText, s.CustomEmoji = cs.Text, cs.Emoji
+			s.CustomText, s.CustomEmoji = present.Name(cs.Text), present.Name(cs.Emoji)
 			if !cs.ExpiresAt.IsZero() {
 				s.CustomUntil = cs.ExpiresAt.UTC().Format(time.RFC3339)
 			}
@@ -115,10 +115,10 @@ func statusText(s StatusInfo) string {
 	if s.CustomText != "" || s.CustomEmoji != "" {
 		custom := "custom status"
 		if s.CustomEmoji != "" {
-			custom += " :" + present.Clean(s.CustomEmoji) + ":"
+			custom += " :" + present.Name(s.CustomEmoji) + ":"
 		}
 		if s.CustomText != "" {
-			custom += fmt.Sprintf(" %q", present.Clean(s.CustomText))
+			custom += fmt.Sprintf(" %q", present.Name(s.CustomText))
 		}
 		if s.CustomUntil != "" {
 			custom += " until " + s.CustomUntil
@@ -131,7 +131,7 @@ func statusText(s StatusInfo) string {
 func quotedList(refs []string) string {
 	q := make([]string, len(refs))
 	for i, r := range refs {
-		q[i] = fmt.Sprintf("%q", present.Clean(r))
+		q[i] = fmt.Sprintf("%q", present.Name(r))
 	}
 	return strings.Join(q, ", ")
 }

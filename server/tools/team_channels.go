@@ -83,10 +83,10 @@ func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (
 	for _, m := range mine {
 		joined[m.Channel.Id] = m
 	}
-	out := TeamChannelList{Team: TeamInfo{ID: team.Id, Name: team.Name, DisplayName: team.DisplayName},
+	out := TeamChannelList{Team: TeamInfo{ID: team.Id, Name: team.Name, DisplayName: present.Name(team.DisplayName)},
 		Channels: []ChannelInfo{}, Archived: []ChannelInfo{}, ArchivedViewable: c.ViewArchivedChannels()}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Channels of team %s (%s):\n", present.Clean(team.DisplayName), team.Name)
+	fmt.Fprintf(&b, "Channels of team %s (%s):\n", present.Name(team.DisplayName), team.Name)
 	room, next := limit, ""
 	if phase == "o" {
 		public, err := c.TeamPublicChannels(team.Id, pos, limit)
@@ -151,7 +151,7 @@ func teamChannelLine(b *strings.Builder, v chanView, archived bool) ChannelInfo 
 	if archived {
 		ci.Member = true
 	}
-	ci.Purpose = cut(v.ch.Purpose, 200)
+	ci.Purpose, _ = present.Text(cut(v.ch.Purpose, 200))
 	state := "you can join it"
 	switch {
 	case archived:
@@ -159,9 +159,9 @@ func teamChannelLine(b *strings.Builder, v chanView, archived bool) ChannelInfo 
 	case ci.Member:
 		state = "you are a member"
 	}
-	fmt.Fprintf(b, "- %s: %s", v.label(), state)
+	fmt.Fprintf(b, "- %s: %s", v.shown(), state)
 	if ci.Purpose != "" {
-		fmt.Fprintf(b, "; purpose: %s", present.Clean(ci.Purpose))
+		fmt.Fprintf(b, "; purpose: %s", present.Name(ci.Purpose))
 	}
 	b.WriteString("\n")
 	return ci

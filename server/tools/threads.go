@@ -128,9 +128,12 @@ func (d Deps) listThreads(ctx context.Context, args listThreadsArgs) (res catalo
 		}
 		out.Threads = append(out.Threads, ti)
 		fmt.Fprintf(&b, "\n- Thread %s in %s, started by %s at %s: %d replies, %d unread, %d unread mentions, last reply %s: read_thread(post=%q)\n",
-			root.ID, present.Clean(root.ChannelName), present.Clean(root.Author), root.Time, ti.ReplyCount, ti.UnreadReplies, ti.UnreadMentions, ti.LastReplyAt, root.ID)
+			root.ID, present.Name(root.ChannelName), present.Name(root.Author), root.Time, ti.ReplyCount, ti.UnreadReplies, ti.UnreadMentions, ti.LastReplyAt, root.ID)
 		for _, line := range strings.Split(root.Message, "\n") {
 			b.WriteString("  " + line + "\n")
+		}
+		if root.Hidden != "" {
+			fmt.Fprintf(&b, "  [%s]\n", root.Hidden)
 		}
 	}
 	if !out.Complete {

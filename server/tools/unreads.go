@@ -94,7 +94,7 @@ func (d Deps) listUnreads(ctx context.Context, args listUnreadsArgs) (res catalo
 			muted = ", muted"
 		}
 		fmt.Fprintf(&b, "- %s: %d unread (%d thread roots), %d mentions%s, last post %s: read_unread(channel=%q)\n",
-			v.label(), uc.Unread, uc.UnreadRoot, uc.Mentions, muted, uc.LastPostAt, uc.ID)
+			v.shown(), uc.Unread, uc.UnreadRoot, uc.Mentions, muted, uc.LastPostAt, uc.ID)
 	}
 	out.Complete = end >= len(unread)
 	if !out.Complete {
@@ -149,7 +149,7 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 		return res, err
 	}
 	if view.member == nil {
-		return res, refusal.New(fmt.Sprintf("You are not a member of %s, so Mattermost keeps no read point for you there.", view.label()),
+		return res, refusal.New(fmt.Sprintf("You are not a member of %s, so Mattermost keeps no read point for you there.", view.shown()),
 			fmt.Sprintf("Read it with read_channel(channel=%q).", view.ch.Id))
 	}
 	// Mattermost counts as unread the posts made after LastViewedAt.
@@ -169,7 +169,7 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 		read = "you last read it at " + out.LastViewedAt
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Channel %s: %s; Mattermost counts %d unread posts (%d mentions). ", view.label(), read, ci.Unread, ci.Mentions)
+	fmt.Fprintf(&b, "Channel %s: %s; Mattermost counts %d unread posts (%d mentions). ", view.shown(), read, ci.Unread, ci.Mentions)
 	switch {
 	case len(page.Posts) == 0 && from == "":
 		b.WriteString("There are no posts after your read point.")

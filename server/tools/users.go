@@ -38,21 +38,21 @@ type UserInfo struct {
 }
 
 func userInfo(u *model.User) UserInfo {
-	return UserInfo{ID: u.Id, Username: u.Username, FirstName: u.FirstName, LastName: u.LastName,
-		Nickname: u.Nickname, Position: u.Position, IsBot: u.IsBot, Deactivated: u.DeleteAt != 0}
+	return UserInfo{ID: u.Id, Username: u.Username, FirstName: present.Name(u.FirstName), LastName: present.Name(u.LastName),
+		Nickname: present.Name(u.Nickname), Position: present.Name(u.Position), IsBot: u.IsBot, Deactivated: u.DeleteAt != 0}
 }
 
 func userLine(u UserInfo) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "@%s", u.Username)
 	if name := strings.TrimSpace(u.FirstName + " " + u.LastName); name != "" {
-		fmt.Fprintf(&b, " (%s)", present.Clean(name))
+		fmt.Fprintf(&b, " (%s)", present.Name(name))
 	}
 	if u.Nickname != "" {
-		fmt.Fprintf(&b, ", nickname %q", present.Clean(u.Nickname))
+		fmt.Fprintf(&b, ", nickname %q", present.Name(u.Nickname))
 	}
 	if u.Position != "" {
-		fmt.Fprintf(&b, ", position %q", present.Clean(u.Position))
+		fmt.Fprintf(&b, ", position %q", present.Name(u.Position))
 	}
 	if u.IsBot {
 		b.WriteString(", a bot")
@@ -106,7 +106,7 @@ func personRefusal(err error, ref string) error {
 		return refusal.New("This Mattermost server hides email addresses, so nobody can be looked up by email.",
 			"Give the person's @username or user id instead, or call search_users with the start of their username.")
 	case errors.Is(err, mattermost.ErrNotFound):
-		return refusal.New(fmt.Sprintf("No person %q found among the people you can see.", present.Clean(ref)),
+		return refusal.New(fmt.Sprintf("No person %q found among the people you can see.", present.Name(ref)),
 			"Call search_users with part of their username.")
 	}
 	return err
@@ -156,10 +156,10 @@ func (d Deps) searchUsers(ctx context.Context, args searchUsersArgs) (res catalo
 	out := UserList{Users: []UserInfo{}}
 	var b strings.Builder
 	if len(users) == 0 {
-		fmt.Fprintf(&b, "Nobody you share a team or a conversation with matches %q. Try a shorter start of the name.", present.Clean(term))
+		fmt.Fprintf(&b, "Nobody you share a team or a conversation with matches %q. Try a shorter start of the name.", present.Name(term))
 		return answer(b.String(), out)
 	}
-	fmt.Fprintf(&b, "%d people match %q:\n", len(users), present.Clean(term))
+	fmt.Fprintf(&b, "%d people match %q:\n", len(users), present.Name(term))
 	for _, u := range users {
 		info := userInfo(u)
 		out.Users = append(out.Users, info)

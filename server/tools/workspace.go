@@ -205,7 +205,7 @@ func (d Deps) filesList(ctx context.Context, _ struct{}) (res catalogue.Result[W
 	for _, f := range files {
 		used += f.Size
 		entries = append(entries, workspace.EntryOf(f))
-		fmt.Fprintf(&b, "- %q (%s, %s), written %s, deleted at %s\n", present.Clean(f.Name), orUnknown(f.Type), present.Size(f.Size),
+		fmt.Fprintf(&b, "- %q (%s, %s), written %s, deleted at %s\n", present.Name(f.Name), orUnknown(f.Type), present.Size(f.Size),
 			f.WrittenAt.UTC().Format("2006-01-02 15:04 UTC"), f.ExpiresAt().UTC().Format("2006-01-02 15:04 UTC"))
 	}
 	head := fmt.Sprintf("Your workspace holds %d files, %s of its %d MiB quota.", len(files), present.Size(used), cfg.WorkspaceQuotaMiB)
@@ -258,7 +258,7 @@ func (d Deps) written(f workspace.File, werr error, name, verb string) (res cata
 		return res, workspaceRefusal(werr, name, d.Config())
 	}
 	return answer(fmt.Sprintf("%s %q (%s, %s) in your workspace; it will be deleted at %s. Read it with files_read(name=%q), or hand it to a sandbox with files_presign(name=%q, direction=\"download\").",
-		verb, present.Clean(f.Name), orUnknown(f.Type), present.Size(f.Size), f.ExpiresAt().UTC().Format("2006-01-02 15:04 UTC"), f.Name, f.Name),
+		verb, present.Name(f.Name), orUnknown(f.Type), present.Size(f.Size), f.ExpiresAt().UTC().Format("2006-01-02 15:04 UTC"), f.Name, f.Name),
 		workspace.EntryOf(f))
 }
 
@@ -270,7 +270,7 @@ func (d Deps) filesDelete(ctx context.Context, args wsNameArg) (res catalogue.Re
 	if err := d.Workspace.Delete(c.UserID(), args.Name); err != nil {
 		return res, workspaceRefusal(err, args.Name, d.Config())
 	}
-	return answer(fmt.Sprintf("Deleted %q from your workspace.", present.Clean(args.Name)), Deleted{Deleted: args.Name})
+	return answer(fmt.Sprintf("Deleted %q from your workspace.", present.Name(args.Name)), Deleted{Deleted: args.Name})
 }
 
 func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (res catalogue.Result[PresignedURL], err error) {
@@ -301,7 +301,7 @@ func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (res cata
 	}
 	expires := p.ExpiresAt.UTC().Format(time.RFC3339)
 	return answer(fmt.Sprintf("URL for %q: %s\n%s (%s). Hand it to whatever holds or needs the bytes; do not fetch it yourself.",
-		present.Clean(args.Name), u, how, expires),
+		present.Name(args.Name), u, how, expires),
 		PresignedURL{Name: args.Name, Direction: args.Direction, URL: u, ExpiresAt: expires})
 }
 
@@ -336,7 +336,7 @@ func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (res 
 			link = " A person can download it from the post: " + l.permalink + "."
 		}
 		return res, refusal.New(fmt.Sprintf("Copying %q would need about %s of memory, more than the %s this server allows for reading files at once; nothing was saved.%s",
-			present.Clean(l.Info().Name), mib(cost), mib(tooLarge.Capacity), link),
+			present.Name(l.Info().Name), mib(cost), mib(tooLarge.Capacity), link),
 			"An admin can raise \"Memory for reading files (MiB)\" in System Console > Plugins > MCP Server.")
 	}
 	if err != nil {
@@ -372,6 +372,6 @@ func (d Deps) requestUpload(ctx context.Context, args requestUploadArgs) (res ca
 	text := fmt.Sprintf("Upload slot for %q. Whatever holds the bytes sends them in one HTTP PUT of the raw body, with no "+
 		"credential, at most %d bytes, before %s:\n%s\nThe URL takes one PUT only. Then pass this handle (not the bytes) to the tool that posts:\n%s\n"+
 		"Once uploaded, the file is also in your workspace (files_list) until 24 hours after the upload.",
-		present.Clean(up.Name), up.MaxSize, desc.Upload.ExpiresAt, desc.Upload.URL, up.Handle)
+		present.Name(up.Name), up.MaxSize, desc.Upload.ExpiresAt, desc.Upload.URL, up.Handle)
 	return answer(text, desc)
 }
