@@ -38,11 +38,9 @@ func (c *Caller) ServerMaxFileSize() int64 {
 	return *cfg.FileSettings.MaxFileSize
 }
 
-// AttachmentsEnabled is Mattermost's FileSettings.EnableFileAttachments
-// (a setting that is off arrives nil: see on).
+// AttachmentsEnabled is Mattermost's FileSettings.EnableFileAttachments.
 func (c *Caller) AttachmentsEnabled() bool {
-	cfg := c.g.api.Configuration.GetConfig()
-	return cfg == nil || on(cfg.FileSettings.EnableFileAttachments)
+	return c.g.setting(func(cfg *model.Config) *bool { return cfg.FileSettings.EnableFileAttachments })
 }
 
 // MemberCount is how many people a channel the caller can read reaches.
