@@ -303,6 +303,11 @@ func (a *Approvals) execute(ctx context.Context, c *mattermost.Caller, plan post
 	switch plan.Action {
 	case posting.ActionPost:
 		done, err := posting.Execute(ctx, c, a.sources(c), plan)
+		if errors.Is(err, mattermost.ErrCannotStartConversation) {
+			// The admin took the permission away after the person was asked.
+			return Executed{}, refusal.New("Mattermost no longer lets the person start "+plan.Dest.Label+
+				" (their role lacks create_direct_channel or create_group_channel): nothing was posted.", "Tell the person; an admin can grant the permission.")
+		}
 		if err != nil {
 			return Executed{}, err
 		}
