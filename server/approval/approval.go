@@ -71,6 +71,9 @@ type Approvals struct {
 	opts   Options
 	store  *Store
 	signer *Signer
+	// clients are the Mattermost sessions that have called /mcp for each
+	// person, none of which may answer.
+	clients *clientSessions
 	// run carries out an accepted plan as c (execute; tests replace it).
 	run func(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Executed, error)
 	// answered tells the person's open Mattermost that a write was
@@ -89,7 +92,7 @@ func New(o Options) *Approvals {
 		o.Now = time.Now
 	}
 	kv := o.MM.BytesKV()
-	a := &Approvals{opts: o, store: &Store{KV: kv, Now: o.Now}, signer: NewSigner(kv, o.Now),
+	a := &Approvals{opts: o, store: &Store{KV: kv, Now: o.Now}, signer: NewSigner(kv, o.Now), clients: &clientSessions{kv: kv, now: o.Now},
 		answered: func(c *mattermost.Caller, id, state string) { c.NotifyAnswered(id, state) },
 		told:     func(c *mattermost.Caller, rec Record) { c.NotifyPending(rec.ID, rec.Title) },
 		zone:     (*mattermost.Caller).Location}
