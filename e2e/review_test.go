@@ -2,6 +2,10 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -127,5 +131,132 @@ func TestWithoutCreateDirectAndGroupChannelNoNewConversationIsOpenedButAnExistin
 	structuredAs(t, res, &out)
 	if p, _, err := mm.Client(bob).GetPost(ctx, out.PostID, ""); err != nil || p.Message != marker {
 		t.Fatalf("bob reads the dm: %v %v", p, err)
+	}
+}
+
+func TestASessionThatCalledMCPForAliceCannotAnswerHerPendingWriteThatAnotherClientAskedButHerBrowserCan(t *testing.T) {
+	alice := mm.Users[0]
+	// The write is asked through one MCP client (alice's own login session).
+	w := startWaitingWrite(t, aliceClient(t))
+	// A second MCP client of alice's signs in with a session of its own,
+	// with a CSRF token as the web app has, and calls /mcp.
+	web, csrf := cookieSession(t, alice)
+	site, _ := url.Parse(mm.URL)
+	token := ""
+	for _, ck := range web.Jar.Cookies(site) {
+		if ck.Name == model.SessionCookieToken {
+			token = ck.Value
+		}
+	}
+	if token == "" {
+		t.Fatal("no session cookie after signing in")
+	}
+	if res := call(t, connect(t, mm.URL, token), "get_me", map[string]any{}); res.IsError {
+		t.Fatalf("the second client's get_me: %s", text(res))
+	}
+	rows, bytes, err := mm.KVRows(context.Background(), "pcs_"+alice.ID, "")
+	if err != nil || rows != 1 || bytes > 8<<10 {
+		t.Fatalf("alice's noted MCP client sessions: %d rows, %d bytes (%v); want one record of at most 8 KiB", rows, bytes, err)
+	}
+	cannotAnswer(t, w, asSessionCookie(token), csrf)
+	cannotAnswer(t, w, asBearer(token), csrf)
+	nothingHappened(t, w)
+	if t.Failed() {
+		t.FailNow()
+	}
+	personAcceptsInTheBrowser(t, w)
+}
+
+// atPosition is cursor with its position replaced, as a client that edits
+// the opaque cursor sends it.
+func atPosition(t *testing.T, cursor, position string) string {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c map[string]any
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	c["p"] = position
+	raw, err = json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(raw)
+}
+
+func TestACursorOffsetNearTheIntegerMaximumIsRefusedWithTheCallThatStartsOver(t *testing.T) {
+	fay, err := mm.CreateUser(uniq(t, "fay"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := uniq(t, "harbourword")
+	for i := range 2 {
+		draft(t, fay, townSquare(t).Id, createPost(t, fay, townSquare(t).Id, fmt.Sprintf("%s root %d", word, i), "").Id, "a draft reply")
+	}
+	c := connect(t, mm.URL, fay.Token)
+	var drafts tools.DraftList
+	res := call(t, c, "list_drafts", map[string]any{"limit": 1})
+	structuredAs(t, res, &drafts)
+	var hits tools.PostPage
+	res = call(t, c, "search_posts", map[string]any{"terms": word, "limit": 1})
+	structuredAs(t, res, &hits)
+	if drafts.NextCursor == "" || hits.NextCursor == "" {
+		t.Fatalf("two drafts and two hits should page: %+v %+v", drafts, hits)
+	}
+	for _, tc := range []struct {
+		tool   string
+		args   map[string]any
+		cursor string
+	}{
+		{"list_drafts", map[string]any{"limit": 1}, drafts.NextCursor},
+		{"search_posts", map[string]any{"terms": word, "limit": 1}, hits.NextCursor},
+	} {
+		for _, at := range []string{"9223372036854775807", "9223372036854775800", "99999999999999999999"} {
+			args := map[string]any{"cursor": atPosition(t, tc.cursor, at)}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			res := call(t, c, tc.tool, args)
+			if !res.IsError || !strings.Contains(text(res), "points beyond any page") || !strings.Contains(text(res), "Call "+tc.tool+" again without cursor") {
+				t.Errorf("%s at position %s: %s", tc.tool, at, text(res))
+			}
+		}
+	}
+	// The listing itself is untouched: its own next cursor still pages on.
+	res = call(t, c, "list_drafts", map[string]any{"limit": 1, "cursor": drafts.NextCursor})
+	structuredAs(t, res, &drafts)
+	if res.IsError || len(drafts.Drafts) != 1 || !drafts.Complete {
+		t.Fatalf("the second page of drafts: %s", text(res))
+	}
+	stored, _, err := mm.Client(fay).GetDrafts(context.Background(), fay.ID, mm.Team.Id)
+	if err != nil || len(stored) != 2 {
+		t.Fatalf("Mattermost keeps %d drafts for fay (%v), want 2", len(stored), err)
+	}
+}
+
+func TestGetChannelSaysAnArchivedChannelIsArchivedWhileTheServerShowsArchivedChannels(t *testing.T) {
+	alice := mm.Users[0]
+	ch := createChannel(t, alice, uniq(t, "gone-"), "Gone", model.ChannelTypeOpen)
+	if _, err := mm.Client(alice).DeleteChannel(context.Background(), ch.Id); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := mm.Client(alice).GetChannel(context.Background(), ch.Id)
+	if err != nil || got.DeleteAt == 0 {
+		t.Fatalf("Mattermost shows alice the archived channel: %v %v", got, err)
+	}
+	var info tools.ChannelInfo
+	res := call(t, aliceClient(t), "get_channel", map[string]any{"channel": ch.Id})
+	structuredAs(t, res, &info)
+	if res.IsError || !info.Archived || !strings.Contains(text(res), "archived: read-only") {
+		t.Fatalf("get_channel of an archived channel: %s", text(res))
+	}
+	var live tools.ChannelInfo
+	res = call(t, aliceClient(t), "get_channel", map[string]any{"channel": townSquare(t).Id})
+	structuredAs(t, res, &live)
+	if res.IsError || live.Archived || strings.Contains(text(res), "archived") {
+		t.Fatalf("get_channel of a live channel: %s", text(res))
 	}
 }

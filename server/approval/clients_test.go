@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
+
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 )
 
@@ -100,4 +103,35 @@ func TestAPersonsNotedSessionsAreBoundedInCountAndBytes(t *testing.T) {
 	if ok, _ := c.has("alice", fmt.Sprintf("%026d", 0)); ok {
 		t.Fatal("the session that expires first should have left for the cap")
 	}
+}
+
+func TestOnlyANewInteractiveSessionIsReadFromMattermostAndWrittenToTheStore(t *testing.T) {
+	api := &plugintest.API{}
+	human := &model.Session{Id: "human", UserId: "alice", ExpiresAt: time.Now().Add(time.Hour).UnixMilli()}
+	pat := &model.Session{Id: "pat", UserId: "alice", ExpiresAt: time.Now().Add(time.Hour).UnixMilli(),
+		Props: model.StringMap{model.SessionPropType: model.SessionTypeUserAccessToken}}
+	api.On("GetSession", "human").Return(human, nil).Once()
+	api.On("GetSession", "pat").Return(pat, nil).Once()
+	kv := &countingKV{memKV: &memKV{m: map[string][]byte{}}}
+	a := &Approvals{opts: Options{MM: mattermost.NewGateway(api, nil)}, clients: &clientSessions{kv: kv, now: time.Now}}
+	// Each session's requests, many of them: Mattermost is asked once per
+	// session (the mock allows no second GetSession) and the store written
+	// once, for the interactive one.
+	for range 5 {
+		for _, id := range []string{"human", "pat"} {
+			if err := a.NoteClientSession("alice", id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if kv.writes != 1 {
+		t.Fatalf("%d writes to the store, want 1", kv.writes)
+	}
+	if ok, _ := a.clients.has("alice", "human"); !ok {
+		t.Fatal("the interactive session was not noted")
+	}
+	if ok, _ := a.clients.has("alice", "pat"); ok {
+		t.Fatal("a personal access token's session was written: it is refused as an integration without a note")
+	}
+	api.AssertExpectations(t)
 }
