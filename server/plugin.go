@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin"
+	"github.com/mattermost/mattermost/server/public/pluginapi"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
@@ -133,7 +134,7 @@ func (p *Plugin) OnActivate() error {
 	cat.Register(t.MCP)
 
 	r := mux.NewRouter()
-	r.HandleFunc(transport.MCPPath, t.ServeMCP).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
+	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
 	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
 	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Log: gw.Log()}).Register(r)
@@ -340,4 +341,21 @@ func (p *Plugin) ConfigurationWillBeSaved(newCfg *model.Config) (*model.Config, 
 		}
 	}
 	return nil, nil
+}
+
+// noteClientSession notes the Mattermost session of every authenticated
+// /mcp request as one of the person's MCP clients, which never answer their
+// pending writes (approval.NoteClientSession). Mattermost sets
+// Mattermost-User-Id only after checking the request's token. A session
+// that cannot be noted is not served: it could otherwise answer.
+func noteClientSession(approvals *approval.Approvals, log *pluginapi.LogService, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		userID := r.Header.Get("Mattermost-User-Id")
+		if err := approvals.NoteClientSession(userID, transport.MattermostSession(r.Context())); err != nil {
+			log.Error("Could not note an MCP client's Mattermost session", "user_id", userID, "error", err.Error())
+			http.Error(w, "Mattermost could not record this MCP client's session; try again shortly.", http.StatusServiceUnavailable)
+			return
+		}
+		next(w, r)
+	}
 }

@@ -39,13 +39,14 @@ type Answerer struct {
 // own Mattermost.
 var ErrNotThePerson = errors.New("only the person, signed in to Mattermost in the web or desktop app, can answer a pending write; nothing was changed")
 
-// mayAnswer is the rule of who may answer rec.
-func mayAnswer(who Answerer, rec Record) error {
+// mayAnswer is the rule of who may answer rec; mcpClient is whether the
+// answering session has called /mcp for the person (NoteClientSession).
+func mayAnswer(who Answerer, rec Record, mcpClient bool) error {
 	s := who.Session
 	switch {
 	case s.ID == "" || s.UserID == "" || s.UserID != rec.UserID:
 		return ErrNotFound
-	case s.Integration:
+	case s.Integration, mcpClient:
 		return ErrNotThePerson
 	case !s.CSRFMatches(who.CSRF):
 		return ErrNotThePerson
@@ -66,7 +67,13 @@ func (a *Approvals) Answer(ctx context.Context, who Answerer, id, verb string) (
 	if err != nil {
 		return Record{}, err
 	}
-	if err := mayAnswer(who, rec); err != nil {
+	// The session of any MCP client of the person, not only of the one that
+	// asked: read before deciding, and a store that cannot say refuses.
+	mcpClient, err := a.clients.has(userID, who.Session.ID)
+	if err != nil {
+		return Record{}, err
+	}
+	if err := mayAnswer(who, rec, mcpClient); err != nil {
 		return rec, err
 	}
 	// The person's own session acts where the plugin API has no method.
@@ -84,4 +91,32 @@ func (a *Approvals) Answer(ctx context.Context, who Answerer, id, verb string) (
 	}
 	a.settled(c, rec)
 	return rec, nil
+}
+
+// NoteClientSession records that the Mattermost session sessionID called
+// /mcp for userID, so that it never answers any of their pending writes.
+// It is called on every authenticated /mcp request and costs a lookup in
+// this node's memory once the session is noted: the session is read from
+// Mattermost and the person's record written only when it is new.
+// Integrations (tokens, OAuth, bots) are refused as answerers anyway and
+// are not written.
+func (a *Approvals) NoteClientSession(userID, sessionID string) error {
+	if userID == "" || sessionID == "" || a.clients.known(userID, sessionID) {
+		return nil
+	}
+	s, err := a.opts.MM.Session(sessionID)
+	if errors.Is(err, mattermost.ErrNotFound) {
+		return nil // ended since Mattermost let the request in: it answers nothing
+	}
+	if err != nil {
+		return err
+	}
+	if s.UserID != userID {
+		return nil
+	}
+	if s.Integration {
+		a.clients.remember(userID+"/"+sessionID, a.clients.until(s.ExpiresAt).UnixMilli())
+		return nil
+	}
+	return a.clients.note(userID, sessionID, s.ExpiresAt)
 }

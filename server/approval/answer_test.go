@@ -72,7 +72,7 @@ func TestTheAnswerRuleRefusesEveryProgramsSession(t *testing.T) {
 		{"no session", Answerer{}, ErrNotFound},
 	}
 	for _, c := range cases {
-		if got := mayAnswer(c.who, rec); got != c.want {
+		if got := mayAnswer(c.who, rec, false); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}

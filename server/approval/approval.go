@@ -71,6 +71,9 @@ type Approvals struct {
 	opts   Options
 	store  *Store
 	signer *Signer
+	// clients are the Mattermost sessions that have called /mcp for each
+	// person, none of which may answer.
+	clients *clientSessions
 	// run carries out an accepted plan as c (execute; tests replace it).
 	run func(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Executed, error)
 	// answered tells the person's open Mattermost that a write was
@@ -89,7 +92,7 @@ func New(o Options) *Approvals {
 		o.Now = time.Now
 	}
 	kv := o.MM.BytesKV()
-	a := &Approvals{opts: o, store: &Store{KV: kv, Now: o.Now}, signer: NewSigner(kv, o.Now),
+	a := &Approvals{opts: o, store: &Store{KV: kv, Now: o.Now}, signer: NewSigner(kv, o.Now), clients: &clientSessions{kv: kv, now: o.Now},
 		answered: func(c *mattermost.Caller, id, state string) { c.NotifyAnswered(id, state) },
 		told:     func(c *mattermost.Caller, rec Record) { c.NotifyPending(rec.ID, rec.Title) },
 		zone:     (*mattermost.Caller).Location}
@@ -303,6 +306,11 @@ func (a *Approvals) execute(ctx context.Context, c *mattermost.Caller, plan post
 	switch plan.Action {
 	case posting.ActionPost:
 		done, err := posting.Execute(ctx, c, a.sources(c), plan)
+		if errors.Is(err, mattermost.ErrCannotStartConversation) {
+			// The admin took the permission away after the person was asked.
+			return Executed{}, refusal.New("Mattermost no longer lets the person start "+plan.Dest.Label+
+				" (their role lacks create_direct_channel or create_group_channel): nothing was posted.", "Tell the person; an admin can grant the permission.")
+		}
 		if err != nil {
 			return Executed{}, err
 		}

@@ -1,6 +1,8 @@
 package approval
 
 import (
+	"errors"
+
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -27,11 +29,11 @@ func setStatus(a *Approvals, c *mattermost.Caller, plan posting.Plan) (Executed,
 			cs.Duration, cs.ExpiresAt = "date_and_time", s.ExpiresAt
 		}
 		if err := c.SetCustomStatus(cs); err != nil {
-			return Executed{}, err
+			return Executed{}, customStatusErr(err)
 		}
 	case s.ClearCustom:
 		if err := c.SetCustomStatus(nil); err != nil {
-			return Executed{}, err
+			return Executed{}, customStatusErr(err)
 		}
 	}
 	if s.Availability != "" {
@@ -40,4 +42,15 @@ func setStatus(a *Approvals, c *mattermost.Caller, plan posting.Plan) (Executed,
 		}
 	}
 	return Executed{}, nil
+}
+
+// customStatusErr words an admin turning custom statuses off after the
+// person was asked: Mattermost takes no custom status then, so nothing of
+// the change is made (the custom status is set before the availability).
+func customStatusErr(err error) error {
+	if errors.Is(err, mattermost.ErrCustomStatusesOff) {
+		return refusal.New("Custom statuses were turned off on this Mattermost (TeamSettings.EnableCustomUserStatuses) after the person was asked: nothing was changed.",
+			"Call set_status with status alone (online, away, dnd or offline), or tell the person an admin can turn custom statuses on.")
+	}
+	return err
 }

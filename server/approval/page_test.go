@@ -60,8 +60,9 @@ func newRoutes(t *testing.T) *routesFixture {
 // they carry out and tell instead of reaching Mattermost.
 func testApprovals(f *routesFixture) *Approvals {
 	return &Approvals{
-		opts:  Options{Config: func() config.Configuration { return allowWrites(config.ConfirmMattermost) }, PluginURL: func() string { return "http://mm/plugins/mcp-server" }},
-		store: f.store,
+		opts:    Options{Config: func() config.Configuration { return allowWrites(config.ConfirmMattermost) }, PluginURL: func() string { return "http://mm/plugins/mcp-server" }},
+		store:   f.store,
+		clients: &clientSessions{kv: f.store.KV, now: time.Now},
 		run: func(context.Context, *mattermost.Caller, posting.Plan) (Executed, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()

@@ -22,9 +22,17 @@ func (c *Caller) SetAvailability(status string, until time.Time) error {
 	return nil
 }
 
+// ErrCustomStatusesOff refuses setting or clearing a custom status while the
+// admin has turned custom statuses off, as Mattermost's own API does (501):
+// the plugin API would set one regardless.
+var ErrCustomStatusesOff = fmt.Errorf("custom statuses are %w (TeamSettings.EnableCustomUserStatuses)", ErrTurnedOff)
+
 // SetCustomStatus sets the caller's custom status (text and emoji, cleared
 // at expires when set); a nil status removes it.
 func (c *Caller) SetCustomStatus(cs *model.CustomStatus) error {
+	if !c.CustomStatusesOn() {
+		return ErrCustomStatusesOff
+	}
 	var appErr *model.AppError
 	if cs == nil {
 		appErr = c.g.raw.RemoveUserCustomStatus(c.userID)

@@ -31,8 +31,7 @@ type Draft struct {
 // (ServiceSettings.AllowSyncedDrafts); when it does not, drafts live only
 // in each app.
 func (c *Caller) DraftsSynced() bool {
-	cfg := c.g.api.Configuration.GetConfig()
-	return cfg == nil || cfg.ServiceSettings.AllowSyncedDrafts == nil || *cfg.ServiceSettings.AllowSyncedDrafts
+	return c.g.setting(func(cfg *model.Config) *bool { return cfg.ServiceSettings.AllowSyncedDrafts })
 }
 
 // Drafts are the caller's drafts, newest change first, in channels of the

@@ -21,8 +21,7 @@ var EmojiName = regexp.MustCompile(`^[a-zA-Z0-9_+-]*$`)
 // CustomEmojiOn reports whether the server allows custom emoji
 // (ServiceSettings.EnableCustomEmoji).
 func (c *Caller) CustomEmojiOn() bool {
-	cfg := c.g.api.Configuration.GetConfig()
-	return cfg != nil && cfg.ServiceSettings.EnableCustomEmoji != nil && *cfg.ServiceSettings.EnableCustomEmoji
+	return c.g.setting(func(cfg *model.Config) *bool { return cfg.ServiceSettings.EnableCustomEmoji })
 }
 
 // Emoji is a custom emoji.

@@ -16,19 +16,16 @@ import (
 // with both settings on: /.well-known/oauth-authorization-server answers 501
 // without the OAuth 2.0 Service Provider, and /api/v4/oauth/apps/register
 // refuses without Dynamic Client Registration. A server too old to have the
-// feature does not know the setting either: its configuration, as the plugin
-// reads it, leaves the field empty, which is the version check that does not
-// depend on guessing release numbers.
+// feature does not know the setting, and a setting that is off arrives empty
+// as well (see Setting), so the two read alike and the reason names both.
 func OAuthSignIn(cfg *model.Config) (bool, string) {
 	switch {
 	case cfg == nil:
 		return false, "the server configuration could not be read"
-	case cfg.ServiceSettings.EnableDynamicClientRegistration == nil:
-		return false, "this Mattermost version has no dynamic client registration for OAuth clients (Mattermost 11.4 or later has it)"
-	case cfg.ServiceSettings.EnableOAuthServiceProvider == nil || !*cfg.ServiceSettings.EnableOAuthServiceProvider:
+	case !Setting(cfg.ServiceSettings.EnableOAuthServiceProvider):
 		return false, "the OAuth 2.0 Service Provider is off (ServiceSettings.EnableOAuthServiceProvider)"
-	case !*cfg.ServiceSettings.EnableDynamicClientRegistration:
-		return false, "Dynamic Client Registration is off (ServiceSettings.EnableDynamicClientRegistration)"
+	case !Setting(cfg.ServiceSettings.EnableDynamicClientRegistration):
+		return false, "Dynamic Client Registration is off (ServiceSettings.EnableDynamicClientRegistration), or this Mattermost version does not have it (11.4 or later has it)"
 	}
 	return true, ""
 }

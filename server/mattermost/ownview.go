@@ -29,6 +29,11 @@ import (
 // drafts, collapsed reply threads).
 var ErrTurnedOff = errors.New("turned off on this Mattermost")
 
+// ErrDraftsOff refuses saving or clearing a draft while the admin has turned
+// synced drafts off (ServiceSettings.AllowSyncedDrafts), as Mattermost's API
+// does (501): drafts then live only in each app.
+var ErrDraftsOff = fmt.Errorf("synced drafts are %w (ServiceSettings.AllowSyncedDrafts)", ErrTurnedOff)
+
 // ErrCannotPost is a channel the caller can read but not post in.
 var ErrCannotPost = errors.New("the caller cannot post in this channel")
 
@@ -118,6 +123,9 @@ func (v *OwnView) threadIn(channelID, postID string) (string, error) {
 // post in (or of a thread there, rootID being any post of it), replacing
 // the draft that was there. The caller sends it themselves.
 func (v *OwnView) SaveDraft(ctx context.Context, channelID, rootID, message string) (*model.Draft, error) {
+	if !v.c.DraftsSynced() {
+		return nil, ErrDraftsOff
+	}
 	post, _, err := v.c.MayPost(channelID)
 	if err != nil {
 		return nil, err
@@ -145,6 +153,9 @@ func (v *OwnView) SaveDraft(ctx context.Context, channelID, rootID, message stri
 // (or of a thread there). No draft there is not an error. It answers the
 // thread's root id ("" for the channel's own box).
 func (v *OwnView) DeleteDraft(ctx context.Context, channelID, rootID string) (string, error) {
+	if !v.c.DraftsSynced() {
+		return "", ErrDraftsOff
+	}
 	if _, err := v.c.Channel(channelID); err != nil {
 		return "", err
 	}

@@ -58,7 +58,7 @@ func (c *Caller) Presences(refs []string) (found []Presence, missing []string, e
 	for _, s := range statuses {
 		byID[s.UserId] = s
 	}
-	customOn := c.customStatusesOn()
+	customOn := c.CustomStatusesOn()
 	now := time.Now()
 	for i := range found {
 		p := &found[i]
@@ -80,8 +80,8 @@ func (c *Caller) Presences(refs []string) (found []Presence, missing []string, e
 	return found, missing, nil
 }
 
-// customStatusesOn is TeamSettings.EnableCustomUserStatuses.
-func (c *Caller) customStatusesOn() bool {
-	cfg := c.g.api.Configuration.GetConfig()
-	return cfg == nil || cfg.TeamSettings.EnableCustomUserStatuses == nil || *cfg.TeamSettings.EnableCustomUserStatuses
+// CustomStatusesOn is TeamSettings.EnableCustomUserStatuses: while it is
+// off Mattermost's apps show nobody's custom status and its API sets none.
+func (c *Caller) CustomStatusesOn() bool {
+	return c.g.setting(func(cfg *model.Config) *bool { return cfg.TeamSettings.EnableCustomUserStatuses })
 }

@@ -51,9 +51,9 @@ func (c *Caller) policy() policy {
 	p := policy{asAdmin: c.g.api.User.HasPermissionTo(c.userID, model.PermissionManageSystem),
 		options: map[string]bool{"fullname": true, "email": true}, viewArchived: true}
 	if cfg := c.g.api.Configuration.GetConfig(); cfg != nil {
-		p.options["fullname"] = on(cfg.PrivacySettings.ShowFullName)
-		p.options["email"] = on(cfg.PrivacySettings.ShowEmailAddress)
-		p.viewArchived = on(cfg.TeamSettings.ExperimentalViewArchivedChannels)
+		p.options["fullname"] = Setting(cfg.PrivacySettings.ShowFullName)
+		p.options["email"] = Setting(cfg.PrivacySettings.ShowEmailAddress)
+		p.viewArchived = Setting(cfg.TeamSettings.ExperimentalViewArchivedChannels)
 	}
 	if p.asAdmin {
 		for _, k := range []string{"email", "fullname", "authservice", "authdata"} {
@@ -63,12 +63,6 @@ func (c *Caller) policy() policy {
 	c.pol = &p
 	return p
 }
-
-// on reads a boolean setting of the config the plugin API hands over. The
-// server fills in every default, but the config crosses the RPC boundary
-// in gob, which leaves out zero values: a setting that is off arrives as
-// nil. So nil is off (measured on 11.4: ShowEmailAddress=false arrived nil).
-func on(b *bool) bool { return b != nil && *b }
 
 // shown is a copy of a person's account with only what Mattermost's own API
 // would show the caller: the caller's own account whole, anyone else's

@@ -18,7 +18,7 @@ import (
 // ScheduledPostsOn reports whether ServiceSettings.ScheduledPosts is on
 // (the licence is checked apart: the plugin API hands it over on its own).
 func ScheduledPostsOn(cfg *model.Config) bool {
-	return cfg != nil && on(cfg.ServiceSettings.ScheduledPosts)
+	return cfg != nil && Setting(cfg.ServiceSettings.ScheduledPosts)
 }
 
 // ScheduledPost is a post to send later: where, what, and when.

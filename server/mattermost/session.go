@@ -2,6 +2,7 @@ package mattermost
 
 import (
 	"crypto/subtle"
+	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
 )
@@ -18,6 +19,8 @@ type Session struct {
 	// CSRF is the token Mattermost gave the session at sign-in; only the
 	// person's own web or desktop app holds it (in the MMCSRF cookie).
 	CSRF string
+	// ExpiresAt is when Mattermost ends the session (zero: it sets no end).
+	ExpiresAt time.Time
 }
 
 // CSRFMatches compares a token a request carried with the session's, in
@@ -43,7 +46,11 @@ func (g *Gateway) Session(id string) (Session, error) {
 	if s == nil || s.IsExpired() {
 		return Session{}, ErrNotFound
 	}
-	return Session{ID: s.Id, UserID: s.UserId, Integration: isIntegration(s), CSRF: s.GetCSRF()}, nil
+	out := Session{ID: s.Id, UserID: s.UserId, Integration: isIntegration(s), CSRF: s.GetCSRF()}
+	if s.ExpiresAt > 0 {
+		out.ExpiresAt = time.UnixMilli(s.ExpiresAt)
+	}
+	return out, nil
 }
 
 func isIntegration(s *model.Session) bool {

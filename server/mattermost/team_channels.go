@@ -10,10 +10,9 @@ import (
 
 // ViewArchivedChannels is TeamSettings.ExperimentalViewArchivedChannels:
 // whether people may see and read archived channels at all.
-func (c *Caller) ViewArchivedChannels() bool {
-	cfg := c.g.api.Configuration.GetConfig()
-	return cfg == nil || cfg.TeamSettings.ExperimentalViewArchivedChannels == nil || *cfg.TeamSettings.ExperimentalViewArchivedChannels
-}
+// It is the value the read checks use (policy), so what list_team_channels
+// and get_channel report is what they enforce.
+func (c *Caller) ViewArchivedChannels() bool { return c.policy().viewArchived }
 
 // TeamPublicChannels are a page of the public channels of one of the
 // caller's teams that they may browse (and so join), in display name order,

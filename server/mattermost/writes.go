@@ -38,11 +38,9 @@ func (c *Caller) ServerMaxFileSize() int64 {
 	return *cfg.FileSettings.MaxFileSize
 }
 
-// AttachmentsEnabled is Mattermost's FileSettings.EnableFileAttachments
-// (a setting that is off arrives nil: see on).
+// AttachmentsEnabled is Mattermost's FileSettings.EnableFileAttachments.
 func (c *Caller) AttachmentsEnabled() bool {
-	cfg := c.g.api.Configuration.GetConfig()
-	return cfg == nil || on(cfg.FileSettings.EnableFileAttachments)
+	return c.g.setting(func(cfg *model.Config) *bool { return cfg.FileSettings.EnableFileAttachments })
 }
 
 // MemberCount is how many people a channel the caller can read reaches.
@@ -57,11 +55,54 @@ func (c *Caller) MemberCount(channelID string) (int64, error) {
 	return stats.MemberCount, nil
 }
 
-// DirectChannelWith opens (creating if needed) the caller's direct message
-// with another person they can see.
+// ErrCannotStartConversation refuses a direct or group message that does
+// not exist yet to a caller whose role lacks create_direct_channel or
+// create_group_channel: Mattermost's API checks these before it opens one.
+// A conversation that exists already is only written in, which
+// create_post in it decides.
+var ErrCannotStartConversation = errors.New("the caller may not start this direct or group message")
+
+// MayMessage reports, as ErrCannotStartConversation, whether the caller may
+// write to others (people they can see) in a direct message (one other) or
+// a group message (more): the conversation exists, or the caller's role
+// lets them start it. Nothing is created.
+func (c *Caller) MayMessage(otherIDs []string) error {
+	_, err := c.conversation(otherIDs)
+	return err
+}
+
+// conversation is the existing direct or group message of the caller and
+// others (nil when there is none yet and the caller may start it).
+func (c *Caller) conversation(otherIDs []string) (*model.Channel, error) {
+	ids := []string{c.userID}
+	for _, id := range otherIDs {
+		if _, err := c.User(id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	name, perm := model.GetGroupNameFromUserIds(ids), model.PermissionCreateGroupChannel
+	if len(otherIDs) == 1 {
+		name, perm = model.GetDMNameFromIds(c.userID, otherIDs[0]), model.PermissionCreateDirectChannel
+	}
+	ch, err := c.g.api.Channel.GetByName("", name, false)
+	if err == nil && ch != nil && (ch.Type == model.ChannelTypeDirect || ch.Type == model.ChannelTypeGroup) {
+		return ch, nil
+	}
+	if err != nil && !isNotFound(err) {
+		return nil, fmt.Errorf("find the conversation: %w", err)
+	}
+	if !c.g.api.User.HasPermissionTo(c.userID, perm) {
+		return nil, ErrCannotStartConversation
+	}
+	return nil, nil
+}
+
+// DirectChannelWith opens (creating if needed and allowed) the caller's
+// direct message with another person they can see.
 func (c *Caller) DirectChannelWith(otherID string) (*model.Channel, error) {
-	if _, err := c.User(otherID); err != nil {
-		return nil, err
+	if ch, err := c.conversation([]string{otherID}); ch != nil || err != nil {
+		return ch, err
 	}
 	ch, appErr := c.g.raw.GetDirectChannel(c.userID, otherID)
 	if appErr != nil {
@@ -70,17 +111,13 @@ func (c *Caller) DirectChannelWith(otherID string) (*model.Channel, error) {
 	return ch, nil
 }
 
-// GroupChannelWith opens (creating if needed) the group message of the
-// caller and others they can see.
+// GroupChannelWith opens (creating if needed and allowed) the group message
+// of the caller and others they can see.
 func (c *Caller) GroupChannelWith(otherIDs []string) (*model.Channel, error) {
-	ids := []string{c.userID}
-	for _, id := range otherIDs {
-		if _, err := c.User(id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
+	if ch, err := c.conversation(otherIDs); ch != nil || err != nil {
+		return ch, err
 	}
-	ch, appErr := c.g.raw.GetGroupChannel(ids)
+	ch, appErr := c.g.raw.GetGroupChannel(append([]string{c.userID}, otherIDs...))
 	if appErr != nil {
 		return nil, fmt.Errorf("open group message: %w", appErr)
 	}

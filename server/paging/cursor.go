@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 )
 
 // ErrMalformed is a cursor that no tool made.
@@ -19,6 +20,35 @@ var ErrMalformed = errors.New("malformed cursor")
 
 // ErrOtherCall is a cursor made by another tool or for other arguments.
 var ErrOtherCall = errors.New("cursor made for another call")
+
+// ErrOutOfRange is a cursor whose position lies beyond any listing a tool
+// pages through.
+var ErrOutOfRange = errors.New("cursor position out of range")
+
+// MaxOffset bounds a position in a list that a cursor carries: no listing a
+// tool pages through comes near it (hits stop at 500, drafts at 1,000, and
+// a channel's members, the longest, in the hundreds of thousands), and an
+// offset this small plus any page limit cannot overflow an int, which is
+// what lets the depth checks and slicing after it trust the sum.
+const MaxOffset = 1 << 24
+
+// Offset reads a position in a list that a cursor carries: a decimal number
+// from 0 to MaxOffset.
+func Offset(at string) (int, error) {
+	n, err := strconv.ParseInt(at, 10, 64)
+	var numErr *strconv.NumError
+	switch {
+	case errors.As(err, &numErr) && errors.Is(numErr.Err, strconv.ErrRange):
+		return 0, ErrOutOfRange
+	case err != nil:
+		return 0, ErrMalformed
+	case n < 0:
+		return 0, ErrMalformed
+	case n > MaxOffset:
+		return 0, ErrOutOfRange
+	}
+	return int(n), nil
+}
 
 type cursor struct {
 	Tool string `json:"t"`

@@ -61,3 +61,52 @@ func TestACursorNoToolMadeIsMalformed(t *testing.T) {
 		}
 	}
 }
+
+func TestAnOffsetIsADecimalFromZeroToMaxOffsetAndNothingNearTheIntegerMaximumPasses(t *testing.T) {
+	cases := []struct {
+		at   string
+		want int
+		err  error
+	}{
+		{"0", 0, nil},
+		{"30", 30, nil},
+		{"16777216", MaxOffset, nil},
+		{"16777217", 0, ErrOutOfRange},
+		{"9223372036854775807", 0, ErrOutOfRange},
+		{"9223372036854775800", 0, ErrOutOfRange},
+		{"99999999999999999999999", 0, ErrOutOfRange},
+		{"-1", 0, ErrMalformed},
+		{"-9223372036854775808", 0, ErrMalformed},
+		{"1e3", 0, ErrMalformed},
+		{"", 0, ErrMalformed},
+		{"0x10", 0, ErrMalformed},
+	}
+	for _, c := range cases {
+		got, err := Offset(c.at)
+		if !errors.Is(err, c.err) || got != c.want {
+			t.Errorf("Offset(%q) = %d, %v; want %d, %v", c.at, got, err, c.want, c.err)
+		}
+	}
+}
+
+// FuzzOffset: whatever a cursor carries, an offset that passes plus any
+// page limit a tool takes neither overflows nor goes negative, so the depth
+// checks and slices after it hold.
+func FuzzOffset(f *testing.F) {
+	for _, s := range []string{"0", "30", "16777216", "16777217", "9223372036854775807", "-1", "+5", " 7", "1_000"} {
+		f.Add(s)
+	}
+	const largestLimit = 1000 // above every tool's page limit
+	f.Fuzz(func(t *testing.T, at string) {
+		n, err := Offset(at)
+		if err != nil {
+			if n != 0 || !(errors.Is(err, ErrMalformed) || errors.Is(err, ErrOutOfRange)) {
+				t.Fatalf("Offset(%q) = %d, %v", at, n, err)
+			}
+			return
+		}
+		if n < 0 || n > MaxOffset || n+largestLimit < n {
+			t.Fatalf("Offset(%q) = %d passed", at, n)
+		}
+	})
+}

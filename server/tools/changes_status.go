@@ -73,6 +73,9 @@ func (d Deps) setStatus(ctx context.Context, a setStatusArgs) (res catalogue.Res
 	case s.Availability == "" && !custom && !s.ClearCustom:
 		return res, refusal.New("Nothing to set: give status, a custom status, or clear_custom.", "")
 	}
+	if (custom || s.ClearCustom) && !c.CustomStatusesOn() {
+		return res, customStatusesOff()
+	}
 	if custom && s.Emoji == "" {
 		s.Emoji = "speech_balloon" // Mattermost shows every custom status with an emoji
 	}
@@ -83,6 +86,13 @@ func (d Deps) setStatus(ctx context.Context, a setStatusArgs) (res catalogue.Res
 		plan.Notes = append(plan.Notes, "While you are on Do not disturb, Mattermost sends you no notifications.")
 	}
 	return d.write(ctx, c, plan)
+}
+
+// customStatusesOff refuses a custom status before anyone is asked, as
+// Mattermost's API refuses one while custom statuses are off.
+func customStatusesOff() error {
+	return refusal.New("Custom statuses are turned off on this Mattermost (TeamSettings.EnableCustomUserStatuses), so it sets or clears none: nothing was asked or changed.",
+		"Call set_status with status alone (online, away, dnd or offline), or tell the person an admin can turn custom statuses on.")
 }
 
 // futureTime reads an optional RFC 3339 time that must be in the future.

@@ -54,6 +54,9 @@ type ChannelInfo struct {
 	LastPostAt string `json:"last_post_at,omitempty"`
 	Purpose    string `json:"purpose,omitempty"`
 	Header     string `json:"header,omitempty"`
+	// Archived is a channel read after it was archived, which only a server
+	// that lets people view archived channels shows: read-only.
+	Archived bool `json:"archived,omitempty"`
 }
 
 // chanView is a channel with what describing it needs.
@@ -115,7 +118,7 @@ func (v chanView) teamName() string {
 func (v chanView) info() ChannelInfo {
 	ci := ChannelInfo{
 		ID: v.ch.Id, Name: v.ch.Name, DisplayName: present.Name(v.displayName()), Type: channelType(v.ch.Type),
-		Member: v.member != nil,
+		Member: v.member != nil, Archived: v.ch.DeleteAt != 0,
 	}
 	if v.team != nil {
 		ci.TeamID, ci.TeamName = v.team.Id, v.team.Name
@@ -398,6 +401,9 @@ func (d Deps) getChannel(ctx context.Context, args getChannelArgs) (res catalogu
 	}
 	if ci.Header != "" {
 		fmt.Fprintf(&b, "Header: %s\n", present.Name(ci.Header))
+	}
+	if ci.Archived {
+		b.WriteString("It is archived: read-only, shown because this server lets people view archived channels (TeamSettings.ExperimentalViewArchivedChannels).\n")
 	}
 	fmt.Fprintf(&b, "Read it with read_channel(channel=%q).", ci.ID)
 	return answer(b.String(), ci)

@@ -51,9 +51,9 @@ func openOffset(tool string, args, keyArgs any, cursor string) (pageCursor, int,
 	if err != nil || at == "" {
 		return pc, 0, err
 	}
-	offset, err := strconv.Atoi(at)
-	if err != nil || offset < 0 {
-		return pc, 0, pc.refuse(paging.ErrMalformed)
+	offset, err := paging.Offset(at)
+	if err != nil {
+		return pc, 0, pc.refuse(err)
 	}
 	return pc, offset, nil
 }
@@ -62,6 +62,10 @@ func (pc pageCursor) refuse(err error) error {
 	if errors.Is(err, paging.ErrOtherCall) {
 		return refusal.New(fmt.Sprintf("This cursor was made by another call (another tool, or %s with other arguments).", pc.tool),
 			fmt.Sprintf("Pass a cursor only with exactly the arguments it came with, or call %s again without cursor to start from the beginning.", pc.tool))
+	}
+	if errors.Is(err, paging.ErrOutOfRange) {
+		return refusal.New(fmt.Sprintf("This cursor points beyond any page %s gives (positions go up to %d).", pc.tool, paging.MaxOffset),
+			fmt.Sprintf("Call %s again without cursor to start from the beginning, and pass on only the next_cursor an answer gives.", pc.tool))
 	}
 	return refusal.New(fmt.Sprintf("This cursor is not one %s made.", pc.tool), fmt.Sprintf("Call %s again without cursor to start from the beginning.", pc.tool))
 }

@@ -132,6 +132,9 @@ func (d Deps) startOwnView(ctx context.Context) (*mattermost.Caller, *mattermost
 // ownViewErr words what Mattermost said no to for the model.
 func ownViewErr(err error, what string) error {
 	switch {
+	case errors.Is(err, mattermost.ErrDraftsOff):
+		return refusal.New("This Mattermost keeps no drafts (ServiceSettings.AllowSyncedDrafts is off): each Mattermost app keeps its own, out of reach of this tool, so nothing changed.",
+			"Give the person the text to paste into their message box, or tell them an admin can turn synced drafts on.")
 	case errors.Is(err, mattermost.ErrNotFound):
 		return refusal.New(what+" was not found.", "Take ids from list_channels, read_channel or search_posts.")
 	case errors.Is(err, mattermost.ErrTurnedOff):

@@ -61,9 +61,12 @@ func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (
 	// archived ones that follow them.
 	phase, pos := "o", 0
 	if at != "" {
-		n, convErr := strconv.Atoi(at[1:])
-		if (at[0] != 'o' && at[0] != 'a') || convErr != nil || n < 0 {
+		if at[0] != 'o' && at[0] != 'a' {
 			return res, pc.refuse(paging.ErrMalformed)
+		}
+		n, err := paging.Offset(at[1:])
+		if err != nil {
+			return res, pc.refuse(err)
 		}
 		phase, pos = at[:1], n
 	}

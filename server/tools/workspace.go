@@ -231,7 +231,7 @@ func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (res catalogue.
 		Name: f.Name, Offset: args.Offset, Column: args.Column, Limit: args.Limit,
 		NextCall: nextCallOf("files_read", "name", f.Name),
 	}
-	view, release, err := d.viewWithin(ctx, c, viewcache.Key{Source: "workspace", ID: f.SHA256}, req, f.Size, f.Type, func() ([]byte, error) {
+	view, release, err := d.viewWithin(ctx, c, workspaceViewKey(c.UserID(), f), req, f.Size, f.Type, func() ([]byte, error) {
 		var data []byte
 		f, data, err = d.Workspace.ReadAll(c.UserID(), args.Name, cfg.MaxFileSizeBytes())
 		return data, err
@@ -374,4 +374,12 @@ func (d Deps) requestUpload(ctx context.Context, args requestUploadArgs) (res ca
 		"Once uploaded, the file is also in your workspace (files_list) until 24 hours after the upload.",
 		present.Name(up.Name), up.MaxSize, desc.Upload.ExpiresAt, desc.Upload.URL, up.Handle)
 	return answer(text, desc)
+}
+
+// workspaceViewKey is where a workspace file's converted text is kept: by
+// its bytes, and by its owner and name, which the conversion reads (the
+// "its name says X" note, CSV or plain text): the same bytes written by
+// another person, or under another name, are converted for that read.
+func workspaceViewKey(userID string, f workspace.File) viewcache.Key {
+	return viewcache.Key{Source: "workspace", ID: f.SHA256, Owner: userID, Name: f.Name}
 }

@@ -173,6 +173,9 @@ func (d Deps) dm(ctx context.Context, a dmArgs) (res catalogue.Result[WriteResul
 	if u.Id == c.UserID() {
 		return res, refusal.New("That is the signed-in person themselves; give someone else.", "")
 	}
+	if err := c.MayMessage([]string{u.Id}); err != nil {
+		return res, conversationRefusal(err, "a direct message with @"+u.Username, "create_direct_channel")
+	}
 	dest := posting.Destination{UserIDs: []string{u.Id}, Label: "a direct message with @" + u.Username,
 		Place: "your direct message with @" + u.Username, Where: "a direct message from you to @" + u.Username, Recipients: []string{"@" + u.Username}}
 	return d.post(ctx, c, dest, a.Message, a.Files)
@@ -199,9 +202,23 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (res catalog
 	if len(ids) < 2 || len(ids) > maxGroupOther {
 		return res, refusal.Newf("A group message is with 2 to %d other people; %d were given. For one person use dm; for more, a channel.", maxGroupOther, len(ids))
 	}
+	if err := c.MayMessage(ids); err != nil {
+		return res, conversationRefusal(err, "a group message with "+strings.Join(names, ", "), "create_group_channel")
+	}
 	dest := posting.Destination{UserIDs: ids, Label: "a group message with " + strings.Join(names, ", "),
 		Place: "your group message with " + strings.Join(names, ", "), Where: "a group message from you to " + strings.Join(names, ", "), Recipients: names}
 	return d.post(ctx, c, dest, a.Message, a.Files)
+}
+
+// conversationRefusal words a direct or group message the person may not
+// start, before they are asked: Mattermost's API refuses to open one
+// without the permission, so asking would only end in a failure.
+func conversationRefusal(err error, what, permission string) error {
+	if errors.Is(err, mattermost.ErrCannotStartConversation) {
+		return refusal.New(fmt.Sprintf("The person has no %s yet, and Mattermost does not let them start one: their role lacks the %s permission. Nothing was asked or posted.", what, permission),
+			"Tell the person; an admin can grant it (System Console > User Management > Permissions), or post in a channel you both can read with create_post.")
+	}
+	return err
 }
 
 // post checks and stages a post, then asks the person (or, when the admin

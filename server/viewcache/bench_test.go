@@ -26,7 +26,7 @@ func benchWindowTwo(b *testing.B, anotherNode bool) {
 	text := &fileview.Text{Kind: fileview.KindDocument, Detected: "Word document", Size: 2 << 20, Body: s.String()}
 	kv := &memKV{m: map[string][]byte{}}
 	c := &Cache{KV: kv}
-	k := Key{"attachment", "f"}
+	k := Key{Source: "attachment", ID: "f"}
 	if err := c.Put("alice", k, text); err != nil {
 		b.Fatal(err)
 	}

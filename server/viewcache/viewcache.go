@@ -3,10 +3,14 @@
 // sees, so that paging through a long file converts it once: the second
 // window is cut from the kept text without fetching or converting the file.
 //
-// An attachment is immutable by its id and a workspace file is named by its
-// sha256, so a kept text never goes stale; the converter's version is part
-// of the key, so a new converter misses instead of reusing old output. The
-// caller checks the person's access to the file before asking the cache.
+// An attachment is immutable by its id and a workspace file's bytes by
+// their sha256, so a kept text never goes stale; the converter's version is
+// part of the key, so a new converter misses instead of reusing old output.
+// What a conversion makes of the file's name (the kind of text it reads as,
+// the "its name says X, its bytes are Y" note) is kept with the text, so a
+// file named by its bytes is keyed by its owner and its name as well: one
+// person's kept text never answers another's read. The caller checks the
+// person's access to the file before asking the cache.
 package viewcache
 
 import (
@@ -58,16 +62,20 @@ type KV interface {
 }
 
 // Key names a converted file: its kind of source ("attachment",
-// "workspace") and the id that fixes its bytes (a file id, a sha256).
+// "workspace") and the id that fixes its bytes (a file id, a sha256). For
+// an id that fixes only the bytes (a sha256), Owner and Name are whose file
+// it is and the name it is read under: a conversion reads the name, so the
+// same bytes of another person or under another name are another text.
 type Key struct {
-	Source, ID string
+	Source, ID  string
+	Owner, Name string
 }
 
 func (k Key) hash() string { return k.hashAt(fileview.Version) }
 
 // hashAt is the key of the file's text as a converter version made it.
 func (k Key) hashAt(version string) string {
-	sum := sha256.Sum256([]byte(version + "\x00" + k.Source + "\x00" + k.ID))
+	sum := sha256.Sum256([]byte(version + "\x00" + k.Source + "\x00" + k.ID + "\x00" + k.Owner + "\x00" + k.Name))
 	return hex.EncodeToString(sum[:16])
 }
 

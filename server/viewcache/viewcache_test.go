@@ -98,18 +98,18 @@ func TestASecondWindowIsCutFromTheKeptTextOnAnyNode(t *testing.T) {
 func TestAnotherConverterVersionOrFileMisses(t *testing.T) {
 	kv := &memKV{m: map[string][]byte{}}
 	c := &Cache{KV: kv}
-	if err := c.Put("alice", Key{"attachment", "file1"}, longText(t, 10)); err != nil {
+	if err := c.Put("alice", Key{Source: "attachment", ID: "file1"}, longText(t, 10)); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := c.Get(Key{"attachment", "file2"}); ok {
+	if _, ok := c.Get(Key{Source: "attachment", ID: "file2"}); ok {
 		t.Fatal("another file hit")
 	}
-	if _, ok := c.Get(Key{"workspace", "file1"}); ok {
+	if _, ok := c.Get(Key{Source: "workspace", ID: "file1"}); ok {
 		t.Fatal("another source hit")
 	}
 	// What an older converter kept is under another key: a text kept as
 	// version "0" is not found by this version.
-	k := Key{"attachment", "file3"}
+	k := Key{Source: "attachment", ID: "file3"}
 	if err := c.Put("alice", k, longText(t, 10)); err != nil {
 		t.Fatal(err)
 	}
@@ -128,25 +128,25 @@ func TestATextOverTheCapIsNotKeptAndAPersonKeepsAtMostTheirShare(t *testing.T) {
 	kv := &memKV{m: map[string][]byte{}}
 	c := &Cache{KV: kv}
 	huge := &fileview.Text{Kind: fileview.KindText, Body: strings.Repeat("x", MaxTextBytes+1)}
-	if err := c.Put("alice", Key{"attachment", "huge"}, huge); err != nil || len(kv.m) != 0 {
+	if err := c.Put("alice", Key{Source: "attachment", ID: "huge"}, huge); err != nil || len(kv.m) != 0 {
 		t.Fatalf("a text over the cap was kept: %v, %d keys", err, len(kv.m))
 	}
 	small := longText(t, 5)
 	for i := 0; i < PerPerson+3; i++ {
-		if err := c.Put("alice", Key{"attachment", string(rune('a' + i))}, small); err != nil {
+		if err := c.Put("alice", Key{Source: "attachment", ID: string(rune('a' + i))}, small); err != nil {
 			t.Fatal(err)
 		}
 	}
 	kept := 0
 	for i := 0; i < PerPerson+3; i++ {
-		if _, ok := c.Get(Key{"attachment", string(rune('a' + i))}); ok {
+		if _, ok := c.Get(Key{Source: "attachment", ID: string(rune('a' + i))}); ok {
 			kept++
 		}
 	}
 	if kept != PerPerson {
 		t.Fatalf("alice keeps %d texts, want %d", kept, PerPerson)
 	}
-	if _, ok := c.Get(Key{"attachment", "a"}); ok {
+	if _, ok := c.Get(Key{Source: "attachment", ID: "a"}); ok {
 		t.Fatal("the oldest was kept, not dropped")
 	}
 }
@@ -154,7 +154,7 @@ func TestATextOverTheCapIsNotKeptAndAPersonKeepsAtMostTheirShare(t *testing.T) {
 func TestAMissingChunkIsAMissNotABrokenText(t *testing.T) {
 	kv := &memKV{m: map[string][]byte{}}
 	c := &Cache{KV: kv}
-	k := Key{"attachment", "file1"}
+	k := Key{Source: "attachment", ID: "file1"}
 	if err := c.Put("alice", k, longText(t, 60000)); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestAMissingChunkIsAMissNotABrokenText(t *testing.T) {
 func TestTheNodeThatKeptATextCutsTheNextWindowWithoutTheStoreAndHoldsAtMostItsShare(t *testing.T) {
 	kv := &memKV{m: map[string][]byte{}}
 	c := &Cache{KV: kv}
-	k := Key{"attachment", "file1"}
+	k := Key{Source: "attachment", ID: "file1"}
 	text := longText(t, 2000)
 	if err := c.Put("alice", k, text); err != nil {
 		t.Fatal(err)
@@ -189,5 +189,26 @@ func TestTheNodeThatKeptATextCutsTheNextWindowWithoutTheStoreAndHoldsAtMostItsSh
 	}
 	if _, ok := r.get("a"); ok {
 		t.Fatal("the least recently used text was kept")
+	}
+}
+
+func TestTheSameBytesOfAnotherPersonOrUnderAnotherNameAreNotTheKeptText(t *testing.T) {
+	kv := &memKV{m: map[string][]byte{}}
+	c := &Cache{KV: kv}
+	alices := Key{Source: "workspace", ID: "sha-of-the-bytes", Owner: "alice", Name: "alice-secret-plan.png"}
+	if err := c.Put("alice", alices, longText(t, 2000)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := (&Cache{KV: kv}).Open(alices); !ok {
+		t.Fatal("alice's own next window missed her kept text")
+	}
+	for _, k := range []Key{
+		{Source: "workspace", ID: "sha-of-the-bytes", Owner: "bob", Name: "alice-secret-plan.png"},
+		{Source: "workspace", ID: "sha-of-the-bytes", Owner: "bob", Name: "notes.png"},
+		{Source: "workspace", ID: "sha-of-the-bytes", Owner: "alice", Name: "renamed.txt"},
+	} {
+		if _, ok := c.Open(k); ok {
+			t.Errorf("%+v read alice's kept text", k)
+		}
 	}
 }
