@@ -447,16 +447,7 @@ func TestTheWebSessionTheMCPClientUsesCannotAnswerEvenAsACookieWithItsCSRFToken(
 	// session's CSRF token, exactly as the web app does.
 	alice := mm.Users[0]
 	web, csrf := cookieSession(t, alice)
-	site, _ := url.Parse(mm.URL)
-	token := ""
-	for _, ck := range web.Jar.Cookies(site) {
-		if ck.Name == model.SessionCookieToken {
-			token = ck.Value
-		}
-	}
-	if token == "" {
-		t.Fatal("no session cookie after signing in")
-	}
+	token := sessionToken(t, web)
 	for _, version := range []string{mcp.LATEST_LEGACY_PROTOCOL_VERSION, mcp.LATEST_PROTOCOL_VERSION} {
 		t.Run("protocol "+version, func(t *testing.T) {
 			w := startWaitingWrite(t, connectAt(t, mm.URL, token, version))

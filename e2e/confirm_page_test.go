@@ -299,6 +299,20 @@ func cookieSession(t *testing.T, u harness.User) (*http.Client, string) {
 	return nil, ""
 }
 
+// sessionToken is the Mattermost session token of a signed-in browser,
+// which the web app sends as its cookie.
+func sessionToken(t *testing.T, web *http.Client) string {
+	t.Helper()
+	site, _ := url.Parse(mm.URL)
+	for _, ck := range web.Jar.Cookies(site) {
+		if ck.Name == model.SessionCookieToken {
+			return ck.Value
+		}
+	}
+	t.Fatal("no session cookie after signing in")
+	return ""
+}
+
 func send(t *testing.T, c *http.Client, method, u string, header map[string]string) (int, []byte, http.Header) {
 	t.Helper()
 	req, err := http.NewRequest(method, u, nil)

@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -141,16 +140,7 @@ func TestASessionThatCalledMCPForAliceCannotAnswerHerPendingWriteThatAnotherClie
 	// A second MCP client of alice's signs in with a session of its own,
 	// with a CSRF token as the web app has, and calls /mcp.
 	web, csrf := cookieSession(t, alice)
-	site, _ := url.Parse(mm.URL)
-	token := ""
-	for _, ck := range web.Jar.Cookies(site) {
-		if ck.Name == model.SessionCookieToken {
-			token = ck.Value
-		}
-	}
-	if token == "" {
-		t.Fatal("no session cookie after signing in")
-	}
+	token := sessionToken(t, web)
 	if res := call(t, connect(t, mm.URL, token), "get_me", map[string]any{}); res.IsError {
 		t.Fatalf("the second client's get_me: %s", text(res))
 	}
