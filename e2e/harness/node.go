@@ -77,6 +77,9 @@ func mattermostEnv(c nodeConfig, n *mmNode) []string {
 		"MM_SERVICESETTINGS_ENABLESECURITYFIXALERT=false",
 		"MM_SERVICESETTINGS_ENABLELOCALMODE=" + fmt.Sprint(c.localMode),
 		"MM_TEAMSETTINGS_ENABLEOPENSERVER=true",
+		// The suite's tests each add people of their own to the team; the
+		// default of 50 members per team is reached by the whole suite.
+		"MM_TEAMSETTINGS_MAXUSERSPERTEAM=10000",
 		"MM_EMAILSETTINGS_SENDEMAILNOTIFICATIONS=false",
 		"MM_EMAILSETTINGS_REQUIREEMAILVERIFICATION=false",
 		"MM_PLUGINSETTINGS_ENABLE=true",
