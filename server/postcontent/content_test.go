@@ -39,7 +39,7 @@ func TestAFullAttachmentReadsAsItsPartsWithItsButtonsAsThingsOnlyAPersonCanPress
 	for _, want := range []string{
 		"message attachment 1 of 1:", "  pretext: Build report", "  author: Jenkins <https://ci.example/>",
 		"  title: Pipeline #4711 failed <https://ci.example/4711>", "  text: Step *integration-tests* failed after 12 min",
-		"  Branch: release-2.3", "  Owner: @bob", "  Minutes: 12", "  footer: CI", "  image: https://ci.example/graph.png",
+		"  fields:\n    Branch: release-2.3\n    Owner: @bob\n    Minutes: 12", "  footer: CI", "  image: https://ci.example/graph.png",
 		"  thumbnail: https://ci.example/t.png", `only a person can press in Mattermost (no tool presses them): button "Retry", menu "Assign to"`,
 	} {
 		if !strings.Contains(got, want) {

@@ -73,8 +73,11 @@ func (card Card) lines() []string {
 	if card.Text != "" {
 		out = append(out, indented("text: ", card.Text)...)
 	}
+	if len(card.Fields) > 0 {
+		out = append(out, "fields:")
+	}
 	for _, f := range card.Fields {
-		out = append(out, fmt.Sprintf("%s: %s", f.Title, f.Value))
+		out = append(out, fmt.Sprintf("  %s: %s", f.Title, f.Value))
 	}
 	if card.Footer != "" {
 		out = append(out, "footer: "+card.Footer)
