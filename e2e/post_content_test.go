@@ -149,6 +149,14 @@ func TestAWebhookPostReadsAsTheIntegrationWithEveryPartOfItsAttachment(t *testin
 		t.Errorf("the webhook post reads as its owner speaking or as a system message:\n%s", block)
 	}
 	t.Logf("the webhook post reads in %d bytes:\n%s", len(block), block)
+	// With overrides turned off since, Mattermost shows the owner's name
+	// with its BOT tag: still the integration, not the owner speaking.
+	if err := mm.PatchConfig(&model.Config{ServiceSettings: model.ServiceSettings{EnablePostUsernameOverride: model.NewPointer(false)}}); err != nil {
+		t.Fatal(err)
+	}
+	if v, block := readChannelPost(t, ch.Id, want.Id); v.ShownAs != "" || !strings.Contains(block, "] integration (an incoming webhook of @"+admin.Username+") in") {
+		t.Errorf("with overrides off the post reads as %q:\n%s", v.ShownAs, block)
+	}
 	res := call(t, aliceClient(t), "read_thread", map[string]any{"post": want.Id})
 	var thread tools.PostPage
 	structuredAs(t, res, &thread)

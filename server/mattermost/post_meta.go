@@ -105,6 +105,12 @@ func (c *Caller) PostMeta(posts []*model.Post) (map[string]*PostMeta, error) {
 	return out, nil
 }
 
+// UsernameOverridesShown is ServiceSettings.EnablePostUsernameOverride:
+// whether Mattermost shows the name an integration posted under.
+func (c *Caller) UsernameOverridesShown() bool {
+	return c.g.setting(func(cfg *model.Config) *bool { return cfg.ServiceSettings.EnablePostUsernameOverride })
+}
+
 // permalinkPath is what follows the site URL in a permalink, as Mattermost
 // matches it (such a link previews the post, not a page).
 var permalinkPath = regexp.MustCompile(`^[0-9a-z_-]{1,64}/pl/[a-z0-9]{26}$`)

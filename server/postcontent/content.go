@@ -49,6 +49,9 @@ type Facts struct {
 	// Preview is the link preview Mattermost stored for the post's first
 	// link; nil when it has none or link previews are off.
 	Preview *Preview
+	// OverridesShown is ServiceSettings.EnablePostUsernameOverride: the
+	// webapp shows the name a webhook posted under only while it is on.
+	OverridesShown bool
 }
 
 // Ack is one person's acknowledgement: Username is empty when the reader
@@ -163,7 +166,7 @@ func cut(s string, n int) (string, bool) {
 func Of(p *model.Post, f Facts) (Content, hidden.Found) {
 	r := &reader{}
 	c := Content{System: IsSystem(p)}
-	c.PostedBy, c.ShownAs = r.poster(p, f.Author)
+	c.PostedBy, c.ShownAs = r.poster(p, f)
 	cards := p.Attachments()
 	if a, ok := attribution(p, cards); ok {
 		c.Attribution = r.line(a)
@@ -193,16 +196,16 @@ func Of(p *model.Post, f Facts) (Content, hidden.Found) {
 // message attachments (type slack_attachment) is not one.
 func IsSystem(p *model.Post) bool { return strings.HasPrefix(p.Type, model.PostSystemMessagePrefix) }
 
-func (r *reader) poster(p *model.Post, author *model.User) (by, as string) {
+func (r *reader) poster(p *model.Post, f Facts) (by, as string) {
 	if p.GetProp(model.PostPropsFromWebhook) == "true" {
-		// The webapp shows the override name in place of the owner's when
-		// the hook set one (the server stores it only when it allows it).
-		if name, ok := p.GetProp(model.PostPropsOverrideUsername).(string); ok {
+		// The webapp shows the name the hook posted under in place of the
+		// owner's while the server allows overrides.
+		if name, ok := p.GetProp(model.PostPropsOverrideUsername).(string); ok && f.OverridesShown {
 			as = r.line(name)
 		}
 		return PostedByIntegration, as
 	}
-	if (author != nil && author.IsBot) || p.GetProp(model.PostPropsFromBot) == "true" {
+	if (f.Author != nil && f.Author.IsBot) || p.GetProp(model.PostPropsFromBot) == "true" {
 		return PostedByBot, ""
 	}
 	return "", ""

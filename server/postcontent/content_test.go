@@ -77,13 +77,17 @@ func TestAnAttachmentThatOnlyLooksLikeTheAttributionIsShownAsAnAttachment(t *tes
 
 func TestAWebhookPostReadsAsTheIntegrationNotAsTheOwnerSpeaking(t *testing.T) {
 	p := postWith("", "deployed", map[string]any{model.PostPropsFromWebhook: "true", model.PostPropsOverrideUsername: "Jenkins"})
-	c, _ := Of(p, Facts{Author: &model.User{Username: "alice"}})
+	c, _ := Of(p, Facts{Author: &model.User{Username: "alice"}, OverridesShown: true})
 	if got := c.AuthorAs("@alice"); c.PostedBy != PostedByIntegration || c.ShownAs != "Jenkins" || !strings.HasPrefix(got, `integration "Jenkins"`) {
 		t.Fatalf("content %+v reads as %q", c, got)
 	}
-	c, _ = Of(postWith("", "x", map[string]any{model.PostPropsFromWebhook: "true"}), Facts{})
+	c, _ = Of(postWith("", "x", map[string]any{model.PostPropsFromWebhook: "true"}), Facts{OverridesShown: true})
 	if got := c.AuthorAs("@alice"); !strings.HasPrefix(got, "integration (an incoming webhook of @alice)") {
 		t.Fatalf("a webhook without a name reads as %q", got)
+	}
+	c, _ = Of(p, Facts{})
+	if got := c.AuthorAs("@alice"); c.ShownAs != "" || !strings.HasPrefix(got, "integration (an incoming webhook of @alice)") {
+		t.Fatalf("with overrides turned off since, the webhook reads as %q", got)
 	}
 }
 

@@ -19,7 +19,8 @@ type contentFacts struct {
 	meta map[string]*mattermost.PostMeta
 	// ackers are the people who acknowledged a post, as the caller sees
 	// them; someone the caller may not see is absent.
-	ackers map[string]*model.User
+	ackers    map[string]*model.User
+	overrides bool
 }
 
 // lookContent reads the metadata of the page's posts and the people who
@@ -43,12 +44,12 @@ func (w *postWriter) lookContent(posts []*model.Post) error {
 	if err != nil {
 		return err
 	}
-	w.content = contentFacts{meta: meta, ackers: ackers}
+	w.content = contentFacts{meta: meta, ackers: ackers, overrides: w.c.UsernameOverridesShown()}
 	return nil
 }
 
 func (f contentFacts) of(p *model.Post, author *model.User) postcontent.Facts {
-	facts := postcontent.Facts{Author: author}
+	facts := postcontent.Facts{Author: author, OverridesShown: f.overrides}
 	m := f.meta[p.Id]
 	if m == nil {
 		return facts
