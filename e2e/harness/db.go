@@ -104,3 +104,29 @@ func (s *Server) RemoveStoredFile(fileID string) error {
 	}
 	return os.RemoveAll(dir)
 }
+
+// StoreAcknowledgements records, straight in the database, what a licensed
+// Mattermost stores when a post with a priority requests acknowledgement
+// and people acknowledge it: Team Edition refuses both through its API,
+// yet reads and returns them.
+func (s *Server) StoreAcknowledgements(ctx context.Context, postID, channelID string, userIDs []string, at int64) error {
+	db, err := sql.Open("postgres", s.pg.dsn())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := db.ExecContext(ctx, `UPDATE postspriority SET requestedack = true WHERE postid = $1`, postID)
+	if err != nil {
+		return fmt.Errorf("request acknowledgement: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("request acknowledgement: the post has no priority row")
+	}
+	for i, u := range userIDs {
+		if _, err := db.ExecContext(ctx, `INSERT INTO postacknowledgements (postid, userid, acknowledgedat, channelid) VALUES ($1, $2, $3, $4)`,
+			postID, u, at+int64(i), channelID); err != nil {
+			return fmt.Errorf("store acknowledgement: %w", err)
+		}
+	}
+	return nil
+}

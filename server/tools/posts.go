@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/postcontent"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -56,6 +57,8 @@ type PostView struct {
 	// Hidden says what the message carried that Mattermost does not
 	// display, now shown in it; empty when nothing was hidden.
 	Hidden string `json:"hidden_characters,omitempty"`
+	// Content is what the post holds besides its message (post_content.go).
+	postcontent.Content
 }
 
 // PostPage is the structured answer of the post tools.
@@ -75,6 +78,7 @@ type postWriter struct {
 	authors map[string]*model.User
 	teams   map[string]string // channel id -> team name ("" for DMs)
 	chans   map[string]string // channel id -> ~name or display name
+	content contentFacts
 }
 
 func newPostWriter(c *mattermost.Caller, posts []*model.Post) (*postWriter, error) {
@@ -90,7 +94,8 @@ func newPostWriter(c *mattermost.Caller, posts []*model.Post) (*postWriter, erro
 	if err != nil {
 		return nil, err
 	}
-	return &postWriter{c: c, site: c.SiteURL(), authors: authors, teams: map[string]string{}, chans: map[string]string{}}, nil
+	w := &postWriter{c: c, site: c.SiteURL(), authors: authors, teams: map[string]string{}, chans: map[string]string{}}
+	return w, w.lookContent(posts)
 }
 
 func (w *postWriter) teamName(channelID string) (string, error) {
@@ -138,6 +143,7 @@ func (w *postWriter) view(p *model.Post) (PostView, error) {
 		Permalink: present.Permalink(w.site, team, p.Id),
 	}
 	v.Message, v.MessageCut, v.Hidden = messageOf(p.Message)
+	w.addContent(&v, p)
 	for _, f := range files {
 		v.Attachments = append(v.Attachments, present.RefOf(f))
 	}
@@ -164,18 +170,20 @@ func postText(b *strings.Builder, v PostView) {
 	case v.ReplyCount > 0:
 		fmt.Fprintf(b, ", %d replies: read_thread(post=%q)", v.ReplyCount, v.ID)
 	}
-	if v.Type != "" {
-		fmt.Fprintf(b, ", system message %s", v.Type)
-	}
-	b.WriteString("):\n")
-	for _, line := range strings.Split(v.Message, "\n") {
-		b.WriteString("  " + line + "\n")
+	b.WriteString(postKind(v) + "):\n")
+	if v.Message != "" {
+		for _, line := range strings.Split(v.Message, "\n") {
+			b.WriteString("  " + line + "\n")
+		}
 	}
 	if v.Hidden != "" {
 		fmt.Fprintf(b, "  [%s]\n", v.Hidden)
 	}
 	if v.MessageCut {
 		fmt.Fprintf(b, "  [message cut at %d characters; the whole post is at %s]\n", maxMessageRunes, v.Permalink)
+	}
+	for _, line := range v.Content.Lines() {
+		b.WriteString("  " + line + "\n")
 	}
 	for _, f := range v.Attachments {
 		b.WriteString("  " + present.FileLine(f) + "\n")
