@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -58,11 +59,17 @@ func (a *Approvals) questionParams(mode string, rec Record) mcp.ElicitationParam
 // node; the transport carries it to this one). A client that declared it can
 // ask but then fails to leaves the question to the person in Mattermost.
 func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec Record, mode string) (Outcome, error) {
+	ctx, stop := transport.WatchCancel(ctx)
+	defer stop()
 	askCtx, cancel := context.WithTimeout(ctx, PendingLifetime)
 	defer cancel()
 	// One question at a time per session on this node: the person answers
-	// them in turn, and mcp-go routes answers to one call of a session.
-	err := transport.HoldQuestionSlot(askCtx)
+	// them in turn, and mcp-go routes answers to one call of a session. The
+	// turn is awaited only as long as the call may wait before it answers.
+	_, answerBy := callWindow(ctx)
+	slotCtx, slotDone := context.WithDeadline(askCtx, answerBy)
+	err := transport.HoldQuestionSlot(slotCtx)
+	slotDone()
 	var res *mcp.ElicitationResult
 	if err == nil {
 		res, err = server.ServerFromContext(ctx).RequestElicitation(askCtx, mcp.ElicitationRequest{
@@ -72,6 +79,9 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 	}
 	if err != nil {
 		if ctx.Err() != nil {
+			if transport.CancelledByClient(ctx) {
+				return a.withdraw(ctx, c, rec)
+			}
 			// The client went away; the question still waits in Mattermost.
 			return a.outcome(rec), nil
 		}
@@ -180,6 +190,8 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 // progress tells a client that sent a progress token that the call waits
 // for the person. A client that cannot take the notification loses only it.
 func (a *Approvals) progress(ctx context.Context, started time.Time, id string) {
+	// Progress counts the seconds of the call out of the most it waits, and
+	// must grow with every notification: it is sent every progressEvery.
 	tok := catalogue.ProgressToken(ctx)
 	srv := server.ServerFromContext(ctx)
 	if tok == nil || srv == nil {
@@ -188,8 +200,9 @@ func (a *Approvals) progress(ctx context.Context, started time.Time, id string) 
 	err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
 		"progressToken": tok,
 		"progress":      int(time.Since(started).Seconds()),
-		"total":         int(confirmWait.Seconds()),
-		"message":       "Waiting for the person to accept or decline in Mattermost: " + a.PageURL(id),
+		"total":         int(maxCallWait.Seconds()),
+		"message": fmt.Sprintf("Waiting for the person to accept or decline in Mattermost: %s (at most %d s; then the call answers with the id for get_pending).",
+			a.PageURL(id), int(maxCallWait.Seconds())),
 	})
 	if err != nil {
 		a.opts.MM.Log().Debug("A progress notification was not delivered", "error", err.Error())

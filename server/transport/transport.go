@@ -299,6 +299,15 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 				defer c.close()
 				ctx = context.WithValue(ctx, questionSlotKey{}, c)
 			}
+			// A call that waits can be cancelled from any node (cancel.go).
+			switch method {
+			case string(mcp.MethodNotificationCancelled):
+				t.cancelCall(userID, rec.ID, body)
+			case string(mcp.MethodToolsCall):
+				var release context.CancelFunc
+				ctx, release = t.cancellable(ctx, userID, rec.ID, body)
+				defer release()
+			}
 		}
 	}
 
