@@ -8,6 +8,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -221,5 +222,58 @@ func TestAClientThatCancelsAWaitingCallWithdrawsTheWriteWhicheverNodeTheCancelRe
 				t.Fatalf("after the accept the write is %s", d.State)
 			}
 		})
+	}
+}
+
+// silentPerson is a person at the MCP client who leaves its question on
+// screen, unanswered, until the client drops it.
+type silentPerson struct {
+	asked chan struct{}
+	gone  chan struct{}
+}
+
+func (p *silentPerson) Elicit(ctx context.Context, _ mcp.ElicitationRequest) (*mcp.ElicitationResult, error) {
+	select {
+	case p.asked <- struct{}{}:
+	default:
+	}
+	select {
+	case <-p.gone:
+	case <-ctx.Done():
+	}
+	return nil, errors.New("the question was never answered")
+}
+
+func TestAQuestionLeftUnansweredInTheClientGoesOnInMattermostAndTheCallSaysWhereItWaits(t *testing.T) {
+	allowWrites(t, config.ConfirmClientThenMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	marker := uniq(t, "unanswered")
+	p := &silentPerson{asked: make(chan struct{}, 1), gone: make(chan struct{})}
+	t.Cleanup(func() { close(p.gone) })
+	c := connectAsking(t, mm.URL, alice.Token, mcp.LATEST_LEGACY_PROTOCOL_VERSION, formOnly, p)
+
+	started := time.Now()
+	res := call(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker})
+	t.Logf("a question nobody answered in the client: the call answered after %s", time.Since(started).Round(10*time.Millisecond))
+	select {
+	case <-p.asked:
+	default:
+		t.Fatal("the client was never asked")
+	}
+	var out tools.WriteResult
+	structuredAs(t, res, &out)
+	if out.State != approval.StatePending || !strings.HasSuffix(out.URL, "/confirm/"+out.ID) || !strings.Contains(text(res), "get_pending") {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	// The question went on in Mattermost: the bot tells the person, who
+	// answers there.
+	botDMAbout(t, alice, out.ID, contains("/confirm/"+out.ID))
+	if d := confirmation(t, alice.Token, out.ID); d.State != approval.StatePending {
+		t.Fatalf("the write is %s", d.State)
+	}
+	answerOnPage(t, alice, out.ID, "accept", marker)
+	if n := postsWith(t, alice, ch.Id, marker); n != 1 {
+		t.Fatalf("%d posts after the person accepted in Mattermost", n)
 	}
 }

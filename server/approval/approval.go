@@ -159,7 +159,10 @@ func (a *Approvals) PageURL(id string) string { return a.opts.PluginURL() + Path
 // Stage checks a post as the caller and reads each of its files once, to
 // show them. Nothing is written to Mattermost.
 func (a *Approvals) Stage(ctx context.Context, c *mattermost.Caller, req posting.Request) (posting.Plan, error) {
-	return posting.Prepare(ctx, c, a.sources(c), req)
+	// Waiting for memory counts against the call's bound as waiting for
+	// the person does.
+	_, answerBy := callWindow(ctx)
+	return posting.Prepare(posting.WaitForSlotsUntil(ctx, answerBy), c, a.sources(c), req)
 }
 
 // Ask puts a checked write to the person where the admin's setting says

@@ -57,19 +57,21 @@ func (a *Approvals) questionParams(mode string, rec Record) mcp.ElicitationParam
 // askOnStream asks a client of protocol 2025-11-25 or earlier directly, with
 // an elicitation request on the call's own stream (its answer may reach any
 // node; the transport carries it to this one). A client that declared it can
-// ask but then fails to leaves the question to the person in Mattermost.
+// ask but then fails to, or whose person has not answered within the call's
+// bound, leaves the question to the person in Mattermost.
 func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec Record, mode string) (Outcome, error) {
 	ctx, stop := transport.WatchCancel(ctx)
 	defer stop()
-	askCtx, cancel := context.WithTimeout(ctx, PendingLifetime)
+	// The client's question counts against the call's bound too: a client
+	// times out a call while its own question is on screen (the TypeScript
+	// SDK at 60 s), and then would never learn where the write waits. Past
+	// the bound the question goes on in Mattermost, and the call says so.
+	_, answerBy := callWindow(ctx)
+	askCtx, cancel := context.WithDeadline(ctx, answerBy)
 	defer cancel()
 	// One question at a time per session on this node: the person answers
-	// them in turn, and mcp-go routes answers to one call of a session. The
-	// turn is awaited only as long as the call may wait before it answers.
-	_, answerBy := callWindow(ctx)
-	slotCtx, slotDone := context.WithDeadline(askCtx, answerBy)
-	err := transport.HoldQuestionSlot(slotCtx)
-	slotDone()
+	// them in turn, and mcp-go routes answers to one call of a session.
+	err := transport.HoldQuestionSlot(askCtx)
 	var res *mcp.ElicitationResult
 	if err == nil {
 		res, err = server.ServerFromContext(ctx).RequestElicitation(askCtx, mcp.ElicitationRequest{
@@ -85,7 +87,11 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 			// The client went away; the question still waits in Mattermost.
 			return a.outcome(rec), nil
 		}
-		a.opts.MM.Log().Info("The MCP client could not ask the person; the question waits in Mattermost", "user_id", c.UserID(), "error", err.Error())
+		if askCtx.Err() != nil {
+			a.opts.MM.Log().Info("The person did not answer the MCP client's question within the call's bound; it waits in Mattermost", "user_id", c.UserID())
+		} else {
+			a.opts.MM.Log().Info("The MCP client could not ask the person; the question waits in Mattermost", "user_id", c.UserID(), "error", err.Error())
+		}
 		if mode != ModeURL {
 			a.waitInMattermost(c, rec)
 		}
