@@ -88,7 +88,7 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 			return a.outcome(rec), nil
 		}
 		if askCtx.Err() != nil {
-			a.opts.MM.Log().Info("The person did not answer the MCP client's question within the call's bound; it waits in Mattermost", "user_id", c.UserID())
+			a.opts.MM.Log().Info("The MCP client brought no answer within the call's bound; the question waits in Mattermost", "user_id", c.UserID())
 		} else {
 			a.opts.MM.Log().Info("The MCP client could not ask the person; the question waits in Mattermost", "user_id", c.UserID(), "error", err.Error())
 		}
@@ -183,7 +183,9 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 		// The person went to the page; its answer decides.
 		return a.waitForAnswer(ctx, c, rec)
 	}
-	done, err := a.store.Accept(ctx, c, rec.ID, a.run)
+	// The person said yes: a cancellation of the call from now on ends only
+	// its answer, never the write half done.
+	done, err := a.store.Accept(context.WithoutCancel(ctx), c, rec.ID, a.run)
 	switch {
 	case err == nil:
 		a.settled(c, done)

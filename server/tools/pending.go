@@ -46,6 +46,8 @@ func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error) (re
 		return notDone("The person declined in Mattermost; nothing was sent.", out)
 	case rec.State == approval.StateFailed:
 		return notDone(rec.Outcome, out)
+	case rec.State == approval.StateExecuting:
+		return answer(fmt.Sprintf("The person accepted; it is being done now. Call get_pending with id %s to learn the outcome.", rec.ID), out)
 	case rec.State == approval.StateWithdrawn:
 		return notDone("The call that asked for this write was cancelled by the client, so the write was withdrawn: nothing was sent, and the person can no longer accept it. Call the tool again if the person still wants it.", out)
 	}
