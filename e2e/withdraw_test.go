@@ -277,3 +277,43 @@ func TestAQuestionLeftUnansweredInTheClientGoesOnInMattermostAndTheCallSaysWhere
 		t.Fatalf("%d posts after the person accepted in Mattermost", n)
 	}
 }
+
+func TestTheWebappModalOfAWithdrawnWriteSaysTheAssistantWithdrewItAndItsAcceptPostsNothing(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	marker := uniq(t, "modalwithdrawn")
+	session := openSession(t, mm.URL, alice.Token, `{"name":"cancelling-client","version":"1"}`, `{}`)
+	waiting := rawPostAsync(mm.URL, alice.Token, session, fmt.Sprintf(
+		`{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"create_post","arguments":{"channel":%q,"message":%q}}}`, ch.Id, marker))
+	id := waitPending(t, alice, marker)
+
+	// The person has the write open in the modal when the assistant takes
+	// it back.
+	tab := webappAs(t, alice)
+	evalJS[any](t, tab, fmt.Sprintf(`window.__host.ws['custom_mcp-server_pending_confirmation']({event: 'custom_mcp-server_pending_confirmation',
+		data: {confirmations: [{id: %q, title: 'From the event'}]}}); true`, id))
+	pollJS[bool](t, tab, "the modal shows the pending post",
+		fmt.Sprintf(`!!document.querySelector('[role=dialog]') && document.querySelector('[role=dialog]').textContent.indexOf(%q) >= 0`, marker))
+	if code, _, body := mcpPost(t, mm.URL, alice.Token, session,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":51}}`); code != http.StatusAccepted {
+		t.Fatalf("the cancellation: %d %s", code, body)
+	}
+	if got := <-waiting; strings.Contains(got.body, `"result"`) {
+		t.Fatalf("the cancelled call was answered: %s", got.body)
+	}
+
+	// Accepting in the modal afterwards changes nothing, and says why.
+	clickButton(t, tab, "[role=dialog]", "Accept")
+	status := pollJS[string](t, tab, "the modal says the assistant withdrew it",
+		`(function() { var s = document.querySelector('[role=dialog] [role=status]'); return s && s.textContent.indexOf('Withdrawn') === 0 ? s.textContent : ''; })()`)
+	if !strings.Contains(status, "AI assistant took this back") {
+		t.Fatalf("the modal says %q", status)
+	}
+	if n := postsWith(t, alice, ch.Id, marker); n != 0 {
+		t.Fatalf("%d posts after accepting a withdrawn write in the modal", n)
+	}
+	if d := confirmation(t, alice.Token, id); d.State != approval.StateWithdrawn {
+		t.Fatalf("after the accept in the modal the write is %s", d.State)
+	}
+}
