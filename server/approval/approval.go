@@ -30,12 +30,14 @@ import (
 )
 
 const (
-	// maxCallWait is the longest a call that waits for the person in
-	// Mattermost holds before it answers that the write still waits (with
-	// its page and id for get_pending), counted from the call's start, so
-	// that staging it and waiting for the session's question slot count
-	// too. Well inside common client timeouts: the TypeScript SDK gives up
-	// at 60 s, and proxies and gateways often at 30 s.
+	// maxCallWait is the longest a call that waits for the person holds
+	// before it answers that the write still waits (with its page and id
+	// for get_pending). It counts from the call's start, and every wait of
+	// the call ends by then: for memory to read its files in, for the
+	// session's question slot, for the client's own question, for the
+	// answer in Mattermost. Well inside common client timeouts: the
+	// TypeScript SDK gives up at 60 s, and proxies and gateways often at
+	// 30 s; the rest of 25 s is left for reading the files and answering.
 	maxCallWait = 20 * time.Second
 	// confirmPoll is how often the call reads the record again. The answer
 	// can arrive on any node, so it is read from the KV store, never waited
