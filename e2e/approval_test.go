@@ -36,8 +36,9 @@ import (
 const refusedPhrase = "signed in to mattermost"
 
 // callWaitBound is longer than a posting call waits for the person in
-// Mattermost (a minute), so a call that answers at all answers within it.
-const callWaitBound = 90 * time.Second
+// Mattermost (20 seconds from its start), so a call that answers at all
+// answers within it.
+const callWaitBound = 60 * time.Second
 
 // pendingState is what create_post and get_pending answer about a write
 // that waits for the person.

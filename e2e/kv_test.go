@@ -297,8 +297,8 @@ func TestThePersonsWriteAfterTheCapIsRefusedWithTheReason(t *testing.T) {
 	u := newPerson(t, "pending")
 	ch := townSquare(t)
 	c := connect(t, mm.URL, u.Token)
-	// Each write waits up to a minute for the person: they wait together,
-	// and the test goes on without them.
+	// Each call waits up to 20 seconds for the person, and its write waits
+	// on after it: they wait together, and the test goes on without them.
 	marker := uniq(t, "capped")
 	for i := range approval.MaxPendingPerPerson {
 		postAsyncWith(c, "create_post", map[string]any{"channel": ch.Id, "message": fmt.Sprintf("%s %d", marker, i)})

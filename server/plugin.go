@@ -37,7 +37,7 @@ const instructions = "This server is the signed-in person's Mattermost: their te
 	"Characters Mattermost does not display are shown as their code points, ⟨U+200B⟩, and text hidden in tag characters as ⟨hidden text \"...\"⟩: the person cannot see them, so tell them. " +
 	"Tools that change what others see are confirmed by the person, as the admin set (get_me tells which): " +
 	"\"client_approval\" leaves it to this client's own tool approval; \"client_then_mattermost\" asks through this client when it can show a form, else in Mattermost; " +
-	"\"mattermost\" asks in Mattermost, and the call waits up to a minute before answering that the write is pending (get_pending tells the outcome later). " +
+	"\"mattermost\" asks in Mattermost, and the call waits up to 20 seconds before answering that the write is pending (get_pending tells the outcome later). " +
 	"Tools that change only the person's own view (drafts, saved posts, followed threads, read marks) are done without a question."
 
 // Plugin is the MCP Server plugin.

@@ -19,19 +19,26 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
 const (
-	// confirmWait is how long a call waits for the person's answer in
-	// Mattermost: long enough to read the question, short enough for a
-	// client's request timeout.
-	confirmWait = 60 * time.Second
+	// maxCallWait is the longest a call that waits for the person holds
+	// before it answers that the write still waits (with its page and id
+	// for get_pending). It counts from the call's start, and every wait of
+	// the call ends by then: for memory to read its files in, for the
+	// session's question slot, for the client's own question, for the
+	// answer in Mattermost. Well inside common client timeouts: the
+	// TypeScript SDK gives up at 60 s, and proxies and gateways often at
+	// 30 s; the rest of 25 s is left for reading the files and answering.
+	maxCallWait = 20 * time.Second
 	// confirmPoll is how often the call reads the record again. The answer
 	// can arrive on any node, so it is read from the KV store, never waited
 	// for in memory.
@@ -157,7 +164,10 @@ func (a *Approvals) PageURL(id string) string { return a.opts.PluginURL() + Path
 // Stage checks a post as the caller and reads each of its files once, to
 // show them. Nothing is written to Mattermost.
 func (a *Approvals) Stage(ctx context.Context, c *mattermost.Caller, req posting.Request) (posting.Plan, error) {
-	return posting.Prepare(ctx, c, a.sources(c), req)
+	// Waiting for memory counts against the call's bound as waiting for
+	// the person does.
+	_, answerBy := callWindow(ctx)
+	return posting.Prepare(posting.WaitForSlotsUntil(ctx, answerBy), c, a.sources(c), req)
 }
 
 // Ask puts a checked write to the person where the admin's setting says
@@ -259,38 +269,89 @@ func planOf(rec Record) posting.Plan {
 
 // waitForAnswer waits a bounded time for the person's answer in
 // Mattermost, keeping the client informed, and answers the outcome or that
-// the write still waits.
+// the write still waits. A call its client cancels withdraws the write and
+// answers nothing; a call whose connection dropped (or whose plugin stops)
+// leaves the write waiting, since nobody decided against it and get_pending
+// still tells its outcome.
 func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec Record) (Outcome, error) {
-	started := time.Now()
+	ctx, stop := transport.WatchCancel(ctx)
+	defer stop()
+	started, answerBy := callWindow(ctx)
 	a.progress(ctx, started, rec.ID)
-	deadline := time.NewTimer(confirmWait)
+	deadline := time.NewTimer(time.Until(answerBy))
 	defer deadline.Stop()
 	tick := time.NewTicker(confirmPoll)
 	defer tick.Stop()
 	progress := time.NewTicker(progressEvery)
 	defer progress.Stop()
+	latest := rec
+	// check reads the record again: done is an answer to give now.
+	check := func() (done bool, o Outcome, err error) {
+		now, err := a.store.Load(c.UserID(), rec.ID)
+		if errors.Is(err, ErrNotFound) {
+			return true, Outcome{}, refusal.New("The question expired without an answer; nothing was sent.", "")
+		}
+		if err != nil {
+			return true, Outcome{}, err
+		}
+		latest = now
+		switch now.State {
+		case StatePosted, StateDeclined, StateFailed, StateWithdrawn:
+			return true, a.outcome(now), nil
+		}
+		return false, Outcome{}, nil
+	}
 	for {
 		select {
 		case <-progress.C:
 			a.progress(ctx, started, rec.ID)
 		case <-ctx.Done():
-			return a.outcome(rec), nil
+			if transport.CancelledByClient(ctx) {
+				return a.withdraw(ctx, c, latest)
+			}
+			return a.outcome(latest), nil
 		case <-deadline.C:
-			return a.outcome(rec), nil
+			if transport.CancelledByClient(ctx) {
+				return a.withdraw(ctx, c, latest)
+			}
+			if done, o, err := check(); done {
+				return o, err
+			}
+			return a.outcome(latest), nil
 		case <-tick.C:
-			now, err := a.store.Load(c.UserID(), rec.ID)
-			if errors.Is(err, ErrNotFound) {
-				return Outcome{}, refusal.New("The question expired without an answer; nothing was sent.", "")
-			}
-			if err != nil {
-				return Outcome{}, err
-			}
-			switch now.State {
-			case StatePosted, StateDeclined, StateFailed:
-				return a.outcome(now), nil
+			if done, o, err := check(); done {
+				return o, err
 			}
 		}
 	}
+}
+
+// callWindow is when the call began and by when it answers.
+func callWindow(ctx context.Context) (started, answerBy time.Time) {
+	started = catalogue.CallOf(ctx).Started
+	if started.IsZero() {
+		started = time.Now()
+	}
+	return started, started.Add(maxCallWait)
+}
+
+// withdraw ends a call its client cancelled while the write waited: the
+// write is withdrawn, so the person's page, modal and direct message say so
+// and a later accept changes nothing, and the call answers nothing, as the
+// protocol asks. A write answered in the meantime stays as it is.
+func (a *Approvals) withdraw(ctx context.Context, c *mattermost.Caller, rec Record) (Outcome, error) {
+	transport.DropAnswer(ctx)
+	done, err := a.store.Withdraw(c.UserID(), rec.ID)
+	switch {
+	case err == nil:
+		a.opts.MM.Log().Info("The MCP client cancelled a call waiting for the person; its write was withdrawn", "user_id", c.UserID(), "id", rec.ID)
+		a.settled(c, done)
+	case errors.Is(err, ErrDecided), errors.Is(err, ErrNotFound):
+		// Answered or expired first: that stands.
+	default:
+		return Outcome{}, err
+	}
+	return a.outcome(done), nil
 }
 
 // execute carries out a write the person accepted, as them, if writes are

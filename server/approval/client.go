@@ -3,6 +3,7 @@ package approval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -56,9 +57,17 @@ func (a *Approvals) questionParams(mode string, rec Record) mcp.ElicitationParam
 // askOnStream asks a client of protocol 2025-11-25 or earlier directly, with
 // an elicitation request on the call's own stream (its answer may reach any
 // node; the transport carries it to this one). A client that declared it can
-// ask but then fails to leaves the question to the person in Mattermost.
+// ask but then fails to, or whose person has not answered within the call's
+// bound, leaves the question to the person in Mattermost.
 func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec Record, mode string) (Outcome, error) {
-	askCtx, cancel := context.WithTimeout(ctx, PendingLifetime)
+	ctx, stop := transport.WatchCancel(ctx)
+	defer stop()
+	// The client's question counts against the call's bound too: a client
+	// times out a call while its own question is on screen (the TypeScript
+	// SDK at 60 s), and then would never learn where the write waits. Past
+	// the bound the question goes on in Mattermost, and the call says so.
+	_, answerBy := callWindow(ctx)
+	askCtx, cancel := context.WithDeadline(ctx, answerBy)
 	defer cancel()
 	// One question at a time per session on this node: the person answers
 	// them in turn, and mcp-go routes answers to one call of a session.
@@ -72,10 +81,17 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 	}
 	if err != nil {
 		if ctx.Err() != nil {
+			if transport.CancelledByClient(ctx) {
+				return a.withdraw(ctx, c, rec)
+			}
 			// The client went away; the question still waits in Mattermost.
 			return a.outcome(rec), nil
 		}
-		a.opts.MM.Log().Info("The MCP client could not ask the person; the question waits in Mattermost", "user_id", c.UserID(), "error", err.Error())
+		if askCtx.Err() != nil {
+			a.opts.MM.Log().Info("The MCP client brought no answer within the call's bound; the question waits in Mattermost", "user_id", c.UserID())
+		} else {
+			a.opts.MM.Log().Info("The MCP client could not ask the person; the question waits in Mattermost", "user_id", c.UserID(), "error", err.Error())
+		}
 		if mode != ModeURL {
 			a.waitInMattermost(c, rec)
 		}
@@ -167,7 +183,9 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 		// The person went to the page; its answer decides.
 		return a.waitForAnswer(ctx, c, rec)
 	}
-	done, err := a.store.Accept(ctx, c, rec.ID, a.run)
+	// The person said yes: a cancellation of the call from now on ends only
+	// its answer, never the write half done.
+	done, err := a.store.Accept(context.WithoutCancel(ctx), c, rec.ID, a.run)
 	switch {
 	case err == nil:
 		a.settled(c, done)
@@ -180,6 +198,8 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 // progress tells a client that sent a progress token that the call waits
 // for the person. A client that cannot take the notification loses only it.
 func (a *Approvals) progress(ctx context.Context, started time.Time, id string) {
+	// Progress counts the seconds of the call out of the most it waits, and
+	// must grow with every notification: it is sent every progressEvery.
 	tok := catalogue.ProgressToken(ctx)
 	srv := server.ServerFromContext(ctx)
 	if tok == nil || srv == nil {
@@ -188,8 +208,9 @@ func (a *Approvals) progress(ctx context.Context, started time.Time, id string) 
 	err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
 		"progressToken": tok,
 		"progress":      int(time.Since(started).Seconds()),
-		"total":         int(confirmWait.Seconds()),
-		"message":       "Waiting for the person to accept or decline in Mattermost: " + a.PageURL(id),
+		"total":         int(maxCallWait.Seconds()),
+		"message": fmt.Sprintf("Waiting for the person to accept or decline in Mattermost: %s (at most %d s; then the call answers with the id for get_pending).",
+			a.PageURL(id), int(maxCallWait.Seconds())),
 	})
 	if err != nil {
 		a.opts.MM.Log().Debug("A progress notification was not delivered", "error", err.Error())

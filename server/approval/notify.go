@@ -19,7 +19,8 @@ import (
 // email). It says what is asked and links the confirmation page; it holds
 // nothing that answers (an interactive button can be pressed with a token,
 // so it could not tell the person from the agent). When the write is
-// answered, fails or expires, the same message is edited to say so.
+// answered, fails, expires or is withdrawn by the assistant, the same
+// message is edited to say so.
 
 const (
 	dmKeyPrefix = "pcdm_"
@@ -248,6 +249,9 @@ func (a *Approvals) settledText(rec Record) string {
 		return fmt.Sprintf("**Declined**: nothing was sent to %s.", place)
 	case StateFailed:
 		return fmt.Sprintf("**Failed** after you accepted: %s", markdownText(rec.Outcome))
+	case StateWithdrawn:
+		text, _ := outcomeText(rec.State, rec.Action, "", "")
+		return "**Withdrawn**: " + markdownText(strings.TrimPrefix(text, "Withdrawn: ")+" It can no longer be accepted.")
 	}
 	return fmt.Sprintf("This write to %s is %s.", place, rec.State)
 }

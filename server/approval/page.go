@@ -234,6 +234,13 @@ func outcomeText(state, action, place, outcome string) (text, reason string) {
 		}
 		return s + " in " + place + "."
 	}
+	if state == StateWithdrawn {
+		// The model's words are left out: the assistant took them back.
+		if action == posting.ActionPost {
+			return "Withdrawn: the AI assistant took this back before you answered; nothing was posted.", ""
+		}
+		return "Withdrawn: the AI assistant took this back before you answered; nothing was changed.", ""
+	}
 	if w, ok := posting.WordingOf(action); ok {
 		return changeOutcome(w, state, place, outcome)
 	}
@@ -525,7 +532,7 @@ button.accept,.button.primary{background:#1c58d9;border-color:#1c58d9;color:#fff
 .outcome h1{font-size:1.4rem;margin:0}
 .outcome p{margin:.6rem 0 0;overflow-wrap:anywhere}
 .outcome[data-state=posted]{border-left-color:#2a8a4a}
-.outcome[data-state=declined]{border-left-color:#8a8d93}
+.outcome[data-state=declined],.outcome[data-state=withdrawn]{border-left-color:#8a8d93}
 .outcome[data-state=failed]{border-left-color:#c43d3d}
 .outcome[data-state=executing]{border-left-color:#1c58d9}
 @media (max-width:32rem){
@@ -546,7 +553,7 @@ dl.facts dd{margin-bottom:.5rem}
 {{if .OutcomeReason}}<p class="reason">{{.OutcomeReason}}</p>{{end}}
 {{if .Permalink}}<p><a id="permalink" class="button primary" href="{{.Permalink}}" target="_top">Open the post in Mattermost</a></p>{{end}}
 </div>
-<p class="meta">{{if .AnsweredText}}You answered at {{.AnsweredText}}. {{end}}You can close this page.</p>
+<p class="meta">{{if .AnsweredText}}{{if eq .State "withdrawn"}}Withdrawn at{{else}}You answered at{{end}} {{.AnsweredText}}. {{end}}You can close this page.</p>
 {{else}}
 <p class="kicker">An AI assistant asks you to confirm</p>
 <h1 id="heading">{{if .HeadingLine}}{{range .HeadingLine}}{{if .AI}}<code class="by-ai" title="Written by the AI">{{.Text}}</code>{{else}}{{.Text}}{{end}}{{end}}{{else}}{{.Heading}}{{end}}</h1>

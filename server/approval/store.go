@@ -60,6 +60,9 @@ const (
 	StatePosted    = "posted"
 	StateDeclined  = "declined"
 	StateFailed    = "failed"
+	// StateWithdrawn is a write whose call the MCP client cancelled while
+	// it waited: nothing was sent and the person can no longer accept it.
+	StateWithdrawn = "withdrawn"
 )
 
 var (
@@ -89,7 +92,8 @@ type Record struct {
 	// dropped so the outcome can be worded.
 	Action    string    `json:"action,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
-	// AnsweredAt is when the person accepted or declined.
+	// AnsweredAt is when the person accepted or declined, or the client
+	// withdrew the write.
 	AnsweredAt time.Time `json:"answered_at,omitzero"`
 	// Destination is where the post goes, kept after the plan is dropped;
 	// Place is the same in the person's words.
@@ -459,6 +463,18 @@ func (s *Store) Accept(ctx context.Context, c *mattermost.Caller, id string, exe
 func (s *Store) Decline(userID, id string) (Record, error) {
 	return s.transition(userID, id, func(r *Record) {
 		r.State, r.Plan, r.Outcome, r.AnsweredAt = StateDeclined, nil, "The person declined; nothing was sent.", s.Now()
+	}, OutcomeLifetime)
+}
+
+// withdrawnOutcome is a withdrawn write's outcome, as get_pending reads it.
+const withdrawnOutcome = "The AI assistant withdrew it before the person answered; nothing was sent."
+
+// Withdraw takes back a pending write whose call the client cancelled: the
+// plan is dropped and, as after a decline, any later answer gets
+// ErrDecided.
+func (s *Store) Withdraw(userID, id string) (Record, error) {
+	return s.transition(userID, id, func(r *Record) {
+		r.State, r.Plan, r.Outcome, r.AnsweredAt = StateWithdrawn, nil, withdrawnOutcome, s.Now()
 	}, OutcomeLifetime)
 }
 

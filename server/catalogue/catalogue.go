@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -104,6 +105,7 @@ func Define[Args, Out any](t Tool, handle func(ctx context.Context, args Args) (
 	}
 	accepted := argumentNames(t.InputSchema)
 	t.Handler = func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		started := time.Now()
 		var args Args
 		if err := bindArguments(req, &args); err != nil {
 			return mcp.NewToolResultError(argumentError(t.Name, accepted, err)), nil
@@ -111,7 +113,7 @@ func Define[Args, Out any](t Tool, handle func(ctx context.Context, args Args) (
 		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
 			ctx = context.WithValue(ctx, progressKey{}, req.Params.Meta.ProgressToken)
 		}
-		ctx = context.WithValue(ctx, callKey{}, Call{Tool: t.Name, Arguments: argumentsDigest(req), RoundTrip: req.Params.MultiRoundTripParams})
+		ctx = context.WithValue(ctx, callKey{}, Call{Tool: t.Name, Arguments: argumentsDigest(req), RoundTrip: req.Params.MultiRoundTripParams, Started: started})
 		res, err := handle(ctx, args)
 		if r, ok := refusal.As(err); ok {
 			return mcp.NewToolResultError(r.Error()), nil
@@ -136,12 +138,14 @@ type progressKey struct{}
 type callKey struct{}
 
 // Call is what a handler may need of the request beyond its arguments: which
-// tool it is, a digest of the arguments exactly as sent, and the answers of
-// a multi-round-trip retry (empty on a first call).
+// tool it is, a digest of the arguments exactly as sent, the answers of a
+// multi-round-trip retry (empty on a first call), and when the call began
+// (a call that waits counts its bound from there).
 type Call struct {
 	Tool      string
 	Arguments string
 	RoundTrip mcp.MultiRoundTripParams
+	Started   time.Time
 }
 
 // CallOf is the tool call being handled.

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -167,12 +168,47 @@ func (r Registry) source(kind string) (Source, error) {
 	return src, nil
 }
 
+type slotWaitKey struct{}
+
+// WaitForSlotsUntil bounds how long the calls under ctx wait for one of the
+// process's slots: a call that must answer by then (one that waits for the
+// person) is refused as busy rather than held past it.
+func WaitForSlotsUntil(ctx context.Context, until time.Time) context.Context {
+	return context.WithValue(ctx, slotWaitKey{}, until)
+}
+
+// ErrSlotsBusy refuses a file the process could not start reading in the
+// time the call has: the files of other posts take every slot.
+var ErrSlotsBusy = refusal.New("The server is busy reading the files of other posts; nothing was stored or sent.",
+	"Call the tool again in a moment.")
+
 // hold runs fn while holding one of the process's slots.
 func (r Registry) hold(ctx context.Context, fn func() error) error {
+	if err := r.take(ctx); err != nil {
+		return err
+	}
+	defer func() { <-r.slots }()
+	return fn()
+}
+
+// take waits for a slot, a free one first even when the wait is over.
+func (r Registry) take(ctx context.Context) error {
 	select {
 	case r.slots <- struct{}{}:
-		defer func() { <-r.slots }()
-		return fn()
+		return nil
+	default:
+	}
+	var busy <-chan time.Time
+	if until, ok := ctx.Value(slotWaitKey{}).(time.Time); ok {
+		t := time.NewTimer(time.Until(until))
+		defer t.Stop()
+		busy = t.C
+	}
+	select {
+	case r.slots <- struct{}{}:
+		return nil
+	case <-busy:
+		return ErrSlotsBusy
 	case <-ctx.Done():
 		return ctx.Err()
 	}

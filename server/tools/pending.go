@@ -46,6 +46,10 @@ func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error) (re
 		return notDone("The person declined in Mattermost; nothing was sent.", out)
 	case rec.State == approval.StateFailed:
 		return notDone(rec.Outcome, out)
+	case rec.State == approval.StateExecuting:
+		return answer(fmt.Sprintf("The person accepted; it is being done now. Call get_pending with id %s to learn the outcome.", rec.ID), out)
+	case rec.State == approval.StateWithdrawn:
+		return notDone("The call that asked for this write was cancelled by the client, so the write was withdrawn: nothing was sent, and the person can no longer accept it. Call the tool again if the person still wants it.", out)
 	}
 	return answer(fmt.Sprintf("The write is waiting for the person to accept it in Mattermost at %s (it expires in %d minutes). Nothing is sent until they do. Call get_pending with id %s to learn the outcome.",
 		out.URL, int(approval.PendingLifetime.Minutes()), rec.ID), out)
@@ -107,7 +111,7 @@ type getPendingArgs struct {
 func getPending(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name: "get_pending", Title: "Check a post waiting for confirmation", Hints: readOnly, Effect: catalogue.ReadsOnly,
-		Description: "Tells what became of a write waiting for the person's answer: pending (with the page to answer it), done, declined or failed; without id, lists pending and recent ones (kept an hour).",
+		Description: "Tells what became of a write waiting for the person's answer: pending (with the page to answer it), done, declined, failed, or withdrawn (its call was cancelled); without id, lists pending and recent ones (kept an hour).",
 	}, d.getPending)
 }
 

@@ -65,7 +65,8 @@ type reactionArgs struct {
 // get_pending: what was done, or where the write stands.
 type WriteResult struct {
 	// State is posted (done), pending (waiting for the person in
-	// Mattermost), declined or failed.
+	// Mattermost), declined, failed or withdrawn (the client cancelled the
+	// call that asked).
 	State string `json:"state"`
 	// ID is the pending write's id, for get_pending; empty for a write done
 	// at once.

@@ -368,6 +368,15 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 				defer c.close()
 				ctx = context.WithValue(ctx, questionSlotKey{}, c)
 			}
+			// A call that waits can be cancelled from any node (cancel.go).
+			switch method {
+			case string(mcp.MethodNotificationCancelled):
+				t.cancelCall(userID, rec.ID, body)
+			case string(mcp.MethodToolsCall):
+				var release context.CancelFunc
+				ctx, release = t.cancellable(ctx, userID, rec.ID, body)
+				defer release()
+			}
 		}
 	}
 

@@ -63,6 +63,11 @@ func (r rawKV) CompareAndSet(key string, old, value []byte, _ time.Duration) (bo
 	if cur, ok := r.data[key]; !bytes.Equal(cur, old) || (old == nil && ok) {
 		return false, nil
 	}
+	if value == nil {
+		// As in the plugin KV store: setting nil deletes the key.
+		delete(r.data, key)
+		return true, nil
+	}
 	r.data[key] = value
 	return true, nil
 }

@@ -1,7 +1,8 @@
 // Fetch wrappers for the plugin's confirmation API.
 import {API_BASE} from './manifest';
 
-export type ConfirmationState = 'pending' | 'executing' | 'posted' | 'declined' | 'failed';
+// withdrawn: the AI assistant's client cancelled the call that asked.
+export type ConfirmationState = 'pending' | 'executing' | 'posted' | 'declined' | 'failed' | 'withdrawn';
 
 export interface ConfirmationFile {
     index: number;

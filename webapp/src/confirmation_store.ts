@@ -130,7 +130,13 @@ export class ConfirmationStore {
             this.queue = this.queue.filter((q) => q.id !== id);
             const modal = this.snapshot.modal;
             if (modal?.id === id && !modal.answeredHere) {
-                this.close();
+                if (msg.data?.state === 'withdrawn') {
+                    // The person may be reading it: say that the assistant took it
+                    // back rather than make it vanish.
+                    this.open(id, modal.title);
+                } else {
+                    this.close();
+                }
             }
         }
         this.refreshIfWatched();

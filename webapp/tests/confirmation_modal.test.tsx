@@ -240,6 +240,15 @@ describe('ConfirmationModal', () => {
         expect(screen.getByRole('button', {name: 'Close'})).toBeTruthy();
     });
 
+    it('says that the assistant withdrew a write and offers no Accept, even from a server that does not word it', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({state: 'withdrawn', outcome_text: ''})}});
+        openModal();
+
+        expect((await screen.findByRole('status')).textContent).toBe('Withdrawn: the AI assistant took this back before you answered; nothing was posted.');
+        expect(screen.queryByRole('button', {name: 'Accept'})).toBeNull();
+        expect(screen.getByRole('button', {name: 'Close'})).toBeTruthy();
+    });
+
     it('says in a sentence that the post failed, and why', async () => {
         fakeServer({
             [`GET ${BASE}/${ID}`]: {body: detail()},

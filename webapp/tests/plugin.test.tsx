@@ -87,6 +87,20 @@ describe('Plugin', () => {
         expect(screen.queryByRole('dialog')).toBeNull();
     });
 
+    it('keeps the modal open saying the assistant withdrew it when the write it shows is withdrawn', async () => {
+        let withdrawn = false;
+        fakeServer({[`GET ${BASE}/${ID}`]: () => ({body: withdrawn ? detail({state: 'withdrawn', outcome_text: ''}) : detail()})});
+        const {emit} = start();
+        emit(PENDING, pendingEvent({confirmations: [{id: ID, title: 't'}]}));
+        await screen.findByRole('button', {name: 'Accept'});
+
+        withdrawn = true;
+        emit(ANSWERED, answeredEvent(ID, 'withdrawn'));
+
+        expect((await screen.findByRole('status')).textContent).toContain('Withdrawn: the AI assistant took this back');
+        expect(screen.queryByRole('button', {name: 'Accept'})).toBeNull();
+    });
+
     it('keeps the outcome on screen when the answered event is for the answer given in this tab', async () => {
         fakeServer({
             [`GET ${BASE}/${ID}`]: {body: detail()},

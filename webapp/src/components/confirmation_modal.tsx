@@ -388,6 +388,7 @@ const FALLBACK_OUTCOMES: Record<string, string> = {
     declined: 'Declined: nothing was posted.',
     failed: 'Failed: nothing was posted.',
     executing: 'Accepted: it is being posted now.',
+    withdrawn: 'Withdrawn: the AI assistant took this back before you answered; nothing was posted.',
 };
 
 function Outcome({detail, store}: {detail: ConfirmationDetail; store: ConfirmationStore}) {
@@ -413,6 +414,7 @@ function Outcome({detail, store}: {detail: ConfirmationDetail; store: Confirmati
         return <p role='status' style={errorStyle}>{reason ? `${text} ${reason}` : text}</p>;
     }
     case 'declined':
+    case 'withdrawn':
     case 'executing':
         return <p role='status' style={sectionStyle}>{text}</p>;
     default:

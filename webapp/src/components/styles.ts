@@ -43,4 +43,5 @@ export const STATE_LABELS: Record<string, string> = {
     posted: 'Posted',
     declined: 'Declined',
     failed: 'Failed',
+    withdrawn: 'Withdrawn',
 };
