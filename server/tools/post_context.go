@@ -297,7 +297,7 @@ func (w *postWriter) contextOf(p *model.Post) PostContext {
 func contextHeader(v PostView) string {
 	var b strings.Builder
 	if v.RootID == "" && v.ReplyCount > 0 {
-		fmt.Fprintf(&b, ", %d replies", v.ReplyCount)
+		b.WriteString(", " + several(int(v.ReplyCount), "reply", "replies"))
 		if v.LastReplyAt != "" {
 			fmt.Fprintf(&b, " (latest %s)", v.LastReplyAt)
 		}
@@ -320,14 +320,14 @@ func contextLines(b *strings.Builder, v PostContext) {
 			who := strings.Join(r.Users, ", ")
 			switch {
 			case r.Others > 0 && who != "":
-				who += fmt.Sprintf(" and %d others", r.Others)
+				who += " and " + several(r.Others, "other", "others")
 			case r.Others > 0:
-				who = fmt.Sprintf("%d people", r.Others)
+				who = several(r.Others, "person", "people")
 			}
 			parts = append(parts, fmt.Sprintf(":%s: %d (%s)", r.Emoji, r.Count, who))
 		}
 		if v.MoreEmoji > 0 {
-			parts = append(parts, fmt.Sprintf("and %d more emoji (%d reactions)", v.MoreEmoji, v.MoreReactions))
+			parts = append(parts, fmt.Sprintf("and %d more emoji (%s)", v.MoreEmoji, several(v.MoreReactions, "reaction", "reactions")))
 		}
 		b.WriteString("  reactions: " + strings.Join(parts, "; ") + "\n")
 	}
@@ -354,6 +354,14 @@ func contextLines(b *strings.Builder, v PostContext) {
 			fmt.Fprintf(b, "    > files: %s%s\n", strings.Join(files, ", "), more)
 		}
 	}
+}
+
+// several is a count and its noun.
+func several(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // Values of read_channel's and read_unread's replies argument.
@@ -391,7 +399,7 @@ func collapsedNote(b *strings.Builder, collapsed, chosen bool, skipped int) {
 	}
 	fmt.Fprintf(b, " Thread roots only, %s", why)
 	if skipped > 0 {
-		fmt.Fprintf(b, "; %d replies among them are left out", skipped)
+		fmt.Fprintf(b, "; %s among them %s left out", several(skipped, "reply", "replies"), map[bool]string{true: "is", false: "are"}[skipped == 1])
 	}
 	b.WriteString(": read a thread with read_thread(post=<root id>), or every post in order with replies=\"inline\".")
 }
