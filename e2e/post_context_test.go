@@ -426,3 +426,55 @@ func TestAPermalinkToAReadablePostComesQuotedAndOneToAnUnreadablePostAddsNothing
 		t.Errorf("search_posts: %s", text(res))
 	}
 }
+
+func TestReadUnreadListsTheUnreadThreadRootsWithTheirRepliesCollapsedAndEveryPostInline(t *testing.T) {
+	alice, bob := mm.Users[0], mm.Users[1]
+	ch := createChannel(t, bob, uniq(t, "crtu-"), "Unread threads", model.ChannelTypeOpen)
+	join(t, alice, ch.Id)
+	// Mattermost writes the join post in the background: it should lie
+	// before alice's read point.
+	eventually(t, "alice's join post is written", func() bool {
+		list, _, err := mm.Client(bob).GetPostsForChannel(context.Background(), ch.Id, 0, 50, "", false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range list.Posts {
+			if p.Type == model.PostTypeJoinChannel && p.UserId == alice.ID {
+				return true
+			}
+		}
+		return false
+	})
+	// Mattermost sets the read point to the channel's last post.
+	createPost(t, bob, ch.Id, "Already read", "")
+	viewChannel(t, alice, ch.Id)
+	eventually(t, "alice's read point is set", func() bool {
+		viewed, _ := readPoint(t, alice, ch.Id)
+		return viewed > 0
+	})
+	root := createPost(t, bob, ch.Id, "Release notes draft is up", "")
+	createPost(t, bob, ch.Id, "Added the API changes", root.Id)
+	createPost(t, bob, ch.Id, "And the migration steps", root.Id)
+	other := createPost(t, bob, ch.Id, "Retro tomorrow", "")
+	_, unread := readPoint(t, alice, ch.Id)
+
+	c := connect(t, mm.URL, alice.Token)
+	for mode, want := range map[string]int64{"collapsed": unread.MsgCountRoot, "inline": unread.MsgCount} {
+		res := call(t, c, "read_unread", map[string]any{"channel": ch.Id, "replies": mode})
+		if res.IsError {
+			t.Fatalf("read_unread %s: %s", mode, text(res))
+		}
+		var page tools.UnreadPage
+		structuredAs(t, res, &page)
+		// Mattermost counts root posts and all posts after the read point.
+		if int64(len(page.Posts)) != want {
+			t.Errorf("%s: %d posts, Mattermost counts %d unread:\n%s", mode, len(page.Posts), want, text(res))
+		}
+		if mode == "collapsed" {
+			if page.Posts[0].ID != other.Id || page.Posts[1].ID != root.Id || page.Posts[1].ReplyCount != 2 ||
+				!strings.Contains(text(res), "2 replies among them are left out") {
+				t.Errorf("collapsed: %+v\n%s", postIDsOf(page.Posts), text(res))
+			}
+		}
+	}
+}
