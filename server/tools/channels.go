@@ -381,7 +381,7 @@ func getChannel(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:        "get_channel",
 		Title:       "Find a Mattermost channel",
-		Description: "Finds one channel you can read by what a person would call it (case, spaces and dashes do not matter) and describes it; lists the candidates when several or none match.",
+		Description: "Finds one channel you can read by what a person calls it (case, spaces, dashes aside) and describes it; lists candidates when several or none match.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly,
 	}, d.getChannel)
 }

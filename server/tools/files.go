@@ -120,7 +120,7 @@ func fileTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name:        "read_file",
 			Title:       "Read an attachment",
-			Description: "Reads an attachment as content you can use: text in numbered windows (page with offset/limit as each header says), Office files and PDFs as text (a small PDF also as itself), archives as listings, images upright and at most 1568 px, small audio and video as themselves; others are described.",
+			Description: "Reads an attachment as content: text in numbered windows (page as each header says), Office files and PDFs as text (a small PDF also as itself), archives as listings, images upright, at most 1568 px, small audio and video as themselves; others described.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
 		}, d.readFile),

@@ -38,7 +38,7 @@ func getMe(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:        "get_me",
 		Title:       "Who am I in Mattermost",
-		Description: "Tells who you are signed in as, your roles and teams, and whether this server allows changes to Mattermost and who confirms them. Call it first to learn your teams.",
+		Description: "Tells who you are signed in as, your roles and teams, whether changes to Mattermost are allowed and who confirms them. Call it first.",
 		Hints:       catalogue.Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
 		Effect:      catalogue.ReadsOnly,
 	}, d.getMe)

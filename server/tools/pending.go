@@ -111,7 +111,7 @@ type getPendingArgs struct {
 func getPending(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name: "get_pending", Title: "Check a post waiting for confirmation", Hints: readOnly, Effect: catalogue.ReadsOnly,
-		Description: "Tells what became of a write waiting for the person's answer: pending (with the page to answer it), done, declined, failed, or withdrawn (its call was cancelled); without id, lists pending and recent ones (kept an hour).",
+		Description: "Tells what became of a write waiting for the person: pending (with its page), done, declined, failed or withdrawn (call cancelled); without id, lists pending and recent ones (kept an hour).",
 	}, d.getPending)
 }
 

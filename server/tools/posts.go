@@ -59,6 +59,8 @@ type PostView struct {
 	Hidden string `json:"hidden_characters,omitempty"`
 	// Content is what the post holds besides its message (post_content.go).
 	postcontent.Content
+	// PostContext is what Mattermost shows around it (post_context.go).
+	PostContext
 }
 
 // PostPage is the structured answer of the post tools.
@@ -79,6 +81,7 @@ type postWriter struct {
 	teams   map[string]string // channel id -> team name ("" for DMs)
 	chans   map[string]string // channel id -> ~name or display name
 	content contentFacts
+	ctx     pageContext
 }
 
 func newPostWriter(c *mattermost.Caller, posts []*model.Post) (*postWriter, error) {
@@ -95,7 +98,10 @@ func newPostWriter(c *mattermost.Caller, posts []*model.Post) (*postWriter, erro
 		return nil, err
 	}
 	w := &postWriter{c: c, site: c.SiteURL(), authors: authors, teams: map[string]string{}, chans: map[string]string{}}
-	return w, w.lookContent(posts)
+	if err := w.lookContent(posts); err != nil {
+		return nil, err
+	}
+	return w, w.loadContext(posts)
 }
 
 func (w *postWriter) teamName(channelID string) (string, error) {
@@ -139,11 +145,12 @@ func (w *postWriter) view(p *model.Post) (PostView, error) {
 	}
 	v := PostView{
 		ID: p.Id, ChannelID: p.ChannelId, ChannelName: w.chans[p.ChannelId], Author: author, AuthorID: p.UserId, Time: rfc3339(p.CreateAt),
-		RootID: p.RootId, ReplyCount: p.ReplyCount, Type: p.Type, Attachments: []present.FileRef{},
+		RootID: p.RootId, ReplyCount: w.replyCount(p), Type: p.Type, Attachments: []present.FileRef{},
 		Permalink: present.Permalink(w.site, team, p.Id),
 	}
 	v.Message, v.MessageCut, v.Hidden = messageOf(p.Message)
 	w.addContent(&v, p)
+	v.PostContext = w.contextOf(p)
 	for _, f := range files {
 		v.Attachments = append(v.Attachments, present.RefOf(f))
 	}
@@ -164,12 +171,10 @@ func messageOf(msg string) (text string, cut bool, note string) {
 // text is a post as the model reads it.
 func postText(b *strings.Builder, v PostView) {
 	fmt.Fprintf(b, "\n[%s] %s in %s (post %s", v.Time, present.Name(v.Author), present.Name(v.ChannelName), v.ID)
-	switch {
-	case v.RootID != "":
+	if v.RootID != "" {
 		fmt.Fprintf(b, ", reply in thread %s", v.RootID)
-	case v.ReplyCount > 0:
-		fmt.Fprintf(b, ", %d replies: read_thread(post=%q)", v.ReplyCount, v.ID)
 	}
+	b.WriteString(contextHeader(v))
 	b.WriteString(postKind(v) + "):\n")
 	if v.Message != "" {
 		for _, line := range strings.Split(v.Message, "\n") {
@@ -188,6 +193,7 @@ func postText(b *strings.Builder, v PostView) {
 	for _, f := range v.Attachments {
 		b.WriteString("  " + present.FileLine(f) + "\n")
 	}
+	contextLines(b, v.PostContext)
 	fmt.Fprintf(b, "  link: %s\n", v.Permalink)
 }
 
@@ -213,6 +219,7 @@ type readChannelArgs struct {
 	Since   string `json:"since,omitempty" jsonschema:"Only posts at or after: RFC 3339 or a date (midnight UTC)."`
 	Before  string `json:"before,omitempty" jsonschema:"Only posts before: RFC 3339 or a date (midnight UTC)."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
+	Replies string `json:"replies,omitempty" jsonschema:"collapsed: thread roots with reply counts; inline: every post. Default: your setting."`
 	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
@@ -248,7 +255,11 @@ func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
-	walk, err := walkChannel(c, view.ch.Id, from, since, before, limit)
+	collapsed, chosen, err := repliesMode(c, args.Replies)
+	if err != nil {
+		return res, err
+	}
+	walk, err := walkChannel(c, view.ch.Id, from, since, before, limit, collapsed)
 	if err != nil {
 		return res, err
 	}
@@ -272,12 +283,13 @@ func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalo
 		fmt.Fprintf(&b, "Channel %s: %d posts%s, newest first, from %s back to %s.",
 			view.shown(), len(page.Posts), rng, page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
 	}
+	collapsedNote(&b, collapsed, chosen, walk.skippedReplies)
 	more, done := "Older posts", "This is the start of the channel: there are no older posts."
 	if since != 0 {
 		done = "These are all the posts in the range asked."
 	}
 	if page.NextCursor != "" && walk.scannedOut && len(page.Posts) == 0 {
-		more = fmt.Sprintf("Walked back %d posts without reaching the before time yet. Continue with", maxScanBatches*fetchBatch)
+		more = fmt.Sprintf("Walked back %d posts without finding one to show yet. Continue with", maxScanBatches*fetchBatch)
 	}
 	pc.writePosts(&b, page, more, done)
 	return answer(b.String(), page)
@@ -290,8 +302,10 @@ type channelWalk struct {
 	pos      string
 	complete bool
 	// scannedOut is a walk that stopped at maxScanBatches before filling
-	// the page (posts newer than before were skipped).
+	// the page (posts newer than before, or replies, were skipped).
 	scannedOut bool
+	// skippedReplies counts the replies a collapsed walk passed over.
+	skippedReplies int
 }
 
 // channelPage is the page a channel walk shows, with the channel's facts
@@ -313,8 +327,9 @@ func (pc pageCursor) channelPage(c *mattermost.Caller, view chanView, walk chann
 
 // walkChannel reads a channel's posts back from the post at from (the
 // newest when empty), skipping those at or after before and stopping at
-// since, until limit posts are shown.
-func walkChannel(c *mattermost.Caller, chID, from string, since, before int64, limit int) (channelWalk, error) {
+// since, until limit posts are shown; collapsed shows thread roots only
+// (the cursor position still moves past the replies).
+func walkChannel(c *mattermost.Caller, chID, from string, since, before int64, limit int, collapsed bool) (channelWalk, error) {
 	w := channelWalk{pos: from}
 	for batches := 0; ; batches++ {
 		if batches == maxScanBatches {
@@ -338,16 +353,14 @@ func walkChannel(c *mattermost.Caller, chID, from string, since, before int64, l
 				w.complete = true
 				return w, nil
 			}
-			w.shown = append(w.shown, p)
 			w.pos = p.Id
+			if collapsed && p.RootId != "" {
+				w.skippedReplies++
+				continue
+			}
+			w.shown = append(w.shown, p)
 			if len(w.shown) == limit {
-				rest := batch[i+1:]
-				switch {
-				case len(rest) > 0 && since != 0 && rest[0].CreateAt < since:
-					w.complete = true
-				case len(rest) == 0 && len(batch) < fetchBatch:
-					w.complete = true
-				}
+				w.complete = nothingFollows(batch[i+1:], since, collapsed, len(batch) < fetchBatch)
 				return w, nil
 			}
 		}
@@ -356,6 +369,22 @@ func walkChannel(c *mattermost.Caller, chID, from string, since, before int64, l
 			return w, nil
 		}
 	}
+}
+
+// nothingFollows reports whether a walk that filled its page has nothing
+// left to show: the rest of the batch reaches since, or the end of the
+// channel (last), with only posts it would not show (replies, when
+// collapsed) before that.
+func nothingFollows(rest []*model.Post, since int64, collapsed, last bool) bool {
+	for _, p := range rest {
+		switch {
+		case since != 0 && p.CreateAt < since:
+			return true
+		case !collapsed || p.RootId == "":
+			return false
+		}
+	}
+	return last
 }
 
 func rangeText(since, before int64) string {

@@ -112,6 +112,7 @@ type readUnreadArgs struct {
 	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
 	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
+	Replies string `json:"replies,omitempty" jsonschema:"collapsed or inline, as read_channel."`
 	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
 }
 
@@ -154,7 +155,11 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 	}
 	// Mattermost counts as unread the posts made after LastViewedAt.
 	since := view.member.LastViewedAt + 1
-	walk, err := walkChannel(c, view.ch.Id, from, since, 0, limit)
+	collapsed, chosen, err := repliesMode(c, args.Replies)
+	if err != nil {
+		return res, err
+	}
+	walk, err := walkChannel(c, view.ch.Id, from, since, 0, limit, collapsed)
 	if err != nil {
 		return res, err
 	}
@@ -179,6 +184,7 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 		fmt.Fprintf(&b, "%d unread posts, newest first, from %s back to %s. Nothing was marked read.",
 			len(page.Posts), page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
 	}
+	collapsedNote(&b, collapsed, chosen, walk.skippedReplies)
 	pc.writePosts(&b, page, "Older unread posts", "These reach your read point: there are no older unread posts.")
 	return answer(b.String(), out)
 }

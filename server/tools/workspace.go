@@ -118,7 +118,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name:        "files_presign",
 			Title:       "Presign a workspace URL",
-			Description: "A short-lived URL without credentials for a sandbox or script: download GETs a workspace file (5 minutes), upload takes one PUT into your workspace (15 minutes). To attach bytes to a post, use request_upload.",
+			Description: "A short-lived URL without credentials for a sandbox or script: download GETs a workspace file (5 min), upload takes one PUT into your workspace (15 min). To attach bytes to a post, use request_upload.",
 			Hints:       workspaceSlot,
 			Effect:      catalogue.ChangesOwnWorkspace,
 		}, d.filesPresign),

@@ -27,9 +27,9 @@ var (
 
 // confirmationNote is the part of every write tool's description that says
 // who confirms, as built.
-const confirmationNote = " The person is asked first; if they decline, do not retry unless they ask."
+const confirmationNote = " The person confirms first; if they decline, retry only if they ask."
 
-const filesNote = " files: up to 10, each one of {name, content}, {file_id}, {workspace_file} or {handle}; a file that changes before the post is sent is refused."
+const filesNote = " files: up to 10, each {name, content}, {file_id}, {workspace_file} or {handle}; a file changed before sending is refused."
 
 type createPostArgs struct {
 	Channel string          `json:"channel" jsonschema:"Id (best), ~name, display name or link."`
@@ -96,7 +96,7 @@ func writeTools(d Deps) []catalogue.Tool {
 	tools := []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
 			Name: "create_post", Title: "Post in a channel", Hints: postHints, Effect: catalogue.ChangesMattermost,
-			Description: "Posts a message as the person in a channel, or in a thread with root_id, marked as written by an AI on their behalf." + filesNote + confirmationNote,
+			Description: "Posts as the person in a channel, or a thread with root_id, marked as written by an AI for them." + filesNote + confirmationNote,
 		}, d.createPost),
 		catalogue.Define(catalogue.Tool{
 			Name: "dm", Title: "Send a direct message", Hints: postHints, Effect: catalogue.ChangesMattermost,
