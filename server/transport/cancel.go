@@ -26,9 +26,10 @@ import (
 
 const (
 	cancelPrefix = "mcpcancel_"
-	// cancelLifetime outlives every call that registers: a call waits at
-	// most ten minutes, for the client's own question.
-	cancelLifetime = 15 * time.Minute
+	// cancelLifetime outlives every call that registers: a call that waits
+	// for the person answers within 20 seconds of its start (approval's
+	// maxCallWait), and a mark left by a node that stopped goes soon after.
+	cancelLifetime = 2 * time.Minute
 	// cancelPoll is how often a waiting call reads its mark: as often as it
 	// reads its pending write again.
 	cancelPoll = 300 * time.Millisecond
