@@ -62,7 +62,7 @@ unit-test:
 	$(GO) test -count=1 ./server/... ./build/...
 
 webapp-test: webapp/node_modules/.package-lock.json
-	cd webapp && npm test
+	cd webapp && npm run lint && npm test
 
 ## e2e-test: builds the bundle, then starts PostgreSQL and Mattermost (11.4, or MM_VERSION) and drives the plugin over MCP
 # MM_VERSION chooses the Mattermost the harness builds and runs: 11.4 from

@@ -4,6 +4,17 @@ import {API_BASE} from './manifest';
 // withdrawn: the AI assistant's client cancelled the call that asked.
 export type ConfirmationState = 'pending' | 'executing' | 'posted' | 'declined' | 'failed' | 'withdrawn';
 
+// Each state in a word, for the sidebar's list and for an outcome the server
+// did not word.
+export const STATE_WORDS: Record<ConfirmationState, string> = {
+    pending: 'Waiting for you',
+    executing: 'Being posted',
+    posted: 'Posted',
+    declined: 'Declined',
+    failed: 'Failed',
+    withdrawn: 'Withdrawn',
+};
+
 export interface ConfirmationFile {
     index: number;
     name: string;
@@ -12,6 +23,7 @@ export interface ConfirmationFile {
     type: string;
     mismatch: string;
     origin: string;
+
     // The origin as a sentence ("Written by the AI"); origin_url is the post an
     // attachment was copied from.
     origin_text?: string;
@@ -28,25 +40,32 @@ export interface ConfirmationDetail {
     created_at: string;
     expires_at: string;
     destination: string;
+
     // The write in the person's words ("Post in Harbour ops, CEO Team"), where it
     // goes in their words, and in full without ids. An answered record has none.
     heading?: string;
+
     // The heading in spans: ai marks a value the model chose (an emoji, a new
     // channel's name), which the modal shows apart, as the model's.
     heading_line?: HeadingSpan[];
     place?: string;
     where?: string;
+
     // The note the post carries under it.
     attribution?: string;
+
     // The person's time zone from their Mattermost profile (IANA name).
     time_zone?: string;
+
     // What happened, in a sentence, and why a write failed.
     outcome_text?: string;
     outcome_reason?: string;
+
     // '' for a post; 'edit', 'react' or 'unreact' for the other writes.
     action?: string;
     emoji?: string;
     message: string;
+
     // The message an edit replaces, or the post a reaction is on.
     previous?: string;
     notes: string[];
@@ -54,6 +73,7 @@ export interface ConfirmationDetail {
     outcome: string;
     permalink: string;
     page_url: string;
+
     // For the changes beyond posts, edits and reactions (delete, pin, channels,
     // members, status), worded by the server: the sentence under the heading,
     // what changes line by line (ai: written by the model), the caption of the

@@ -10,16 +10,19 @@ export interface PendingConfirmation {
 
 export interface ModalError {
     message: string;
+
     // The server no longer has it for this person (404): retrying cannot help.
     gone: boolean;
 }
 
 export interface ModalState {
     id: string;
+
     // From the websocket event, shown until the detail arrives.
     title: string;
     detail: ConfirmationDetail | null;
     busy: 'loading' | Answer | null;
+
     // This tab sent the answer, so the answered event that follows must not close it.
     answeredHere: boolean;
     error: ModalError | null;
@@ -97,6 +100,7 @@ type Listener = () => void;
 export class ConfirmationStore {
     private snapshot: Snapshot = INITIAL;
     private readonly listeners = new Set<Listener>();
+
     // Confirmations announced while the modal showed another one. Switching what the
     // open dialog shows under the person's pointer could get the wrong post accepted.
     private queue: PendingConfirmation[] = [];
@@ -181,7 +185,9 @@ export class ConfirmationStore {
     // someone can see it.
     watchList = (): (() => void) => {
         this.listWatchers++;
-        void this.refreshList();
+
+        // Not awaited: refreshList catches its own errors into the list state.
+        this.refreshList();
         return () => {
             this.listWatchers--;
         };
@@ -213,7 +219,7 @@ export class ConfirmationStore {
 
     private refreshIfWatched(): void {
         if (this.listWatchers > 0) {
-            void this.refreshList();
+            this.refreshList();
         }
     }
 

@@ -51,8 +51,10 @@ declare global {
     interface Window {
         registerPlugin(id: string, plugin: MattermostPlugin): void;
         PostUtils?: PostUtils;
+
         // The host's router history, for in-app navigation without a reload.
         WebappUtils?: {browserHistory?: {push(path: string): void}};
+
         // Path prefix when Mattermost is served under a subpath, e.g. "/chat".
         basename?: string;
     }

@@ -1,7 +1,7 @@
 import React from 'react';
 
-import {ConfirmationStore} from './confirmation_store';
 import {createModalRoot, createSidebar, HeaderIcon} from './components/root';
+import {ConfirmationStore} from './confirmation_store';
 import {CONFIRMATION_ANSWERED_EVENT, PENDING_CONFIRMATION_EVENT} from './manifest';
 import type {MattermostPlugin, PluginRegistry, Store} from './mattermost';
 

@@ -1,8 +1,8 @@
 import {afterEach, describe, expect, it, vi} from 'vitest';
 
-import {answerConfirmation, ApiError, csrfToken, getConfirmation, listConfirmations, sitePath} from '../src/api';
-
 import {BASE, detail, fakeServer, ID} from './fake_server';
+
+import {answerConfirmation, ApiError, csrfToken, getConfirmation, listConfirmations, sitePath} from '../src/api';
 
 afterEach(() => {
     vi.unstubAllGlobals();

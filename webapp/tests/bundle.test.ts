@@ -57,6 +57,7 @@ describe('the built bundle', () => {
         expect(code).not.toMatch(/\brequire\(/);
         expect(code).not.toMatch(/^\s*import\b/m);
         expect(code.length).toBeLessThan(20_000);
+
         // No JSX debug info: that would carry this machine's paths.
         expect(code).not.toContain(root);
         expect(code).not.toContain('__source');
@@ -81,11 +82,13 @@ describe('the built bundle', () => {
     }, 60_000);
 
     it('registers mcp-server through window.registerPlugin using the host\'s React', () => {
-        const registered: Array<{id: string; plugin: any}> = [];
+        type Registered = {initialize(registry: unknown, store: unknown): void; uninitialize(): void};
+        const registered: Array<{id: string; plugin: Registered}> = [];
         const fetched: string[] = [];
         const sandbox: Record<string, unknown> = {
             React,
-            registerPlugin: (id: string, plugin: unknown) => registered.push({id, plugin}),
+            registerPlugin: (id: string, plugin: Registered) => registered.push({id, plugin}),
+
             // Never answers, so the modal stays in its loading state.
             fetch: (url: string) => {
                 fetched.push(url);
@@ -100,13 +103,14 @@ describe('the built bundle', () => {
         expect(typeof plugin.initialize).toBe('function');
         expect(typeof plugin.uninitialize).toBe('function');
 
-        const handlers = new Map<string, (msg: unknown) => void>();
+        type Handler = (msg: unknown) => void;
+        const handlers = new Map<string, Handler>();
         const roots: React.ComponentType[] = [];
         const sidebars: React.ComponentType[] = [];
         const dispatched: unknown[] = [];
         let headerAction: () => void = () => undefined;
         plugin.initialize({
-            registerWebSocketEventHandler: (event: string, h: (msg: unknown) => void) => handlers.set(event, h),
+            registerWebSocketEventHandler: (event: string, h: Handler) => handlers.set(event, h),
             registerRootComponent: (c: React.ComponentType) => roots.push(c),
             registerRightHandSidebarComponent: (c: React.ComponentType) => {
                 sidebars.push(c);

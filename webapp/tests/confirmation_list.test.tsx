@@ -2,10 +2,10 @@ import {act, cleanup, fireEvent, render, screen, within} from '@testing-library/
 import React from 'react';
 import {afterEach, describe, expect, it, vi} from 'vitest';
 
-import {Plugin} from '../src/plugin';
-
 import {answeredEvent, fakeRegistry, fakeStore, pendingEvent} from './fake_registry';
 import {BASE, detail, fakeServer, ID} from './fake_server';
+
+import {Plugin} from '../src/plugin';
 
 const OTHER = 'fedcba9876543210fedcba9876543210';
 

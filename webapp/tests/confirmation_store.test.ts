@@ -1,9 +1,9 @@
 import {afterEach, describe, expect, it, vi} from 'vitest';
 
-import {ConfirmationStore, parsePendingConfirmations} from '../src/confirmation_store';
-
 import {pendingEvent} from './fake_registry';
 import {BASE, deferred, detail, fakeServer, ID} from './fake_server';
+
+import {ConfirmationStore, parsePendingConfirmations} from '../src/confirmation_store';
 
 const OTHER = 'fedcba9876543210fedcba9876543210';
 

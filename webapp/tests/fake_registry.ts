@@ -5,8 +5,10 @@ import type {PluginRegistry, Store, WebSocketMessage} from '../src/mattermost';
 
 // Stands in for the registry Mattermost hands to Plugin.initialize and keeps what
 // the plugin registered, so tests can drive it as Mattermost would.
+type Handler = (msg: WebSocketMessage) => void;
+
 export function fakeRegistry() {
-    const handlers = new Map<string, (msg: WebSocketMessage) => void>();
+    const handlers = new Map<string, Handler>();
     const roots: React.ComponentType[] = [];
     const sidebars: Array<{component: React.ComponentType; title: React.ReactNode}> = [];
     const headerButtons: Array<{icon: React.ReactNode; action: () => void; dropdownText: React.ReactNode; tooltipText?: React.ReactNode}> = [];
@@ -17,7 +19,7 @@ export function fakeRegistry() {
         toggleRHSPlugin: {type: 'TOGGLE_RHS_PLUGIN', pluggableId: 'rhs-1'},
     };
     const registry = {
-        registerWebSocketEventHandler: vi.fn((event: string, handler: (msg: WebSocketMessage) => void) => {
+        registerWebSocketEventHandler: vi.fn((event: string, handler: Handler) => {
             handlers.set(event, handler);
         }),
         registerRootComponent: vi.fn((component: React.ComponentType) => {

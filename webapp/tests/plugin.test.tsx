@@ -2,10 +2,10 @@ import {act, cleanup, fireEvent, render, screen, waitFor} from '@testing-library
 import React from 'react';
 import {afterEach, describe, expect, it, vi} from 'vitest';
 
-import {Plugin} from '../src/plugin';
-
 import {answeredEvent, fakeRegistry, fakeStore, pendingEvent} from './fake_registry';
 import {BASE, detail, fakeServer, ID} from './fake_server';
+
+import {Plugin} from '../src/plugin';
 
 const OTHER = 'fedcba9876543210fedcba9876543210';
 const PENDING = 'custom_mcp-server_pending_confirmation';
@@ -89,7 +89,7 @@ describe('Plugin', () => {
 
     it('keeps the modal open saying the assistant withdrew it when the write it shows is withdrawn', async () => {
         let withdrawn = false;
-        fakeServer({[`GET ${BASE}/${ID}`]: () => ({body: withdrawn ? detail({state: 'withdrawn', outcome_text: ''}) : detail()})});
+        fakeServer({[`GET ${BASE}/${ID}`]: () => ({body: withdrawn ? detail({state: 'withdrawn', outcome_text: 'Withdrawn: the AI assistant took this back before you answered; nothing was posted.'}) : detail()})});
         const {emit} = start();
         emit(PENDING, pendingEvent({confirmations: [{id: ID, title: 't'}]}));
         await screen.findByRole('button', {name: 'Accept'});
@@ -104,7 +104,7 @@ describe('Plugin', () => {
     it('keeps the outcome on screen when the answered event is for the answer given in this tab', async () => {
         fakeServer({
             [`GET ${BASE}/${ID}`]: {body: detail()},
-            [`POST ${BASE}/${ID}/decline`]: {body: detail({state: 'declined'})},
+            [`POST ${BASE}/${ID}/decline`]: {body: detail({state: 'declined', outcome_text: 'Declined: nothing was posted.'})},
         });
         const {emit} = start();
         emit(PENDING, pendingEvent({confirmations: [{id: ID, title: 't'}]}));

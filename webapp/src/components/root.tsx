@@ -1,9 +1,9 @@
 import React from 'react';
 
-import type {ConfirmationStore} from '../confirmation_store';
-
 import {ConfirmationList} from './confirmation_list';
 import {ConfirmationModal} from './confirmation_modal';
+
+import type {ConfirmationStore} from '../confirmation_store';
 
 // Mattermost renders registered components without the props this plugin needs,
 // so each is bound to the plugin's store here.
