@@ -14,6 +14,10 @@ export GOFLAGS     := -trimpath
 export CGO_ENABLED := 0
 # Stripped builds keep a five-platform bundle under Mattermost's 50 MiB upload cap.
 LDFLAGS     := -s -w -X main.version=$(VERSION)
+# GO_TAGS=mcppprof builds a plugin that serves Go's profiles on the address in
+# MCP_PLUGIN_PPROF (see server/pprof.go), for profiling with the bench
+# commands; never for a bundle that ships.
+GO_TAGS     ?=
 SERVER_SRC  := $(shell find server -name '*.go' -not -name '*_test.go') go.mod go.sum
 WEBAPP_SRC  := $(shell find webapp -path webapp/node_modules -prune -o -path webapp/dist -prune -o -type f -print 2>/dev/null)
 
@@ -44,7 +48,7 @@ server: $(SERVER_BINARIES)
 server/dist/plugin-%: $(SERVER_SRC)
 	@mkdir -p server/dist
 	GOOS=$(word 1,$(subst -, ,$(basename $*))) GOARCH=$(word 2,$(subst -, ,$(basename $*))) \
-		$(GO) build -ldflags "$(LDFLAGS)" -o $@ ./server
+		$(GO) build -tags '$(GO_TAGS)' -ldflags "$(LDFLAGS)" -o $@ ./server
 
 webapp: webapp/dist/main.js
 

@@ -54,6 +54,12 @@ type Plugin struct {
 	// jobs are the cluster-wide jobs: the workspace sweep and the expiry
 	// of the direct messages about waiting writes.
 	jobs []io.Closer
+	// views keeps converted texts, some still being written (OnDeactivate
+	// waits for them).
+	views *viewcache.Cache
+	// gateway is the one caller of the plugin API, once OnActivate made
+	// it: every configuration change hands it the new configuration.
+	gateway atomic.Pointer[mattermost.Gateway]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -89,6 +95,7 @@ func (p *Plugin) OnActivate() error {
 		p.loadConfiguration()
 	}
 	gw := mattermost.NewGateway(p.API, p.Driver)
+	p.gateway.Store(gw)
 	ws := workspace.New(gw.BytesKV(), func() workspace.Limits {
 		c := p.config.Get()
 		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
@@ -110,8 +117,9 @@ func (p *Plugin) OnActivate() error {
 	}
 	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: teller,
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }})
+	views := &viewcache.Cache{KV: gw.BytesKV()}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals,
-		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: &viewcache.Cache{KV: gw.BytesKV()}}
+		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
@@ -173,6 +181,7 @@ func (p *Plugin) OnActivate() error {
 	p.ready.Lock()
 	p.router = r
 	p.jobs = []io.Closer{sweep, expiry}
+	p.views = views
 	p.ready.Unlock()
 	gw.Log().Info("MCP Server is ready", "version", version, "tools", len(cat.All()))
 	return nil
@@ -187,6 +196,10 @@ func (p *Plugin) OnDeactivate() error {
 		errs = append(errs, j.Close())
 	}
 	p.jobs = nil
+	if p.views != nil {
+		// Texts still being kept for their next window are written first.
+		p.views.Wait()
+	}
 	return errors.Join(errs...)
 }
 
@@ -232,6 +245,9 @@ func (p *Plugin) OnConfigurationChange() error {
 
 func (p *Plugin) loadConfiguration() {
 	cfg := p.API.GetConfig()
+	if gw := p.gateway.Load(); gw != nil {
+		gw.Reconfigured(cfg)
+	}
 	p.checkOAuth(cfg)
 	p.scheduledPostsOn.Store(mattermost.ScheduledPostsOn(cfg))
 	p.server.Store(nil)
