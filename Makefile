@@ -111,7 +111,7 @@ e2e-test-min: dist
 	MCP_MM_VERSION=$(MIN_MM_VERSION) MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -p 1 -timeout 25m ./e2e/... \
 		-skip '^($(subst $(space),|,$(strip $(MIN_SKIP))))$$' $(E2E_FLAGS)
 
-## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines
+## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines, then every call against what Mattermost itself costs (fastbench)
 bench: dist
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./server/fileview/ ./server/fileview/imaging/
 	$(GO) run ./e2e/cmd/mmbench -bundle $(CURDIR)/$(BUNDLE)
@@ -122,6 +122,7 @@ bench: dist
 	$(GO) run ./e2e/cmd/postbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/kvbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/fleetbench -bundle $(CURDIR)/$(BUNDLE)
+	$(GO) run ./e2e/cmd/fastbench -bundle $(CURDIR)/$(BUNDLE)
 
 ## dev: a local Mattermost with the plugin installed; prints the MCP URL and a token
 dev: dist
