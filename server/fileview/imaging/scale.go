@@ -80,17 +80,22 @@ func filterTaps(n, out int) []taps {
 	stretch := max(ratio, 1) // never narrower than the cubic itself
 	support := 2 * stretch
 	all := make([]taps, out)
+	// One backing array for every pixel's weights: at most 4*stretch+1 each.
+	backing := make([]int32, 0, out*(int(math.Ceil(2*support))+1))
+	var fw []float64
 	for i := range all {
 		center := (float64(i)+0.5)*ratio - 0.5
 		lo := max(0, int(math.Floor(center-support))+1)
 		hi := min(n-1, int(math.Ceil(center+support))-1)
-		fw := make([]float64, hi-lo+1)
+		fw = append(fw[:0], make([]float64, hi-lo+1)...)
 		var sum float64
 		for j := range fw {
 			fw[j] = catmullRom((float64(lo+j) - center) / stretch)
 			sum += fw[j]
 		}
-		ws := make([]int32, len(fw))
+		start := len(backing)
+		backing = append(backing, make([]int32, len(fw))...)
+		ws := backing[start:len(backing):len(backing)]
 		var total int32
 		peak := 0
 		for j, f := range fw {
