@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 )
 
@@ -98,5 +100,35 @@ func TestATwelveMegapixelPhotoIsReadUprightWithTheSmallestMemoryForReadingFiles(
 	res, out := readFile(t, aliceClient(t), map[string]any{"file_id": infos[0].Id})
 	if res.IsError || out.Image == nil || !out.Image.Turned || !out.Image.Scaled || out.Image.Width != 1176 || out.Image.Height != 1568 {
 		t.Fatalf("the photo read with the smallest budget: %+v %s", out.Image, text(res))
+	}
+}
+
+func TestADeactivatedPersonWhoseClientsWereJustServedIsRefusedAtOnce(t *testing.T) {
+	erin := newPerson(t, "erin")
+	token, err := mm.PersonalAccessToken(erin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func() bool {
+		c, err := harness.ConnectMCP(context.Background(), mm.URL, token, "e2e-deactivated")
+		if err != nil {
+			return true
+		}
+		defer c.Close()
+		res, err := harness.CallTool(context.Background(), c, "get_me", nil)
+		return err != nil || res.IsError
+	}
+	// The server has just found erin active, and trusts that for a while.
+	if refused() {
+		t.Fatal("erin is refused before being deactivated")
+	}
+	if _, err := mm.Client(mm.Admin).UpdateUserActive(context.Background(), erin.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if !refused() {
+		t.Fatal("erin is still served after being deactivated")
+	}
+	if _, resp, err := harness.ClientAt(mm.URL, harness.User{Token: token}).GetMe(context.Background(), ""); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("Mattermost itself still accepts erin's token: %v", err)
 	}
 }

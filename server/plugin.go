@@ -60,6 +60,9 @@ type Plugin struct {
 	// gateway is the one caller of the plugin API, once OnActivate made
 	// it: every configuration change hands it the new configuration.
 	gateway atomic.Pointer[mattermost.Gateway]
+	// transport is the MCP endpoint, once OnActivate made it: it hears of
+	// deactivated users (UserHasBeenDeactivated, OnPluginClusterEvent).
+	transport atomic.Pointer[transport.Transport]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -140,6 +143,7 @@ func (p *Plugin) OnActivate() error {
 		},
 	})
 	cat.Register(t.MCP)
+	p.transport.Store(t)
 
 	r := mux.NewRouter()
 	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
@@ -201,6 +205,36 @@ func (p *Plugin) OnDeactivate() error {
 		p.views.Wait()
 	}
 	return errors.Join(errs...)
+}
+
+// clusterUserDeactivated is the cluster event by which the node that saw a
+// user deactivated tells the others; its data is the user's id.
+const clusterUserDeactivated = "user_deactivated"
+
+// UserHasBeenDeactivated ends the user's access on every node at once,
+// rather than once this node's trust in their being active has lapsed (see
+// transport.UserDeactivated). Mattermost calls it on the node that
+// deactivated them; that node tells the others.
+func (p *Plugin) UserHasBeenDeactivated(_ *plugin.Context, user *model.User) {
+	if user == nil {
+		return
+	}
+	if t := p.transport.Load(); t != nil {
+		t.UserDeactivated(user.Id)
+	}
+	ev := model.PluginClusterEvent{Id: clusterUserDeactivated, Data: []byte(user.Id)}
+	if err := p.API.PublishPluginClusterEvent(ev, model.PluginClusterEventSendOptions{SendType: model.PluginClusterEventSendTypeReliable}); err != nil {
+		p.API.LogWarn("Could not tell the other servers that a user was deactivated; they refuse the user within seconds anyway", "user_id", user.Id, "error", err.Error())
+	}
+}
+
+// OnPluginClusterEvent hears what the plugin on another node says.
+func (p *Plugin) OnPluginClusterEvent(_ *plugin.Context, ev model.PluginClusterEvent) {
+	if ev.Id == clusterUserDeactivated && model.IsValidId(string(ev.Data)) {
+		if t := p.transport.Load(); t != nil {
+			t.UserDeactivated(string(ev.Data))
+		}
+	}
 }
 
 // ServeHTTP routes requests under /plugins/mcp-server.
