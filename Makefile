@@ -14,6 +14,10 @@ export GOFLAGS     := -trimpath
 export CGO_ENABLED := 0
 # Stripped builds keep a five-platform bundle under Mattermost's 50 MiB upload cap.
 LDFLAGS     := -s -w -X main.version=$(VERSION)
+# GO_TAGS=mcppprof builds a plugin that serves Go's profiles on the address in
+# MCP_PLUGIN_PPROF (see server/pprof.go), for profiling with the bench
+# commands; never for a bundle that ships.
+GO_TAGS     ?=
 SERVER_SRC  := $(shell find server -name '*.go' -not -name '*_test.go') go.mod go.sum
 WEBAPP_SRC  := $(shell find webapp -path webapp/node_modules -prune -o -path webapp/dist -prune -o -type f -print 2>/dev/null)
 
@@ -44,7 +48,7 @@ server: $(SERVER_BINARIES)
 server/dist/plugin-%: $(SERVER_SRC)
 	@mkdir -p server/dist
 	GOOS=$(word 1,$(subst -, ,$(basename $*))) GOARCH=$(word 2,$(subst -, ,$(basename $*))) \
-		$(GO) build -ldflags "$(LDFLAGS)" -o $@ ./server
+		$(GO) build -tags '$(GO_TAGS)' -ldflags "$(LDFLAGS)" -o $@ ./server
 
 webapp: webapp/dist/main.js
 
@@ -107,7 +111,7 @@ e2e-test-min: dist
 	MCP_MM_VERSION=$(MIN_MM_VERSION) MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -p 1 -timeout 25m ./e2e/... \
 		-skip '^($(subst $(space),|,$(strip $(MIN_SKIP))))$$' $(E2E_FLAGS)
 
-## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines
+## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines, then every call against what Mattermost itself costs (fastbench)
 bench: dist
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./server/fileview/ ./server/fileview/imaging/
 	$(GO) run ./e2e/cmd/mmbench -bundle $(CURDIR)/$(BUNDLE)
@@ -118,6 +122,7 @@ bench: dist
 	$(GO) run ./e2e/cmd/postbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/kvbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/fleetbench -bundle $(CURDIR)/$(BUNDLE)
+	$(GO) run ./e2e/cmd/fastbench -bundle $(CURDIR)/$(BUNDLE)
 
 ## dev: a local Mattermost with the plugin installed; prints the MCP URL and a token
 dev: dist

@@ -1,11 +1,27 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 )
+
+// waitKept waits until the text of an attachment a first window read is in
+// the KV store, which every node reads: it is kept after the answer has
+// gone. Its record (JSON, written after the compressed chunks) is what a
+// read finds first.
+func waitKept(t *testing.T, fileID string) {
+	t.Helper()
+	key := viewcache.StoredKey(viewcache.Key{Source: "attachment", ID: fileID})
+	eventually(t, "the first window's text is kept in the store", func() bool {
+		rows, _, err := mm.KVRows(context.Background(), key, `{"n":`)
+		return err == nil && rows == 1
+	})
+}
 
 func TestTheSecondWindowOfALongFileIsCutFromTheTextTheFirstReadKeptOnAnyNode(t *testing.T) {
 	alice := mm.Users[0]
@@ -18,6 +34,7 @@ func TestTheSecondWindowOfALongFileIsCutFromTheTextTheFirstReadKeptOnAnyNode(t *
 	if res, out := readFile(t, first, map[string]any{"file_id": infos[0].Id}); res.IsError || out.Start != 1 || out.NextStart == 0 {
 		t.Fatalf("window 1: %s", text(res))
 	}
+	waitKept(t, infos[0].Id)
 	// From now on the file's bytes cannot be fetched: whatever answers the
 	// next windows does so without them.
 	for _, f := range []string{infos[0].Id, uncached[0].Id} {

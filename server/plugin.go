@@ -54,6 +54,15 @@ type Plugin struct {
 	// jobs are the cluster-wide jobs: the workspace sweep and the expiry
 	// of the direct messages about waiting writes.
 	jobs []io.Closer
+	// views keeps converted texts, some still being written (OnDeactivate
+	// waits for them).
+	views *viewcache.Cache
+	// gateway is the one caller of the plugin API, once OnActivate made
+	// it: every configuration change hands it the new configuration.
+	gateway atomic.Pointer[mattermost.Gateway]
+	// transport is the MCP endpoint, once OnActivate made it: it hears of
+	// deactivated users (UserHasBeenDeactivated, OnPluginClusterEvent).
+	transport atomic.Pointer[transport.Transport]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -89,6 +98,7 @@ func (p *Plugin) OnActivate() error {
 		p.loadConfiguration()
 	}
 	gw := mattermost.NewGateway(p.API, p.Driver)
+	p.gateway.Store(gw)
 	ws := workspace.New(gw.BytesKV(), func() workspace.Limits {
 		c := p.config.Get()
 		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
@@ -110,8 +120,9 @@ func (p *Plugin) OnActivate() error {
 	}
 	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: teller,
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }})
+	views := &viewcache.Cache{KV: gw.BytesKV()}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals,
-		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: &viewcache.Cache{KV: gw.BytesKV()}}
+		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
@@ -132,6 +143,7 @@ func (p *Plugin) OnActivate() error {
 		},
 	})
 	cat.Register(t.MCP)
+	p.transport.Store(t)
 
 	r := mux.NewRouter()
 	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
@@ -173,6 +185,7 @@ func (p *Plugin) OnActivate() error {
 	p.ready.Lock()
 	p.router = r
 	p.jobs = []io.Closer{sweep, expiry}
+	p.views = views
 	p.ready.Unlock()
 	gw.Log().Info("MCP Server is ready", "version", version, "tools", len(cat.All()))
 	return nil
@@ -187,7 +200,41 @@ func (p *Plugin) OnDeactivate() error {
 		errs = append(errs, j.Close())
 	}
 	p.jobs = nil
+	if p.views != nil {
+		// Texts still being kept for their next window are written first.
+		p.views.Wait()
+	}
 	return errors.Join(errs...)
+}
+
+// clusterUserDeactivated is the cluster event by which the node that saw a
+// user deactivated tells the others; its data is the user's id.
+const clusterUserDeactivated = "user_deactivated"
+
+// UserHasBeenDeactivated ends the user's access on every node at once,
+// rather than once this node's trust in their being active has lapsed (see
+// transport.UserDeactivated). Mattermost calls it on the node that
+// deactivated them; that node tells the others.
+func (p *Plugin) UserHasBeenDeactivated(_ *plugin.Context, user *model.User) {
+	if user == nil {
+		return
+	}
+	if t := p.transport.Load(); t != nil {
+		t.UserDeactivated(user.Id)
+	}
+	ev := model.PluginClusterEvent{Id: clusterUserDeactivated, Data: []byte(user.Id)}
+	if err := p.API.PublishPluginClusterEvent(ev, model.PluginClusterEventSendOptions{SendType: model.PluginClusterEventSendTypeReliable}); err != nil {
+		p.API.LogWarn("Could not tell the other servers that a user was deactivated; they refuse the user within seconds anyway", "user_id", user.Id, "error", err.Error())
+	}
+}
+
+// OnPluginClusterEvent hears what the plugin on another node says.
+func (p *Plugin) OnPluginClusterEvent(_ *plugin.Context, ev model.PluginClusterEvent) {
+	if ev.Id == clusterUserDeactivated && model.IsValidId(string(ev.Data)) {
+		if t := p.transport.Load(); t != nil {
+			t.UserDeactivated(string(ev.Data))
+		}
+	}
 }
 
 // ServeHTTP routes requests under /plugins/mcp-server.
@@ -232,6 +279,9 @@ func (p *Plugin) OnConfigurationChange() error {
 
 func (p *Plugin) loadConfiguration() {
 	cfg := p.API.GetConfig()
+	if gw := p.gateway.Load(); gw != nil {
+		gw.Reconfigured(cfg)
+	}
 	p.checkOAuth(cfg)
 	p.scheduledPostsOn.Store(mattermost.ScheduledPostsOn(cfg))
 	p.server.Store(nil)

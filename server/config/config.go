@@ -51,9 +51,10 @@ const (
 	// small next to the 4-8 GiB a Mattermost server usually has.
 	DefaultConversionMemoryMiB = 256
 	// MinConversionMemoryMiB: reading a 12-megapixel phone photo (fetching,
-	// decoding, scaling and sending it) needs about 160 MiB, most of it the
-	// scaler's working buffer; less and ordinary photos could never be read.
-	MinConversionMemoryMiB = 192
+	// decoding, scaling and sending it) needs about 92 MiB, most of it the
+	// decoded pixels; less than this, with room for a text read beside it,
+	// and ordinary photos could hardly ever be read.
+	MinConversionMemoryMiB = 128
 	// LimitConversionMemoryMiB: 16 GiB is more than a Mattermost host gives
 	// one plugin; a larger number is a typo, not a plan.
 	LimitConversionMemoryMiB = 16384

@@ -71,7 +71,7 @@ func TestAnInvalidSettingIsRefusedNamingTheSetting(t *testing.T) {
 		{map[string]any{"maxworkspacefilemib": "big"}, "not a whole number"},
 		{map[string]any{"workspacequotamib": float64(10), "maxworkspacefilemib": float64(50)}, "cannot be more than"},
 		{map[string]any{"conversionmemorymib": float64(MinConversionMemoryMiB - 1)}, "Memory for reading files"},
-		{map[string]any{"conversionmemorymib": float64(LimitConversionMemoryMiB + 1)}, "from 192 to 16384"},
+		{map[string]any{"conversionmemorymib": float64(LimitConversionMemoryMiB + 1)}, "from 128 to 16384"},
 		{map[string]any{"conversionmemorymib": "plenty"}, "not a whole number"},
 	}
 	for _, tc := range cases {

@@ -46,10 +46,9 @@ const (
 	// on 8-bit RGBA.
 	rgbaBytesPerPixel = 4
 
-	// kernelTmpBytes: the quality pass of golang.org/x/image/draw keeps
-	// every source row at the destination's width as four float64s, 32 bytes
-	// a pixel: for most images the largest single buffer of the pipeline.
-	kernelTmpBytes = 32
+	// kernelTmpBytes: the quality pass (imaging's kernelShrink) keeps every
+	// source row at the destination's width as 8-bit RGBA, 4 bytes a pixel.
+	kernelTmpBytes = 4
 
 	// imageEncodeBytes: encoding the result grows a buffer towards
 	// imaging.MaxOutputBytes, which may double once past it before the
@@ -311,12 +310,12 @@ func imageWorkBytes(p picture) int64 {
 	if long := max(w, h); long > imaging.MaxLongEdge {
 		tw := max(1, w*imaging.MaxLongEdge/long) + 1
 		th := max(1, h*imaging.MaxLongEdge/long) + 1
-		sh := h
-		if k := min(w/tw, h/th); k >= imaging.PrescaleMinFactor {
-			sh = h / k
-			scale += (w / k) * sh * rgbaBytesPerPixel // the box prescale
-		}
-		scale += tw*sh*kernelTmpBytes + tw*th*rgbaBytesPerPixel // the quality pass
+		// The box prescale by k (at k = 1 a conversion to RGBA), then the
+		// quality pass.
+		k := max(1, min(w/tw, h/th))
+		sh := h / k
+		scale += (w / k) * sh * rgbaBytesPerPixel
+		scale += tw*sh*kernelTmpBytes + tw*th*rgbaBytesPerPixel
 		w, h = tw, th
 	}
 	var shrink int64

@@ -19,7 +19,7 @@ func (c *Caller) canRead(channelID string) bool {
 	if channelID == "" {
 		return false
 	}
-	ch, err := c.g.api.Channel.Get(channelID)
+	ch, err := c.channel(channelID)
 	return err == nil && c.canReadChannel(ch)
 }
 
@@ -41,11 +41,11 @@ func (c *Caller) canReadChannel(ch *model.Channel) bool {
 	if ch.DeleteAt != 0 && !c.policy().viewArchived {
 		return false
 	}
-	if c.g.api.User.HasPermissionToChannel(c.userID, ch.Id, model.PermissionReadChannelContent) {
+	if c.may(ch.Id, "", model.PermissionReadChannelContent) {
 		return true
 	}
 	return ch.Type == model.ChannelTypeOpen && ch.DeleteAt == 0 &&
-		c.g.api.User.HasPermissionToTeam(c.userID, ch.TeamId, model.PermissionReadPublicChannel)
+		c.may("", ch.TeamId, model.PermissionReadPublicChannel)
 }
 
 // Channel is a channel the caller can read.
@@ -53,7 +53,7 @@ func (c *Caller) Channel(channelID string) (*model.Channel, error) {
 	if !model.IsValidId(channelID) {
 		return nil, ErrNotFound
 	}
-	ch, err := c.g.api.Channel.Get(channelID)
+	ch, err := c.channel(channelID)
 	if err != nil {
 		return nil, notFoundOr(err, "read channel")
 	}

@@ -22,6 +22,9 @@ type Caller struct {
 	pol         *policy
 	restr       *restrictions
 	restrLoaded bool
+
+	// memo is what this call already asked Mattermost (memo.go).
+	memo memo
 }
 
 // UserID is the caller's Mattermost user id.
@@ -47,14 +50,16 @@ type Membership struct {
 }
 
 // Teams lists the caller's teams, sorted by display name.
-func (c *Caller) Teams() ([]Membership, error) {
+func (c *Caller) Teams() ([]Membership, error) { return c.myTeams(c.readTeams) }
+
+func (c *Caller) readTeams() ([]Membership, error) {
 	teams, err := c.g.api.Team.List(pluginapi.FilterTeamsByUser(c.userID))
 	if err != nil {
 		return nil, fmt.Errorf("list the signed-in user's teams: %w", err)
 	}
 	out := make([]Membership, 0, len(teams))
 	for _, t := range teams {
-		m, err := c.g.api.Team.GetMember(t.Id, c.userID)
+		m, err := c.teamMember(t.Id, c.userID)
 		if err != nil {
 			return nil, fmt.Errorf("read team membership: %w", err)
 		}

@@ -31,6 +31,7 @@ func (c *Caller) IsMember(channelID string) (bool, error) {
 // JoinChannel adds the caller to a public channel of one of their teams, as
 // Mattermost does when they join it (it posts that they joined).
 func (c *Caller) JoinChannel(channelID string) error {
+	defer c.forget() // memberships change: nothing this call read of them holds
 	ch, err := c.Channel(channelID)
 	if err != nil {
 		return err
@@ -56,6 +57,7 @@ func (c *Caller) JoinChannel(channelID string) error {
 // LeaveChannel takes the caller out of a public or private channel they are
 // in, as Mattermost does (it posts that they left).
 func (c *Caller) LeaveChannel(channelID string) error {
+	defer c.forget() // memberships change: nothing this call read of them holds
 	ch, err := c.Channel(channelID)
 	if err != nil {
 		return err
@@ -105,6 +107,7 @@ func (c *Caller) ChannelNameTaken(teamID, name string) (bool, error) {
 // CreateChannel creates a channel in one of the caller's teams, as them and
 // with them as its admin, if their role allows that kind of channel.
 func (c *Caller) CreateChannel(ch *model.Channel) (*model.Channel, error) {
+	defer c.forget() // memberships change: nothing this call read of them holds
 	ok, err := c.MayCreateChannel(ch.TeamId, ch.Type == model.ChannelTypePrivate)
 	if err != nil {
 		return nil, err
@@ -153,6 +156,7 @@ func (c *Caller) InTeam(teamID, userID string) (bool, error) {
 // caller may add people to, as the caller: Mattermost posts "added to the
 // channel by" them.
 func (c *Caller) AddChannelMember(channelID, userID string) error {
+	defer c.forget() // memberships change: nothing this call read of them holds
 	ch, err := c.Channel(channelID)
 	if err != nil {
 		return err

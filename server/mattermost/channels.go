@@ -142,7 +142,7 @@ func (c *Caller) SearchPublicChannels(teamID, term string) ([]*model.Channel, er
 	var out []*model.Channel
 	for _, ch := range found {
 		if ch.Type != model.ChannelTypeOpen || ch.DeleteAt != 0 || ch.TeamId != teamID ||
-			!c.g.api.User.HasPermissionToTeam(c.userID, teamID, model.PermissionListTeamChannels) {
+			!c.may("", teamID, model.PermissionListTeamChannels) {
 			continue
 		}
 		out = append(out, ch)
@@ -157,14 +157,14 @@ func (c *Caller) myTeam(teamID string) (*model.Team, error) {
 	if !model.IsValidId(teamID) {
 		return nil, ErrNotFound
 	}
-	m, err := c.g.api.Team.GetMember(teamID, c.userID)
+	m, err := c.teamMember(teamID, c.userID)
 	if err != nil {
 		return nil, notFoundOr(err, "read team membership")
 	}
 	if m.DeleteAt != 0 {
 		return nil, ErrNotFound
 	}
-	t, err := c.g.api.Team.Get(teamID)
+	t, err := c.team(teamID)
 	if err != nil {
 		return nil, notFoundOr(err, "read team")
 	}

@@ -16,13 +16,13 @@ type PostPlace struct {
 // PlaceOf finds the channel and team of a file File cleared for the caller
 // (so the channel's permission is not checked twice).
 func (c *Caller) PlaceOf(f Readable) (PostPlace, error) {
-	ch, err := c.g.api.Channel.Get(f.channelID)
+	ch, err := c.channel(f.channelID)
 	if err != nil {
 		return PostPlace{}, notFoundOr(err, "read channel")
 	}
 	place := PostPlace{Channel: ch}
 	if ch.TeamId != "" {
-		team, err := c.g.api.Team.Get(ch.TeamId)
+		team, err := c.team(ch.TeamId)
 		if err != nil {
 			return PostPlace{}, notFoundOr(err, "read team")
 		}

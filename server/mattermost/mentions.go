@@ -235,7 +235,7 @@ func (c *Caller) MentionChecker() (*MentionChecker, error) {
 		return nil, err
 	}
 	m := &MentionChecker{c: c, keys: keys, channels: map[string]channelWideRule{}, posters: map[string]bool{}}
-	if cfg := c.g.api.Configuration.GetConfig(); cfg != nil && cfg.TeamSettings.MaxNotificationsPerChannel != nil {
+	if cfg := c.g.config(); cfg != nil && cfg.TeamSettings.MaxNotificationsPerChannel != nil {
 		m.maxNotify = *cfg.TeamSettings.MaxNotificationsPerChannel
 	}
 	return m, nil

@@ -48,9 +48,9 @@ func (c *Caller) policy() policy {
 	if c.pol != nil {
 		return *c.pol
 	}
-	p := policy{asAdmin: c.g.api.User.HasPermissionTo(c.userID, model.PermissionManageSystem),
+	p := policy{asAdmin: c.may("", "", model.PermissionManageSystem),
 		options: map[string]bool{"fullname": true, "email": true}, viewArchived: true}
-	if cfg := c.g.api.Configuration.GetConfig(); cfg != nil {
+	if cfg := c.g.config(); cfg != nil {
 		p.options["fullname"] = Setting(cfg.PrivacySettings.ShowFullName)
 		p.options["email"] = Setting(cfg.PrivacySettings.ShowEmailAddress)
 		p.viewArchived = Setting(cfg.TeamSettings.ExperimentalViewArchivedChannels)
@@ -104,7 +104,7 @@ func (c *Caller) restricted() (*restrictions, error) {
 	if done {
 		return r, nil
 	}
-	if !c.g.api.User.HasPermissionTo(c.userID, model.PermissionViewMembers) {
+	if !c.may("", "", model.PermissionViewMembers) {
 		var err error
 		if r, err = c.loadRestrictions(); err != nil {
 			return nil, err
@@ -123,7 +123,7 @@ func (c *Caller) loadRestrictions() (*restrictions, error) {
 		return nil, err
 	}
 	for _, m := range memberships {
-		if c.g.api.User.HasPermissionToTeam(c.userID, m.Team.Id, model.PermissionViewMembers) {
+		if c.may("", m.Team.Id, model.PermissionViewMembers) {
 			r.teams = append(r.teams, m.Team.Id)
 		}
 	}
@@ -154,7 +154,7 @@ func (c *Caller) channelsOf(userID string) (map[string]bool, error) {
 // other person is in one of r's teams or shares a channel with the caller.
 func (c *Caller) seesRestricted(r *restrictions, userID string) (bool, error) {
 	for _, teamID := range r.teams {
-		tm, err := c.g.api.Team.GetMember(teamID, userID)
+		tm, err := c.teamMember(teamID, userID)
 		if err != nil && !isNotFound(err) {
 			return false, fmt.Errorf("read team membership: %w", err)
 		}

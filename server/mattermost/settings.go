@@ -19,6 +19,6 @@ func Setting(b *bool) bool { return b != nil && *b }
 // through Setting; a configuration that cannot be read has every setting
 // off.
 func (g *Gateway) setting(pick func(*model.Config) *bool) bool {
-	cfg := g.api.Configuration.GetConfig()
+	cfg := g.config()
 	return cfg != nil && Setting(pick(cfg))
 }

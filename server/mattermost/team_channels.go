@@ -21,7 +21,7 @@ func (c *Caller) TeamPublicChannels(teamID string, page, perPage int) ([]*model.
 	if _, err := c.myTeam(teamID); err != nil {
 		return nil, err
 	}
-	if !c.g.api.User.HasPermissionToTeam(c.userID, teamID, model.PermissionListTeamChannels) {
+	if !c.may("", teamID, model.PermissionListTeamChannels) {
 		return nil, nil
 	}
 	list, err := c.g.api.Channel.ListPublicChannelsForTeam(teamID, page, perPage)

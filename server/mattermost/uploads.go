@@ -163,7 +163,7 @@ func (c *Caller) abandonUpload(uploadID string) error {
 
 // driverName is SqlSettings.DriverName: which database Mattermost runs on.
 func (g *Gateway) driverName() string {
-	cfg := g.api.Configuration.GetConfig()
+	cfg := g.config()
 	if cfg == nil || cfg.SqlSettings.DriverName == nil {
 		return ""
 	}

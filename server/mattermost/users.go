@@ -250,7 +250,7 @@ func (c *Caller) sees(userID string) (bool, error) {
 	}
 	for _, t := range theirs {
 		if _, err := c.myTeam(t.Id); err == nil {
-			if tm, err := c.g.api.Team.GetMember(t.Id, userID); err == nil && tm.DeleteAt == 0 {
+			if tm, err := c.teamMember(t.Id, userID); err == nil && tm.DeleteAt == 0 {
 				return true, nil
 			}
 		} else if !errors.Is(err, ErrNotFound) {

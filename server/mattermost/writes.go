@@ -31,7 +31,7 @@ func (c *Caller) MayPost(channelID string) (post, upload bool, err error) {
 
 // ServerMaxFileSize is Mattermost's FileSettings.MaxFileSize in bytes.
 func (c *Caller) ServerMaxFileSize() int64 {
-	cfg := c.g.api.Configuration.GetConfig()
+	cfg := c.g.config()
 	if cfg == nil || cfg.FileSettings.MaxFileSize == nil {
 		return 100 << 20
 	}

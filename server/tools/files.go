@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -284,10 +285,17 @@ func (d Deps) viewWithin(ctx context.Context, c *mattermost.Caller, key viewcach
 		return view, release, nil
 	}
 	defer func() {
-		// Only a text longer than one window is worth keeping.
+		// Only a text longer than one window is worth keeping, and it is
+		// kept once this read's answer is built (when it gives its memory
+		// back): the answer does not wait for the store.
 		if err == nil && view != nil && view.Whole != nil && view.Window != nil && (view.Window.NextStart != 0 || view.Window.Start > 1) && d.Views != nil {
-			if perr := d.Views.Put(c.UserID(), key, view.Whole); perr != nil {
-				d.MM.Log().Warn("Could not keep a converted text for the next window", "user_id", c.UserID(), "error", perr.Error())
+			answered, whole := release, view.Whole
+			var once sync.Once
+			release = func() {
+				once.Do(func() {
+					answered()
+					d.keepLater(mem, c.UserID(), key, whole)
+				})
 			}
 		}
 	}()

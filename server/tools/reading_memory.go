@@ -270,6 +270,28 @@ func (d Deps) tellWaiting(ctx context.Context, mem *budget.Budget, cost int64, d
 	}
 }
 
+// keepLater keeps a converted text for the next windows in the background
+// (viewcache.KeepLater), with the memory that takes set aside from the
+// budget until it is written. With no memory free at once, or the most
+// keeps already being written, it keeps nothing: the next window converts
+// again.
+func (d Deps) keepLater(mem *budget.Budget, userID string, key viewcache.Key, text *fileview.Text) {
+	cost := viewcache.KeepBytes(len(text.Body))
+	release, ok := mem.TryAcquire(cost)
+	if !ok {
+		return
+	}
+	started := d.Views.KeepLater(userID, key, text, func(err error) {
+		release()
+		if err != nil {
+			d.MM.Log().Warn("Could not keep a converted text for the next window", "user_id", userID, "error", err.Error())
+		}
+	})
+	if !started {
+		release()
+	}
+}
+
 // keptView cuts the window from a text an earlier read kept, holding its
 // share of the memory as a PDF's text does. ok is false when there is no
 // kept text (or no memory free at once for it): then the file is read.

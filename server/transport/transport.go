@@ -85,6 +85,8 @@ type Transport struct {
 	// markedAt is when it last recorded that range for the other nodes.
 	idStart  int64
 	markedAt atomic.Int64
+	// active is which users this node found active lately (active.go).
+	active activeUsers
 }
 
 // New builds the MCP server and its streamable HTTP handler.
@@ -263,6 +265,9 @@ func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string
 		t.challenge(w, r)
 		return "", false
 	}
+	if t.active.trusted(userID, time.Now()) { // see activeFor
+		return userID, true
+	}
 	active, err := t.opts.UserActive(userID)
 	if err != nil {
 		t.opts.Log.Error("Could not look up the calling user", "user_id", userID, "error", err.Error())
@@ -273,6 +278,7 @@ func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string
 		t.challenge(w, r)
 		return "", false
 	}
+	t.active.found(userID, time.Now())
 	return userID, true
 }
 

@@ -50,7 +50,14 @@ const (
 	// ones being paged at once), so the next window on the same node reads
 	// and decodes nothing.
 	LocalBytes = 16 << 20
-	keyPrefix  = "fvc_"
+	// MaxKeepsInFlight bounds the texts one process keeps after their
+	// answer has gone (KeepLater): each holds its text and its compressed
+	// copy until the store has them. Past it a first window is answered
+	// without keeping its text (its next window converts again), so a flood
+	// of first windows cannot queue unbounded work; two cores compress and
+	// write four texts of a few MiB in well under a second.
+	MaxKeepsInFlight = 4
+	keyPrefix        = "fvc_"
 )
 
 // KV is the part of the plugin KV store the cache uses.
@@ -83,14 +90,65 @@ func (k Key) hashAt(version string) string {
 type Cache struct {
 	KV KV
 
-	once   sync.Once
-	recent *recent
+	once     sync.Once
+	recent   *recent
+	inFlight chan struct{} // a token per keep being written (KeepLater)
+	keeping  sync.WaitGroup
 }
 
 func (c *Cache) local() *recent {
-	c.once.Do(func() { c.recent = &recent{max: LocalBytes} })
+	c.setUp()
 	return c.recent
 }
+
+func (c *Cache) setUp() {
+	c.once.Do(func() {
+		c.recent = &recent{max: LocalBytes}
+		c.inFlight = make(chan struct{}, MaxKeepsInFlight)
+	})
+}
+
+// KeepLater keeps a text as Put does, in the background: the read that
+// converted it answers without waiting for the store. The process's own
+// copy is kept at once, so the next window on this node finds it; the
+// store, which every node reads, has it once the keep is written. When
+// MaxKeepsInFlight keeps are already being written it keeps nothing and
+// answers false; otherwise done is called with the keep's outcome once it
+// is over (to give back the memory the caller set aside for it).
+func (c *Cache) KeepLater(userID string, k Key, t *fileview.Text, done func(error)) bool {
+	if t == nil || len(t.Body) > MaxTextBytes {
+		return false
+	}
+	c.setUp()
+	select {
+	case c.inFlight <- struct{}{}:
+	default:
+		return false
+	}
+	c.local().put(k.hash(), t)
+	c.keeping.Add(1)
+	go func() {
+		defer c.keeping.Done()
+		err := c.Put(userID, k, t)
+		<-c.inFlight
+		done(err)
+	}()
+	return true
+}
+
+// Wait returns once every keep started before it is written: the plugin
+// waits for them before it stops, and tests before they read the store.
+func (c *Cache) Wait() { c.keeping.Wait() }
+
+// StoredKey is the KV key of a file's kept text, for reading the store
+// from outside (the end-to-end tests wait for a kept text by it).
+func StoredKey(k Key) string { return keyPrefix + k.hash() }
+
+// KeepBytes is the memory keeping a text of n bytes holds until it is
+// written: the text itself (the read that made it has given its memory
+// back), its compressed copy (at most about the text's size, for text that
+// does not compress) and the compressor's state.
+func KeepBytes(n int) int64 { return 2*int64(n) + 1<<20 }
 
 // meta is a kept text's record: its header facts and where its body is.
 // The body is stored as compressed bytes, not JSON, so reading it back is

@@ -4,14 +4,9 @@ import (
 	"image"
 	"image/color"
 	"math"
-
-	xdraw "golang.org/x/image/draw"
+	"runtime"
+	"sync"
 )
-
-// finalScaler is the quality pass that brings the (box-prescaled) image to
-// its exact size. The prescale leaves a ratio below PrescaleMinFactor for it,
-// where CatmullRom is sharp and still cheap (see BenchmarkScalers).
-var finalScaler xdraw.Scaler = xdraw.CatmullRom
 
 // fitLongEdge returns the dimensions of a w x h image scaled so that its
 // long edge is at most maxEdge, keeping the aspect ratio (each edge >= 1).
@@ -31,23 +26,175 @@ func fitLongEdge(w, h, maxEdge int) (int, int, bool) {
 	return nw, nh, true
 }
 
-// resize scales src to exactly w x h. Large reductions first average k x k
-// blocks (exact area averaging, one pass over the source, fast paths for
-// the decoders' pixel types), which leaves a ratio below PrescaleMinFactor
-// for the finalScaler.
+// resize scales src to exactly w x h (each at most the source size). Large
+// reductions first average k x k blocks with the cheap box filter (exact
+// area averaging, one pass over the source, fast paths for the decoders'
+// pixel types), which leaves at most PrescaleMinFactor times the target for
+// the quality pass: a separable Catmull-Rom filter in fixed point on 8-bit
+// premultiplied RGBA (kernelShrink), whose only buffer is one 8-bit image
+// of the target's width and the source's height.
 func resize(src image.Image, w, h int) *image.RGBA {
 	b := src.Bounds()
-	k := min(b.Dx()/w, b.Dy()/h)
-	if k >= PrescaleMinFactor {
-		src = boxShrink(src, b.Dx()/k, b.Dy()/k)
-		b = src.Bounds()
-		if b.Dx() == w && b.Dy() == h {
-			return src.(*image.RGBA)
-		}
+	k := max(1, min(b.Dx()/w, b.Dy()/h))
+	rgba, ok := src.(*image.RGBA)
+	if k > 1 || !ok || rgba.Rect.Min != (image.Point{}) {
+		// A factor of 1 converts the decoded pixels to RGBA: the quality
+		// pass reads only that.
+		rgba = boxShrink(src, b.Dx()/k, b.Dy()/k)
 	}
+	if rgba.Rect.Dx() == w && rgba.Rect.Dy() == h {
+		return rgba
+	}
+	return kernelShrink(rgba, w, h)
+}
+
+// weightBits is the fixed point of the quality pass's weights: 14 bits keep
+// a sum of eight 8-bit taps within int32 with room for the negative lobes.
+const weightBits = 14
+
+// taps is where one output pixel of the quality pass reads: from first,
+// one weight per source pixel (summing to 1<<weightBits).
+type taps struct {
+	first   int
+	weights []int32
+}
+
+// catmullRom is the Catmull-Rom cubic (B=0, C=1/2), as x/image/draw's.
+func catmullRom(t float64) float64 {
+	t = math.Abs(t)
+	switch {
+	case t < 1:
+		return (1.5*t-2.5)*t*t + 1
+	case t < 2:
+		return ((-0.5*t+2.5)*t-4)*t + 2
+	}
+	return 0
+}
+
+// filterTaps computes, for n source pixels scaled to out (out <= n), each
+// output pixel's taps: the kernel is stretched by the ratio, so it averages
+// as it shrinks, and the weights of pixels beyond the edge are left out and
+// the rest renormalized.
+func filterTaps(n, out int) []taps {
+	ratio := float64(n) / float64(out)
+	stretch := max(ratio, 1) // never narrower than the cubic itself
+	support := 2 * stretch
+	all := make([]taps, out)
+	// One backing array for every pixel's weights: at most 4*stretch+1 each.
+	backing := make([]int32, 0, out*(int(math.Ceil(2*support))+1))
+	var fw []float64
+	for i := range all {
+		center := (float64(i)+0.5)*ratio - 0.5
+		lo := max(0, int(math.Floor(center-support))+1)
+		hi := min(n-1, int(math.Ceil(center+support))-1)
+		fw = append(fw[:0], make([]float64, hi-lo+1)...)
+		var sum float64
+		for j := range fw {
+			fw[j] = catmullRom((float64(lo+j) - center) / stretch)
+			sum += fw[j]
+		}
+		start := len(backing)
+		backing = append(backing, make([]int32, len(fw))...)
+		ws := backing[start:len(backing):len(backing)]
+		var total int32
+		peak := 0
+		for j, f := range fw {
+			ws[j] = int32(math.Round(f / sum * (1 << weightBits)))
+			total += ws[j]
+			if ws[j] > ws[peak] {
+				peak = j
+			}
+		}
+		ws[peak] += 1<<weightBits - total // the rounding, where it shows least
+		all[i] = taps{first: lo, weights: ws}
+	}
+	return all
+}
+
+// kernelShrink scales src (premultiplied, 8-bit, origin at 0,0) to w x h,
+// rows first into an 8-bit buffer, then columns.
+func kernelShrink(src *image.RGBA, w, h int) *image.RGBA {
+	sw, sh := src.Rect.Dx(), src.Rect.Dy()
+	xt, yt := filterTaps(sw, w), filterTaps(sh, h)
+	tmp := make([]uint8, 4*w*sh)
+	inBands(sh, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			row := src.Pix[y*src.Stride:]
+			out := tmp[4*w*y : 4*w*(y+1)]
+			for ox, t := range xt {
+				var r, g, b, a int32
+				px := row[4*t.first:]
+				for j, wt := range t.weights {
+					p := px[4*j : 4*j+4 : 4*j+4]
+					r += wt * int32(p[0])
+					g += wt * int32(p[1])
+					b += wt * int32(p[2])
+					a += wt * int32(p[3])
+				}
+				putPremultiplied(out[4*ox:4*ox+4:4*ox+4], r, g, b, a)
+			}
+		}
+	})
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	finalScaler.Scale(dst, dst.Bounds(), src, b, xdraw.Src, nil)
+	inBands(h, func(oy0, oy1 int) {
+		acc := make([]int32, 4*w)
+		for oy := oy0; oy < oy1; oy++ {
+			t := yt[oy]
+			clear(acc)
+			for j, wt := range t.weights {
+				row := tmp[4*w*(t.first+j) : 4*w*(t.first+j+1)]
+				for i, v := range row {
+					acc[i] += wt * int32(v)
+				}
+			}
+			out := dst.Pix[oy*dst.Stride : oy*dst.Stride+4*w]
+			for i := 0; i+3 < len(acc); i += 4 {
+				putPremultiplied(out[i:i+4:i+4], acc[i], acc[i+1], acc[i+2], acc[i+3])
+			}
+		}
+	})
 	return dst
+}
+
+// bandRows: a band of the quality pass is at least this many rows, so a
+// small image is scaled on one goroutine.
+const bandRows = 256
+
+// inBands runs f over rows [0, n) split into one band per processor
+// (runtime.GOMAXPROCS), at least bandRows each, and returns when all are
+// done. Bands write disjoint rows.
+func inBands(n int, f func(lo, hi int)) {
+	bands := max(1, min(runtime.GOMAXPROCS(0), n/bandRows))
+	if bands == 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range bands {
+		lo, hi := i*n/bands, (i+1)*n/bands
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// putPremultiplied writes one pixel from fixed-point sums, rounded and
+// clamped so that it stays a valid premultiplied colour (no channel above
+// alpha) where the kernel's negative lobes overshoot.
+func putPremultiplied(o []uint8, r, g, b, a int32) {
+	const half = 1 << (weightBits - 1)
+	ca := clampByte((a+half)>>weightBits, 255)
+	o[0] = uint8(clampByte((r+half)>>weightBits, ca))
+	o[1] = uint8(clampByte((g+half)>>weightBits, ca))
+	o[2] = uint8(clampByte((b+half)>>weightBits, ca))
+	o[3] = uint8(ca)
+}
+
+func clampByte(v, top int32) int32 {
+	return max(0, min(v, top))
 }
 
 // blockEdges splits n source pixels into out blocks of (almost) equal size
@@ -101,11 +248,18 @@ func boxShrinkYCbCr(m *image.YCbCr, w, h int, sx, sy uint) *image.RGBA {
 		cxs0[i] = xs[i] >> sx
 		cxs1[i] = (xs[i+1]-1)>>sx + 1
 	}
+	dst := image.NewRGBA(image.Rect(0, 0, w, h))
+	inBands(h, func(oy0, oy1 int) { boxRowsYCbCr(m, dst, xs, ys, cxs0, cxs1, sx, sy, oy0, oy1) })
+	return dst
+}
+
+// boxRowsYCbCr writes output rows [oy0, oy1) of boxShrinkYCbCr.
+func boxRowsYCbCr(m *image.YCbCr, dst *image.RGBA, xs, ys, cxs0, cxs1 []int, sx, sy uint, oy0, oy1 int) {
+	w, sw := dst.Rect.Dx(), m.Rect.Dx()
 	ySum := make([]uint32, w)
 	cbSum := make([]uint32, w)
 	crSum := make([]uint32, w)
-	dst := image.NewRGBA(image.Rect(0, 0, w, h))
-	for oy := 0; oy < h; oy++ {
+	for oy := oy0; oy < oy1; oy++ {
 		y0, y1 := ys[oy], ys[oy+1]
 		clear(ySum)
 		clear(cbSum)
@@ -151,7 +305,6 @@ func boxShrinkYCbCr(m *image.YCbCr, w, h int, sx, sy uint) *image.RGBA {
 			o[0], o[1], o[2], o[3] = r, g, b, 0xff
 		}
 	}
-	return dst
 }
 
 // boxShrinkRGBA converts each source row to premultiplied 8-bit RGBA (fast

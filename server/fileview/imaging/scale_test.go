@@ -7,6 +7,8 @@ import (
 	"image/color/palette"
 	"math/rand/v2"
 	"testing"
+
+	xdraw "golang.org/x/image/draw"
 )
 
 // hidden hides an image's concrete type, forcing the generic (At) path.
@@ -108,5 +110,57 @@ func TestTurningKeepsStraightAlphaAndTheImageType(t *testing.T) {
 	sub := image.NewRGBA(image.Rect(0, 0, 10, 10)).SubImage(image.Rect(3, 4, 6, 6))
 	if b := orient(sub, 8).Bounds(); b != image.Rect(0, 0, 2, 3) {
 		t.Errorf("sub-image turned to %v", b)
+	}
+}
+
+func TestTheQualityPassAgreesWithXImageDrawsCatmullRomOnASmoothImage(t *testing.T) {
+	const w, h = 301, 211
+	src := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			src.SetRGBA(x, y, color.RGBA{uint8(x * 255 / w), uint8(y * 255 / h), uint8((x + y) * 127 / (w + h)), 255})
+		}
+	}
+	for _, size := range []image.Point{{250, 180}, {160, 111}, {301, 100}, {151, 211}} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			ours := kernelShrink(src, size.X, size.Y)
+			theirs := image.NewRGBA(image.Rect(0, 0, size.X, size.Y))
+			xdraw.CatmullRom.Scale(theirs, theirs.Bounds(), src, src.Bounds(), xdraw.Src, nil)
+			for i := range ours.Pix {
+				if d := int(ours.Pix[i]) - int(theirs.Pix[i]); d > 2 || d < -2 {
+					t.Fatalf("byte %d (pixel %d,%d): ours %d, x/image/draw %d", i, i/4%size.X, i/4/size.X, ours.Pix[i], theirs.Pix[i])
+				}
+			}
+		})
+	}
+}
+
+func TestTheQualityPassKeepsAFlatImageFlatAndEveryColourValidlyPremultiplied(t *testing.T) {
+	const w, h = 97, 61
+	flat := image.NewRGBA(image.Rect(0, 0, w, h))
+	edgy := image.NewRGBA(image.Rect(0, 0, w, h))
+	rng := rand.New(rand.NewPCG(3, 4))
+	for y := range h {
+		for x := range w {
+			flat.SetRGBA(x, y, color.RGBA{40, 80, 120, 200})
+			// Hard edges of random colour and alpha: the cubic's negative
+			// lobes overshoot at every one.
+			a := uint8(rng.IntN(2) * 255)
+			edgy.SetRGBA(x, y, color.RGBA{a, uint8(rng.IntN(int(a) + 1)), 0, a})
+		}
+	}
+	for _, size := range []image.Point{{60, 40}, {33, 21}, {97, 30}} {
+		out := kernelShrink(flat, size.X, size.Y)
+		for i := 0; i < len(out.Pix); i += 4 {
+			if c := out.Pix[i : i+4]; c[0] != 40 || c[1] != 80 || c[2] != 120 || c[3] != 200 {
+				t.Fatalf("%v: a flat image became %v at pixel %d", size, c, i/4)
+			}
+		}
+		out = kernelShrink(edgy, size.X, size.Y)
+		for i := 0; i < len(out.Pix); i += 4 {
+			if c := out.Pix[i : i+4]; c[0] > c[3] || c[1] > c[3] || c[2] > c[3] {
+				t.Fatalf("%v: pixel %d is %v, a colour above its alpha", size, i/4, c)
+			}
+		}
 	}
 }
