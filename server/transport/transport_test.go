@@ -72,6 +72,33 @@ func (r rawKV) CompareAndSet(key string, old, value []byte, _ time.Duration) (bo
 	return true, nil
 }
 
+func (r rawKV) Set(key string, value []byte, _ time.Duration) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.data[key] = value
+	return nil
+}
+
+func (r rawKV) SetIfAbsent(key string, value []byte, ttl time.Duration) (bool, error) {
+	return r.CompareAndSet(key, nil, value, ttl)
+}
+
+func (r rawKV) CompareAndDelete(key string, old []byte) (bool, error) {
+	return r.CompareAndSet(key, old, nil, 0)
+}
+
+func (r rawKV) ListKeys(prefix string, _, _ int) ([]string, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var keys []string
+	for k := range r.data {
+		if strings.HasPrefix(k, prefix) {
+			keys = append(keys, k)
+		}
+	}
+	return keys, false, nil
+}
+
 func (m *memKV) Delete(key string) error {
 	m.mu.Lock()
 	delete(m.data, key)
