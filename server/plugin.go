@@ -13,7 +13,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin"
-	"github.com/mattermost/mattermost/server/public/pluginapi"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
@@ -75,15 +74,6 @@ type Plugin struct {
 	manifestErr   error
 }
 
-// sweepInterval is how often the cluster looks for expired workspace files.
-// Between sweeps an expired file is already invisible (every read checks its
-// age), so this only bounds how long its bytes linger in the database.
-const sweepInterval = 15 * time.Minute
-
-// dmExpiryInterval is how soon after a write expires unanswered its direct
-// message says so.
-const dmExpiryInterval = time.Minute
-
 const botDescription = "Tells you when an AI assistant connected to your Mattermost asks to post, edit or react as you, with a link to accept or decline."
 
 // OnActivate builds the MCP server and the routes.
@@ -104,21 +94,8 @@ func (p *Plugin) OnActivate() error {
 		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
 	})
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
-	// Without its bot the plugin still works: people are then told of a
-	// waiting write only in their open Mattermost, not by direct message.
-	var teller approval.Teller
-	if bot, err := gw.EnsureBot(manifestID, m.Name, botDescription, "assets/icon.png"); err != nil {
-		gw.Log().Error("The plugin's bot could not be set up; waiting writes are not told by direct message", "error", err.Error())
-	} else {
-		teller = bot
-	}
-	// The server's version does not change while the plugin runs.
-	streams := mattermost.StreamsResponses(p.API.GetServerVersion())
-	if !streams {
-		gw.Log().Info("This Mattermost delivers a plugin's responses whole: MCP clients of protocol 2025-11-25 and earlier are asked to confirm writes in Mattermost, not in the client, and get no progress while a call waits",
-			"server_version", p.API.GetServerVersion())
-	}
-	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: teller,
+	streams := p.streamsResponses(gw)
+	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: ensureBot(gw, m),
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }})
 	views := &viewcache.Cache{KV: gw.BytesKV()}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals,
@@ -127,7 +104,52 @@ func (p *Plugin) OnActivate() error {
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}
-	t := transport.New(transport.Options{
+	t := p.newTransport(manifestID, gw, cat)
+	cat.Register(t.MCP)
+	p.transport.Store(t)
+
+	r := routes(manifestID, gw, t, ws, approvals)
+	jobs, err := scheduleJobs(gw, ws, approvals)
+	if err != nil {
+		return err
+	}
+
+	p.ready.Lock()
+	p.router = r
+	p.jobs = jobs
+	p.views = views
+	p.ready.Unlock()
+	gw.Log().Info("MCP Server is ready", "version", version, "tools", len(cat.All()))
+	return nil
+}
+
+// ensureBot is the plugin's bot, which tells people of waiting writes by
+// direct message. Without it the plugin still works: people are then told
+// only in their open Mattermost.
+func ensureBot(gw *mattermost.Gateway, m *model.Manifest) approval.Teller {
+	bot, err := gw.EnsureBot(m.Id, m.Name, botDescription, "assets/icon.png")
+	if err != nil {
+		gw.Log().Error("The plugin's bot could not be set up; waiting writes are not told by direct message", "error", err.Error())
+		return nil
+	}
+	return bot
+}
+
+// streamsResponses is whether this Mattermost streams a plugin's responses;
+// the server's version does not change while the plugin runs.
+func (p *Plugin) streamsResponses(gw *mattermost.Gateway) bool {
+	streams := mattermost.StreamsResponses(p.API.GetServerVersion())
+	if !streams {
+		gw.Log().Info("This Mattermost delivers a plugin's responses whole: MCP clients of protocol 2025-11-25 and earlier are asked to confirm writes in Mattermost, not in the client, and get no progress while a call waits",
+			"server_version", p.API.GetServerVersion())
+	}
+	return streams
+}
+
+// newTransport is the MCP server over streamable HTTP, offering the
+// catalogue's tools as the configuration allows.
+func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue) *transport.Transport {
+	return transport.New(transport.Options{
 		PluginID:     manifestID,
 		Version:      version,
 		Instructions: instructions,
@@ -142,53 +164,6 @@ func (p *Plugin) OnActivate() error {
 			server.WithToolFilter(cat.Filter(p.current)),
 		},
 	})
-	cat.Register(t.MCP)
-	p.transport.Store(t)
-
-	r := mux.NewRouter()
-	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
-	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
-	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
-	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Log: gw.Log()}).Register(r)
-	(&approval.Routes{Approvals: approvals, Base: "/plugins/" + manifestID, Log: gw.Log(),
-		Session: func(r *http.Request) (mattermost.Session, error) {
-			return gw.Session(transport.MattermostSession(r.Context()))
-		},
-		Location: func(userID string) *time.Location { return gw.As(userID).Location() },
-	}).Register(r)
-	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		http.Error(w, "Not found. The MCP endpoint is /plugins/"+manifestID+transport.MCPPath, http.StatusNotFound)
-	})
-
-	sweep, err := gw.Schedule("workspace_sweep", sweepInterval, func() {
-		removed, err := ws.Sweep(time.Now())
-		if err != nil {
-			gw.Log().Error("The workspace sweep did not finish; the next one retries", "removed", removed, "error", err.Error())
-			return
-		}
-		gw.Log().Info("Workspace sweep", "removed", removed)
-	})
-	if err != nil {
-		return fmt.Errorf("the workspace sweep could not be scheduled: %w", err)
-	}
-	expiry, err := gw.Schedule("pending_dm_expiry", dmExpiryInterval, func() {
-		n, err := approvals.ExpireDMs(time.Now())
-		if err != nil {
-			gw.Log().Warn("Marking the direct messages of expired writes did not finish; the next run retries", "marked", n, "error", err.Error())
-		}
-	})
-	if err != nil {
-		_ = sweep.Close()
-		return fmt.Errorf("the expiry of direct messages could not be scheduled: %w", err)
-	}
-
-	p.ready.Lock()
-	p.router = r
-	p.jobs = []io.Closer{sweep, expiry}
-	p.views = views
-	p.ready.Unlock()
-	gw.Log().Info("MCP Server is ready", "version", version, "tools", len(cat.All()))
-	return nil
 }
 
 // OnDeactivate stops this node's part of the cluster jobs.
@@ -391,21 +366,4 @@ func (p *Plugin) ConfigurationWillBeSaved(newCfg *model.Config) (*model.Config, 
 		}
 	}
 	return nil, nil
-}
-
-// noteClientSession notes the Mattermost session of every authenticated
-// /mcp request as one of the person's MCP clients, which never answer their
-// pending writes (approval.NoteClientSession). Mattermost sets
-// Mattermost-User-Id only after checking the request's token. A session
-// that cannot be noted is not served: it could otherwise answer.
-func noteClientSession(approvals *approval.Approvals, log *pluginapi.LogService, next http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		userID := r.Header.Get("Mattermost-User-Id")
-		if err := approvals.NoteClientSession(userID, transport.MattermostSession(r.Context())); err != nil {
-			log.Error("Could not note an MCP client's Mattermost session", "user_id", userID, "error", err.Error())
-			http.Error(w, "Mattermost could not record this MCP client's session; try again shortly.", http.StatusServiceUnavailable)
-			return
-		}
-		next(w, r)
-	}
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -328,7 +327,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 
 // callWindow is when the call began and by when it answers.
 func callWindow(ctx context.Context) (started, answerBy time.Time) {
-	started = catalogue.CallOf(ctx).Started
+	started = transport.CallOf(ctx).Started
 	if started.IsZero() {
 		started = time.Now()
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -33,7 +32,7 @@ func (a *Approvals) askInClient(ctx context.Context, c *mattermost.Caller, rec R
 	if !server.IsModernRequest(ctx) {
 		return a.askOnStream(ctx, c, rec, mode)
 	}
-	call := catalogue.CallOf(ctx)
+	call := transport.CallOf(ctx)
 	state, err := a.signer.Sign(questionState{UserID: c.UserID(), Tool: call.Tool, Arguments: call.Arguments, RecordID: rec.ID, Mode: mode})
 	if err != nil {
 		return Outcome{}, err
@@ -110,7 +109,7 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 
 // Resume finishes a call the client retried with the person's answer (the
 // call's requestState is set).
-func (a *Approvals) Resume(ctx context.Context, c *mattermost.Caller, call catalogue.Call) (Outcome, error) {
+func (a *Approvals) Resume(ctx context.Context, c *mattermost.Caller, call transport.Call) (Outcome, error) {
 	st, err := a.signer.Verify(call.RoundTrip.RequestState, c.UserID(), call.Tool, call.Arguments)
 	if errors.Is(err, ErrInvalidState) {
 		return Outcome{}, refusal.Newf("This answer cannot be used: its state was altered, belongs to another call or arguments, or is older than %d minutes. Nothing was sent. Call %s again, without requestState, to ask the person anew.",
@@ -200,7 +199,7 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 func (a *Approvals) progress(ctx context.Context, started time.Time, id string) {
 	// Progress counts the seconds of the call out of the most it waits, and
 	// must grow with every notification: it is sent every progressEvery.
-	tok := catalogue.ProgressToken(ctx)
+	tok := transport.ProgressToken(ctx)
 	srv := server.ServerFromContext(ctx)
 	if tok == nil || srv == nil {
 		return

@@ -2,11 +2,12 @@ package approval
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 // The MCP client's own Mattermost sessions never answer a pending write,
@@ -33,9 +34,6 @@ const (
 	// Mattermost gives it no end: as long as Mattermost's longest session
 	// setting allows by default (180 days for mobile), and no longer.
 	maxClientSessionLife = 180 * 24 * time.Hour
-	// clientsAttempts bounds compare-and-set retries when one person's new
-	// sessions call /mcp on several nodes at once.
-	clientsAttempts = 16
 	// maxNotedHere bounds the sessions one node remembers as already noted; when
 	// full it forgets them all and reads the record again for each.
 	maxNotedHere = 4096
@@ -48,7 +46,7 @@ type clientRecord struct {
 
 // clientSessions are the noted sessions of every person.
 type clientSessions struct {
-	kv  KV
+	kv  kvstore.KV
 	now func() time.Time
 
 	mu    sync.Mutex
@@ -60,13 +58,19 @@ func (c *clientSessions) load(userID string) (clientRecord, []byte, error) {
 	if err != nil {
 		return clientRecord{}, nil, fmt.Errorf("read the person's MCP client sessions: %w", err)
 	}
+	return parseClients(raw), raw, nil
+}
+
+// parseClients reads a stored record; one over its cap or corrupt reads
+// as empty (and is written afresh by the next note).
+func parseClients(raw []byte) clientRecord {
 	rec := clientRecord{Sessions: map[string]int64{}}
 	if raw != nil && len(raw) <= maxClientRecordBytes {
 		if json.Unmarshal(raw, &rec) != nil || rec.Sessions == nil {
 			rec.Sessions = map[string]int64{}
 		}
 	}
-	return rec, raw, nil
+	return rec
 }
 
 // note records that session sessionID of userID, ending at expires (zero:
@@ -77,20 +81,17 @@ func (c *clientSessions) note(userID, sessionID string, expires time.Time) error
 	}
 	now := c.now()
 	expires = c.until(expires)
-	key := userID + "/" + sessionID
-	for range clientsAttempts {
-		rec, old, err := c.load(userID)
-		if err != nil {
-			return err
-		}
+	var noted int64
+	err := kvstore.Update(c.kv, clientsPrefix+userID, func(old []byte) (kvstore.Change, error) {
+		rec := parseClients(old)
 		for id, at := range rec.Sessions {
 			if at <= now.UnixMilli() {
 				delete(rec.Sessions, id)
 			}
 		}
 		if at, ok := rec.Sessions[sessionID]; ok && at >= expires.UnixMilli() && len(old) <= maxClientRecordBytes {
-			c.remember(key, at)
-			return nil
+			noted = at
+			return kvstore.Change{}, kvstore.Unchanged
 		}
 		rec.Sessions[sessionID] = expires.UnixMilli()
 		for len(rec.Sessions) > MaxClientSessions {
@@ -98,23 +99,21 @@ func (c *clientSessions) note(userID, sessionID string, expires time.Time) error
 		}
 		raw, err := json.Marshal(rec)
 		if err != nil {
-			return err
+			return kvstore.Change{}, err
 		}
 		// The record lives as long as its longest-lived session.
 		var last int64
 		for _, at := range rec.Sessions {
 			last = max(last, at)
 		}
-		ok, err := c.kv.CompareAndSet(clientsPrefix+userID, old, raw, time.Until(time.UnixMilli(last))+time.Minute)
-		if err != nil {
-			return fmt.Errorf("note the person's MCP client session: %w", err)
-		}
-		if ok {
-			c.remember(key, expires.UnixMilli())
-			return nil
-		}
+		noted = expires.UnixMilli()
+		return kvstore.Change{Value: raw, TTL: time.Until(time.UnixMilli(last)) + time.Minute}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("note the person's MCP client session: %w", err)
 	}
-	return errors.New("note the person's MCP client session: too many changes at once; try again")
+	c.remember(userID+"/"+sessionID, noted)
+	return nil
 }
 
 // until is when a session's note ends: with the session, and at most

@@ -52,7 +52,7 @@ func TestASessionOfAnyMCPClientOfThePersonCannotAnswerTheirPendingWriteButTheirB
 
 func TestANotedSessionIsWrittenOnceAndForgottenWhenItExpires(t *testing.T) {
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	kv := &countingKV{memKV: &memKV{m: map[string][]byte{}}}
+	kv := &countingKV{memKV: newMemKV()}
 	c := &clientSessions{kv: kv, now: func() time.Time { return now }}
 	for range 3 {
 		if err := c.note("alice", "s1", now.Add(time.Hour)); err != nil {
@@ -81,7 +81,7 @@ func TestANotedSessionIsWrittenOnceAndForgottenWhenItExpires(t *testing.T) {
 
 func TestAPersonsNotedSessionsAreBoundedInCountAndBytes(t *testing.T) {
 	now := time.Now()
-	kv := &memKV{m: map[string][]byte{}}
+	kv := newMemKV()
 	c := &clientSessions{kv: kv, now: func() time.Time { return now }}
 	for i := range MaxClientSessions + 72 {
 		// 26 characters, as Mattermost's ids.
@@ -112,7 +112,7 @@ func TestOnlyANewInteractiveSessionIsReadFromMattermostAndWrittenToTheStore(t *t
 		Props: model.StringMap{model.SessionPropType: model.SessionTypeUserAccessToken}}
 	api.On("GetSession", "human").Return(human, nil).Once()
 	api.On("GetSession", "pat").Return(pat, nil).Once()
-	kv := &countingKV{memKV: &memKV{m: map[string][]byte{}}}
+	kv := &countingKV{memKV: newMemKV()}
 	a := &Approvals{opts: Options{MM: mattermost.NewGateway(api, nil)}, clients: &clientSessions{kv: kv, now: time.Now}}
 	// Each session's requests, many of them: Mattermost is asked once per
 	// session (the mock allows no second GetSession) and the store written

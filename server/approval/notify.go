@@ -9,6 +9,7 @@ import (
 
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 )
@@ -129,11 +130,7 @@ func (a *Approvals) closeDM(userID, id string, text func(*time.Location) string,
 // updateIndex changes the list of open direct messages atomically across
 // nodes.
 func (a *Approvals) updateIndex(change func([]openDM) []openDM) error {
-	for attempt := 0; attempt < 10; attempt++ {
-		raw, err := a.store.KV.Get(dmIndexKey)
-		if err != nil {
-			return err
-		}
+	err := kvstore.Update(a.store.KV, dmIndexKey, func(raw []byte) (kvstore.Change, error) {
 		var open []openDM
 		if raw != nil {
 			if err := json.Unmarshal(raw, &open); err != nil {
@@ -141,18 +138,12 @@ func (a *Approvals) updateIndex(change func([]openDM) []openDM) error {
 			}
 		}
 		next, err := json.Marshal(change(open))
-		if err != nil {
-			return err
-		}
-		ok, err := a.store.KV.CompareAndSet(dmIndexKey, raw, next, 0)
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
+		return kvstore.Change{Value: next}, err
+	})
+	if err != nil {
+		return fmt.Errorf("the list of open direct messages: %w", err)
 	}
-	return errors.New("the list of open direct messages kept changing; try again")
+	return nil
 }
 
 // ExpireDMs edits the direct messages of writes that expired unanswered

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/secret"
 )
 
@@ -36,7 +37,7 @@ type Signer struct {
 }
 
 // NewSigner signs with the cluster's question key.
-func NewSigner(kv secret.KV, now func() time.Time) *Signer {
+func NewSigner(kv kvstore.KV, now func() time.Time) *Signer {
 	return &Signer{key: &secret.Shared{KV: kv, Name: keyName}, Now: now}
 }
 

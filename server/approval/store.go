@@ -11,11 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	mrand "math/rand/v2"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -48,9 +48,6 @@ const (
 	// at most PendingLifetime, runs at most as long again, then keeps its
 	// outcome OutcomeLifetime.
 	indexLifetime = 2*PendingLifetime + OutcomeLifetime
-	// indexAttempts bounds compare-and-set retries when several writes of
-	// one person are asked at once on several nodes.
-	indexAttempts = 32
 )
 
 // States of a record.
@@ -72,14 +69,6 @@ var (
 	// ErrDecided refuses a second answer.
 	ErrDecided = errors.New("already answered")
 )
-
-// KV is the part of the plugin KV store the records use.
-type KV interface {
-	Get(key string) ([]byte, error)
-	Set(key string, value []byte, ttl time.Duration) error
-	CompareAndSet(key string, old, value []byte, ttl time.Duration) (bool, error)
-	Delete(key string) error
-}
 
 // Record is one post waiting for, or answered by, the person. The plan
 // (with the model's own text) is kept only while the post is pending.
@@ -135,7 +124,7 @@ func (r Record) place() string {
 
 // Store holds the records.
 type Store struct {
-	KV  KV
+	KV  kvstore.KV
 	Now func() time.Time
 }
 
@@ -237,11 +226,16 @@ func (s *Store) readIndex(userID string) ([]string, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return indexIDs(raw), raw, nil
+}
+
+// indexIDs is the ids a stored index names.
+func indexIDs(raw []byte) []string {
 	var ids []string
 	if len(raw) > 0 && json.Unmarshal(raw, &ids) != nil {
 		ids = nil // a corrupt index starts again; its records expire by themselves
 	}
-	return ids, raw, nil
+	return ids
 }
 
 // records loads the records ids names, skipping those that expired; with
@@ -329,35 +323,24 @@ func idsOf(recs []Record) []string {
 // against other nodes; change returns the ids to keep and those dropped.
 // It returns the dropped ids of the change that was stored.
 func (s *Store) updateIndex(userID string, change func(live []Record) (kept, dropped []string, err error)) ([]string, error) {
-	for attempt := range indexAttempts {
-		if attempt > 0 {
-			time.Sleep(time.Duration(mrand.Int64N(int64(min(attempt, 25)) * int64(2*time.Millisecond))))
-		}
-		ids, raw, err := s.readIndex(userID)
+	var dropped []string
+	err := kvstore.Update(s.KV, indexKey(userID), func(raw []byte) (kvstore.Change, error) {
+		live, err := s.records(userID, indexIDs(raw), false)
 		if err != nil {
-			return nil, err
+			return kvstore.Change{}, err
 		}
-		live, err := s.records(userID, ids, false)
+		kept, d, err := change(live)
 		if err != nil {
-			return nil, err
-		}
-		kept, dropped, err := change(live)
-		if err != nil {
-			return nil, err
+			return kvstore.Change{}, err
 		}
 		next, err := json.Marshal(kept)
-		if err != nil {
-			return nil, err
-		}
-		ok, err := s.KV.CompareAndSet(indexKey(userID), raw, next, indexLifetime)
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			return dropped, nil
-		}
+		dropped = d
+		return kvstore.Change{Value: next, TTL: indexLifetime}, err
+	})
+	if errors.Is(err, kvstore.ErrContended) {
+		return nil, fmt.Errorf("the list of the person's pending writes: %w", err)
 	}
-	return nil, errors.New("the list of the person's pending writes kept changing; try again")
+	return dropped, err
 }
 
 // Load reads the user's record.

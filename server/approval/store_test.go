@@ -10,59 +10,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore/kvtest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
-type memKV struct {
-	mu sync.Mutex
-	m  map[string][]byte
-}
+// memKV is the plugin KV store in memory, with a count of what it holds.
+type memKV struct{ *kvtest.Store }
 
-func (k *memKV) Get(key string) ([]byte, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.m[key], nil
-}
-
-func (k *memKV) Set(key string, v []byte, _ time.Duration) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	k.m[key] = v
-	return nil
-}
-
-func (k *memKV) CompareAndSet(key string, old, v []byte, _ time.Duration) (bool, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if !bytes.Equal(k.m[key], old) {
-		return false, nil
-	}
-	k.m[key] = v
-	return true, nil
-}
-
-func (k *memKV) Delete(key string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	delete(k.m, key)
-	return nil
-}
+func newMemKV() *memKV { return &memKV{kvtest.New()} }
 
 // count is how many keys start with prefix.
-func (k *memKV) count(prefix string) int {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	n := 0
-	for key, v := range k.m {
-		if strings.HasPrefix(key, prefix) && v != nil {
-			n++
-		}
-	}
-	return n
-}
+func (k *memKV) count(prefix string) int { return len(k.Keys(prefix)) }
 
-func newStore() *Store { return &Store{KV: &memKV{m: map[string][]byte{}}, Now: time.Now} }
+func newStore() *Store { return &Store{KV: newMemKV(), Now: time.Now} }
 
 func plan() posting.Plan {
 	return posting.Plan{CallerID: "alice", Message: "hi", Files: []posting.Staged{{Kind: posting.KindWritten, Name: "a.txt", Content: "secret text"}}}
@@ -144,7 +105,7 @@ func TestADeclinedRecordKeepsOnlyTheOutcome(t *testing.T) {
 // tickingStore is a store whose clock moves a second per reading, so
 // records are ordered by creation.
 func tickingStore() (*Store, *memKV) {
-	kv := &memKV{m: map[string][]byte{}}
+	kv := newMemKV()
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	var mu sync.Mutex
 	return &Store{KV: kv, Now: func() time.Time {
@@ -227,8 +188,8 @@ func TestTheListShowsTheWriteAfterTwentyThousandOtherKeys(t *testing.T) {
 	// Sessions and mailboxes sort before pending writes; the list does not
 	// scan keys, so however many there are it finds the person's.
 	for i := range 25000 {
-		kv.m[fmt.Sprintf("mcpsession_%06d", i)] = []byte("{}")
-		kv.m[fmt.Sprintf("%s%06d_x", keyPrefix, i)] = []byte("{}")
+		_ = kv.Set(fmt.Sprintf("mcpsession_%06d", i), []byte("{}"), 0)
+		_ = kv.Set(fmt.Sprintf("%s%06d_x", keyPrefix, i), []byte("{}"), 0)
 	}
 	rec, err := s.Create("alice", "Post", plan(), nil)
 	if err != nil {
@@ -250,7 +211,8 @@ func TestAnExpiredWriteLeavesThePersonsIndex(t *testing.T) {
 		t.Fatalf("list: %+v %v", recs, err)
 	}
 	var ids []string
-	if err := json.Unmarshal(kv.m[indexKey("alice")], &ids); err != nil || len(ids) != 1 || ids[0] != kept.ID {
+	raw, _ := kv.Get(indexKey("alice"))
+	if err := json.Unmarshal(raw, &ids); err != nil || len(ids) != 1 || ids[0] != kept.ID {
 		t.Fatalf("index: %v %v", ids, err)
 	}
 }

@@ -5,8 +5,6 @@ package catalogue
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // Hints are the MCP tool annotations. All four are always sent explicitly:
@@ -110,11 +109,7 @@ func Define[Args, Out any](t Tool, handle func(ctx context.Context, args Args) (
 		if err := bindArguments(req, &args); err != nil {
 			return mcp.NewToolResultError(argumentError(t.Name, accepted, err)), nil
 		}
-		if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
-			ctx = context.WithValue(ctx, progressKey{}, req.Params.Meta.ProgressToken)
-		}
-		ctx = context.WithValue(ctx, callKey{}, Call{Tool: t.Name, Arguments: argumentsDigest(req), RoundTrip: req.Params.MultiRoundTripParams, Started: started})
-		res, err := handle(ctx, args)
+		res, err := handle(transport.WithCall(ctx, t.Name, req, started), args)
 		if r, ok := refusal.As(err); ok {
 			return mcp.NewToolResultError(r.Error()), nil
 		}
@@ -132,44 +127,6 @@ func (r Result[Out]) mcp() *mcp.CallToolResult {
 	}
 	content := append([]mcp.Content{mcp.NewTextContent(r.Text)}, r.More...)
 	return &mcp.CallToolResult{Content: content, StructuredContent: r.Data, IsError: r.NotDone}
-}
-
-type progressKey struct{}
-type callKey struct{}
-
-// Call is what a handler may need of the request beyond its arguments: which
-// tool it is, a digest of the arguments exactly as sent, the answers of a
-// multi-round-trip retry (empty on a first call), and when the call began
-// (a call that waits counts its bound from there).
-type Call struct {
-	Tool      string
-	Arguments string
-	RoundTrip mcp.MultiRoundTripParams
-	Started   time.Time
-}
-
-// CallOf is the tool call being handled.
-func CallOf(ctx context.Context) Call {
-	c, _ := ctx.Value(callKey{}).(Call)
-	return c
-}
-
-// argumentsDigest is a sha256 of the arguments as canonical JSON (maps
-// marshal with sorted keys), so a retry can be bound to the very arguments a
-// question was asked about.
-func argumentsDigest(req mcp.CallToolRequest) string {
-	raw, err := json.Marshal(req.GetArguments())
-	if err != nil {
-		return ""
-	}
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:])
-}
-
-// ProgressToken is the call's progress token, nil when the client sent
-// none (then no progress notifications may be sent).
-func ProgressToken(ctx context.Context) mcp.ProgressToken {
-	return ctx.Value(progressKey{})
 }
 
 // MCP renders the tool as the protocol lists it.

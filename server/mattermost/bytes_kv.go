@@ -8,6 +8,8 @@ import (
 
 	"github.com/mattermost/mattermost/server/public/pluginapi"
 	"github.com/mattermost/mattermost/server/public/pluginapi/cluster"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 // kvBackend is what both pluginapi's KV service and its in-memory test store
@@ -19,9 +21,12 @@ type kvBackend interface {
 	ListKeys(page, count int, options ...pluginapi.ListKeysOption) ([]string, error)
 }
 
-// BytesKV is the plugin KV store as raw bytes with the atomic operations the
-// workspace needs (set-if-absent, compare-and-set, compare-and-delete).
+// BytesKV is the plugin KV store as raw bytes with the atomic operations
+// (set-if-absent, compare-and-set, compare-and-delete): the kvstore.KV
+// every package uses.
 type BytesKV struct{ kv kvBackend }
+
+var _ kvstore.KV = BytesKV{}
 
 // NewBytesKV wraps a KV backend; tests pass a *pluginapi.MemoryStore.
 func NewBytesKV(kv kvBackend) BytesKV { return BytesKV{kv: kv} }

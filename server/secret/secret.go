@@ -8,21 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 // Size is the length of every key: 256 bits for HMAC-SHA256.
 const Size = 32
 
-// KV is the part of the plugin KV store a key needs.
-type KV interface {
-	Get(key string) ([]byte, error)
-	SetIfAbsent(key string, value []byte, ttl time.Duration) (bool, error)
-}
-
 // Shared is one cluster-wide key, read once per process.
 type Shared struct {
-	KV KV
+	KV kvstore.KV
 	// Name is the key's KV key.
 	Name string
 

@@ -2,49 +2,28 @@ package tools
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore/kvtest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 )
 
 // slowKV is a store whose writes wait until the gate is opened.
 type slowKV struct {
-	mu   sync.Mutex
-	m    memKV
+	*kvtest.Store
 	gate chan struct{}
-}
-
-func (k *slowKV) Get(key string) ([]byte, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.m.Get(key)
 }
 
 func (k *slowKV) Set(key string, v []byte, ttl time.Duration) error {
 	<-k.gate
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.m.Set(key, v, ttl)
-}
-
-func (k *slowKV) CompareAndSet(key string, old, v []byte, ttl time.Duration) (bool, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.m.CompareAndSet(key, old, v, ttl)
-}
-
-func (k *slowKV) Delete(key string) error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.m.Delete(key)
+	return k.Store.Set(key, v, ttl)
 }
 
 func TestATextKeptAfterItsAnswerHoldsItsMemoryUntilWrittenAndNoneWhenNoneIsFree(t *testing.T) {
-	kv := &slowKV{m: memKV{}, gate: make(chan struct{})}
+	kv := &slowKV{Store: kvtest.New(), gate: make(chan struct{})}
 	mem := budget.New(64 << 20)
 	d := Deps{Conversions: mem, Views: &viewcache.Cache{KV: kv}}
 	text := &fileview.Text{Body: strings.Repeat("a line of the report\n", 100_000)}

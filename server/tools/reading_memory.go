@@ -12,11 +12,11 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -240,7 +240,7 @@ func (d Deps) take(ctx context.Context, mem *budget.Budget, cost int64, deadline
 // seconds the read has waited of conversionWait, so it grows across both
 // waits of one read. A client that cannot take them loses only them.
 func (d Deps) tellWaiting(ctx context.Context, mem *budget.Budget, cost int64, deadline time.Time, stop <-chan struct{}) {
-	tok := catalogue.ProgressToken(ctx)
+	tok := transport.ProgressToken(ctx)
 	srv := server.ServerFromContext(ctx)
 	if tok == nil || srv == nil {
 		return

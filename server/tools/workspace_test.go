@@ -7,25 +7,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore/kvtest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
-
-type memKV map[string][]byte
-
-func (m memKV) Get(key string) ([]byte, error)                  { return m[key], nil }
-func (m memKV) Set(key string, v []byte, _ time.Duration) error { m[key] = v; return nil }
-func (m memKV) Delete(key string) error                         { delete(m, key); return nil }
-func (m memKV) CompareAndSet(key string, old, v []byte, _ time.Duration) (bool, error) {
-	if string(m[key]) != string(old) {
-		return false, nil
-	}
-	m[key] = v
-	return true, nil
-}
 
 func TestBobWritingTheSameBytesAsAliceNeverReadsHerFileNameFromAKeptText(t *testing.T) {
 	var b strings.Builder
@@ -41,7 +28,7 @@ func TestBobWritingTheSameBytesAsAliceNeverReadsHerFileNameFromAKeptText(t *test
 	if err != nil || view.Whole == nil || !strings.Contains(view.Header, alices.Name) {
 		t.Fatalf("alice's first window should note her name against the bytes: %v %+v", err, view)
 	}
-	cache := &viewcache.Cache{KV: memKV{}}
+	cache := &viewcache.Cache{KV: kvtest.New()}
 	if err := cache.Put("alice", workspaceViewKey("alice", alices), view.Whole); err != nil {
 		t.Fatal(err)
 	}

@@ -141,7 +141,7 @@ func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, catalogue.Res
 	if err != nil {
 		return nil, none, err
 	}
-	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
+	if call := transport.CallOf(ctx); call.RoundTrip.RequestState != "" {
 		o, err := d.Approvals.Resume(ctx, c, call)
 		res, err := d.outcome(c, o, err)
 		return nil, res, err

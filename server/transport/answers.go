@@ -7,7 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"reflect"
@@ -20,6 +20,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 // Before protocol 2026-07-28 a client answers a question the server asked
@@ -50,8 +52,6 @@ const (
 	// each gone ten minutes after its last answer.
 	mailboxMaxEntries = 16
 	mailboxMaxBytes   = 2 * MaxAnswerBytes
-	// casAttempts bounds retries when nodes write one mailbox at once.
-	casAttempts = 8
 
 	// nodesKey lists the ranges of request ids the plugin's processes
 	// number their questions from (see seedRequestIDs), so that any node
@@ -68,13 +68,9 @@ const (
 	nodeRefresh = time.Hour
 )
 
-// AnswerKV is the plugin KV store as raw bytes with compare-and-set. It
-// carries clients' answers between nodes and the per-person index of
-// sessions.
-type AnswerKV interface {
-	Get(key string) ([]byte, error)
-	CompareAndSet(key string, old, value []byte, ttl time.Duration) (bool, error)
-}
+// AnswerKV is kvstore.KV under the name sessions.go uses for the
+// per-person index of sessions; it goes when that file names kvstore.KV.
+type AnswerKV = kvstore.KV
 
 type mailEntry struct {
 	Body json.RawMessage `json:"body"`
@@ -150,31 +146,18 @@ func (t *Transport) markAsking() {
 }
 
 func (t *Transport) updateNodes(change func([]nodeRange) []nodeRange) error {
-	for attempt := range casAttempts {
-		if attempt > 0 {
-			time.Sleep(backoff(attempt))
-		}
-		old, err := t.opts.Answers.Get(nodesKey)
-		if err != nil {
-			return err
-		}
+	err := kvstore.Update(t.opts.Answers, nodesKey, func(old []byte) (kvstore.Change, error) {
 		var nodes []nodeRange
 		if len(old) > 0 && json.Unmarshal(old, &nodes) != nil {
 			nodes = nil
 		}
 		next, err := json.Marshal(change(nodes))
-		if err != nil {
-			return err
-		}
-		ok, err := t.opts.Answers.CompareAndSet(nodesKey, old, next, 0)
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
+		return kvstore.Change{Value: next}, err
+	})
+	if err != nil {
+		return fmt.Errorf("the list of nodes: %w", err)
 	}
-	return errors.New("the list of nodes kept changing")
+	return nil
 }
 
 // issued reports whether id is in the range of a process of this plugin.
@@ -270,26 +253,14 @@ func (t *Transport) postToMailbox(sessionID string, body []byte) error {
 // updateMailbox applies change atomically against concurrent writers on
 // other nodes.
 func (t *Transport) updateMailbox(sessionID string, change func([]mailEntry) []mailEntry) error {
-	key := mailboxKey(sessionID)
-	for range casAttempts {
-		old, err := t.opts.Answers.Get(key)
-		if err != nil {
-			return err
-		}
-		entries := t.liveEntries(old)
-		next, err := json.Marshal(change(entries))
-		if err != nil {
-			return err
-		}
-		ok, err := t.opts.Answers.CompareAndSet(key, old, next, mailboxLifetime)
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
+	err := kvstore.Update(t.opts.Answers, mailboxKey(sessionID), func(old []byte) (kvstore.Change, error) {
+		next, err := json.Marshal(change(t.liveEntries(old)))
+		return kvstore.Change{Value: next, TTL: mailboxLifetime}, err
+	})
+	if err != nil {
+		return fmt.Errorf("the session's mailbox: %w", err)
 	}
-	return errors.New("the session's mailbox kept changing")
+	return nil
 }
 
 func (t *Transport) liveEntries(raw []byte) []mailEntry {

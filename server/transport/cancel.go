@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 // A client that no longer wants a call sends notifications/cancelled naming
@@ -46,7 +48,7 @@ var (
 // callRef is the tools/call a request carries: whose it is and how to end
 // it without an answer.
 type callRef struct {
-	kv   AnswerKV
+	kv   kvstore.KV
 	log  Logger
 	key  string
 	drop context.CancelFunc

@@ -23,6 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 const (
@@ -66,9 +67,10 @@ type Options struct {
 	UserActive func(userID string) (bool, error)
 	KV         KV
 	// Answers is the same store as raw bytes with compare-and-set: it
-	// carries clients' answers between nodes (see answers.go) and keeps
-	// each person's index of sessions (see sessions.go).
-	Answers AnswerKV
+	// carries clients' answers between nodes (see answers.go), their
+	// cancellations (cancel.go) and each person's index of sessions
+	// (sessions.go).
+	Answers kvstore.KV
 	Log     Logger
 	// ServerOptions are added to the MCP server (tool filter, middleware...).
 	ServerOptions []server.ServerOption

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,6 +71,25 @@ func (r rawKV) CompareAndSet(key string, old, value []byte, _ time.Duration) (bo
 	}
 	r.data[key] = value
 	return true, nil
+}
+
+func (r rawKV) Set(key string, value []byte, _ time.Duration) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.data[key] = value
+	return nil
+}
+
+func (r rawKV) SetIfAbsent(key string, value []byte, ttl time.Duration) (bool, error) {
+	return r.CompareAndSet(key, nil, value, ttl)
+}
+
+func (r rawKV) CompareAndDelete(key string, old []byte) (bool, error) {
+	return r.CompareAndSet(key, old, nil, 0)
+}
+
+func (r rawKV) ListKeys(string, int, int) ([]string, bool, error) {
+	return nil, false, errors.New("the transport lists no keys")
 }
 
 func (m *memKV) Delete(key string) error {

@@ -19,7 +19,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -27,6 +26,7 @@ import (
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 const (
@@ -60,14 +60,6 @@ const (
 	keyPrefix        = "fvc_"
 )
 
-// KV is the part of the plugin KV store the cache uses.
-type KV interface {
-	Get(key string) ([]byte, error)
-	Set(key string, value []byte, ttl time.Duration) error
-	CompareAndSet(key string, old, value []byte, ttl time.Duration) (bool, error)
-	Delete(key string) error
-}
-
 // Key names a converted file: its kind of source ("attachment",
 // "workspace") and the id that fixes its bytes (a file id, a sha256). For
 // an id that fixes only the bytes (a sha256), Owner and Name are whose file
@@ -88,7 +80,7 @@ func (k Key) hashAt(version string) string {
 
 // Cache is the kept texts.
 type Cache struct {
-	KV KV
+	KV kvstore.KV
 
 	once     sync.Once
 	recent   *recent
@@ -267,11 +259,8 @@ func chunkKey(h string, i int) string { return fmt.Sprintf("%s%s_%d", keyPrefix,
 func (c *Cache) count(userID, h string) error {
 	sum := sha256.Sum256([]byte("viewcache:" + userID))
 	key := keyPrefix + "u_" + hex.EncodeToString(sum[:16])
-	for attempt := 0; attempt < 10; attempt++ {
-		raw, err := c.KV.Get(key)
-		if err != nil {
-			return err
-		}
+	var dropped []string
+	err := kvstore.Update(c.KV, key, func(raw []byte) (kvstore.Change, error) {
 		var kept []string
 		if raw != nil {
 			_ = json.Unmarshal(raw, &kept)
@@ -283,24 +272,20 @@ func (c *Cache) count(userID, h string) error {
 			}
 		}
 		next = append(next, h)
-		var dropped []string
+		dropped = nil
 		if len(next) > PerPerson {
 			dropped, next = next[:len(next)-PerPerson], next[len(next)-PerPerson:]
 		}
 		val, _ := json.Marshal(next)
-		ok, err := c.KV.CompareAndSet(key, raw, val, Lifetime)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			continue
-		}
-		for _, d := range dropped {
-			c.drop(d)
-		}
-		return nil
+		return kvstore.Change{Value: val, TTL: Lifetime}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the list of kept texts: %w", err)
 	}
-	return errors.New("the list of kept texts kept changing")
+	for _, d := range dropped {
+		c.drop(d)
+	}
+	return nil
 }
 
 // drop removes a kept text; its chunks go with their lifetime if the meta

@@ -3,6 +3,7 @@ package viewcache
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -44,6 +45,17 @@ func (k *memKV) Delete(key string) error {
 	defer k.mu.Unlock()
 	delete(k.m, key)
 	return nil
+}
+
+// The rest of kvstore.KV, which the cache does not use.
+func (k *memKV) SetIfAbsent(string, []byte, time.Duration) (bool, error) {
+	return false, errors.New("not used by the cache")
+}
+func (k *memKV) CompareAndDelete(string, []byte) (bool, error) {
+	return false, errors.New("not used by the cache")
+}
+func (k *memKV) ListKeys(string, int, int) ([]string, bool, error) {
+	return nil, false, errors.New("not used by the cache")
 }
 
 func (k *memKV) bytes() int {

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 // noListing is the KV store with listing refused: the sweep must find every
 // workspace through the registry.
-type noListing struct{ KV }
+type noListing struct{ kvstore.KV }
 
 func (noListing) ListKeys(string, int, int) ([]string, bool, error) {
 	return nil, false, errors.New("listed every key of the plugin")

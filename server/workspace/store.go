@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/secret"
 )
 
@@ -50,9 +51,6 @@ const (
 	// MaxFiles bounds one user's index record (a few hundred bytes per
 	// file), whatever the quota.
 	MaxFiles = 500
-	// casRetries bounds optimistic retries of an index update when
-	// several nodes write one user's workspace at once.
-	casRetries = 20
 
 	prefixIndex = "ws_i_"
 	prefixChunk = "ws_c_"
@@ -94,18 +92,6 @@ var (
 	ErrRegistryFull = errors.New("the registry of workspaces is full; files expire a day after they were written")
 )
 
-// KV is the plugin KV store as the workspace uses it: raw bytes and atomic
-// updates, so two nodes never overwrite each other's change.
-type KV interface {
-	Get(key string) ([]byte, error)
-	Set(key string, value []byte, ttl time.Duration) error
-	SetIfAbsent(key string, value []byte, ttl time.Duration) (bool, error)
-	CompareAndSet(key string, old, value []byte, ttl time.Duration) (bool, error)
-	CompareAndDelete(key string, old []byte) (bool, error)
-	Delete(key string) error
-	ListKeys(prefix string, page, perPage int) (keys []string, more bool, err error)
-}
-
 // Limits are the admin's settings, read on every write.
 type Limits struct {
 	QuotaBytes   int64 // all of one user's files together
@@ -132,7 +118,7 @@ type index struct {
 
 // Store is the workspaces of every user.
 type Store struct {
-	kv     KV
+	kv     kvstore.KV
 	limits func() Limits
 	// Now is the clock; tests replace it.
 	Now func() time.Time
@@ -143,7 +129,7 @@ type Store struct {
 }
 
 // New returns the store over the plugin KV store.
-func New(kv KV, limits func() Limits) *Store {
+func New(kv kvstore.KV, limits func() Limits) *Store {
 	return &Store{kv: kv, limits: limits, Now: time.Now, slots: make(chan struct{}, RedeemSlots),
 		secret: &secret.Shared{KV: kv, Name: keySecret}}
 }
@@ -165,50 +151,45 @@ func (s *Store) load(space string) (index, []byte, error) {
 	if err != nil {
 		return index{}, nil, err
 	}
+	idx, err := parseIndex(raw)
+	return idx, raw, err
+}
+
+// parseIndex reads a stored index (nil: an empty one).
+func parseIndex(raw []byte) (index, error) {
 	idx := index{Files: map[string]File{}}
 	if raw != nil {
 		if err := json.Unmarshal(raw, &idx); err != nil {
-			return index{}, nil, fmt.Errorf("workspace index is corrupt: %w", err)
+			return index{}, fmt.Errorf("workspace index is corrupt: %w", err)
 		}
 		if idx.Files == nil {
 			idx.Files = map[string]File{}
 		}
 	}
-	return idx, raw, nil
+	return idx, nil
 }
 
-// update applies change to a user's index atomically, retrying when another
-// node changed it in between. The index outlives its newest file by kvGrace.
+// update applies change to a user's index atomically against other nodes.
+// The index outlives its newest file by kvGrace; an empty one is removed.
 func (s *Store) update(space string, change func(idx *index) error) error {
-	for range casRetries {
-		idx, raw, err := s.load(space)
+	err := kvstore.Update(s.kv, indexKey(space), func(raw []byte) (kvstore.Change, error) {
+		idx, err := parseIndex(raw)
 		if err != nil {
-			return err
+			return kvstore.Change{}, err
 		}
 		if err := change(&idx); err != nil {
-			return err
+			return kvstore.Change{}, err
 		}
-		var ok bool
 		if len(idx.Files) == 0 {
-			if raw == nil {
-				return nil
-			}
-			ok, err = s.kv.CompareAndDelete(indexKey(space), raw)
-		} else {
-			next, merr := json.Marshal(idx)
-			if merr != nil {
-				return merr
-			}
-			ok, err = s.kv.CompareAndSet(indexKey(space), raw, next, Retention+kvGrace)
+			return kvstore.Change{}, nil
 		}
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
+		next, err := json.Marshal(idx)
+		return kvstore.Change{Value: next, TTL: Retention + kvGrace}, err
+	})
+	if errors.Is(err, kvstore.ErrContended) {
+		return fmt.Errorf("the workspace index: %w", err)
 	}
-	return errors.New("the workspace index kept changing; try again")
+	return err
 }
 
 func (s *Store) live(f File) bool { return s.Now().Before(f.ExpiresAt()) }
@@ -419,7 +400,7 @@ func (s *Store) Open(userID, name string) (File, io.ReadCloser, error) {
 }
 
 type chunkReader struct {
-	kv   KV
+	kv   kvstore.KV
 	f    File
 	next int
 	buf  []byte

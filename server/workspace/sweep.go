@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 // The retention sweep and the registry of workspaces it walks: no listing
@@ -85,51 +87,52 @@ func registryShard(space string) int {
 func registryKey(shard int) string { return prefixRegistry + strconv.Itoa(shard) }
 
 // registry is one shard: workspace id to when it was last registered (Unix
-// seconds), and its raw value for a compare-and-set.
+// seconds), and its raw value.
 func (s *Store) registry(shard int) (map[string]int64, []byte, error) {
 	raw, err := s.kv.Get(registryKey(shard))
 	if err != nil {
 		return nil, nil, err
 	}
+	spaces, err := parseRegistry(raw)
+	return spaces, raw, err
+}
+
+// parseRegistry reads a stored shard (nil: an empty one).
+func parseRegistry(raw []byte) (map[string]int64, error) {
 	spaces := map[string]int64{}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &spaces); err != nil {
-			return nil, nil, fmt.Errorf("the registry of workspaces is corrupt: %w", err)
+			return nil, fmt.Errorf("the registry of workspaces is corrupt: %w", err)
 		}
 	}
-	return spaces, raw, nil
+	return spaces, nil
 }
 
 // updateRegistry applies change to one shard atomically; change reports
-// whether there is anything to write.
+// whether there is anything to write. An empty shard is removed.
 func (s *Store) updateRegistry(shard int, change func(spaces map[string]int64) (bool, error)) error {
-	for range casRetries {
-		spaces, raw, err := s.registry(shard)
+	err := kvstore.Update(s.kv, registryKey(shard), func(raw []byte) (kvstore.Change, error) {
+		spaces, err := parseRegistry(raw)
 		if err != nil {
-			return err
+			return kvstore.Change{}, err
 		}
 		write, err := change(spaces)
-		if err != nil || !write {
-			return err
-		}
-		var ok bool
-		if len(spaces) == 0 {
-			ok, err = s.kv.CompareAndDelete(registryKey(shard), raw)
-		} else {
-			next, merr := json.Marshal(spaces)
-			if merr != nil {
-				return merr
-			}
-			ok, err = s.kv.CompareAndSet(registryKey(shard), raw, next, registryLifetime)
-		}
 		if err != nil {
-			return err
+			return kvstore.Change{}, err
 		}
-		if ok {
-			return nil
+		if !write {
+			return kvstore.Change{}, kvstore.Unchanged
 		}
+		if len(spaces) == 0 {
+			return kvstore.Change{}, nil
+		}
+		next, err := json.Marshal(spaces)
+		return kvstore.Change{Value: next, TTL: registryLifetime}, err
+	})
+	if errors.Is(err, kvstore.ErrContended) {
+		return fmt.Errorf("the registry of workspaces: %w", err)
 	}
-	return errors.New("the registry of workspaces kept changing; try again")
+	return err
 }
 
 // register records that a workspace has files, or is about to.

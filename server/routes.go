@@ -1,0 +1,52 @@
+package main
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gorilla/mux"
+	"github.com/mattermost/mattermost/server/public/pluginapi"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
+)
+
+// routes are the plugin's HTTP routes under /plugins/<id>: the MCP endpoint
+// and its sign-in metadata, the workspace's side channel, and the pages and
+// API where the person answers a pending write.
+func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, ws *workspace.Store, approvals *approval.Approvals) *mux.Router {
+	r := mux.NewRouter()
+	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
+	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
+	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
+	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Log: gw.Log()}).Register(r)
+	(&approval.Routes{Approvals: approvals, Base: "/plugins/" + manifestID, Log: gw.Log(),
+		Session: func(r *http.Request) (mattermost.Session, error) {
+			return gw.Session(transport.MattermostSession(r.Context()))
+		},
+		Location: func(userID string) *time.Location { return gw.As(userID).Location() },
+	}).Register(r)
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "Not found. The MCP endpoint is /plugins/"+manifestID+transport.MCPPath, http.StatusNotFound)
+	})
+	return r
+}
+
+// noteClientSession notes the Mattermost session of every authenticated
+// /mcp request as one of the person's MCP clients, which never answer their
+// pending writes (approval.NoteClientSession). Mattermost sets
+// Mattermost-User-Id only after checking the request's token. A session
+// that cannot be noted is not served: it could otherwise answer.
+func noteClientSession(approvals *approval.Approvals, log *pluginapi.LogService, next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		userID := r.Header.Get("Mattermost-User-Id")
+		if err := approvals.NoteClientSession(userID, transport.MattermostSession(r.Context())); err != nil {
+			log.Error("Could not note an MCP client's Mattermost session", "user_id", userID, "error", err.Error())
+			http.Error(w, "Mattermost could not record this MCP client's session; try again shortly.", http.StatusServiceUnavailable)
+			return
+		}
+		next(w, r)
+	}
+}

@@ -1,0 +1,63 @@
+package transport
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The tools/call being served travels with its context: the transport's
+// part of a request, as the Mattermost session and the cancellation are.
+// The catalogue puts it there when it decodes a call; approval and the
+// tools read it.
+
+type callKey struct{}
+type progressKey struct{}
+
+// Call is what a handler may need of the request beyond its arguments: which
+// tool it is, a digest of the arguments exactly as sent, the answers of a
+// multi-round-trip retry (empty on a first call), and when the call began
+// (a call that waits counts its bound from there).
+type Call struct {
+	Tool      string
+	Arguments string
+	RoundTrip mcp.MultiRoundTripParams
+	Started   time.Time
+}
+
+// WithCall is ctx carrying the call req to tool, begun at started, and its
+// progress token when the client sent one.
+func WithCall(ctx context.Context, tool string, req mcp.CallToolRequest, started time.Time) context.Context {
+	if req.Params.Meta != nil && req.Params.Meta.ProgressToken != nil {
+		ctx = context.WithValue(ctx, progressKey{}, req.Params.Meta.ProgressToken)
+	}
+	return context.WithValue(ctx, callKey{}, Call{Tool: tool, Arguments: argumentsDigest(req), RoundTrip: req.Params.MultiRoundTripParams, Started: started})
+}
+
+// CallOf is the tool call being handled.
+func CallOf(ctx context.Context) Call {
+	c, _ := ctx.Value(callKey{}).(Call)
+	return c
+}
+
+// ProgressToken is the call's progress token, nil when the client sent
+// none (then no progress notifications may be sent).
+func ProgressToken(ctx context.Context) mcp.ProgressToken {
+	return ctx.Value(progressKey{})
+}
+
+// argumentsDigest is a sha256 of the arguments as canonical JSON (maps
+// marshal with sorted keys), so a retry can be bound to the very arguments a
+// question was asked about.
+func argumentsDigest(req mcp.CallToolRequest) string {
+	raw, err := json.Marshal(req.GetArguments())
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
