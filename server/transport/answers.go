@@ -68,10 +68,6 @@ const (
 	nodeRefresh = time.Hour
 )
 
-// AnswerKV is kvstore.KV under the name sessions.go uses for the
-// per-person index of sessions; it goes when that file names kvstore.KV.
-type AnswerKV = kvstore.KV
-
 type mailEntry struct {
 	Body json.RawMessage `json:"body"`
 	At   time.Time       `json:"at"`

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	mrand "math/rand/v2"
 	"net/http"
 	"slices"
 	"strings"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
 // Sessions live in the plugin KV store, not in this process: in a cluster
@@ -77,12 +78,6 @@ const (
 	// maxIndexBytes bounds the person's index record, which every initialize
 	// and every minute of every session in use rewrites: about 25 KiB.
 	maxIndexBytes = MaxSessionsPerPerson * maxIndexEntryBytes
-	// indexAttempts bounds compare-and-set retries on a person's index of
-	// sessions. Each node writes one person's index from one goroutine at a
-	// time, with every change that waited meanwhile (see updateIndex), so
-	// the writers that race are the nodes of the cluster, not the clients;
-	// each retry waits a little longer, at random.
-	indexAttempts = 64
 )
 
 // KV is the part of the plugin KV store the transport needs.
@@ -123,7 +118,7 @@ type sessionStore struct {
 	kv KV
 	// index holds each person's index of sessions, updated with
 	// compare-and-set so that two nodes opening sessions at once both count.
-	index AnswerKV
+	index kvstore.KV
 	log   Logger
 	now   func() time.Time
 
@@ -327,15 +322,7 @@ func (s *sessionStore) writeIndex(userID string) {
 // after dropping the entries whose records have expired, and stores it with
 // compare-and-set, again until it holds.
 func (s *sessionStore) storeIndex(userID string, batch []*indexChange) error {
-	key := sessionIndexKey(userID)
-	for attempt := range indexAttempts {
-		if attempt > 0 {
-			time.Sleep(backoff(attempt))
-		}
-		old, err := s.index.Get(key)
-		if err != nil {
-			return err
-		}
+	return kvstore.Update(s.index, sessionIndexKey(userID), func(old []byte) (kvstore.Change, error) {
 		var entries []sessionEntry
 		if len(old) > 0 && json.Unmarshal(old, &entries) != nil {
 			entries = nil // a corrupt index starts again; its sessions expire by themselves
@@ -347,29 +334,16 @@ func (s *sessionStore) storeIndex(userID string, batch []*indexChange) error {
 		}
 		raw, err := json.Marshal(entries)
 		if err != nil {
-			return err
+			return kvstore.Change{}, err
 		}
 		if len(raw) > maxIndexBytes {
-			return fmt.Errorf("the index of MCP sessions would take %d bytes, above its bound of %d", len(raw), maxIndexBytes)
+			return kvstore.Change{}, fmt.Errorf("the index of MCP sessions would take %d bytes, above its bound of %d", len(raw), maxIndexBytes)
 		}
 		if bytes.Equal(raw, old) {
-			return nil // nothing changed (a refused initialize): no write
+			return kvstore.Change{}, kvstore.Unchanged // a refused initialize: no write
 		}
-		ok, err := s.index.CompareAndSet(key, old, raw, sessionLifetime)
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-	}
-	return errors.New("the person's index of MCP sessions kept changing")
-}
-
-// backoff is the wait before a retry: growing, random, at most 50 ms.
-func backoff(attempt int) time.Duration {
-	limit := min(time.Duration(attempt)*2*time.Millisecond, 50*time.Millisecond)
-	return time.Duration(mrand.Int64N(int64(limit) + 1))
+		return kvstore.Change{Value: raw, TTL: sessionLifetime}, nil
+	})
 }
 
 // reservation is the session id open counted for an initialize before
