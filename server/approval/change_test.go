@@ -100,7 +100,7 @@ func TestEveryChangeIsShownOnThePageAndInTheDetailAndSaysWhatHappenedAfterTheAns
 				t.Errorf("%s: the page lacks %q", c.plan.Action, want)
 			}
 		}
-		w := c.plan.Wording()
+		w := writeOf(c.plan.Action)
 		if !strings.Contains(page, ">"+w.Accept+"</button>") || strings.Contains(page, "post this as you") {
 			t.Errorf("%s: the page's accept button is not %q, or it calls it a post", c.plan.Action, w.Accept)
 		}
@@ -108,8 +108,8 @@ func TestEveryChangeIsShownOnThePageAndInTheDetailAndSaysWhatHappenedAfterTheAns
 		if err := json.Unmarshal(f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice").Body.Bytes(), &d); err != nil || d.Lede != w.Lede || len(d.Facts) == 0 || d.AcceptLabel != w.Accept {
 			t.Errorf("%s: detail %+v %v", c.plan.Action, d, err)
 		}
-		if rec.Title != c.plan.Heading() {
-			t.Errorf("%s: titled %q, headed %q", c.plan.Action, rec.Title, c.plan.Heading())
+		if rec.Title != Heading(c.plan) {
+			t.Errorf("%s: titled %q, headed %q", c.plan.Action, rec.Title, Heading(c.plan))
 		}
 		declined, err := f.store.Decline("alice", rec.ID)
 		if err != nil {
@@ -167,7 +167,7 @@ func TestAScheduledPostWhoseTimePassedBeforeTheYesIsNotScheduled(t *testing.T) {
 	a := &Approvals{opts: Options{Now: func() time.Time { return now }}}
 	plan := posting.Plan{CallerID: "alice", Action: posting.ActionSchedule, Message: "late", SendAt: now.Add(-time.Minute)}
 	// No Mattermost is given: the refusal comes before anything is asked of it.
-	if _, err := schedulePost(a, nil, plan); err == nil || !strings.Contains(err.Error(), "has passed; nothing was scheduled") {
+	if err := scheduleWrite.Recheck(a, nil, plan); err == nil || !strings.Contains(err.Error(), "has passed; nothing was scheduled") {
 		t.Fatalf("got %v", err)
 	}
 }

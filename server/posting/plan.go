@@ -143,8 +143,8 @@ func (p Plan) Props() map[string]any {
 	return map[string]any{PropFromMCP: true, PropAttribution: p.Attribution}
 }
 
-// Actions other than posting. Each change beyond edit and reaction has its
-// words in its own file (wording_*.go) and one line in wordings.
+// Actions: what a plan does, as records keep it. Each is one
+// approval.Write, which says how it reads and how it is carried out.
 const (
 	ActionPost       = ""
 	ActionEdit       = "edit"
@@ -243,9 +243,9 @@ func mentionNotes(mm Mattermost, req Request) ([]string, error) {
 			who = []string{fmt.Sprintf("the %d people you write to", len(req.Dest.UserIDs))}
 		}
 		if len(req.Dest.UserIDs) == 1 {
-			notes = append(notes, fmt.Sprintf("%s is notified: it is a direct message to them.", join(who)))
+			notes = append(notes, fmt.Sprintf("%s is notified: it is a direct message to them.", Join(who)))
 		} else {
-			notes = append(notes, fmt.Sprintf("%s are notified: it is a group message with them.", join(who)))
+			notes = append(notes, fmt.Sprintf("%s are notified: it is a group message with them.", Join(who)))
 		}
 	}
 	seen := map[string]bool{}
@@ -319,13 +319,13 @@ func mentionNotes(mm Mattermost, req Request) ([]string, error) {
 	case len(notified) == 1 && !direct:
 		lead = append(lead, notified[0]+" is notified by the mention.")
 	case len(notified) > 1 && !direct:
-		lead = append(lead, join(notified)+" are notified by their mentions.")
+		lead = append(lead, Join(notified)+" are notified by their mentions.")
 	}
 	switch {
 	case len(outside) == 1:
 		lead = append(lead, fmt.Sprintf("%s is not in %s, so Mattermost does not notify them.", outside[0], place))
 	case len(outside) > 1:
-		lead = append(lead, fmt.Sprintf("%s are not in %s, so Mattermost does not notify them.", join(outside), place))
+		lead = append(lead, fmt.Sprintf("%s are not in %s, so Mattermost does not notify them.", Join(outside), place))
 	}
 	if self != "" {
 		lead = append(lead, fmt.Sprintf("%s is you: your own mention notifies nobody.", self))
@@ -349,46 +349,12 @@ func isMember(mm Mattermost, dest Destination, userID string) (bool, error) {
 	return slices.Contains(dest.UserIDs, userID), nil
 }
 
-// join lists names as a person writes them: "a", "a and b", "a, b and c".
-func join(names []string) string {
+// Join lists names as a person writes them: "a", "a and b", "a, b and c".
+func Join(names []string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
-// Heading is the write in the person's words as plain text, for the
-// client's question, titles and lists: what it does and where, without ids
-// or the model's message, and any value the model chose in quotes.
-func (p Plan) Heading() string { return p.HeadingLine().Plain() }
-
-// HeadingLine is the heading in spans, the values the model chose (an
-// emoji, a new channel's name) apart, for the views that mark them.
-func (p Plan) HeadingLine() Line {
-	place := p.Dest.PlaceText()
-	var h string
-	switch p.Action {
-	case ActionEdit:
-		h = "Edit your post in " + place
-	case ActionReact:
-		return Line{{Text: "React "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " to a post in " + place}}
-	case ActionUnreact:
-		return Line{{Text: "Take back your "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " on a post in " + place}}
-	case ActionPost:
-		switch {
-		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) == 1:
-			h = "Direct message to " + p.Dest.Recipients[0]
-		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) > 1:
-			h = "Group message with " + strings.Join(p.Dest.Recipients, ", ")
-		case p.Dest.RootID != "":
-			h = "Reply in a thread in " + place
-		default:
-			h = "Post in " + place
-		}
-	default:
-		return p.Wording().Heading(p)
-	}
-	return say(h)
 }
 
 // Result is an executed post.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/catalogtest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -167,5 +168,31 @@ func TestEveryToolThatChangesWhatOthersSeeSaysThePersonIsAskedFirst(t *testing.T
 	}
 	if n < 14 {
 		t.Fatalf("only %d tools change what others see: the catalogue is not the real one", n)
+	}
+}
+
+func TestEveryToolThatChangesMattermostHasExactlyOneConfirmedWriteAndEveryWriteHasItsTools(t *testing.T) {
+	tools := map[string]bool{}
+	for _, tool := range realCatalogue(t).All() {
+		if tool.Effect == catalogue.ChangesMattermost {
+			tools[tool.Name] = true
+		}
+	}
+	writesOf := map[string][]string{}
+	for action, names := range approval.WriteTools() {
+		if len(names) == 0 {
+			t.Errorf("the write %q names no tool", action)
+		}
+		for _, name := range names {
+			if !tools[name] {
+				t.Errorf("the write %q names %s, which is no tool of the catalogue that changes Mattermost", action, name)
+			}
+			writesOf[name] = append(writesOf[name], action)
+		}
+	}
+	for name := range tools {
+		if len(writesOf[name]) != 1 {
+			t.Errorf("%s asks for %d confirmed writes %v; every write tool has exactly one", name, len(writesOf[name]), writesOf[name])
+		}
 	}
 }

@@ -36,12 +36,12 @@ func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error) (re
 		if o.Plan.Action == posting.ActionPost {
 			return d.posted(o), nil
 		}
-		return answer(doneText(o.Plan, rec.Permalink), out)
+		return answer(approval.ToldDone(o.Plan, rec.Permalink), out)
 	case o.DeclinedInClient:
 		out.State = approval.StateDeclined
 		return notDone("The person did not accept; nothing was uploaded, posted or changed. Do not try again unless the person asks you to.", out)
 	case rec.State == approval.StatePosted:
-		return answer("The person accepted. "+doneText(o.Plan, rec.Permalink), out)
+		return answer("The person accepted. "+approval.ToldDone(o.Plan, rec.Permalink), out)
 	case rec.State == approval.StateDeclined:
 		return notDone("The person declined in Mattermost; nothing was sent.", out)
 	case rec.State == approval.StateFailed:
@@ -80,22 +80,6 @@ func (d Deps) posted(o approval.Outcome) catalogue.Result[WriteResult] {
 		b.WriteString("Note: " + n + "\n")
 	}
 	return catalogue.Result[WriteResult]{Text: b.String(), Data: out}
-}
-
-// doneText says what an executed write did.
-func doneText(plan posting.Plan, permalink string) string {
-	if w, ok := posting.WordingOf(plan.Action); ok {
-		return strings.TrimSpace(w.Done(plan.Dest.PlaceText()) + " " + permalink)
-	}
-	switch plan.Action {
-	case posting.ActionEdit:
-		return "Edited the post: " + permalink
-	case posting.ActionReact:
-		return fmt.Sprintf("Added :%s: to the post: %s", plan.Emoji, permalink)
-	case posting.ActionUnreact:
-		return fmt.Sprintf("Removed :%s: from the post: %s", plan.Emoji, permalink)
-	}
-	return "Posted: " + permalink
 }
 
 // PendingList is get_pending's structured answer: the one write asked
