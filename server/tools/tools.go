@@ -65,7 +65,10 @@ func All(d Deps) []catalogue.Tool {
 	}
 	tools = append(tools, fileTools(d)...)
 	tools = append(tools, writeTools(d)...)
-	tools = append(tools, ownViewTools(d)...)
+	// The tools that change only the person's own view, in this order.
+	for _, own := range [][]catalogue.Tool{draftTools(d), savedPostTools(d), followTools(d), markReadTools(d), reminderTools(d)} {
+		tools = append(tools, own...)
+	}
 	tools = append(tools, getPending(d))
 	return append(tools, workspaceTools(d)...)
 }
