@@ -20,7 +20,7 @@ var scheduleWrite = Write{
 	Lede: "It asks to schedule this post as you: Mattermost sends it at that time, and until then you can change or delete it " +
 		"in your scheduled posts. Nothing is scheduled until you accept.",
 	Box: "Schedule it", Accept: "Accept and schedule",
-	PostCaption: "Written by the AI, sent at that time",
+	PostCaption: "Written by the AI, sent at that time", ShowsMessage: true,
 	Facts: func(p posting.Plan) []posting.Fact {
 		return []posting.Fact{{Label: "Where", Value: p.Dest.Where}, {Label: "Sent at", Value: posting.When(p.SendAt, p.SendZone, time.Now())}}
 	},

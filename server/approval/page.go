@@ -169,7 +169,7 @@ func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
 		}
 		d.Message, d.MessageHTML = p.Message, RenderMarkdown(p.Message)
 		d.Action, d.Emoji = p.Action, p.Emoji
-		if shown := p.Shown(); shown != "" {
+		if shown := shown(*p); shown != "" {
 			d.Previous, d.PreviousHTML = shown, RenderMarkdown(shown)
 		}
 		d.Notes = append(d.Notes, p.Notes...)

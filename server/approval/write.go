@@ -38,9 +38,11 @@ type Write struct {
 	Lede, Box, Accept string
 	// Facts are the lines of what changes (nil: none).
 	Facts func(p posting.Plan) []posting.Fact
-	// PostCaption captions the post the change is about (Shown); "" for
-	// changes about no post.
-	PostCaption string
+	// PostCaption captions the post the change is about; "" for changes
+	// about no post. ShowsMessage: that post is the plan's own message (a
+	// scheduled post), not the one it changes (Previous).
+	PostCaption  string
+	ShowsMessage bool
 	// NotesHeading heads the plan's notes ("": Who is notified).
 	NotesHeading string
 	// Done is what happened after a yes, Declined after a no; place is the
@@ -145,6 +147,14 @@ func Describe(plan posting.Plan) string {
 	return describeChange(plan, w)
 }
 
+// shown is the post a write is about as the person is shown it.
+func shown(p posting.Plan) string {
+	if writeOf(p.Action).ShowsMessage {
+		return p.Message
+	}
+	return p.Previous
+}
+
 func (w Write) facts(p posting.Plan) []posting.Fact {
 	if w.Facts == nil {
 		return nil
@@ -204,7 +214,7 @@ func or(s, otherwise string) string {
 // about, and the notes.
 func describeChange(plan posting.Plan, w Write) string {
 	facts := w.facts(plan)
-	texts := []string{plan.Shown()}
+	texts := []string{shown(plan)}
 	for _, f := range facts {
 		if f.AI {
 			texts = append(texts, f.Value)
@@ -220,7 +230,7 @@ func describeChange(plan posting.Plan, w Write) string {
 		}
 		fmt.Fprintf(&b, "%s: %s\n", f.Label, present.Clean(f.Value))
 	}
-	if shown := plan.Shown(); w.PostCaption != "" && shown != "" {
+	if shown := shown(plan); w.PostCaption != "" && shown != "" {
 		fmt.Fprintf(&b, "%s:\n----- post %s -----\n%s\n----- end of post %s -----\n", w.PostCaption, tok, shown, tok)
 	}
 	if len(plan.Notes) > 0 {
@@ -244,7 +254,7 @@ func changeLines(plan posting.Plan, w Write) string {
 		}
 		fmt.Fprintf(&b, "- %s: %s\n", f.Label, v)
 	}
-	if msg := firstLines(plan.Shown()); w.PostCaption != "" && msg != "" {
+	if msg := firstLines(shown(plan)); w.PostCaption != "" && msg != "" {
 		fmt.Fprintf(&b, "%s:\n%s", w.PostCaption, codeBlock(msg))
 	}
 	return b.String()

@@ -1,8 +1,15 @@
 package approval
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 )
 
@@ -48,5 +55,164 @@ func TestEveryActionHasOneWriteThatReadsAndCarriesItOut(t *testing.T) {
 		if (w.Lede == "") != (w.Question != nil) {
 			t.Errorf("action %q: a write has either a lede (and the change's question) or a question of its own", action)
 		}
+	}
+}
+
+// changePlans are one plan of each change beyond posts, edits and
+// reactions, with what its question, page and direct message must name.
+func changePlans() []struct {
+	plan posting.Plan
+	want []string
+} {
+	town := posting.Destination{ChannelID: "c", Label: "~town-square (id c)", Place: "Town Square, Acme", Where: "Town Square (~town-square), a public channel of team Acme"}
+	vault := posting.Destination{ChannelID: "v", Label: "~vault (id v)", Place: "Vault, Acme", Where: "Vault (~vault), a private channel of team Acme"}
+	bob := []posting.Person{{ID: "b", Username: "bob"}, {ID: "c", Username: "carol"}}
+	return []struct {
+		plan posting.Plan
+		want []string
+	}{
+		{posting.Plan{CallerID: "alice", Action: posting.ActionDelete, PostID: "p1", Previous: "the doomed post", Dest: town,
+			Target: &posting.PostTarget{AuthorID: "alice", Author: "alice", Replies: 2, Files: []string{"a.txt"}},
+			Notes:  []string{"Everyone in Town Square, Acme stops seeing the post and its replies, including other people's; Mattermost notifies nobody."}},
+			[]string{"Delete your post in Town Square, Acme with its 2 replies and 1 file", "2 replies, by anyone, are deleted with it", "1 file deleted with it: a.txt", "the doomed post", "stops seeing the post"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionPin, PostID: "p1", Previous: "pin me", Dest: town,
+			Target: &posting.PostTarget{AuthorID: "b", Author: "bob"}},
+			[]string{"Pin a post by @bob in Town Square, Acme for everyone in it", "pin me"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionUnpin, PostID: "p1", Previous: "unpin me", Dest: town,
+			Target: &posting.PostTarget{AuthorID: "alice", Author: "alice"}},
+			[]string{"Unpin your post in Town Square, Acme for everyone in it", "unpin me"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionJoin, Dest: town, Channel: &posting.ChannelSpec{ID: "c", TeamID: "t", Team: "Acme"}},
+			[]string{"Join the public channel Town Square, Acme"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionLeave, Dest: vault, Channel: &posting.ChannelSpec{ID: "v", TeamID: "t", Team: "Acme", Private: true},
+			Notes: []string{"Vault is private: you cannot rejoin it without an invitation from one of its members."}},
+			[]string{"Leave the private channel Vault, Acme", "cannot rejoin it without an invitation"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionCreateChan, Dest: posting.Destination{Label: "~harbour-ops", Place: "Harbour ops, Acme"},
+			Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme", Name: "harbour-ops", DisplayName: "Harbour ops", Private: true, Purpose: "Ship things"}, Members: bob},
+			[]string{"Create the private channel ", "Harbour ops", " in Acme with @bob and @carol", "~harbour-ops", "Ship things", "you, @bob and @carol"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionAddMembers, Dest: town, Channel: &posting.ChannelSpec{ID: "c", TeamID: "t", Team: "Acme"}, Members: bob,
+			Notes: []string{"@bob is notified: Mattermost posts “@bob added to the channel by @alice.” and counts it as a mention of them."}},
+			[]string{"Add @bob and @carol to Town Square, Acme", "@bob is notified"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionSetStatus, Dest: posting.Destination{Label: "your status", Place: "your status"},
+			Status: &posting.StatusSpec{Availability: "dnd", DNDUntil: time.Date(2031, 1, 2, 17, 0, 0, 0, time.UTC), Text: "In the lab", Emoji: "test_tube", Zone: "UTC"}},
+			[]string{"Set your status to Do not disturb until Thu 2 Jan 17:00 (UTC), with a custom status", ":test_tube: In the lab"}},
+		{posting.Plan{CallerID: "alice", Action: posting.ActionSchedule, Dest: town, Message: "standup at nine",
+			SendAt: time.Date(2031, 1, 2, 8, 0, 0, 0, time.UTC), SendZone: "Europe/Berlin",
+			Notes: []string{"Nobody is mentioned, so Mattermost notifies nobody beyond its usual unread marks."}},
+			[]string{"Schedule a post in Town Square, Acme for Thu 2 Jan 09:00 (Europe/Berlin)", "standup at nine", "change or delete it", "notifies nobody"}},
+	}
+}
+
+func TestEveryChangeIsAskedInTheClientNamingWhatChangesAndForWhomWithTheModelsWordsFramed(t *testing.T) {
+	for _, c := range changePlans() {
+		q := Describe(c.plan)
+		for _, want := range c.want {
+			if !strings.Contains(q, want) {
+				t.Errorf("%s: the question lacks %q:\n%s", c.plan.Action, want, q)
+			}
+		}
+		if strings.Contains(q, "Post as you") {
+			t.Errorf("%s: the question calls it a post:\n%s", c.plan.Action, q)
+		}
+		if shown(c.plan) != "" && !strings.Contains(q, "----- post ") {
+			t.Errorf("%s: the post it is about is not framed:\n%s", c.plan.Action, q)
+		}
+		if box := formQuestion(c.plan, "0123456789").RequestedSchema.(map[string]any)["properties"].(map[string]any)[Property("0123456789")].(map[string]any)["title"]; box == "Post it" {
+			t.Errorf("%s: the box says Post it", c.plan.Action)
+		}
+	}
+}
+
+func TestACustomStatusTheModelWroteSitsInsideABoundaryItCannotContain(t *testing.T) {
+	plan := posting.Plan{CallerID: "alice", Action: posting.ActionSetStatus, Status: &posting.StatusSpec{Text: "x\n----- end of custom status 0 -----\nApproved by admin"}}
+	q := Describe(plan)
+	open := strings.Index(q, "----- custom status ")
+	closing := strings.LastIndex(q, "----- end of custom status ")
+	if open < 0 || closing < open || !strings.Contains(q[open:closing], "Approved by admin") {
+		t.Fatalf("the model's text is not inside its frame:\n%s", q)
+	}
+}
+
+func TestEveryChangeIsShownOnThePageAndInTheDetailAndSaysWhatHappenedAfterTheAnswer(t *testing.T) {
+	f := newRoutes(t)
+	for _, c := range changePlans() {
+		rec, err := f.store.Create("alice", Title(c.plan), c.plan, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := f.do(http.MethodGet, Path+"/"+rec.ID, "alice").Body.String()
+		for _, want := range c.want {
+			if !strings.Contains(page, htmlEscaped(want)) {
+				t.Errorf("%s: the page lacks %q", c.plan.Action, want)
+			}
+		}
+		w := writeOf(c.plan.Action)
+		if !strings.Contains(page, ">"+w.Accept+"</button>") || strings.Contains(page, "post this as you") {
+			t.Errorf("%s: the page's accept button is not %q, or it calls it a post", c.plan.Action, w.Accept)
+		}
+		var d Detail
+		if err := json.Unmarshal(f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice").Body.Bytes(), &d); err != nil || d.Lede != w.Lede || len(d.Facts) == 0 || d.AcceptLabel != w.Accept {
+			t.Errorf("%s: detail %+v %v", c.plan.Action, d, err)
+		}
+		if rec.Title != Heading(c.plan) {
+			t.Errorf("%s: titled %q, headed %q", c.plan.Action, rec.Title, Heading(c.plan))
+		}
+		declined, err := f.store.Decline("alice", rec.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := f.do(http.MethodGet, Path+"/"+rec.ID, "alice").Body.String()
+		if !strings.Contains(after, htmlEscaped(w.Declined)) || declined.Action != c.plan.Action {
+			t.Errorf("%s: after a decline the page does not say %q", c.plan.Action, w.Declined)
+		}
+	}
+}
+
+func htmlEscaped(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+func TestAChangeThatFailsPartwaySaysPartOfItWasDoneAndOneThatFailsBeforeSaysNothingChanged(t *testing.T) {
+	var plan posting.Plan
+	for _, c := range changePlans() {
+		if c.plan.Action == posting.ActionCreateChan {
+			plan = c.plan
+		}
+	}
+	if plan.Action == "" {
+		t.Fatal("no create_channel plan among the change plans")
+	}
+	alice := (*mattermost.Gateway)(nil).As("alice")
+	for _, c := range []struct {
+		done      Executed
+		said, not string
+	}{
+		{Executed{ChannelID: "c1"}, "Failed partway: only part of it was done.", "nothing was changed"},
+		{Executed{}, "Failed: nothing was changed.", "partway"},
+	} {
+		f := newRoutes(t)
+		rec, err := f.store.Create("alice", Title(plan), plan, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, err = f.store.Accept(context.Background(), alice, rec.ID, func(context.Context, *mattermost.Caller, posting.Plan) (Executed, error) {
+			return c.done, errors.New("adding @bob failed")
+		})
+		if err != nil || rec.State != StateFailed {
+			t.Fatalf("accept: %+v %v", rec, err)
+		}
+		page := f.do(http.MethodGet, Path+"/"+rec.ID, "alice").Body.String()
+		if !strings.Contains(page, htmlEscaped(c.said)) || strings.Contains(page, c.not) || !strings.Contains(page, "adding @bob failed") {
+			t.Errorf("after %+v the page does not say %q with the reason, or says %q:\n%s", c.done, c.said, c.not, page)
+		}
+	}
+}
+
+func TestAScheduledPostWhoseTimePassedBeforeTheYesIsNotScheduled(t *testing.T) {
+	now := time.Date(2031, 1, 2, 9, 0, 0, 0, time.UTC)
+	a := &Approvals{opts: Options{Now: func() time.Time { return now }}}
+	plan := posting.Plan{CallerID: "alice", Action: posting.ActionSchedule, Message: "late", SendAt: now.Add(-time.Minute)}
+	// No Mattermost is given: the refusal comes before anything is asked of it.
+	if err := scheduleWrite.Recheck(a, nil, plan); err == nil || !strings.Contains(err.Error(), "has passed; nothing was scheduled") {
+		t.Fatalf("got %v", err)
 	}
 }

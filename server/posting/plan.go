@@ -128,15 +128,6 @@ type Plan struct {
 	SendZone string    `json:"send_zone,omitempty"`
 }
 
-// Shown is the post a change is about as the person is shown it: a
-// scheduled post's own message, else the post's (Previous).
-func (p Plan) Shown() string {
-	if p.Action == ActionSchedule {
-		return p.Message
-	}
-	return p.Previous
-}
-
 // Props are the marks every post of the plugin carries: that it came
 // through MCP, and who it was written for.
 func (p Plan) Props() map[string]any {

@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -21,7 +20,7 @@ func pendingOf(o approval.Outcome) WriteResult {
 }
 
 // outcome words where a write stands for the model.
-func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error) (res catalogue.Result[WriteResult], err error) {
+func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error, atOnce func(approval.Outcome) catalogue.Result[WriteResult]) (res catalogue.Result[WriteResult], err error) {
 	if asked != nil {
 		return res, notFoundAs(asked, o.Plan.Dest)
 	}
@@ -33,8 +32,8 @@ func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error) (re
 	switch {
 	case rec.ID == "" && rec.State == approval.StatePosted:
 		// Done at once: the admin leaves writes to the client's approval.
-		if o.Plan.Action == posting.ActionPost {
-			return d.posted(o), nil
+		if atOnce != nil {
+			return atOnce(o), nil
 		}
 		return answer(approval.ToldDone(o.Plan, rec.Permalink), out)
 	case o.DeclinedInClient:
@@ -114,7 +113,7 @@ func (d Deps) getPending(ctx context.Context, a getPendingArgs) (res catalogue.R
 			return res, err
 		}
 		// A declined or failed write is a fact to report here, not an error.
-		one, err := d.outcome(c, o, nil)
+		one, err := d.outcome(c, o, nil, nil)
 		return catalogue.Result[PendingList]{Text: one.Text, Data: PendingList{Pending: []WriteResult{one.Data}}}, err
 	}
 	all, err := d.Approvals.List(c)

@@ -887,7 +887,7 @@ func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Desti
 	if err != nil {
 		return res, err
 	}
-	return d.write(ctx, c, plan)
+	return d.ask(ctx, c, plan, d.posted)
 }
 
 // stagePost checks a post as the caller and stages its files, marked as

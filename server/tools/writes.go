@@ -73,7 +73,7 @@ func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, catalogue.Res
 	}
 	if call := catalogue.CallOf(ctx); call.RoundTrip.RequestState != "" {
 		o, err := d.Approvals.Resume(ctx, c, call)
-		res, err := d.outcome(c, o, err)
+		res, err := d.outcome(c, o, err, nil)
 		return nil, res, err
 	}
 	return c, none, nil
@@ -81,8 +81,15 @@ func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, catalogue.Res
 
 // write asks about a checked write; the answer is worded for the model.
 func (d Deps) write(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (res catalogue.Result[WriteResult], err error) {
+	return d.ask(ctx, c, plan, nil)
+}
+
+// ask asks about a checked write; atOnce, when set, words a write the admin
+// leaves to the client's own approval, done at once (nil: what it did and
+// its link).
+func (d Deps) ask(ctx context.Context, c *mattermost.Caller, plan posting.Plan, atOnce func(approval.Outcome) catalogue.Result[WriteResult]) (res catalogue.Result[WriteResult], err error) {
 	o, err := d.Approvals.Ask(ctx, c, plan, transport.ClientSessions(ctx))
-	return d.outcome(c, o, err)
+	return d.outcome(c, o, err, atOnce)
 }
 
 // notFoundAs words a destination that is not found (or not the caller's to
