@@ -25,7 +25,7 @@ type Deps struct {
 	// Workspace is every user's file workspace; tools reach only the
 	// caller's own.
 	Workspace *workspace.Store
-	// URLs builds presigned and REST URLs.
+	// URLs builds the workspace's presigned download and upload URLs.
 	URLs workspace.URLs
 	// Approvals stage, ask, carry out and keep every write the person must
 	// say yes to.
