@@ -127,10 +127,7 @@ func (r Record) ExpiresAt() time.Time {
 
 // place is where the write goes in the person's words.
 func (r Record) place() string {
-	if r.Place != "" {
-		return r.Place
-	}
-	return r.Destination
+	return posting.Destination{Label: r.Destination, Place: r.Place}.PlaceText()
 }
 
 // Store holds the records.

@@ -60,21 +60,26 @@ type ChannelInfo struct {
 	Archived bool `json:"archived,omitempty"`
 }
 
-// chanView is a channel with what describing it needs.
-type chanView struct {
+// A place is a channel or a conversation (a direct or group message) with
+// what naming it needs, and the one way every reader names it: label for
+// the person's question (with ids), shown for the model, words and where
+// for a confirmation's heading and details (no ids), name as a person says
+// it, brief in a file's answer, destination for a write's plan.
+type place struct {
 	ch     *model.Channel
 	team   *model.Team
 	member *model.ChannelMember
 	other  *model.User
 }
 
-func viewOf(m mattermost.MyChannel) chanView {
-	return chanView{ch: m.Channel, team: m.Team, member: m.Member, other: m.Other}
+// placeOfMine is one of the caller's channels as a place.
+func placeOfMine(m mattermost.MyChannel) place {
+	return place{ch: m.Channel, team: m.Team, member: m.Member, other: m.Other}
 }
 
 // listChannelViews writes up to max channels, a line each, into the text and
 // the structured answer.
-func listChannelViews(b *strings.Builder, out *ChannelList, views []chanView, max int) {
+func listChannelViews(b *strings.Builder, out *ChannelList, views []place, max int) {
 	for _, v := range views[:min(len(views), max)] {
 		ci := v.info()
 		out.Channels = append(out.Channels, ci)
@@ -99,7 +104,7 @@ func channelType(t model.ChannelType) string {
 
 // displayName is how a person would name the channel: a direct message is
 // the other person's @username.
-func (v chanView) displayName() string {
+func (v place) name() string {
 	if v.ch.Type == model.ChannelTypeDirect {
 		if v.other != nil {
 			return "@" + v.other.Username
@@ -109,16 +114,16 @@ func (v chanView) displayName() string {
 	return v.ch.DisplayName
 }
 
-func (v chanView) teamName() string {
+func (v place) teamName() string {
 	if v.team == nil {
 		return ""
 	}
 	return v.team.Name
 }
 
-func (v chanView) info() ChannelInfo {
+func (v place) info() ChannelInfo {
 	ci := ChannelInfo{
-		ID: v.ch.Id, Name: v.ch.Name, DisplayName: present.Name(v.displayName()), Type: channelType(v.ch.Type),
+		ID: v.ch.Id, Name: v.ch.Name, DisplayName: present.Name(v.name()), Type: channelType(v.ch.Type),
 		Member: v.member != nil, Archived: v.ch.DeleteAt != 0,
 	}
 	if v.team != nil {
@@ -137,16 +142,16 @@ func (v chanView) info() ChannelInfo {
 // label is a channel in one line of text for the person's question (the
 // write flow): names cleaned of controls, hidden text not decoded into it,
 // where it could turn into markup.
-func (v chanView) label() string { return v.labelWith(present.Clean) }
+func (v place) label() string { return v.labelWith(present.Clean) }
 
 // shown is a channel in one line of text for the model: the characters
 // Mattermost does not display in its names are made visible.
-func (v chanView) shown() string { return v.labelWith(present.Name) }
+func (v place) shown() string { return v.labelWith(present.Name) }
 
-func (v chanView) labelWith(name func(string) string) string {
+func (v place) labelWith(name func(string) string) string {
 	switch v.ch.Type {
 	case model.ChannelTypeDirect:
-		return fmt.Sprintf("direct message with %s (id %s)", name(v.displayName()), v.ch.Id)
+		return fmt.Sprintf("direct message with %s (id %s)", name(v.name()), v.ch.Id)
 	case model.ChannelTypeGroup:
 		return fmt.Sprintf("group message %q (id %s)", name(v.ch.DisplayName), v.ch.Id)
 	}
@@ -155,15 +160,6 @@ func (v chanView) labelWith(name func(string) string) string {
 		team = ", team " + name(v.team.DisplayName) + " (" + v.team.Name + ")"
 	}
 	return fmt.Sprintf("~%s %q (%s%s, id %s)", v.ch.Name, name(v.ch.DisplayName), channelType(v.ch.Type), team, v.ch.Id)
-}
-
-// placeIn is where a post of ch is, in the person's words, and in full.
-func placeIn(c *mattermost.Caller, ch *model.Channel) (place, where string) {
-	v := chanView{ch: ch}
-	if ch.TeamId != "" {
-		v.team, _ = c.Team(ch.TeamId)
-	}
-	return v.place(c), v.where(c)
 }
 
 func rfc3339(ms int64) string { return time.UnixMilli(ms).UTC().Format(time.RFC3339) }
@@ -325,9 +321,9 @@ func (d Deps) listChannels(ctx context.Context, args listChannelsArgs) (res cata
 	if err != nil {
 		return res, err
 	}
-	var views []chanView
+	var views []place
 	for _, m := range sc.mine {
-		views = append(views, viewOf(m))
+		views = append(views, placeOfMine(m))
 	}
 	sort.SliceStable(views, func(i, j int) bool {
 		ui, uj := views[i].info().Unread > 0, views[j].info().Unread > 0
@@ -446,11 +442,11 @@ func (d Deps) searchChannels(ctx context.Context, args searchChannelsArgs) (res 
 	}
 	ms, team := sc.teams, sc.team
 	seen := map[string]bool{}
-	var views []chanView
+	var views []place
 	fq := names.Fold(term)
 	for _, m := range sc.mine {
-		v := viewOf(m)
-		if strings.Contains(names.Fold(m.Channel.Name), fq) || strings.Contains(names.Fold(v.displayName()), fq) {
+		v := placeOfMine(m)
+		if strings.Contains(names.Fold(m.Channel.Name), fq) || strings.Contains(names.Fold(v.name()), fq) {
 			seen[m.Channel.Id] = true
 			views = append(views, v)
 		}
@@ -468,7 +464,7 @@ func (d Deps) searchChannels(ctx context.Context, args searchChannelsArgs) (res 
 		for _, ch := range public {
 			if !seen[ch.Id] {
 				seen[ch.Id] = true
-				views = append(views, chanView{ch: ch, team: teams[ch.TeamId]})
+				views = append(views, place{ch: ch, team: teams[ch.TeamId]})
 			}
 		}
 	}
@@ -523,8 +519,8 @@ func channelWriteTools(d Deps) []catalogue.Tool {
 }
 
 // channelPlan is the plan of a change about an existing channel.
-func channelPlan(c *mattermost.Caller, v chanView, action string) posting.Plan {
-	plan := posting.Plan{CallerID: c.UserID(), Action: action, Dest: posting.Destination{ChannelID: v.ch.Id, Label: v.label(), Place: v.place(c), Where: v.where(c)},
+func channelPlan(c *mattermost.Caller, v place, action string) posting.Plan {
+	plan := posting.Plan{CallerID: c.UserID(), Action: action, Dest: v.destination(c),
 		Channel: &posting.ChannelSpec{ID: v.ch.Id, TeamID: v.ch.TeamId, Name: v.ch.Name, DisplayName: v.ch.DisplayName,
 			Private: v.ch.Type == model.ChannelTypePrivate, Purpose: v.ch.Purpose}}
 	if v.team != nil {
@@ -534,7 +530,7 @@ func channelPlan(c *mattermost.Caller, v chanView, action string) posting.Plan {
 }
 
 // teamChannel refuses what is not a public or private channel, or archived.
-func teamChannel(v chanView) error {
+func teamChannel(v place) error {
 	if v.ch.IsGroupOrDirect() {
 		return refusal.New(v.label()+" is a direct or group message, not a channel.", "Give a public or private channel; list_channels lists them.")
 	}
@@ -547,17 +543,17 @@ func teamChannel(v chanView) error {
 // startChannelWrite starts a write to a team channel (not a direct or
 // group message, not archived) that ref names; a nil caller means res and
 // err are the answer.
-func (d Deps) startChannelWrite(ctx context.Context, ref, teamRef string) (*mattermost.Caller, chanView, catalogue.Result[WriteResult], error) {
+func (d Deps) startChannelWrite(ctx context.Context, ref, teamRef string) (*mattermost.Caller, place, catalogue.Result[WriteResult], error) {
 	c, res, err := d.startWrite(ctx)
 	if c == nil {
-		return nil, chanView{}, res, err
+		return nil, place{}, res, err
 	}
 	v, err := resolveChannel(c, ref, teamRef)
 	if err == nil {
 		err = teamChannel(v)
 	}
 	if err != nil {
-		return nil, chanView{}, res, err
+		return nil, place{}, res, err
 	}
 	return c, v, res, nil
 }
@@ -719,4 +715,94 @@ func (d Deps) markChannelRead(ctx context.Context, a channelRefArgs) (res catalo
 		return res, ownViewErr(err, view.shown())
 	}
 	return answer("Marked "+view.shown()+" read for the person, as of now.", OwnViewResult{Done: "channel_read", ChannelID: view.ch.Id})
+}
+
+// placeOf is a channel with what names it: its team, and the other person
+// of a direct message.
+func placeOf(c *mattermost.Caller, ch *model.Channel) place {
+	v := place{ch: ch}
+	if ch.TeamId != "" {
+		v.team, _ = c.Team(ch.TeamId)
+	}
+	if other := ch.GetOtherUserIdForDM(c.UserID()); ch.Type == model.ChannelTypeDirect && other != "" {
+		v.other, _ = c.User(other)
+	}
+	return v
+}
+
+// destination is where a write to the place goes, as its plan keeps it:
+// the label the model is told, and the place in the person's words, short
+// and in full.
+func (v place) destination(c *mattermost.Caller) posting.Destination {
+	return posting.Destination{ChannelID: v.ch.Id, Label: v.label(), Place: v.words(c), Where: v.where(c)}
+}
+
+// brief is the place in a few words, for a file's answer: "a direct
+// message", or the channel's ~name and display name.
+func (v place) brief() string {
+	switch v.ch.Type {
+	case model.ChannelTypeDirect:
+		return "a direct message"
+	case model.ChannelTypeGroup:
+		return "a group message"
+	}
+	return fmt.Sprintf("~%s (%s)", v.ch.Name, present.Name(v.ch.DisplayName))
+}
+
+// words is the channel in the person's words, for the heading of a
+// confirmation: its display name and team, or the people of a direct or
+// group message; no ids.
+func (v place) words(c *mattermost.Caller) string {
+	switch v.ch.Type {
+	case model.ChannelTypeDirect:
+		return "your direct message with " + v.partner(c)
+	case model.ChannelTypeGroup:
+		return "your group message with " + v.groupOthers(c)
+	}
+	if v.team != nil {
+		return present.Clean(v.ch.DisplayName) + ", " + present.Clean(v.team.DisplayName)
+	}
+	return present.Clean(v.ch.DisplayName)
+}
+
+// where is the channel in full for the person, to tell apart two channels
+// of the same name: its ~name, kind and team; no ids.
+func (v place) where(c *mattermost.Caller) string {
+	switch v.ch.Type {
+	case model.ChannelTypeDirect, model.ChannelTypeGroup:
+		return v.words(c)
+	}
+	w := fmt.Sprintf("%s (~%s), a %s channel", present.Clean(v.ch.DisplayName), v.ch.Name, channelType(v.ch.Type))
+	if v.team != nil {
+		w += " of team " + present.Clean(v.team.DisplayName)
+	}
+	return w
+}
+
+// partner is the other person of a direct message, as @username.
+func (v place) partner(c *mattermost.Caller) string {
+	other := v.other
+	if id := v.ch.GetOtherUserIdForDM(c.UserID()); other == nil && id != "" {
+		other, _ = c.User(id)
+	}
+	if other == nil {
+		return "someone"
+	}
+	return "@" + other.Username
+}
+
+// groupOthers are the people of a group message but the caller: Mattermost
+// names a group message by all its members' usernames.
+func (v place) groupOthers(c *mattermost.Caller) string {
+	me, _ := c.Me()
+	var others []string
+	for _, n := range strings.Split(v.ch.DisplayName, ",") {
+		if n = strings.TrimSpace(n); n != "" && (me == nil || n != me.Username) {
+			others = append(others, "@"+present.Clean(n))
+		}
+	}
+	if len(others) == 0 {
+		return "others"
+	}
+	return strings.Join(others, ", ")
 }

@@ -100,8 +100,8 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 		fmt.Fprintf(&b, "Your drafts %s: %d, newest change first. Showing %d to %d.\n", where, len(drafts), min(offset+1, end), end)
 	}
 	for _, dr := range drafts[min(offset, end):end] {
-		place, _ := placeIn(c, dr.Channel)
-		info := DraftInfo{ChannelID: dr.Channel.Id, ChannelName: place, RootID: dr.RootID, Message: dr.Message,
+		in := placeOf(c, dr.Channel).words(c)
+		info := DraftInfo{ChannelID: dr.Channel.Id, ChannelName: in, RootID: dr.RootID, Message: dr.Message,
 			Files: []present.FileRef{}, UpdatedAt: rfc3339(dr.UpdateAt)}
 		if r := []rune(info.Message); len(r) > maxMessageRunes {
 			info.Message, info.MessageCut = string(r[:maxMessageRunes]), true
@@ -114,7 +114,7 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 			info.Files = append(info.Files, present.RefOf(f))
 		}
 		out.Drafts = append(out.Drafts, info)
-		fmt.Fprintf(&b, "\n[%s] draft in %s (channel %s", info.UpdatedAt, place, info.ChannelID)
+		fmt.Fprintf(&b, "\n[%s] draft in %s (channel %s", info.UpdatedAt, in, info.ChannelID)
 		if info.RootID != "" {
 			fmt.Fprintf(&b, ", reply in thread %s: read_thread(post=%q)", info.RootID, info.RootID)
 		}
@@ -184,7 +184,8 @@ func (d Deps) schedulePost(ctx context.Context, a schedulePostArgs) (res catalog
 	if err != nil {
 		return res, err
 	}
-	dest := posting.Destination{ChannelID: view.ch.Id, RootID: strings.TrimSpace(a.RootID), Label: view.label(), Place: view.place(c), Where: view.where(c)}
+	dest := view.destination(c)
+	dest.RootID = strings.TrimSpace(a.RootID)
 	plan, err := d.stagePost(ctx, c, dest, a.Message, nil)
 	if err != nil {
 		return res, err

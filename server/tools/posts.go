@@ -312,7 +312,7 @@ type channelWalk struct {
 // channelPage is the page a channel walk shows, with the channel's facts
 // (also answered on their own), continuing where the walk stopped unless
 // it reached its end.
-func (pc pageCursor) channelPage(c *mattermost.Caller, view chanView, walk channelWalk) (PostPage, ChannelInfo, error) {
+func (pc pageCursor) channelPage(c *mattermost.Caller, view place, walk channelWalk) (PostPage, ChannelInfo, error) {
 	next := ""
 	if !walk.complete {
 		next = walk.pos
@@ -653,8 +653,7 @@ func postChange(c *mattermost.Caller, p *model.Post, ch *model.Channel, action s
 		t.Author = author.Username
 	}
 	plan := posting.Plan{CallerID: c.UserID(), Action: action, PostID: p.Id, Previous: p.Message, Target: t,
-		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
-	plan.Dest.Place, plan.Dest.Where = placeIn(c, ch)
+		Dest: placeOf(c, ch).destination(c)}
 	if plan.Dest.Where == "" {
 		return plan, fmt.Errorf("no place for channel %s", ch.Id)
 	}
@@ -816,7 +815,8 @@ func (d Deps) createPost(ctx context.Context, a createPostArgs) (res catalogue.R
 	if err != nil {
 		return res, err
 	}
-	dest := posting.Destination{ChannelID: view.ch.Id, RootID: strings.TrimSpace(a.RootID), Label: view.label(), Place: view.place(c), Where: view.where(c)}
+	dest := view.destination(c)
+	dest.RootID = strings.TrimSpace(a.RootID)
 	return d.post(ctx, c, dest, a.Message, a.Files)
 }
 
@@ -922,8 +922,7 @@ func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (res catalogue.R
 		return res, refusal.New("That post is not the signed-in person's own: only their own posts can be edited. Reply to it with create_post and root_id instead.", "")
 	}
 	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionEdit, PostID: p.Id, Message: a.Message, Previous: p.Message,
-		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
-	plan.Dest.Place, plan.Dest.Where = placeIn(c, ch)
+		Dest: placeOf(c, ch).destination(c)}
 	return d.write(ctx, c, plan)
 }
 
@@ -948,8 +947,7 @@ func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (res catal
 		action = posting.ActionUnreact
 	}
 	plan := posting.Plan{CallerID: c.UserID(), Action: action, PostID: p.Id, Emoji: emoji, Previous: p.Message,
-		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
-	plan.Dest.Place, plan.Dest.Where = placeIn(c, ch)
+		Dest: placeOf(c, ch).destination(c)}
 	return d.write(ctx, c, plan)
 }
 

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -99,18 +98,6 @@ func notFoundAs(err error, dest posting.Destination) error {
 		return refusal.New(dest.Label+" was not found.", "Call list_channels to see the channels you can post in.")
 	}
 	return err
-}
-
-// placeOf names a post's channel with its team, as the question shows it.
-func placeOf(c *mattermost.Caller, ch *model.Channel) string {
-	v := chanView{ch: ch}
-	if ch.TeamId != "" {
-		v.team, _ = c.Team(ch.TeamId)
-	}
-	if other := ch.GetOtherUserIdForDM(c.UserID()); ch.Type == model.ChannelTypeDirect && other != "" {
-		v.other, _ = c.User(other)
-	}
-	return v.label()
 }
 
 func actionName(action string) string {
