@@ -262,4 +262,3 @@ func (u URLs) Download(token string) string {
 
 // Upload is the presigned upload URL of a token.
 func (u URLs) Upload(token string) string { return u.PluginURL() + UploadPath + url.PathEscape(token) }
-
