@@ -11,9 +11,20 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
+// Actions of the channels family, as records keep them.
+const (
+	ActionJoin       = "join"
+	ActionLeave      = "leave"
+	ActionCreateChan = "create_channel"
+)
+
+// Channels family writes, each registered once in writes.
+var channelWrites = []Write{joinWrite, leaveWrite, createChannelWrite}
+
 // join_channel and leave_channel: the person's own membership, which the
 // channel's members see as "joined the channel" / "left the channel".
 var joinWrite = Write{
+	Action:  ActionJoin,
 	Tools:   []string{"join_channel"},
 	Heading: func(p posting.Plan) posting.Line { return say("Join the public channel " + p.Dest.PlaceText()) },
 	Lede:    "It asks to add you to this channel. Mattermost posts that you joined, for everyone in it to see. Nothing changes until you accept.",
@@ -32,7 +43,8 @@ var joinWrite = Write{
 }
 
 var leaveWrite = Write{
-	Tools: []string{"leave_channel"},
+	Action: ActionLeave,
+	Tools:  []string{"leave_channel"},
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Leave the " + channelSpec(p).Kind() + " " + p.Dest.PlaceText())
 	},
@@ -78,7 +90,8 @@ func orChannel(place string) string {
 // create_channel: a new channel of one of the person's teams, with the
 // people it starts with.
 var createChannelWrite = Write{
-	Tools: []string{"create_channel"},
+	Action: ActionCreateChan,
+	Tools:  []string{"create_channel"},
 	Heading: func(p posting.Plan) posting.Line {
 		ch := channelSpec(p)
 		rest := " in " + ch.Team

@@ -10,10 +10,19 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
+// Actions of the drafts family, as records keep them.
+const (
+	ActionSchedule = "schedule"
+)
+
+// Drafts family writes, each registered once in writes.
+var draftWrites = []Write{scheduleWrite}
+
 // scheduleWrite is a post Mattermost sends as the person at a later time,
 // which they can change or delete in their Scheduled posts until then.
 var scheduleWrite = Write{
-	Tools: []string{"schedule_post"},
+	Action: ActionSchedule,
+	Tools:  []string{"schedule_post"},
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Schedule a post in " + p.Dest.PlaceText() + " for " + posting.When(p.SendAt, p.SendZone, time.Now()))
 	},

@@ -8,9 +8,18 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
+// Actions of the members family, as records keep them.
+const (
+	ActionAddMembers = "add_members"
+)
+
+// Members family writes, each registered once in writes.
+var memberWrites = []Write{addMembersWrite}
+
 // add_channel_members: people added to a channel the person is in.
 var addMembersWrite = Write{
-	Tools: []string{"add_channel_members"},
+	Action: ActionAddMembers,
+	Tools:  []string{"add_channel_members"},
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Add " + usernames(p.Members) + " to " + p.Dest.PlaceText())
 	},

@@ -131,7 +131,7 @@ type Detail struct {
 	// CEO Team."); OutcomeReason is why a write failed.
 	OutcomeText   string `json:"outcome_text"`
 	OutcomeReason string `json:"outcome_reason,omitempty"`
-	// Action is "" for a post, else posting.ActionEdit, ActionReact or
+	// Action is "" for a post, else ActionEdit, ActionReact or
 	// ActionUnreact; Previous is the message an edit replaces or the post
 	// a reaction is on.
 	Action       string        `json:"action"`

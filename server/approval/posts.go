@@ -13,13 +13,28 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
+// Actions of the posts family, as records keep them.
+const (
+	ActionPost    = ""
+	ActionEdit    = "edit"
+	ActionReact   = "react"
+	ActionUnreact = "unreact"
+	ActionDelete  = "delete"
+	ActionPin     = "pin"
+	ActionUnpin   = "unpin"
+)
+
+// Posts family writes, each registered once in writes.
+var postWrites = []Write{postWrite, editWrite, reactWrite, unreactWrite, deleteWrite, pinWrite, unpinWrite}
+
 // The writes of the posts family: a post (in a channel, a thread, a direct
 // or a group message), an edit, a reaction added or taken back, a delete, a
 // pin or unpin, and a scheduled post.
 
 // postWrite is a post as the person, with its files, marked as the AI's.
 var postWrite = Write{
-	Tools: []string{"create_post", "dm", "group_message"},
+	Action: ActionPost,
+	Tools:  []string{"create_post", "dm", "group_message"},
 	Heading: func(p posting.Plan) posting.Line {
 		switch {
 		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) == 1:
@@ -138,6 +153,7 @@ func sentSettled(what string) func(state, place, permalink string) string {
 
 // editWrite replaces the message of one of the person's own posts.
 var editWrite = Write{
+	Action:  ActionEdit,
 	Tools:   []string{"update_post"},
 	Heading: func(p posting.Plan) posting.Line { return say("Edit your post in " + p.Dest.PlaceText()) },
 	Title: func(p posting.Plan) string {
@@ -169,6 +185,7 @@ var editWrite = Write{
 
 // reactWrite and unreactWrite add or take back the person's reaction.
 var reactWrite = Write{
+	Action:  ActionReact,
 	Tools:   []string{"add_reaction"},
 	Heading: reactHeading,
 	Title: func(p posting.Plan) string {
@@ -188,6 +205,7 @@ var reactWrite = Write{
 }
 
 var unreactWrite = Write{
+	Action:  ActionUnreact,
 	Tools:   []string{"remove_reaction"},
 	Heading: unreactHeading,
 	Title: func(p posting.Plan) string {
@@ -254,7 +272,8 @@ func postChanged(a *Approvals, c *mattermost.Caller, plan posting.Plan, err erro
 // deleteWrite deletes one of the person's own posts, with the replies and
 // files Mattermost deletes with it.
 var deleteWrite = Write{
-	Tools: []string{"delete_post"},
+	Action: ActionDelete,
+	Tools:  []string{"delete_post"},
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Delete your post in " + p.Dest.PlaceText() + goesWith(p.Target, " with "))
 	},
@@ -352,7 +371,8 @@ func samePost(_ *Approvals, c *mattermost.Caller, plan posting.Plan) error {
 // pinWrite and unpinWrite: a post's pin, which everyone in the channel sees
 // in its pinned messages.
 var pinWrite = Write{
-	Tools: []string{"pin_post"},
+	Action: ActionPin,
+	Tools:  []string{"pin_post"},
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Pin " + byWhom(p) + " in " + p.Dest.PlaceText() + " for everyone in it")
 	},
@@ -368,7 +388,8 @@ var pinWrite = Write{
 }
 
 var unpinWrite = Write{
-	Tools: []string{"unpin_post"},
+	Action: ActionUnpin,
+	Tools:  []string{"unpin_post"},
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Unpin " + byWhom(p) + " in " + p.Dest.PlaceText() + " for everyone in it")
 	},

@@ -13,9 +13,18 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
+// Actions of the status family, as records keep them.
+const (
+	ActionSetStatus = "set_status"
+)
+
+// Status family writes, each registered once in writes.
+var statusWrites = []Write{setStatusWrite}
+
 // set_status: the person's availability and custom status, which everyone
 // who can see them in Mattermost sees.
 var setStatusWrite = Write{
+	Action:  ActionSetStatus,
 	Tools:   []string{"set_status"},
 	Heading: func(p posting.Plan) posting.Line { return say("Set your status to " + statusSummary(p)) },
 	Lede:    "It asks to change your status, which everyone who can see you in Mattermost sees. Nothing changes until you accept.",

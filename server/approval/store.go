@@ -88,7 +88,7 @@ type Record struct {
 	UserID string `json:"user_id"`
 	State  string `json:"state"`
 	Title  string `json:"title"`
-	// Action is the plan's kind (posting.Action*), kept after the plan is
+	// Action is the plan's kind (Action*), kept after the plan is
 	// dropped so the outcome can be worded.
 	Action    string    `json:"action,omitempty"`
 	CreatedAt time.Time `json:"created_at"`

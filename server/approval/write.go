@@ -15,10 +15,12 @@ import (
 // person in every view (the client's question, the page, the webapp's
 // modal, the bot's message, the tool's answer), how it is checked again
 // when the person answers, and how it is carried out. Every write of a
-// family is defined in that family's file (posts.go, channels.go,
-// members.go, status.go) and listed once in writes; nothing else in the
-// package knows one kind from another.
+// family is defined in that family's file (posts.go, drafts.go,
+// channels.go, members.go, status.go) with its action and listed in the
+// family's list; nothing else in the package knows one kind from another.
 type Write struct {
+	// Action is the write's kind as its plan and record keep it.
+	Action string
 	// Tools are the tools that ask for this write (a test holds every write
 	// tool to exactly one Write).
 	Tools []string
@@ -66,23 +68,19 @@ type Write struct {
 	Carry func(ctx context.Context, a *Approvals, c *mattermost.Caller, p posting.Plan) (Executed, error)
 }
 
-// writes are every confirmed write, by its action (posting.Action*). The
-// keys are what records in the KV store keep, so a record stored by an
-// older version reads and answers the same.
-var writes = map[string]Write{
-	posting.ActionPost:       postWrite,
-	posting.ActionEdit:       editWrite,
-	posting.ActionReact:      reactWrite,
-	posting.ActionUnreact:    unreactWrite,
-	posting.ActionDelete:     deleteWrite,
-	posting.ActionPin:        pinWrite,
-	posting.ActionUnpin:      unpinWrite,
-	posting.ActionSchedule:   scheduleWrite,
-	posting.ActionJoin:       joinWrite,
-	posting.ActionLeave:      leaveWrite,
-	posting.ActionCreateChan: createChannelWrite,
-	posting.ActionAddMembers: addMembersWrite,
-	posting.ActionSetStatus:  setStatusWrite,
+// writes are every confirmed write, by its action, from each family's list.
+// The actions are what records in the KV store keep, so a record stored by
+// an older version reads and answers the same.
+var writes = byAction(postWrites, draftWrites, channelWrites, memberWrites, statusWrites)
+
+func byAction(families ...[]Write) map[string]Write {
+	out := map[string]Write{}
+	for _, family := range families {
+		for _, w := range family {
+			out[w.Action] = w
+		}
+	}
+	return out
 }
 
 // WriteTools are the tools that ask for each action, for the catalogue's

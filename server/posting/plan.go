@@ -98,7 +98,7 @@ type Request struct {
 
 // Plan is a checked write: everything needed to execute it later, on any
 // node. Most plans are posts; Action names the other writes a person
-// confirms the same way.
+// confirms the same way (approval.Action*, each with its approval.Write).
 type Plan struct {
 	CallerID    string      `json:"caller_id"`
 	Action      string      `json:"action,omitempty"`
@@ -133,24 +133,6 @@ type Plan struct {
 func (p Plan) Props() map[string]any {
 	return map[string]any{PropFromMCP: true, PropAttribution: p.Attribution}
 }
-
-// Actions: what a plan does, as records keep it. Each is one
-// approval.Write, which says how it reads and how it is carried out.
-const (
-	ActionPost       = ""
-	ActionEdit       = "edit"
-	ActionReact      = "react"
-	ActionUnreact    = "unreact"
-	ActionDelete     = "delete"
-	ActionPin        = "pin"
-	ActionUnpin      = "unpin"
-	ActionJoin       = "join"
-	ActionLeave      = "leave"
-	ActionCreateChan = "create_channel"
-	ActionAddMembers = "add_members"
-	ActionSetStatus  = "set_status"
-	ActionSchedule   = "schedule"
-)
 
 // Prepare checks a request as the caller and stages its files. Nothing is
 // written to Mattermost.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
@@ -572,7 +573,7 @@ func (d Deps) joinChannel(ctx context.Context, a channelRefArgs) (res catalogue.
 		}
 		return res, refusal.New("The person is already in "+v.label()+"; nothing needs to change.", "")
 	}
-	plan := channelPlan(c, v, posting.ActionJoin)
+	plan := channelPlan(c, v, approval.ActionJoin)
 	n, err := c.MemberCount(v.ch.Id)
 	if err != nil {
 		return res, err
@@ -599,7 +600,7 @@ func (d Deps) leaveChannel(ctx context.Context, a channelRefArgs) (res catalogue
 	if v.ch.Name == model.DefaultChannelName {
 		return res, refusal.New("Mattermost lets nobody leave ~"+model.DefaultChannelName+", the channel every team member is in.", "")
 	}
-	plan := channelPlan(c, v, posting.ActionLeave)
+	plan := channelPlan(c, v, approval.ActionLeave)
 	me, err := c.Me()
 	if err != nil {
 		return res, err
@@ -680,7 +681,7 @@ func (d Deps) createChannel(ctx context.Context, a createChannelArgs) (res catal
 	}
 	// The place is worded without the model's names: they are shown apart,
 	// as the model's, wherever the change is shown.
-	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionCreateChan, Channel: spec, Members: members,
+	plan := posting.Plan{CallerID: c.UserID(), Action: approval.ActionCreateChan, Channel: spec, Members: members,
 		Dest: posting.Destination{Label: fmt.Sprintf("the new %s ~%s in team %s", spec.Kind(), name, team.Name),
 			Place: "the new channel in " + present.Clean(team.DisplayName), Where: fmt.Sprintf("a new %s of team %s", spec.Kind(), present.Clean(team.DisplayName))}}
 	plan.Notes = addedNotes(c, members, plan.Dest.Place)

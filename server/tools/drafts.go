@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/hidden"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -190,7 +190,7 @@ func (d Deps) schedulePost(ctx context.Context, a schedulePostArgs) (res catalog
 	if err != nil {
 		return res, err
 	}
-	plan.Action, plan.SendAt, plan.SendZone = posting.ActionSchedule, at.UTC(), loc.String()
+	plan.Action, plan.SendAt, plan.SendZone = approval.ActionSchedule, at.UTC(), loc.String()
 	return d.write(ctx, c, plan)
 }
 

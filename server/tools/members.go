@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -155,7 +156,7 @@ func (d Deps) addChannelMembers(ctx context.Context, a addMembersArgs) (res cata
 	if err != nil {
 		return res, err
 	}
-	plan := channelPlan(c, v, posting.ActionAddMembers)
+	plan := channelPlan(c, v, approval.ActionAddMembers)
 	plan.Members = members
 	plan.Notes = addedNotes(c, members, plan.Dest.Place)
 	return d.write(ctx, c, plan)

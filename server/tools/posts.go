@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/paging"
@@ -569,13 +570,13 @@ func postChangeTools(d Deps) []catalogue.Tool {
 			Name: "pin_post", Title: "Pin a post", Hints: pinHints, Effect: catalogue.ChangesMattermost,
 			Description: "Pins a post the person can read to its channel, for everyone in the channel." + confirmationNote,
 		}, func(ctx context.Context, a postIDArgs) (catalogue.Result[WriteResult], error) {
-			return d.pin(ctx, a, posting.ActionPin)
+			return d.pin(ctx, a, approval.ActionPin)
 		}),
 		catalogue.Define(catalogue.Tool{
 			Name: "unpin_post", Title: "Unpin a post", Hints: unpinHints, Effect: catalogue.ChangesMattermost,
 			Description: "Unpins a pinned post from its channel, for everyone in the channel." + confirmationNote,
 		}, func(ctx context.Context, a postIDArgs) (catalogue.Result[WriteResult], error) {
-			return d.pin(ctx, a, posting.ActionUnpin)
+			return d.pin(ctx, a, approval.ActionUnpin)
 		}),
 	}
 }
@@ -595,7 +596,7 @@ func (d Deps) deletePost(ctx context.Context, a postIDArgs) (res catalogue.Resul
 	if !c.MayDeleteOwnPost(p) {
 		return res, refusal.New("The person's role does not let them delete their posts in that channel; nothing was asked.", "")
 	}
-	plan, err := postChange(c, p, ch, posting.ActionDelete)
+	plan, err := postChange(c, p, ch, approval.ActionDelete)
 	if err != nil {
 		return res, err
 	}
@@ -619,9 +620,9 @@ func (d Deps) pin(ctx context.Context, a postIDArgs, action string) (res catalog
 	if ch.DeleteAt != 0 {
 		return res, refusal.New("That post's channel is archived: nothing in it can be pinned or unpinned.", "")
 	}
-	if p.IsPinned == (action == posting.ActionPin) {
+	if p.IsPinned == (action == approval.ActionPin) {
 		state := "already pinned"
-		if action == posting.ActionUnpin {
+		if action == approval.ActionUnpin {
 			state = "not pinned"
 		}
 		return res, refusal.Newf("Post %s is %s; nothing needs to change.", p.Id, state)
@@ -921,7 +922,7 @@ func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (res catalogue.R
 	if p.UserId != c.UserID() {
 		return res, refusal.New("That post is not the signed-in person's own: only their own posts can be edited. Reply to it with create_post and root_id instead.", "")
 	}
-	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionEdit, PostID: p.Id, Message: a.Message, Previous: p.Message,
+	plan := posting.Plan{CallerID: c.UserID(), Action: approval.ActionEdit, PostID: p.Id, Message: a.Message, Previous: p.Message,
 		Dest: placeOf(c, ch).destination(c)}
 	return d.write(ctx, c, plan)
 }
@@ -942,9 +943,9 @@ func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (res catal
 	if err := reactionEmoji(c, p.Id, emoji, remove); err != nil {
 		return res, err
 	}
-	action := posting.ActionReact
+	action := approval.ActionReact
 	if remove {
-		action = posting.ActionUnreact
+		action = approval.ActionUnreact
 	}
 	plan := posting.Plan{CallerID: c.UserID(), Action: action, PostID: p.Id, Emoji: emoji, Previous: p.Message,
 		Dest: placeOf(c, ch).destination(c)}

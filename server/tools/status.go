@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -204,7 +205,7 @@ func (d Deps) setStatus(ctx context.Context, a setStatusArgs) (res catalogue.Res
 	if custom && s.Emoji == "" {
 		s.Emoji = "speech_balloon" // Mattermost shows every custom status with an emoji
 	}
-	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionSetStatus, Status: s,
+	plan := posting.Plan{CallerID: c.UserID(), Action: approval.ActionSetStatus, Status: s,
 		Dest: posting.Destination{Label: "your status", Place: "your status", Where: "your status, beside your name"}}
 	plan.Notes = []string{"Everyone who can see you in Mattermost sees it beside your name; it notifies nobody."}
 	if s.Availability == model.StatusDnd {

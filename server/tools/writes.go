@@ -101,7 +101,7 @@ func notFoundAs(err error, dest posting.Destination) error {
 }
 
 func actionName(action string) string {
-	if action == posting.ActionPost {
+	if action == approval.ActionPost {
 		return "post"
 	}
 	return action
