@@ -219,3 +219,44 @@ func TestAScheduledPostWhoseTimePassedBeforeTheYesIsNotScheduled(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestARecordStoredByAnOlderVersionReadsWithItsWriteAndItsAnsweredOutcome(t *testing.T) {
+	f := newRoutes(t)
+	created := time.Now().UTC().Format(time.RFC3339Nano)
+	// As the version before the writes were values stored them: the plan
+	// and the action as plain fields.
+	pending := `{"id":"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa","user_id":"alice","state":"pending","title":"Pin a post by @bob in Town Square, Acme for everyone in it",
+		"action":"pin","created_at":"` + created + `","destination":"~town-square (id c)","place":"Town Square, Acme",
+		"plan":{"caller_id":"alice","action":"pin","dest":{"channel_id":"c","label":"~town-square (id c)","place":"Town Square, Acme",
+		"where":"Town Square (~town-square), a public channel of team Acme"},"message":"","files":null,"attribution":"","post_id":"p1",
+		"previous":"pin me","target":{"author_id":"b","author":"bob","edit_at":0,"replies":0}}}`
+	edited := `{"id":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb","user_id":"alice","state":"posted","title":"Edit your post in ~town-square (id c)",
+		"action":"edit","created_at":"` + created + `","answered_at":"` + created + `","destination":"~town-square (id c)","place":"Town Square, Acme",
+		"outcome":"Done.","post_id":"p2","permalink":"http://mm/acme/pl/p2"}`
+	for _, raw := range []string{pending, edited} {
+		var rec Record
+		if err := json.Unmarshal([]byte(raw), &rec); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.store.KV.Set(key(rec.UserID, rec.ID), []byte(raw), time.Hour); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, err := f.store.Load("alice", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+	if err != nil || rec.Plan == nil || writeOf(rec.Plan.Action).Tools[0] != "pin_post" {
+		t.Fatalf("the older pending pin does not load as the pin write: %+v %v", rec, err)
+	}
+	page := f.do(http.MethodGet, Path+"/"+rec.ID, "alice").Body.String()
+	for _, want := range []string{"Pin a post by @bob in Town Square, Acme for everyone in it", "pin me", "Accept and pin"} {
+		if !strings.Contains(page, htmlEscaped(want)) {
+			t.Errorf("the older pending pin's page lacks %q:\n%s", want, page)
+		}
+	}
+	var d Detail
+	if err := json.Unmarshal(f.do(http.MethodGet, APIPath+"/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "alice").Body.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.OutcomeText != "Your post in Town Square, Acme was edited." || d.Permalink != "http://mm/acme/pl/p2" {
+		t.Errorf("the older answered edit reads %q, %q", d.OutcomeText, d.Permalink)
+	}
+}
