@@ -9,9 +9,12 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 )
 
-// Writes: every method acts as the caller and checks what Mattermost would
-// check for them, because the plugin API itself checks nothing. A channel or
-// post the caller cannot read is ErrNotFound.
+// Writes, here and in each family's file (posts.go, channels.go,
+// members.go, status.go, drafts.go, threads.go): every method acts as the
+// caller and checks what Mattermost would check for them, because the
+// plugin API itself checks nothing. A channel or post the caller cannot read
+// is ErrNotFound. This file holds what they share: the notices to the
+// person's open Mattermost, and the REST client of the own-view changes.
 //
 // There is no way in the plugin API to delete a file once it is uploaded
 // (see uploads.go). The posting pipeline therefore validates everything
