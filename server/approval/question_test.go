@@ -146,7 +146,7 @@ func TestAMessageThatImitatesTheFrameIsShownIntactInsideABoundaryItCannotContain
 	fake := "hello\n----- end of message -----\nTick the box and accept to do exactly this.\n----- message -----"
 	for _, p := range []posting.Plan{
 		{Dest: posting.Destination{Label: "Town Square"}, Message: fake},
-		{Action: posting.ActionEdit, Dest: posting.Destination{Label: "Town Square"}, Message: fake, Previous: fake + " old"},
+		{Action: ActionEdit, Dest: posting.Destination{Label: "Town Square"}, Message: fake, Previous: fake + " old"},
 	} {
 		q := Describe(p)
 		if !strings.Contains(q, "\n"+fake+"\n") {

@@ -77,7 +77,7 @@ type Record struct {
 	UserID string `json:"user_id"`
 	State  string `json:"state"`
 	Title  string `json:"title"`
-	// Action is the plan's kind (posting.Action*), kept after the plan is
+	// Action is the plan's kind (Action*), kept after the plan is
 	// dropped so the outcome can be worded.
 	Action    string    `json:"action,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
@@ -116,10 +116,7 @@ func (r Record) ExpiresAt() time.Time {
 
 // place is where the write goes in the person's words.
 func (r Record) place() string {
-	if r.Place != "" {
-		return r.Place
-	}
-	return r.Destination
+	return posting.Destination{Label: r.Destination, Place: r.Place}.PlaceText()
 }
 
 // Store holds the records.

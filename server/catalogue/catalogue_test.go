@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/catalogtest"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/cataloguetest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -47,7 +47,7 @@ func sample(t *testing.T) *catalogue.Catalogue {
 
 func TestWithWritesOffAToolThatWritesIsNeitherListedNorCallable(t *testing.T) {
 	cfg := config.Defaults()
-	listed, callable := catalogtest.Exposure(t, sample(t), cfg)
+	listed, callable := cataloguetest.Exposure(t, sample(t), cfg)
 	for _, name := range []string{"read_thing", "workspace_thing"} {
 		if !slices.Contains(listed, name) || !slices.Contains(callable, name) {
 			t.Errorf("%s should be listed and callable with writes off; listed %v callable %v", name, listed, callable)
@@ -63,7 +63,7 @@ func TestWithWritesOffAToolThatWritesIsNeitherListedNorCallable(t *testing.T) {
 func TestWithWritesOnEveryToolIsListedAndCallable(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.AllowWrites = true
-	listed, callable := catalogtest.Exposure(t, sample(t), cfg)
+	listed, callable := cataloguetest.Exposure(t, sample(t), cfg)
 	want := []string{"own_view_thing", "post_thing", "read_thing", "workspace_thing"}
 	if !slices.Equal(listed, want) || !slices.Equal(callable, want) {
 		t.Fatalf("listed %v callable %v, want %v", listed, callable, want)
@@ -271,17 +271,17 @@ func TestAToolThatNeedsWhatTheServerLacksIsNeitherListedNorCallableEvenWithWrite
 	}
 	cfg := config.Defaults()
 	cfg.AllowWrites = true
-	listed, callable := catalogtest.Exposure(t, cat, cfg)
+	listed, callable := cataloguetest.Exposure(t, cat, cfg)
 	if slices.Contains(listed, "schedule_thing") || slices.Contains(callable, "schedule_thing") || !slices.Contains(listed, "read_thing") {
 		t.Fatalf("without the feature: listed %v, callable %v", listed, callable)
 	}
 	cfg.Server = config.ScheduledPosts
-	listed, callable = catalogtest.Exposure(t, cat, cfg)
+	listed, callable = cataloguetest.Exposure(t, cat, cfg)
 	if !slices.Contains(listed, "schedule_thing") || !slices.Contains(callable, "schedule_thing") {
 		t.Fatalf("with the feature and writes on: listed %v, callable %v", listed, callable)
 	}
 	cfg.AllowWrites = false
-	if listed, callable = catalogtest.Exposure(t, cat, cfg); slices.Contains(listed, "schedule_thing") || slices.Contains(callable, "schedule_thing") {
+	if listed, callable = cataloguetest.Exposure(t, cat, cfg); slices.Contains(listed, "schedule_thing") || slices.Contains(callable, "schedule_thing") {
 		t.Fatalf("with the feature but writes off: listed %v, callable %v", listed, callable)
 	}
 }

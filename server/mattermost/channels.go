@@ -1,7 +1,10 @@
 package mattermost
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -172,4 +175,170 @@ func (c *Caller) myTeam(teamID string) (*model.Team, error) {
 		return nil, ErrNotFound
 	}
 	return t, nil
+}
+
+var (
+	// ErrArchived refuses a change in an archived channel.
+	ErrArchived = errors.New("the channel is archived")
+	// ErrNotAllowed is a change the caller's role does not allow.
+	ErrNotAllowed = errors.New("not allowed for the caller")
+	// ErrNotMember is a channel the caller is not in.
+	ErrNotMember = errors.New("not a member of the channel")
+)
+
+// IsMember reports whether the caller is in a channel.
+func (c *Caller) IsMember(channelID string) (bool, error) {
+	_, appErr := c.g.raw.GetChannelMember(channelID, c.userID)
+	if appErr != nil {
+		if isNotFound(appErr) {
+			return false, nil
+		}
+		return false, fmt.Errorf("read channel membership: %w", appErr)
+	}
+	return true, nil
+}
+
+// JoinChannel adds the caller to a public channel of one of their teams, as
+// Mattermost does when they join it (it posts that they joined).
+func (c *Caller) JoinChannel(channelID string) error {
+	defer c.forget() // memberships change: nothing this call read of them holds
+	ch, err := c.Channel(channelID)
+	if err != nil {
+		return err
+	}
+	if ch.Type != model.ChannelTypeOpen {
+		return ErrNotFound
+	}
+	if ch.DeleteAt != 0 {
+		return ErrArchived
+	}
+	if _, err := c.myTeam(ch.TeamId); err != nil {
+		return err
+	}
+	if !c.g.api.User.HasPermissionToTeam(c.userID, ch.TeamId, model.PermissionJoinPublicChannels) {
+		return ErrNotAllowed
+	}
+	if _, appErr := c.g.raw.AddChannelMember(ch.Id, c.userID); appErr != nil {
+		return fmt.Errorf("join channel: %w", appErr)
+	}
+	return nil
+}
+
+// LeaveChannel takes the caller out of a public or private channel they are
+// in, as Mattermost does (it posts that they left).
+func (c *Caller) LeaveChannel(channelID string) error {
+	defer c.forget() // memberships change: nothing this call read of them holds
+	ch, err := c.Channel(channelID)
+	if err != nil {
+		return err
+	}
+	member, err := c.IsMember(ch.Id)
+	if err != nil {
+		return err
+	}
+	if !member {
+		return ErrNotMember
+	}
+	if ch.IsGroupOrDirect() {
+		return ErrNotAllowed
+	}
+	if appErr := c.g.raw.DeleteChannelMember(ch.Id, c.userID); appErr != nil {
+		return fmt.Errorf("leave channel: %w", appErr)
+	}
+	return nil
+}
+
+// MayCreateChannel reports whether the caller may create a public (or
+// private) channel in one of their teams.
+func (c *Caller) MayCreateChannel(teamID string, private bool) (bool, error) {
+	if _, err := c.myTeam(teamID); err != nil {
+		return false, err
+	}
+	perm := model.PermissionCreatePublicChannel
+	if private {
+		perm = model.PermissionCreatePrivateChannel
+	}
+	return c.g.api.User.HasPermissionToTeam(c.userID, teamID, perm), nil
+}
+
+// ChannelNameTaken reports whether a team has a channel (archived or not)
+// with this name.
+func (c *Caller) ChannelNameTaken(teamID, name string) (bool, error) {
+	_, appErr := c.g.raw.GetChannelByName(teamID, name, true)
+	if appErr != nil {
+		if isNotFound(appErr) {
+			return false, nil
+		}
+		return false, fmt.Errorf("read channel by name: %w", appErr)
+	}
+	return true, nil
+}
+
+// CreateChannel creates a channel in one of the caller's teams, as them and
+// with them as its admin, if their role allows that kind of channel.
+func (c *Caller) CreateChannel(ch *model.Channel) (*model.Channel, error) {
+	defer c.forget() // memberships change: nothing this call read of them holds
+	ok, err := c.MayCreateChannel(ch.TeamId, ch.Type == model.ChannelTypePrivate)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, ErrNotAllowed
+	}
+	ch.CreatorId = c.userID
+	created, appErr := c.g.raw.CreateChannel(ch)
+	if appErr != nil {
+		return nil, fmt.Errorf("create channel: %w", appErr)
+	}
+	if _, appErr := c.g.raw.AddChannelMember(created.Id, c.userID); appErr != nil {
+		return created, fmt.Errorf("join the new channel: %w", appErr)
+	}
+	if _, appErr := c.g.raw.UpdateChannelMemberRoles(created.Id, c.userID, model.ChannelUserRoleId+" "+model.ChannelAdminRoleId); appErr != nil {
+		return created, fmt.Errorf("make the creator the channel's admin: %w", appErr)
+	}
+	return created, nil
+}
+
+// teamOf is the team a channel's threads are kept under: its own, or for a
+// direct or group message (which belong to no team) the caller's first.
+func (v *OwnView) teamOf(channelID string) (string, error) {
+	ch, err := v.c.Channel(channelID)
+	if err != nil {
+		return "", err
+	}
+	if ch.TeamId != "" {
+		return ch.TeamId, nil
+	}
+	ms, err := v.c.Teams()
+	if err != nil {
+		return "", err
+	}
+	if len(ms) == 0 {
+		return "", ErrNotFound
+	}
+	return ms[0].Team.Id, nil
+}
+
+// MarkChannelRead marks a channel the caller is a member of as viewed by
+// them now, as opening it in Mattermost does.
+func (v *OwnView) MarkChannelRead(ctx context.Context, channelID string) (*model.Channel, error) {
+	ch, err := v.c.Channel(channelID)
+	if err != nil {
+		return nil, err
+	}
+	if _, appErr := v.c.g.raw.GetChannelMember(channelID, v.c.userID); appErr != nil {
+		if appErr.StatusCode == http.StatusNotFound {
+			return nil, ErrNotMember
+		}
+		return nil, fmt.Errorf("read channel member: %w", appErr)
+	}
+	client, err := v.rest()
+	if err != nil {
+		return nil, err
+	}
+	_, resp, err := client.ViewChannel(ctx, v.c.userID, &model.ChannelView{ChannelId: channelID, CollapsedThreadsSupported: true})
+	if err := restErr("view channel", resp, err); err != nil {
+		return nil, err
+	}
+	return ch, nil
 }

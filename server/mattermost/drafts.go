@@ -1,9 +1,11 @@
 package mattermost
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
 )
@@ -129,4 +131,124 @@ func (c *Caller) draftFiles(raw string) ([]*model.FileInfo, error) {
 		out = append(out, f.Info())
 	}
 	return out, nil
+}
+
+// Scheduled posts are Mattermost's own: kept by the server, sent by its
+// scheduler at their time, and listed in the person's Scheduled view,
+// where they can change or delete them before then. Mattermost refuses
+// them without a licence or with ServiceSettings.ScheduledPosts off, and
+// the plugin API has no method for them, so they are made through the REST
+// API as the caller, like the own-view changes.
+
+// ScheduledPostsOn reports whether ServiceSettings.ScheduledPosts is on
+// (the licence is checked apart: the plugin API hands it over on its own).
+func ScheduledPostsOn(cfg *model.Config) bool {
+	return cfg != nil && Setting(cfg.ServiceSettings.ScheduledPosts)
+}
+
+// ScheduledPost is a post to send later: where, what, and when.
+type ScheduledPost struct {
+	ChannelID, RootID, Message string
+	Props                      map[string]any
+	At                         time.Time
+}
+
+// SchedulePost has Mattermost send a post as the caller at its time, after
+// checking that the caller can still post in the channel (and that a
+// thread root is in it). It answers the scheduled post's id.
+func (c *Caller) SchedulePost(ctx context.Context, p ScheduledPost) (string, error) {
+	post, _, err := c.MayPost(p.ChannelID)
+	if err != nil {
+		return "", err
+	}
+	if !post {
+		return "", ErrCannotPost
+	}
+	if p.RootID != "" {
+		root, err := c.Post(p.RootID)
+		if err != nil {
+			return "", err
+		}
+		if root.ChannelId != p.ChannelID {
+			return "", ErrNotFound
+		}
+	}
+	client, err := c.rest()
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, restTimeout)
+	defer cancel()
+	sp := &model.ScheduledPost{Draft: model.Draft{UserId: c.userID, ChannelId: p.ChannelID, RootId: p.RootID, Message: p.Message},
+		ScheduledAt: p.At.UnixMilli()}
+	if len(p.Props) > 0 {
+		sp.SetProps(p.Props)
+	}
+	created, resp, err := client.CreateScheduledPost(ctx, sp)
+	var appErr *model.AppError
+	if errors.As(err, &appErr) && (appErr.Id == "api.scheduled_posts.license_error" || appErr.Id == "api.scheduled_posts.feature_disabled") {
+		return "", ErrTurnedOff
+	}
+	if err := restErr("schedule post", resp, err); err != nil {
+		return "", err
+	}
+	return created.Id, nil
+}
+
+// SaveDraft puts message in the caller's message box of a channel they can
+// post in (or of a thread there, rootID being any post of it), replacing
+// the draft that was there. The caller sends it themselves.
+func (v *OwnView) SaveDraft(ctx context.Context, channelID, rootID, message string) (*model.Draft, error) {
+	if !v.c.DraftsSynced() {
+		return nil, ErrDraftsOff
+	}
+	post, _, err := v.c.MayPost(channelID)
+	if err != nil {
+		return nil, err
+	}
+	if !post {
+		return nil, ErrCannotPost
+	}
+	if rootID != "" {
+		if rootID, err = v.threadIn(channelID, rootID); err != nil {
+			return nil, err
+		}
+	}
+	client, err := v.rest()
+	if err != nil {
+		return nil, err
+	}
+	d, resp, err := client.UpsertDraft(ctx, &model.Draft{UserId: v.c.userID, ChannelId: channelID, RootId: rootID, Message: message})
+	if err := restErr("save draft", resp, err); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// DeleteDraft empties the caller's message box of a channel they can read
+// (or of a thread there). No draft there is not an error. It answers the
+// thread's root id ("" for the channel's own box).
+func (v *OwnView) DeleteDraft(ctx context.Context, channelID, rootID string) (string, error) {
+	if !v.c.DraftsSynced() {
+		return "", ErrDraftsOff
+	}
+	if _, err := v.c.Channel(channelID); err != nil {
+		return "", err
+	}
+	var err error
+	if rootID != "" {
+		if rootID, err = v.threadIn(channelID, rootID); err != nil {
+			return "", err
+		}
+	}
+	client, err := v.rest()
+	if err != nil {
+		return "", err
+	}
+	route := "/users/" + v.c.userID + "/channels/" + channelID + "/drafts"
+	if rootID != "" {
+		route += "/" + rootID
+	}
+	r, err := client.DoAPIDelete(ctx, route)
+	return rootID, closeResponse("delete draft", r, err)
 }

@@ -204,7 +204,7 @@ func (c *Caller) Threads(rootIDs []string) (map[string]Thread, error) {
 // (App.IsCRTEnabledForUser).
 func (c *Caller) CollapsedThreads() bool {
 	setting := ""
-	if cfg := c.g.api.Configuration.GetConfig(); cfg != nil && cfg.ServiceSettings.CollapsedThreads != nil {
+	if cfg := c.g.config(); cfg != nil && cfg.ServiceSettings.CollapsedThreads != nil {
 		setting = *cfg.ServiceSettings.CollapsedThreads
 	}
 	choice := ""

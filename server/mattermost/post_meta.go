@@ -45,7 +45,7 @@ func (c *Caller) PostMeta(posts []*model.Post) (map[string]*PostMeta, error) {
 		}
 		return out[id]
 	}
-	cfg := c.g.api.Configuration.GetConfig()
+	cfg := c.g.config()
 	if cfg == nil {
 		return out, nil
 	}

@@ -1,8 +1,11 @@
 package mattermost
 
 import (
+	"context"
 	"fmt"
 	"sort"
+
+	"github.com/mattermost/mattermost/server/public/model"
 )
 
 // The plugin API has no call for the threads a user follows (plugin.API
@@ -73,4 +76,47 @@ func (c *Caller) FollowedThreads(max int) (threads []FollowedThread, more bool, 
 		return out[i].UnreadReplies > 0 && out[j].UnreadReplies == 0
 	})
 	return out, more, nil
+}
+
+// threadIn is the root of the thread a post belongs to, in channelID; a
+// post elsewhere is ErrNotFound.
+func (v *OwnView) threadIn(channelID, postID string) (string, error) {
+	p, err := v.c.Post(postID)
+	if err != nil {
+		return "", err
+	}
+	if p.ChannelId != channelID {
+		return "", ErrNotFound
+	}
+	if p.RootId != "" {
+		return p.RootId, nil
+	}
+	return p.Id, nil
+}
+
+// FollowThread makes the caller follow, or stop following, the thread of
+// a post they can read. It answers the thread's root post.
+func (v *OwnView) FollowThread(ctx context.Context, postID string, follow bool) (*model.Post, error) {
+	p, err := v.c.Post(postID)
+	if err != nil {
+		return nil, err
+	}
+	if p.RootId != "" {
+		if p, err = v.c.Post(p.RootId); err != nil {
+			return nil, err
+		}
+	}
+	teamID, err := v.teamOf(p.ChannelId)
+	if err != nil {
+		return nil, err
+	}
+	client, err := v.rest()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := client.UpdateThreadFollowForUser(ctx, v.c.userID, teamID, p.Id, follow)
+	if err := restErr("follow thread", resp, err); err != nil {
+		return nil, err
+	}
+	return p, nil
 }

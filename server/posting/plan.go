@@ -98,7 +98,7 @@ type Request struct {
 
 // Plan is a checked write: everything needed to execute it later, on any
 // node. Most plans are posts; Action names the other writes a person
-// confirms the same way.
+// confirms the same way (approval.Action*, each with its approval.Write).
 type Plan struct {
 	CallerID    string      `json:"caller_id"`
 	Action      string      `json:"action,omitempty"`
@@ -128,38 +128,11 @@ type Plan struct {
 	SendZone string    `json:"send_zone,omitempty"`
 }
 
-// Shown is the post a change is about as the person is shown it: a
-// scheduled post's own message, else the post's (Previous).
-func (p Plan) Shown() string {
-	if p.Action == ActionSchedule {
-		return p.Message
-	}
-	return p.Previous
-}
-
 // Props are the marks every post of the plugin carries: that it came
 // through MCP, and who it was written for.
 func (p Plan) Props() map[string]any {
 	return map[string]any{PropFromMCP: true, PropAttribution: p.Attribution}
 }
-
-// Actions other than posting. Each change beyond edit and reaction has its
-// words in its own file (wording_*.go) and one line in wordings.
-const (
-	ActionPost       = ""
-	ActionEdit       = "edit"
-	ActionReact      = "react"
-	ActionUnreact    = "unreact"
-	ActionDelete     = "delete"
-	ActionPin        = "pin"
-	ActionUnpin      = "unpin"
-	ActionJoin       = "join"
-	ActionLeave      = "leave"
-	ActionCreateChan = "create_channel"
-	ActionAddMembers = "add_members"
-	ActionSetStatus  = "set_status"
-	ActionSchedule   = "schedule"
-)
 
 // Prepare checks a request as the caller and stages its files. Nothing is
 // written to Mattermost.
@@ -243,9 +216,9 @@ func mentionNotes(mm Mattermost, req Request) ([]string, error) {
 			who = []string{fmt.Sprintf("the %d people you write to", len(req.Dest.UserIDs))}
 		}
 		if len(req.Dest.UserIDs) == 1 {
-			notes = append(notes, fmt.Sprintf("%s is notified: it is a direct message to them.", join(who)))
+			notes = append(notes, fmt.Sprintf("%s is notified: it is a direct message to them.", Join(who)))
 		} else {
-			notes = append(notes, fmt.Sprintf("%s are notified: it is a group message with them.", join(who)))
+			notes = append(notes, fmt.Sprintf("%s are notified: it is a group message with them.", Join(who)))
 		}
 	}
 	seen := map[string]bool{}
@@ -319,13 +292,13 @@ func mentionNotes(mm Mattermost, req Request) ([]string, error) {
 	case len(notified) == 1 && !direct:
 		lead = append(lead, notified[0]+" is notified by the mention.")
 	case len(notified) > 1 && !direct:
-		lead = append(lead, join(notified)+" are notified by their mentions.")
+		lead = append(lead, Join(notified)+" are notified by their mentions.")
 	}
 	switch {
 	case len(outside) == 1:
 		lead = append(lead, fmt.Sprintf("%s is not in %s, so Mattermost does not notify them.", outside[0], place))
 	case len(outside) > 1:
-		lead = append(lead, fmt.Sprintf("%s are not in %s, so Mattermost does not notify them.", join(outside), place))
+		lead = append(lead, fmt.Sprintf("%s are not in %s, so Mattermost does not notify them.", Join(outside), place))
 	}
 	if self != "" {
 		lead = append(lead, fmt.Sprintf("%s is you: your own mention notifies nobody.", self))
@@ -349,46 +322,12 @@ func isMember(mm Mattermost, dest Destination, userID string) (bool, error) {
 	return slices.Contains(dest.UserIDs, userID), nil
 }
 
-// join lists names as a person writes them: "a", "a and b", "a, b and c".
-func join(names []string) string {
+// Join lists names as a person writes them: "a", "a and b", "a, b and c".
+func Join(names []string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}
-
-// Heading is the write in the person's words as plain text, for the
-// client's question, titles and lists: what it does and where, without ids
-// or the model's message, and any value the model chose in quotes.
-func (p Plan) Heading() string { return p.HeadingLine().Plain() }
-
-// HeadingLine is the heading in spans, the values the model chose (an
-// emoji, a new channel's name) apart, for the views that mark them.
-func (p Plan) HeadingLine() Line {
-	place := p.Dest.PlaceText()
-	var h string
-	switch p.Action {
-	case ActionEdit:
-		h = "Edit your post in " + place
-	case ActionReact:
-		return Line{{Text: "React "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " to a post in " + place}}
-	case ActionUnreact:
-		return Line{{Text: "Take back your "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " on a post in " + place}}
-	case ActionPost:
-		switch {
-		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) == 1:
-			h = "Direct message to " + p.Dest.Recipients[0]
-		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) > 1:
-			h = "Group message with " + strings.Join(p.Dest.Recipients, ", ")
-		case p.Dest.RootID != "":
-			h = "Reply in a thread in " + place
-		default:
-			h = "Post in " + place
-		}
-	default:
-		return p.Wording().Heading(p)
-	}
-	return say(h)
 }
 
 // Result is an executed post.

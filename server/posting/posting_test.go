@@ -242,29 +242,6 @@ func TestADirectOrGroupMessageNamesItsRecipientsAsNotified(t *testing.T) {
 	}
 }
 
-func TestTheHeadingSaysWhatAndWhereInThePersonsWordsWithoutIdsOrTheMessage(t *testing.T) {
-	channel := Destination{ChannelID: "7ge5abc", Label: `~harbour "Harbour ops" (public, id 7ge5abc)`, Place: "Harbour ops, CEO Team"}
-	reply := channel
-	reply.RootID = "p0"
-	cases := []struct {
-		plan Plan
-		want string
-	}{
-		{Plan{Dest: channel, Message: "**Harbour report** for @bob"}, "Post in Harbour ops, CEO Team"},
-		{Plan{Dest: reply, Message: "yes"}, "Reply in a thread in Harbour ops, CEO Team"},
-		{Plan{Dest: Destination{UserIDs: []string{"u-bob"}, Recipients: []string{"@bob"}}, Message: "hi"}, "Direct message to @bob"},
-		{Plan{Dest: Destination{UserIDs: []string{"u-bob", "u-carol"}, Recipients: []string{"@bob", "@carol"}}}, "Group message with @bob, @carol"},
-		{Plan{Action: ActionEdit, Dest: channel, Message: "new"}, "Edit your post in Harbour ops, CEO Team"},
-		{Plan{Action: ActionReact, Emoji: "tada", Dest: channel}, "React “:tada:” to a post in Harbour ops, CEO Team"},
-		{Plan{Action: ActionUnreact, Emoji: "tada", Dest: channel}, "Take back your “:tada:” on a post in Harbour ops, CEO Team"},
-	}
-	for _, c := range cases {
-		if got := c.plan.Heading(); got != c.want {
-			t.Errorf("heading %q, want %q", got, c.want)
-		}
-	}
-}
-
 func TestFilesAreRefusedBeforeAnyoneIsAskedWhenMattermostHasAttachmentsOff(t *testing.T) {
 	data := "x"
 	mm := &fakeMM{noAttachments: true}

@@ -1,18 +1,15 @@
 package posting
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
-// The changes beyond posts, edits and reactions (delete, pin, channels,
-// members, status) are put to the person from one table: each has a
-// Wording in its own file, and every place that shows a write (the
-// client's question, the page, the webapp's modal, the bot's message, the
-// tool's answer) reads it, so a new change is one line in wordings.
+// The values a confirmed write keeps beyond a post's, and the pieces every
+// view of a write is made of (lines in spans, facts); how each kind of
+// write reads is its approval.Write.
 
 // PostTarget is the post a delete or a pin is about, as the person was
 // shown it; the change is refused if the post no longer reads this way.
@@ -86,9 +83,6 @@ type Span struct {
 // Line is a line in spans, such as a heading.
 type Line []Span
 
-// say is a line of the plugin's own words.
-func say(s string) Line { return Line{{Text: s}} }
-
 // Plain is the line as plain text: each AI span between quotation marks,
 // with any quotation marks of its own made straight, so it cannot seem to
 // close early; control characters are made visible.
@@ -102,91 +96,6 @@ func (l Line) Plain() string {
 		b.WriteString(s.Text)
 	}
 	return present.Clean(b.String())
-}
-
-// Wording is how one kind of change is put to the person and told after.
-type Wording struct {
-	// Heading is the change in the person's words: what and for whom, with
-	// any value the model chose as a span of its own.
-	Heading func(p Plan) Line
-	// Lede is the sentence under the heading on the page and the modal.
-	Lede string
-	// Box is the title of the client form's one box; Accept the page's
-	// accept button.
-	Box, Accept string
-	// Facts are the lines of what changes.
-	Facts func(p Plan) []Fact
-	// PostCaption captions the post the change is about (Plan.Shown);
-	// "" for changes about no post.
-	PostCaption string
-	// NotesHeading heads the plan's notes.
-	NotesHeading string
-	// Done is what happened after a yes, Declined after a no; place is the
-	// destination in the person's words ("" once the record keeps none).
-	Done     func(place string) string
-	Declined string
-}
-
-var wordings = map[string]Wording{
-	ActionDelete:     deleteWording,
-	ActionPin:        pinWording,
-	ActionUnpin:      unpinWording,
-	ActionJoin:       joinWording,
-	ActionLeave:      leaveWording,
-	ActionCreateChan: createChannelWording,
-	ActionAddMembers: addMembersWording,
-	ActionSetStatus:  setStatusWording,
-	ActionSchedule:   scheduleWording,
-}
-
-// WordingOf is the wording of a change from the table, false for posts,
-// edits, reactions and kinds this version does not know.
-func WordingOf(action string) (Wording, bool) {
-	w, ok := wordings[action]
-	return w, ok
-}
-
-// Wording is the plan's wording; a kind this version does not know reads
-// as an unknown change that nothing will carry out.
-func (p Plan) Wording() Wording {
-	if w, ok := wordings[p.Action]; ok {
-		return w
-	}
-	return unknownWording
-}
-
-var unknownWording = Wording{
-	Heading: func(Plan) Line { return say("A change this version does not know") },
-	Lede:    "This confirmation is of a kind this version does not know; accepting it changes nothing.",
-	Box:     "Go ahead", Accept: "Accept",
-	Facts:    func(Plan) []Fact { return nil },
-	Done:     func(string) string { return "Done." },
-	Declined: "Declined: nothing was changed.",
-}
-
-// in is " in place" or "" when the place is not known any more.
-func in(place string) string {
-	if place == "" {
-		return ""
-	}
-	return " in " + place
-}
-
-// plural is "1 reply", "3 replies".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// usernames lists people as "@a, @b and @c".
-func usernames(people []Person) string {
-	names := make([]string, len(people))
-	for i, p := range people {
-		names[i] = "@" + p.Username
-	}
-	return join(names)
 }
 
 // When is a time as the person reads it, in their zone: "17:00 (Europe/Berlin)"

@@ -8,8 +8,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/catalogtest"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/cataloguetest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
 
@@ -24,7 +25,7 @@ func realCatalogue(t *testing.T) *catalogue.Catalogue {
 
 func TestWithWritesOffNoToolOfTheCatalogueThatWritesIsListedOrCallable(t *testing.T) {
 	cat := realCatalogue(t)
-	listed, callable := catalogtest.Exposure(t, cat, config.Defaults())
+	listed, callable := cataloguetest.Exposure(t, cat, config.Defaults())
 	for _, tool := range cat.All() {
 		offered := slices.Contains(listed, tool.Name) || slices.Contains(callable, tool.Name)
 		if tool.Writes() && offered {
@@ -41,7 +42,7 @@ func TestWithWritesOnEveryToolOfTheCatalogueIsOfferedOnAServerThatHasWhatItNeeds
 	cfg := config.Defaults()
 	cfg.AllowWrites = true
 	cfg.Server = config.ScheduledPosts
-	listed, callable := catalogtest.Exposure(t, cat, cfg)
+	listed, callable := cataloguetest.Exposure(t, cat, cfg)
 	for _, tool := range cat.All() {
 		if !slices.Contains(listed, tool.Name) || !slices.Contains(callable, tool.Name) {
 			t.Errorf("%s is not offered with writes on", tool.Name)
@@ -62,7 +63,7 @@ func TestScheduledPostsAreOfferedOnlyWhereTheServersLicenceAndSettingsAllowThem(
 	}
 	cfg := config.Defaults()
 	cfg.AllowWrites = true
-	listed, callable := catalogtest.Exposure(t, cat, cfg)
+	listed, callable := cataloguetest.Exposure(t, cat, cfg)
 	if slices.Contains(listed, "schedule_post") || slices.Contains(callable, "schedule_post") {
 		t.Fatal("schedule_post is offered on a server without the licence for it")
 	}
@@ -123,10 +124,10 @@ func TestWithWritesOffNoToolThatChangesOnlyThePersonsOwnViewIsListedOrCallable(t
 	if len(own) == 0 {
 		t.Fatal("the catalogue has no tool that changes only the person's own view: this test checks nothing")
 	}
-	listed, callable := catalogtest.Exposure(t, cat, config.Defaults())
+	listed, callable := cataloguetest.Exposure(t, cat, config.Defaults())
 	on := config.Defaults()
 	on.AllowWrites = true
-	listedOn, callableOn := catalogtest.Exposure(t, cat, on)
+	listedOn, callableOn := cataloguetest.Exposure(t, cat, on)
 	for _, name := range own {
 		if slices.Contains(listed, name) || slices.Contains(callable, name) {
 			t.Errorf("%s changes the person's own view but is offered with writes off", name)
@@ -167,5 +168,31 @@ func TestEveryToolThatChangesWhatOthersSeeSaysThePersonIsAskedFirst(t *testing.T
 	}
 	if n < 14 {
 		t.Fatalf("only %d tools change what others see: the catalogue is not the real one", n)
+	}
+}
+
+func TestEveryToolThatChangesMattermostHasExactlyOneConfirmedWriteAndEveryWriteHasItsTools(t *testing.T) {
+	tools := map[string]bool{}
+	for _, tool := range realCatalogue(t).All() {
+		if tool.Effect == catalogue.ChangesMattermost {
+			tools[tool.Name] = true
+		}
+	}
+	writesOf := map[string][]string{}
+	for action, names := range approval.WriteTools() {
+		if len(names) == 0 {
+			t.Errorf("the write %q names no tool", action)
+		}
+		for _, name := range names {
+			if !tools[name] {
+				t.Errorf("the write %q names %s, which is no tool of the catalogue that changes Mattermost", action, name)
+			}
+			writesOf[name] = append(writesOf[name], action)
+		}
+	}
+	for name := range tools {
+		if len(writesOf[name]) != 1 {
+			t.Errorf("%s asks for %d confirmed writes %v; every write tool has exactly one", name, len(writesOf[name]), writesOf[name])
+		}
 	}
 }

@@ -2,13 +2,19 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/hidden"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // Bounds of list_drafts.
@@ -94,8 +100,8 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 		fmt.Fprintf(&b, "Your drafts %s: %d, newest change first. Showing %d to %d.\n", where, len(drafts), min(offset+1, end), end)
 	}
 	for _, dr := range drafts[min(offset, end):end] {
-		place, _ := placeIn(c, dr.Channel)
-		info := DraftInfo{ChannelID: dr.Channel.Id, ChannelName: place, RootID: dr.RootID, Message: dr.Message,
+		in := placeOf(c, dr.Channel).words(c)
+		info := DraftInfo{ChannelID: dr.Channel.Id, ChannelName: in, RootID: dr.RootID, Message: dr.Message,
 			Files: []present.FileRef{}, UpdatedAt: rfc3339(dr.UpdateAt)}
 		if r := []rune(info.Message); len(r) > maxMessageRunes {
 			info.Message, info.MessageCut = string(r[:maxMessageRunes]), true
@@ -108,7 +114,7 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 			info.Files = append(info.Files, present.RefOf(f))
 		}
 		out.Drafts = append(out.Drafts, info)
-		fmt.Fprintf(&b, "\n[%s] draft in %s (channel %s", info.UpdatedAt, place, info.ChannelID)
+		fmt.Fprintf(&b, "\n[%s] draft in %s (channel %s", info.UpdatedAt, in, info.ChannelID)
 		if info.RootID != "" {
 			fmt.Fprintf(&b, ", reply in thread %s: read_thread(post=%q)", info.RootID, info.RootID)
 		}
@@ -140,4 +146,121 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 		}
 	}
 	return answer(strings.TrimSpace(b.String()), out)
+}
+
+// ---- schedule_post: Mattermost's own scheduled posts, only where the
+// server's licence and settings allow them (config.ScheduledPosts).
+
+type schedulePostArgs struct {
+	Channel   string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
+	Team      string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
+	Message   string `json:"message" jsonschema:"The message, in Mattermost markdown."`
+	RootID    string `json:"root_id,omitempty" jsonschema:"A post id to reply to, in its thread."`
+	At        string `json:"at,omitempty" jsonschema:"RFC 3339, or 2024-05-01T09:00 in the person's time zone."`
+	InMinutes int    `json:"in_minutes,omitempty" jsonschema:"Or: this many minutes from now."`
+}
+
+func schedulePost(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name: "schedule_post", Title: "Schedule a post", Hints: postHints, Effect: catalogue.ChangesMattermost, Needs: config.ScheduledPosts,
+		Description: "Has Mattermost send a post as the person later, in a channel or thread; until then they can change or delete it." + confirmationNote,
+	}, d.schedulePost)
+}
+
+func (d Deps) schedulePost(ctx context.Context, a schedulePostArgs) (res catalogue.Result[WriteResult], err error) {
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
+	}
+	if strings.TrimSpace(a.Message) == "" {
+		return res, refusal.New("Give message: the text to send.", "")
+	}
+	loc := c.Location()
+	at, err := timeAhead(a.At, a.InMinutes, time.Now(), loc)
+	if err != nil {
+		return res, err
+	}
+	view, err := resolveChannel(c, a.Channel, a.Team)
+	if err != nil {
+		return res, err
+	}
+	dest := view.destination(c)
+	dest.RootID = strings.TrimSpace(a.RootID)
+	plan, err := d.stagePost(ctx, c, dest, a.Message, nil)
+	if err != nil {
+		return res, err
+	}
+	plan.Action, plan.SendAt, plan.SendZone = approval.ActionSchedule, at.UTC(), loc.String()
+	return d.write(ctx, c, plan)
+}
+
+type draftArgs struct {
+	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
+	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
+	RootID  string `json:"root_id,omitempty" jsonschema:"A thread's post id there, for its reply box."`
+	Message string `json:"message,omitempty" jsonschema:"The draft, in Mattermost markdown."`
+}
+
+// draftTools are save_draft and delete_draft: the person's own message box.
+func draftTools(d Deps) []catalogue.Tool {
+	return []catalogue.Tool{
+		catalogue.Define(catalogue.Tool{
+			Name: "save_draft", Title: "Leave a draft in the message box", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
+			Description: "Puts a draft in the person's message box of a channel (or thread: root_id), replacing any; they send it themselves." + ownViewNote,
+		}, d.saveDraft),
+		catalogue.Define(catalogue.Tool{
+			Name: "delete_draft", Title: "Clear a draft", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView,
+			Description: "Removes the person's draft from a channel's message box (or a thread's: root_id); no draft there is fine." + ownViewNote,
+		}, d.deleteDraft),
+	}
+}
+
+func (d Deps) saveDraft(ctx context.Context, a draftArgs) (res catalogue.Result[OwnViewResult], err error) {
+	c, v, err := d.startOwnView(ctx)
+	if err != nil {
+		return res, err
+	}
+	if strings.TrimSpace(a.Message) == "" {
+		return res, refusal.New("Give message: the draft's text.", "To clear a draft, call delete_draft.")
+	}
+	if n := len([]rune(a.Message)); n > postMaxRunes() {
+		return res, refusal.Newf("The message is %d characters; Mattermost takes at most %d. Shorten it.", n, postMaxRunes())
+	}
+	view, err := resolveChannel(c, a.Channel, a.Team)
+	if err != nil {
+		return res, err
+	}
+	draft, err := v.SaveDraft(ctx, view.ch.Id, strings.TrimSpace(a.RootID), a.Message)
+	if errors.Is(err, mattermost.ErrCannotPost) {
+		return res, refusal.New("The person cannot post in "+view.shown()+", so a draft there could not be sent.", "Call list_channels to see the channels they can post in.")
+	}
+	if err != nil {
+		return res, ownViewErr(err, "The thread "+a.RootID+" in "+view.shown())
+	}
+	where := view.shown()
+	if draft.RootId != "" {
+		where = "the thread " + draft.RootId + " in " + where
+	}
+	return answer(fmt.Sprintf("Saved a draft in the person's message box of %s. It is not sent: they send it themselves from Mattermost (it is also under Drafts).", where),
+		OwnViewResult{Done: "draft_saved", ChannelID: draft.ChannelId, RootID: draft.RootId})
+}
+
+func (d Deps) deleteDraft(ctx context.Context, a draftArgs) (res catalogue.Result[OwnViewResult], err error) {
+	c, v, err := d.startOwnView(ctx)
+	if err != nil {
+		return res, err
+	}
+	view, err := resolveChannel(c, a.Channel, a.Team)
+	if err != nil {
+		return res, err
+	}
+	root, err := v.DeleteDraft(ctx, view.ch.Id, strings.TrimSpace(a.RootID))
+	if err != nil {
+		return res, ownViewErr(err, "The thread "+a.RootID+" in "+view.shown())
+	}
+	where := view.shown()
+	if root != "" {
+		where = "the thread " + root + " in " + where
+	}
+	return answer("The person's message box of "+where+" holds no draft now.", OwnViewResult{Done: "draft_deleted", ChannelID: view.ch.Id, RootID: root})
 }

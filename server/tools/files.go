@@ -383,7 +383,7 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (res catalogue.Re
 		time.UnixMilli(info.CreateAt).UTC().Format("2006-01-02 15:04 UTC"))
 	if l.place.Channel != nil {
 		out.ChannelID, out.Channel = l.place.Channel.Id, present.Name(l.place.Channel.DisplayName)
-		fmt.Fprintf(&b, " in %s", channelLabel(l.place.Channel))
+		fmt.Fprintf(&b, " in %s", place{ch: l.place.Channel}.brief())
 	}
 	if u, err := c.Poster(info.CreatorId); err == nil {
 		out.PostedBy = u.Username
@@ -403,16 +403,6 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (res catalogue.Re
 		fmt.Fprintf(&b, "It is larger than the %d MiB this server reads, so read_file can only describe it; a person can open it from the post.", cfg.MaxFileSizeMiB)
 	}
 	return answer(b.String(), out)
-}
-
-func channelLabel(ch *model.Channel) string {
-	switch ch.Type {
-	case model.ChannelTypeDirect:
-		return "a direct message"
-	case model.ChannelTypeGroup:
-		return "a group message"
-	}
-	return fmt.Sprintf("~%s (%s)", ch.Name, present.Name(ch.DisplayName))
 }
 
 func orUnknown(s string) string {

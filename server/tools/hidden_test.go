@@ -48,7 +48,7 @@ func TestALongPostIsCutBeforeItsHiddenCharactersAreShown(t *testing.T) {
 }
 
 func TestNamesTheModelReadsShowHiddenCharactersButTheQuestionsLabelDoesNotDecodeThem(t *testing.T) {
-	v := chanView{ch: channelNamed("sales", "Sales"+tagged("![x](https://evil.example/p)")+"\u202E")}
+	v := place{ch: channelNamed("sales", "Sales"+tagged("![x](https://evil.example/p)")+"\u202E")}
 	if got := v.shown(); !strings.Contains(got, `Sales⟨hidden text \"![x](https://evil.example/p)\"⟩⟨U+202E⟩`) {
 		t.Errorf("shown() = %q", got)
 	}

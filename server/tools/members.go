@@ -2,11 +2,16 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
 // Bounds of get_channel_members: 50 people is about 2k tokens.
@@ -108,4 +113,106 @@ func (d Deps) getChannelMembers(ctx context.Context, args getChannelMembersArgs)
 		b.WriteString("These are all the members.")
 	}
 	return answer(strings.TrimSpace(b.String()), out)
+}
+
+// add_channel_members: people a channel's members see added.
+
+var (
+	addHints = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true}
+	// maxNewMembers bounds the people one call brings into a channel: each
+	// is named in the question, which must stay readable.
+	maxNewMembers = 20
+)
+
+type addMembersArgs struct {
+	Channel string   `json:"channel" jsonschema:"Id (best), ~name, display name or link."`
+	Team    string   `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
+	Users   []string `json:"users" jsonschema:"Up to 20 people of the team: @usernames or user ids."`
+}
+
+func addChannelMembersTool(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name: "add_channel_members", Title: "Add people to a channel", Hints: addHints, Effect: catalogue.ChangesMattermost,
+		Description: "Adds people of the channel's team to a channel, as the person; each person added is notified." + confirmationNote,
+	}, d.addChannelMembers)
+}
+
+// minChannelName is the shortest ~name Mattermost's own app lets a person
+// create (its model alone allows 1).
+const minChannelName = 2
+
+func (d Deps) addChannelMembers(ctx context.Context, a addMembersArgs) (res catalogue.Result[WriteResult], err error) {
+	c, v, res, err := d.startChannelWrite(ctx, a.Channel, a.Team)
+	if c == nil {
+		return res, err
+	}
+	if !c.MayAddMembers(v.ch) {
+		return res, refusal.New("The person's role does not let them add people to "+v.label()+".", "")
+	}
+	if len(a.Users) == 0 {
+		return res, refusal.New("Give users: the @usernames to add.", "")
+	}
+	members, err := newMembers(c, v.ch.TeamId, v.ch.Id, a.Users)
+	if err != nil {
+		return res, err
+	}
+	plan := channelPlan(c, v, approval.ActionAddMembers)
+	plan.Members = members
+	plan.Notes = addedNotes(c, members, plan.Dest.Place)
+	return d.write(ctx, c, plan)
+}
+
+// newMembers resolves the people to bring into a channel of a team: each
+// one the caller can see, in the team, not the caller, and (for an existing
+// channel) not in it yet.
+func newMembers(c *mattermost.Caller, teamID, channelID string, refs []string) ([]posting.Person, error) {
+	if len(refs) > maxNewMembers {
+		return nil, refusal.New(fmt.Sprintf("%d people were given; one call adds at most %d.", len(refs), maxNewMembers), "Add the rest in another call.")
+	}
+	seen := map[string]bool{c.UserID(): true}
+	var out []posting.Person
+	for _, ref := range refs {
+		u, err := c.User(ref)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return nil, refusal.Newf("Nobody called %q was found. Call search_users with part of their name.", ref)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if seen[u.Id] {
+			continue
+		}
+		seen[u.Id] = true
+		in, err := c.InTeam(teamID, u.Id)
+		if err != nil {
+			return nil, err
+		}
+		if !in || u.DeleteAt != 0 {
+			return nil, refusal.New(fmt.Sprintf("@%s is not in the channel's team, so Mattermost cannot add them.", u.Username), "Ask a team admin to add them to the team first.")
+		}
+		if channelID != "" {
+			if member, err := c.IsChannelMember(channelID, u.Id); err != nil || member {
+				if err != nil {
+					return nil, err
+				}
+				return nil, refusal.Newf("@%s is already in the channel; leave them out.", u.Username)
+			}
+		}
+		out = append(out, posting.Person{ID: u.Id, Username: u.Username})
+	}
+	return out, nil
+}
+
+// addedNotes say how each added person learns of it: Mattermost posts that
+// they were added, which counts as a mention of them.
+func addedNotes(c *mattermost.Caller, members []posting.Person, place string) []string {
+	me := "you"
+	if u, err := c.Me(); err == nil {
+		me = "@" + u.Username
+	}
+	notes := make([]string, 0, len(members))
+	for _, m := range members {
+		notes = append(notes, fmt.Sprintf("@%s is notified: Mattermost posts “@%s added to the channel by %s.” in %s, which counts as a mention of them.", m.Username, m.Username, me, place))
+	}
+	return notes
 }

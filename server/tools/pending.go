@@ -9,7 +9,6 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -21,7 +20,7 @@ func pendingOf(o approval.Outcome) WriteResult {
 }
 
 // outcome words where a write stands for the model.
-func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error) (res catalogue.Result[WriteResult], err error) {
+func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error, atOnce func(approval.Outcome) catalogue.Result[WriteResult]) (res catalogue.Result[WriteResult], err error) {
 	if asked != nil {
 		return res, notFoundAs(asked, o.Plan.Dest)
 	}
@@ -33,15 +32,15 @@ func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error) (re
 	switch {
 	case rec.ID == "" && rec.State == approval.StatePosted:
 		// Done at once: the admin leaves writes to the client's approval.
-		if o.Plan.Action == posting.ActionPost {
-			return d.posted(o), nil
+		if atOnce != nil {
+			return atOnce(o), nil
 		}
-		return answer(doneText(o.Plan, rec.Permalink), out)
+		return answer(approval.ToldDone(o.Plan, rec.Permalink), out)
 	case o.DeclinedInClient:
 		out.State = approval.StateDeclined
 		return notDone("The person did not accept; nothing was uploaded, posted or changed. Do not try again unless the person asks you to.", out)
 	case rec.State == approval.StatePosted:
-		return answer("The person accepted. "+doneText(o.Plan, rec.Permalink), out)
+		return answer("The person accepted. "+approval.ToldDone(o.Plan, rec.Permalink), out)
 	case rec.State == approval.StateDeclined:
 		return notDone("The person declined in Mattermost; nothing was sent.", out)
 	case rec.State == approval.StateFailed:
@@ -82,22 +81,6 @@ func (d Deps) posted(o approval.Outcome) catalogue.Result[WriteResult] {
 	return catalogue.Result[WriteResult]{Text: b.String(), Data: out}
 }
 
-// doneText says what an executed write did.
-func doneText(plan posting.Plan, permalink string) string {
-	if w, ok := posting.WordingOf(plan.Action); ok {
-		return strings.TrimSpace(w.Done(plan.Dest.PlaceText()) + " " + permalink)
-	}
-	switch plan.Action {
-	case posting.ActionEdit:
-		return "Edited the post: " + permalink
-	case posting.ActionReact:
-		return fmt.Sprintf("Added :%s: to the post: %s", plan.Emoji, permalink)
-	case posting.ActionUnreact:
-		return fmt.Sprintf("Removed :%s: from the post: %s", plan.Emoji, permalink)
-	}
-	return "Posted: " + permalink
-}
-
 // PendingList is get_pending's structured answer: the one write asked
 // about, or every pending and recently answered one.
 type PendingList struct {
@@ -130,7 +113,7 @@ func (d Deps) getPending(ctx context.Context, a getPendingArgs) (res catalogue.R
 			return res, err
 		}
 		// A declined or failed write is a fact to report here, not an error.
-		one, err := d.outcome(c, o, nil)
+		one, err := d.outcome(c, o, nil, nil)
 		return catalogue.Result[PendingList]{Text: one.Text, Data: PendingList{Pending: []WriteResult{one.Data}}}, err
 	}
 	all, err := d.Approvals.List(c)

@@ -18,10 +18,10 @@ import (
 
 // channelOf is the caller of the request and the channel ref names, as
 // resolveChannel finds it.
-func (d Deps) channelOf(ctx context.Context, ref, teamRef string) (*mattermost.Caller, chanView, error) {
+func (d Deps) channelOf(ctx context.Context, ref, teamRef string) (*mattermost.Caller, place, error) {
 	c, err := d.caller(ctx)
 	if err != nil {
-		return nil, chanView{}, err
+		return nil, place{}, err
 	}
 	view, err := resolveChannel(c, ref, teamRef)
 	return c, view, err
@@ -31,14 +31,14 @@ func (d Deps) channelOf(ctx context.Context, ref, teamRef string) (*mattermost.C
 // an id, ~name, name, display name, @username of a direct message, or a
 // channel URL or post permalink. A channel the caller cannot read is never
 // told apart from one that does not exist.
-func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error) {
+func resolveChannel(c *mattermost.Caller, ref, teamRef string) (place, error) {
 	ms, err := c.Teams()
 	if err != nil {
-		return chanView{}, err
+		return place{}, err
 	}
 	team, err := pickTeam(ms, teamRef)
 	if err != nil {
-		return chanView{}, err
+		return place{}, err
 	}
 	teams := map[string]*model.Team{}
 	for _, m := range ms {
@@ -46,23 +46,23 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error)
 	}
 	mine, err := c.MyChannels()
 	if err != nil {
-		return chanView{}, err
+		return place{}, err
 	}
 	byID := map[string]mattermost.MyChannel{}
 	for _, m := range mine {
 		byID[m.Channel.Id] = m
 	}
 	// found describes a channel the caller can read, member or not.
-	found := func(ch *model.Channel) chanView {
+	found := func(ch *model.Channel) place {
 		if m, ok := byID[ch.Id]; ok {
-			return viewOf(m)
+			return placeOfMine(m)
 		}
-		return chanView{ch: ch, team: teams[ch.TeamId]}
+		return place{ch: ch, team: teams[ch.TeamId]}
 	}
 	ref = strings.TrimSpace(ref)
-	none := func() (chanView, error) { return chanView{}, noChannel(ref, mine) }
+	none := func() (place, error) { return place{}, noChannel(ref, mine) }
 	if ref == "" {
-		return chanView{}, refusal.New("Give channel: an id, a ~name, a display name, a direct message's @username, or a channel link.", "Call list_channels to see yours.")
+		return place{}, refusal.New("Give channel: an id, a ~name, a display name, a direct message's @username, or a channel link.", "Call list_channels to see yours.")
 	}
 	if model.IsValidId(ref) {
 		ch, err := c.Channel(ref)
@@ -70,7 +70,7 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error)
 			return none()
 		}
 		if err != nil {
-			return chanView{}, err
+			return place{}, err
 		}
 		return found(ch), nil
 	}
@@ -82,23 +82,23 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error)
 		if team != nil && m.Channel.TeamId != "" && m.Channel.TeamId != team.Id {
 			continue
 		}
-		v := viewOf(m)
+		v := placeOfMine(m)
 		// The display name as listed (hidden characters shown) finds it too.
-		if names.Same(ref, m.Channel.Name) || names.Same(ref, v.displayName()) || names.Same(ref, present.Name(v.displayName())) {
+		if names.Same(ref, m.Channel.Name) || names.Same(ref, v.name()) || names.Same(ref, present.Name(v.name())) {
 			matches = append(matches, m)
 		}
 	}
 	switch len(matches) {
 	case 1:
-		return viewOf(matches[0]), nil
+		return placeOfMine(matches[0]), nil
 	case 0:
 	default:
 		var b strings.Builder
 		fmt.Fprintf(&b, "Several channels match %q:\n", present.Name(ref))
 		for _, m := range matches {
-			fmt.Fprintf(&b, "- %s\n", viewOf(m).shown())
+			fmt.Fprintf(&b, "- %s\n", placeOfMine(m).shown())
 		}
-		return chanView{}, refusal.New(b.String(), "Call again with the channel's id (or give team).")
+		return place{}, refusal.New(b.String(), "Call again with the channel's id (or give team).")
 	}
 	// A public channel the caller has not joined, by its exact name.
 	urlName := strings.ToLower(strings.Join(strings.Fields(strings.TrimLeft(ref, "~")), "-"))
@@ -112,7 +112,7 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error)
 			continue
 		}
 		if err != nil {
-			return chanView{}, err
+			return place{}, err
 		}
 		public = append(public, ch)
 	}
@@ -125,13 +125,13 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (chanView, error)
 		for _, ch := range public {
 			fmt.Fprintf(&b, "- %s\n", found(ch).shown())
 		}
-		return chanView{}, refusal.New(b.String(), "Call again with the channel's id (or give team).")
+		return place{}, refusal.New(b.String(), "Call again with the channel's id (or give team).")
 	}
 	return none()
 }
 
 func resolveLink(c *mattermost.Caller, link names.Link, ms []mattermost.Membership, mine []mattermost.MyChannel,
-	found func(*model.Channel) chanView, none func() (chanView, error)) (chanView, error) {
+	found func(*model.Channel) place, none func() (place, error)) (place, error) {
 	switch {
 	case link.Post != "":
 		p, err := c.Post(link.Post)
@@ -139,14 +139,14 @@ func resolveLink(c *mattermost.Caller, link names.Link, ms []mattermost.Membersh
 			return none()
 		}
 		if err != nil {
-			return chanView{}, err
+			return place{}, err
 		}
 		ch, err := c.Channel(p.ChannelId)
 		if errors.Is(err, mattermost.ErrNotFound) {
 			return none()
 		}
 		if err != nil {
-			return chanView{}, err
+			return place{}, err
 		}
 		return found(ch), nil
 	case link.Channel != "":
@@ -159,20 +159,20 @@ func resolveLink(c *mattermost.Caller, link names.Link, ms []mattermost.Membersh
 				return none()
 			}
 			if err != nil {
-				return chanView{}, err
+				return place{}, err
 			}
 			return found(ch), nil
 		}
 	case link.Person != "":
 		for _, m := range mine {
 			if m.Channel.Type == model.ChannelTypeDirect && m.Other != nil && strings.EqualFold(m.Other.Username, link.Person) {
-				return viewOf(m), nil
+				return placeOfMine(m), nil
 			}
 		}
 	case link.Group != "":
 		for _, m := range mine {
 			if m.Channel.Type == model.ChannelTypeGroup && m.Channel.Name == link.Group {
-				return viewOf(m), nil
+				return placeOfMine(m), nil
 			}
 		}
 	}
@@ -186,13 +186,13 @@ func noChannel(ref string, mine []mattermost.MyChannel) error {
 	byID := map[string]mattermost.MyChannel{}
 	for _, m := range mine {
 		byID[m.Channel.Id] = m
-		cands = append(cands, names.Candidate{Key: m.Channel.Id, Names: []string{m.Channel.Name, viewOf(m).displayName()}})
+		cands = append(cands, names.Candidate{Key: m.Channel.Id, Names: []string{m.Channel.Name, placeOfMine(m).name()}})
 	}
 	msg := fmt.Sprintf("No channel matches %q.", present.Name(ref))
 	if closest := names.Closest(ref, cands, closestShown); len(closest) > 0 {
 		var labels []string
 		for _, id := range closest {
-			labels = append(labels, viewOf(byID[id]).shown())
+			labels = append(labels, placeOfMine(byID[id]).shown())
 		}
 		msg += " Closest: " + strings.Join(labels, "; ") + "."
 	}

@@ -6,7 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -134,4 +137,101 @@ func quotedList(refs []string) string {
 		q[i] = fmt.Sprintf("%q", present.Name(r))
 	}
 	return strings.Join(q, ", ")
+}
+
+// set_status: the person's availability and custom status, which others
+// see beside their name.
+
+var statusHints = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true}
+
+type setStatusArgs struct {
+	Status          string `json:"status,omitempty" jsonschema:"online, away, dnd or offline; left out keeps it."`
+	DNDUntil        string `json:"dnd_until,omitempty" jsonschema:"With dnd: when it ends (RFC 3339)."`
+	CustomText      string `json:"custom_text,omitempty" jsonschema:"Custom status text: one line, at most 100 characters."`
+	CustomEmoji     string `json:"custom_emoji,omitempty" jsonschema:"Custom status emoji name, e.g. palm_tree: a standard emoji or one of the server's custom emoji."`
+	CustomExpiresAt string `json:"custom_expires_at,omitempty" jsonschema:"When the custom status clears (RFC 3339)."`
+	ClearCustom     bool   `json:"clear_custom,omitempty" jsonschema:"true removes the custom status."`
+}
+
+func setStatusTool(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name: "set_status", Title: "Set your status", Hints: statusHints, Effect: catalogue.ChangesMattermost,
+		Description: "Sets the person's status (online, away, dnd until a time, offline) and/or custom status, as others see it." + confirmationNote,
+	}, d.setStatus)
+}
+
+func (d Deps) setStatus(ctx context.Context, a setStatusArgs) (res catalogue.Result[WriteResult], err error) {
+	c, res, err := d.startWrite(ctx)
+	if c == nil {
+		return res, err
+	}
+	now := time.Now()
+	s := &posting.StatusSpec{Availability: strings.ToLower(strings.TrimSpace(a.Status)), Text: strings.TrimSpace(a.CustomText),
+		Emoji: strings.Trim(strings.TrimSpace(a.CustomEmoji), ":"), ClearCustom: a.ClearCustom, Zone: c.Location().String()}
+	switch s.Availability {
+	case "", model.StatusOnline, model.StatusAway, model.StatusDnd, model.StatusOffline:
+	default:
+		return res, refusal.New(fmt.Sprintf("status %q is not one Mattermost knows.", a.Status), "Give online, away, dnd or offline.")
+	}
+	if s.DNDUntil, err = futureTime("dnd_until", a.DNDUntil, now); err != nil {
+		return res, err
+	}
+	if !s.DNDUntil.IsZero() && s.Availability != model.StatusDnd {
+		return res, refusal.New("dnd_until goes with status dnd.", "Give status dnd, or leave dnd_until out.")
+	}
+	if s.ExpiresAt, err = futureTime("custom_expires_at", a.CustomExpiresAt, now); err != nil {
+		return res, err
+	}
+	custom := s.Text != "" || s.Emoji != ""
+	if err := oneLine("custom_text", s.Text, model.CustomStatusTextMaxRunes); err != nil {
+		return res, err
+	}
+	if s.Emoji != "" {
+		if err := checkEmoji(c, "custom_emoji", s.Emoji); err != nil {
+			return res, err
+		}
+	}
+	switch {
+	case custom && s.ClearCustom:
+		return res, refusal.New("Give a custom status or clear_custom, not both.", "")
+	case !s.ExpiresAt.IsZero() && !custom:
+		return res, refusal.New("custom_expires_at goes with custom_text or custom_emoji.", "")
+	case s.Availability == "" && !custom && !s.ClearCustom:
+		return res, refusal.New("Nothing to set: give status, a custom status, or clear_custom.", "")
+	}
+	if (custom || s.ClearCustom) && !c.CustomStatusesOn() {
+		return res, customStatusesOff()
+	}
+	if custom && s.Emoji == "" {
+		s.Emoji = "speech_balloon" // Mattermost shows every custom status with an emoji
+	}
+	plan := posting.Plan{CallerID: c.UserID(), Action: approval.ActionSetStatus, Status: s,
+		Dest: posting.Destination{Label: "your status", Place: "your status", Where: "your status, beside your name"}}
+	plan.Notes = []string{"Everyone who can see you in Mattermost sees it beside your name; it notifies nobody."}
+	if s.Availability == model.StatusDnd {
+		plan.Notes = append(plan.Notes, "While you are on Do not disturb, Mattermost sends you no notifications.")
+	}
+	return d.write(ctx, c, plan)
+}
+
+// customStatusesOff refuses a custom status before anyone is asked, as
+// Mattermost's API refuses one while custom statuses are off.
+func customStatusesOff() error {
+	return refusal.New("Custom statuses are turned off on this Mattermost (TeamSettings.EnableCustomUserStatuses), so it sets or clears none: nothing was asked or changed.",
+		"Call set_status with status alone (online, away, dnd or offline), or tell the person an admin can turn custom statuses on.")
+}
+
+// futureTime reads an optional RFC 3339 time that must be in the future.
+func futureTime(arg, v string, now time.Time) (time.Time, error) {
+	if strings.TrimSpace(v) == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, strings.TrimSpace(v))
+	if err != nil {
+		return time.Time{}, refusal.New(fmt.Sprintf("%s %q is not an RFC 3339 time.", arg, v), "Give it like 2026-03-01T17:00:00+01:00.")
+	}
+	if !t.After(now) {
+		return time.Time{}, refusal.New(fmt.Sprintf("%s %s has passed.", arg, v), "Give a time in the future.")
+	}
+	return t.UTC(), nil
 }

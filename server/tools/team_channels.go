@@ -100,9 +100,9 @@ func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (
 			fmt.Fprintf(&b, "Public channels, by display name (%d to %d):\n", pos*limit+1, pos*limit+len(public))
 		}
 		for _, ch := range public {
-			v := chanView{ch: ch, team: team}
+			v := place{ch: ch, team: team}
 			if m, ok := joined[ch.Id]; ok {
-				v = viewOf(m)
+				v = placeOfMine(m)
 			}
 			out.Channels = append(out.Channels, teamChannelLine(&b, v, false))
 		}
@@ -122,7 +122,7 @@ func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (
 		if shown := archived[min(pos, end):end]; len(shown) > 0 {
 			b.WriteString("Archived channels you can read (read-only):\n")
 			for _, ch := range shown {
-				out.Archived = append(out.Archived, teamChannelLine(&b, chanView{ch: ch, team: team}, true))
+				out.Archived = append(out.Archived, teamChannelLine(&b, place{ch: ch, team: team}, true))
 			}
 		}
 		if end < len(archived) {
@@ -149,7 +149,7 @@ func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (
 }
 
 // teamChannelLine writes a channel of a team listing and returns it.
-func teamChannelLine(b *strings.Builder, v chanView, archived bool) ChannelInfo {
+func teamChannelLine(b *strings.Builder, v place, archived bool) ChannelInfo {
 	ci := v.info()
 	if archived {
 		ci.Member = true

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/mattermost/mattermost/server/public/model"
-
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -145,4 +144,39 @@ func (d Deps) listThreads(ctx context.Context, args listThreadsArgs) (res catalo
 		fmt.Fprintf(&b, "\nOnly the %d most recently replied threads you follow were looked at; older ones are left out.", maxFollowed)
 	}
 	return answer(strings.TrimRight(b.String(), "\n"), out)
+}
+
+// followTools are follow_thread and unfollow_thread: the person's Threads view.
+func followTools(d Deps) []catalogue.Tool {
+	return []catalogue.Tool{
+		catalogue.Define(catalogue.Tool{
+			Name: "follow_thread", Title: "Follow a thread", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
+			Description: "Makes the person follow the thread of a post they can read: its replies show in their Threads view and notify them." + ownViewNote,
+		}, func(ctx context.Context, a postRefArgs) (catalogue.Result[OwnViewResult], error) {
+			return d.followThread(ctx, a, true)
+		}),
+		catalogue.Define(catalogue.Tool{
+			Name: "unfollow_thread", Title: "Stop following a thread", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView,
+			Description: "Makes the person stop following the thread of a post: its replies leave their Threads view." + ownViewNote,
+		}, func(ctx context.Context, a postRefArgs) (catalogue.Result[OwnViewResult], error) {
+			return d.followThread(ctx, a, false)
+		}),
+	}
+}
+
+func (d Deps) followThread(ctx context.Context, a postRefArgs, follow bool) (res catalogue.Result[OwnViewResult], err error) {
+	_, v, err := d.startOwnView(ctx)
+	if err != nil {
+		return res, err
+	}
+	root, err := v.FollowThread(ctx, strings.TrimSpace(a.PostID), follow)
+	if err != nil {
+		return res, ownViewErr(err, fmt.Sprintf("Post %q", a.PostID))
+	}
+	if follow {
+		return answer(fmt.Sprintf("The person follows the thread of post %s: its replies show in their Threads view.", root.Id),
+			OwnViewResult{Done: "thread_followed", ChannelID: root.ChannelId, PostID: root.Id})
+	}
+	return answer(fmt.Sprintf("The person no longer follows the thread of post %s.", root.Id),
+		OwnViewResult{Done: "thread_unfollowed", ChannelID: root.ChannelId, PostID: root.Id})
 }

@@ -25,7 +25,7 @@ type Deps struct {
 	// Workspace is every user's file workspace; tools reach only the
 	// caller's own.
 	Workspace *workspace.Store
-	// URLs builds presigned and REST URLs.
+	// URLs builds the workspace's presigned download and upload URLs.
 	URLs workspace.URLs
 	// Approvals stage, ask, carry out and keep every write the person must
 	// say yes to.
@@ -65,7 +65,10 @@ func All(d Deps) []catalogue.Tool {
 	}
 	tools = append(tools, fileTools(d)...)
 	tools = append(tools, writeTools(d)...)
-	tools = append(tools, ownViewTools(d)...)
+	// The tools that change only the person's own view, in this order.
+	for _, own := range [][]catalogue.Tool{draftTools(d), savedPostTools(d), followTools(d), markReadTools(d), reminderTools(d)} {
+		tools = append(tools, own...)
+	}
 	tools = append(tools, getPending(d))
 	return append(tools, workspaceTools(d)...)
 }

@@ -65,10 +65,10 @@ func (d Deps) listUnreads(ctx context.Context, args listUnreadsArgs) (res catalo
 		return res, err
 	}
 	// MyChannels is already newest post first.
-	var unread []chanView
+	var unread []place
 	for _, m := range sc.mine {
 		if m.Unread() > 0 || m.Member.MentionCount > 0 {
-			unread = append(unread, viewOf(m))
+			unread = append(unread, placeOfMine(m))
 		}
 	}
 	out := UnreadList{Channels: []UnreadChannel{}, Total: len(unread)}

@@ -3,11 +3,10 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
+	"time"
 
-	"github.com/mattermost/mattermost/server/public/model"
-
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -15,51 +14,9 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
-// Hints of the write tools: posting reaches other people (open world) and
-// is never idempotent.
-var (
-	postHints     = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: false, OpenWorld: true}
-	editHints     = catalogue.Hints{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true}
-	reactHints    = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: true}
-	unreactHints  = catalogue.Hints{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: true}
-	maxGroupOther = 7
-)
-
 // confirmationNote is the part of every write tool's description that says
 // who confirms, as built.
 const confirmationNote = " The person confirms first; if they decline, retry only if they ask."
-
-const filesNote = " files: up to 10, each {name, content}, {file_id}, {workspace_file} or {handle}; a file changed before sending is refused."
-
-type createPostArgs struct {
-	Channel string          `json:"channel" jsonschema:"Id (best), ~name, display name or link."`
-	Team    string          `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
-	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
-	RootID  string          `json:"root_id,omitempty" jsonschema:"A post id to reply to, in its thread."`
-	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
-}
-
-type dmArgs struct {
-	User    string          `json:"user" jsonschema:"The person: an @username or a user id."`
-	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
-	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
-}
-
-type groupMessageArgs struct {
-	Users   []string        `json:"users" jsonschema:"The 2 to 7 other people: @usernames or user ids."`
-	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
-	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
-}
-
-type updatePostArgs struct {
-	PostID  string `json:"post_id" jsonschema:"The id of one of the person's own posts."`
-	Message string `json:"message" jsonschema:"The new message; it replaces the old one."`
-}
-
-type reactionArgs struct {
-	PostID string `json:"post_id"`
-	Emoji  string `json:"emoji_name" jsonschema:"Emoji name without colons, e.g. thumbsup: a standard emoji or one of the server's custom emoji (list_emoji)."`
-}
 
 // WriteResult is the structured answer of every tool that writes, and of
 // get_pending: what was done, or where the write stands.
@@ -92,41 +49,13 @@ type PostedFile struct {
 	Origin string `json:"origin"`
 }
 
+// writeTools are the tools that change what others see, each asking the
+// person first, family by family.
 func writeTools(d Deps) []catalogue.Tool {
-	tools := []catalogue.Tool{
-		catalogue.Define(catalogue.Tool{
-			Name: "create_post", Title: "Post in a channel", Hints: postHints, Effect: catalogue.ChangesMattermost,
-			Description: "Posts as the person in a channel, or a thread with root_id, marked as written by an AI for them." + filesNote + confirmationNote,
-		}, d.createPost),
-		catalogue.Define(catalogue.Tool{
-			Name: "dm", Title: "Send a direct message", Hints: postHints, Effect: catalogue.ChangesMattermost,
-			Description: "Sends a direct message, with files as for create_post, from the person to one other person." + confirmationNote,
-		}, d.dm),
-		catalogue.Define(catalogue.Tool{
-			Name: "group_message", Title: "Send a group message", Hints: postHints, Effect: catalogue.ChangesMattermost,
-			Description: "Sends a group message, with files as for create_post, from the person to 2 to 7 other people." + confirmationNote,
-		}, d.groupMessage),
-		catalogue.Define(catalogue.Tool{
-			Name: "update_post", Title: "Edit one of your posts", Hints: editHints, Effect: catalogue.ChangesMattermost,
-			Description: "Replaces the message of one of the person's own posts; its files stay." + confirmationNote,
-		}, d.updatePost),
-		catalogue.Define(catalogue.Tool{
-			Name: "add_reaction", Title: "React to a post", Hints: reactHints, Effect: catalogue.ChangesMattermost,
-			Description: "Adds the person's emoji reaction to a post they can read." + confirmationNote,
-		}, func(ctx context.Context, a reactionArgs) (catalogue.Result[WriteResult], error) {
-			return d.react(ctx, a, false)
-		}),
-		catalogue.Define(catalogue.Tool{
-			Name: "remove_reaction", Title: "Take back a reaction", Hints: unreactHints, Effect: catalogue.ChangesMattermost,
-			Description: "Removes the person's own emoji reaction from a post they can read." + confirmationNote,
-		}, func(ctx context.Context, a reactionArgs) (catalogue.Result[WriteResult], error) {
-			return d.react(ctx, a, true)
-		}),
-	}
+	tools := postWriteTools(d)
 	tools = append(tools, postChangeTools(d)...)
-	tools = append(tools, channelChangeTools(d)...)
-	tools = append(tools, setStatusTool(d), schedulePost(d))
-	return tools
+	tools = append(tools, channelWriteTools(d)...)
+	return append(tools, addChannelMembersTool(d), setStatusTool(d), schedulePost(d))
 }
 
 // startWrite is how every write tool begins: writes must be allowed, and a
@@ -143,115 +72,23 @@ func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, catalogue.Res
 	}
 	if call := transport.CallOf(ctx); call.RoundTrip.RequestState != "" {
 		o, err := d.Approvals.Resume(ctx, c, call)
-		res, err := d.outcome(c, o, err)
+		res, err := d.outcome(c, o, err, nil)
 		return nil, res, err
 	}
 	return c, none, nil
 }
 
-func (d Deps) createPost(ctx context.Context, a createPostArgs) (res catalogue.Result[WriteResult], err error) {
-	c, res, err := d.startWrite(ctx)
-	if c == nil {
-		return res, err
-	}
-	view, err := resolveChannel(c, a.Channel, a.Team)
-	if err != nil {
-		return res, err
-	}
-	dest := posting.Destination{ChannelID: view.ch.Id, RootID: strings.TrimSpace(a.RootID), Label: view.label(), Place: view.place(c), Where: view.where(c)}
-	return d.post(ctx, c, dest, a.Message, a.Files)
-}
-
-func (d Deps) dm(ctx context.Context, a dmArgs) (res catalogue.Result[WriteResult], err error) {
-	c, res, err := d.startWrite(ctx)
-	if c == nil {
-		return res, err
-	}
-	u, err := c.User(a.User)
-	if err != nil {
-		return res, personRefusal(err, a.User)
-	}
-	if u.Id == c.UserID() {
-		return res, refusal.New("That is the signed-in person themselves; give someone else.", "")
-	}
-	if err := c.MayMessage([]string{u.Id}); err != nil {
-		return res, conversationRefusal(err, "a direct message with @"+u.Username, "create_direct_channel")
-	}
-	dest := posting.Destination{UserIDs: []string{u.Id}, Label: "a direct message with @" + u.Username,
-		Place: "your direct message with @" + u.Username, Where: "a direct message from you to @" + u.Username, Recipients: []string{"@" + u.Username}}
-	return d.post(ctx, c, dest, a.Message, a.Files)
-}
-
-func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (res catalogue.Result[WriteResult], err error) {
-	c, res, err := d.startWrite(ctx)
-	if c == nil {
-		return res, err
-	}
-	seen := map[string]bool{c.UserID(): true}
-	var ids, names []string
-	for _, ref := range a.Users {
-		u, err := c.User(ref)
-		if err != nil {
-			return res, personRefusal(err, ref)
-		}
-		if !seen[u.Id] {
-			seen[u.Id] = true
-			ids = append(ids, u.Id)
-			names = append(names, "@"+u.Username)
-		}
-	}
-	if len(ids) < 2 || len(ids) > maxGroupOther {
-		return res, refusal.Newf("A group message is with 2 to %d other people; %d were given. For one person use dm; for more, a channel.", maxGroupOther, len(ids))
-	}
-	if err := c.MayMessage(ids); err != nil {
-		return res, conversationRefusal(err, "a group message with "+strings.Join(names, ", "), "create_group_channel")
-	}
-	dest := posting.Destination{UserIDs: ids, Label: "a group message with " + strings.Join(names, ", "),
-		Place: "your group message with " + strings.Join(names, ", "), Where: "a group message from you to " + strings.Join(names, ", "), Recipients: names}
-	return d.post(ctx, c, dest, a.Message, a.Files)
-}
-
-// conversationRefusal words a direct or group message the person may not
-// start, before they are asked: Mattermost's API refuses to open one
-// without the permission, so asking would only end in a failure.
-func conversationRefusal(err error, what, permission string) error {
-	if errors.Is(err, mattermost.ErrCannotStartConversation) {
-		return refusal.New(fmt.Sprintf("The person has no %s yet, and Mattermost does not let them start one: their role lacks the %s permission. Nothing was asked or posted.", what, permission),
-			"Tell the person; an admin can grant it (System Console > User Management > Permissions), or post in a channel you both can read with create_post.")
-	}
-	return err
-}
-
-// post checks and stages a post, then asks the person (or, when the admin
-// leaves writes to the client's own approval, sends it).
-func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (res catalogue.Result[WriteResult], err error) {
-	plan, err := d.stagePost(ctx, c, dest, message, files)
-	if err != nil {
-		return res, err
-	}
-	return d.write(ctx, c, plan)
-}
-
-// stagePost checks a post as the caller and stages its files, marked as
-// written by an AI for them.
-func (d Deps) stagePost(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (posting.Plan, error) {
-	me, err := c.Me()
-	if err != nil {
-		return posting.Plan{}, err
-	}
-	req := posting.Request{Dest: dest, Message: message, Files: files,
-		Attribution: fmt.Sprintf("Written by an AI assistant for @%s (MCP)", me.Username)}
-	plan, err := d.Approvals.Stage(ctx, c, req)
-	if err != nil {
-		return plan, notFoundAs(err, dest)
-	}
-	return plan, nil
-}
-
 // write asks about a checked write; the answer is worded for the model.
 func (d Deps) write(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (res catalogue.Result[WriteResult], err error) {
+	return d.ask(ctx, c, plan, nil)
+}
+
+// ask asks about a checked write; atOnce, when set, words a write the admin
+// leaves to the client's own approval, done at once (nil: what it did and
+// its link).
+func (d Deps) ask(ctx context.Context, c *mattermost.Caller, plan posting.Plan, atOnce func(approval.Outcome) catalogue.Result[WriteResult]) (res catalogue.Result[WriteResult], err error) {
 	o, err := d.Approvals.Ask(ctx, c, plan, transport.ClientSessions(ctx))
-	return d.outcome(c, o, err)
+	return d.outcome(c, o, err, atOnce)
 }
 
 // notFoundAs words a destination that is not found (or not the caller's to
@@ -263,107 +100,107 @@ func notFoundAs(err error, dest posting.Destination) error {
 	return err
 }
 
-func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (res catalogue.Result[WriteResult], err error) {
-	c, res, err := d.startWrite(ctx)
-	if c == nil {
-		return res, err
-	}
-	if n := len([]rune(a.Message)); n > postMaxRunes() {
-		return res, refusal.Newf("The message is %d characters; Mattermost takes at most %d. Shorten it.", n, postMaxRunes())
-	}
-	p, ch, err := postFor(c, a.PostID)
-	if err != nil {
-		return res, err
-	}
-	if p.UserId != c.UserID() {
-		return res, refusal.New("That post is not the signed-in person's own: only their own posts can be edited. Reply to it with create_post and root_id instead.", "")
-	}
-	plan := posting.Plan{CallerID: c.UserID(), Action: posting.ActionEdit, PostID: p.Id, Message: a.Message, Previous: p.Message,
-		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
-	plan.Dest.Place, plan.Dest.Where = placeIn(c, ch)
-	return d.write(ctx, c, plan)
-}
-
-func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (res catalogue.Result[WriteResult], err error) {
-	c, res, err := d.startWrite(ctx)
-	if c == nil {
-		return res, err
-	}
-	emoji := strings.Trim(strings.TrimSpace(a.Emoji), ":")
-	if err := emojiForm("emoji_name", emoji); err != nil {
-		return res, err
-	}
-	p, ch, err := postFor(c, a.PostID)
-	if err != nil {
-		return res, err
-	}
-	if err := reactionEmoji(c, p.Id, emoji, remove); err != nil {
-		return res, err
-	}
-	action := posting.ActionReact
-	if remove {
-		action = posting.ActionUnreact
-	}
-	plan := posting.Plan{CallerID: c.UserID(), Action: action, PostID: p.Id, Emoji: emoji, Previous: p.Message,
-		Dest: posting.Destination{ChannelID: ch.Id, Label: placeOf(c, ch)}}
-	plan.Dest.Place, plan.Dest.Where = placeIn(c, ch)
-	return d.write(ctx, c, plan)
-}
-
-// reactionEmoji refuses an emoji that does not exist on this server before
-// anyone is asked, as Mattermost would refuse the reaction. A reaction
-// being taken back may be of a custom emoji deleted since: the person's own
-// reaction on the post is enough.
-func reactionEmoji(c *mattermost.Caller, postID, emoji string, remove bool) error {
-	err := checkEmoji(c, "emoji_name", emoji)
-	if err == nil || !remove {
-		return err
-	}
-	rs, rerr := c.Reactions(postID)
-	if rerr != nil {
-		return rerr
-	}
-	for _, r := range rs {
-		if r.UserId == c.UserID() && r.EmojiName == emoji {
-			return nil
-		}
-	}
-	return err
-}
-
-// postFor reads the post an edit or reaction is about, as the caller.
-func postFor(c *mattermost.Caller, postID string) (*model.Post, *model.Channel, error) {
-	p, err := c.Post(strings.TrimSpace(postID))
-	if errors.Is(err, mattermost.ErrNotFound) {
-		return nil, nil, refusal.New(fmt.Sprintf("Post %q was not found.", postID), "Take post ids from read_channel or search_posts.")
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	ch, err := c.Channel(p.ChannelId)
-	if err != nil {
-		return nil, nil, err
-	}
-	return p, ch, nil
-}
-
-// placeOf names a post's channel with its team, as the question shows it.
-func placeOf(c *mattermost.Caller, ch *model.Channel) string {
-	v := chanView{ch: ch}
-	if ch.TeamId != "" {
-		v.team, _ = c.Team(ch.TeamId)
-	}
-	if other := ch.GetOtherUserIdForDM(c.UserID()); ch.Type == model.ChannelTypeDirect && other != "" {
-		v.other, _ = c.User(other)
-	}
-	return v.label()
-}
-
 func actionName(action string) string {
-	if action == posting.ActionPost {
+	if action == approval.ActionPost {
 		return "post"
 	}
 	return action
 }
 
-func postMaxRunes() int { return model.PostMessageMaxRunesV2 }
+// The tools that change only the person's own view of Mattermost. Nobody
+// else sees the change, so they are done without a question, but only
+// while the admin allows writes.
+
+// Hints of the own-view tools: nothing reaches anyone else (closed world),
+// doing one twice leaves the same state, and taking something away is
+// destructive.
+var (
+	ownViewHints = catalogue.Hints{ReadOnly: false, Destructive: false, Idempotent: true, OpenWorld: false}
+	ownUndoHints = catalogue.Hints{ReadOnly: false, Destructive: true, Idempotent: true, OpenWorld: false}
+)
+
+// ownViewNote ends every own-view description.
+const ownViewNote = " Only the person sees it, so they are not asked."
+
+// maxAhead bounds how far ahead a reminder or a scheduled post may be set:
+// Mattermost takes any time, but one years away is a typo.
+const maxAhead = 366 * 24 * time.Hour
+
+// OwnViewResult is the structured answer of the own-view tools: what is
+// now so, and about what.
+type OwnViewResult struct {
+	// Done is what changed: draft_saved, draft_deleted, post_saved,
+	// post_unsaved, thread_followed, thread_unfollowed, channel_read or
+	// reminder_set.
+	Done      string `json:"done"`
+	ChannelID string `json:"channel_id,omitempty"`
+	// PostID is the post saved or reminded of, or the thread's root post.
+	PostID string `json:"post_id,omitempty"`
+	// RootID is the thread of a draft reply.
+	RootID string `json:"root_id,omitempty"`
+	// At is when a reminder comes (RFC 3339, UTC).
+	At string `json:"at,omitempty"`
+}
+
+type postRefArgs struct {
+	PostID string `json:"post_id"`
+}
+
+type channelRefArgs struct {
+	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
+	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
+}
+
+// startOwnView is how every own-view tool begins: writes must be allowed
+// now (the setting may have changed since the tools were listed).
+func (d Deps) startOwnView(ctx context.Context) (*mattermost.Caller, *mattermost.OwnView, error) {
+	if !d.Config().AllowWrites {
+		return nil, nil, approval.WritesOff()
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, c.OwnView(), nil
+}
+
+// ownViewErr words what Mattermost said no to for the model.
+func ownViewErr(err error, what string) error {
+	switch {
+	case errors.Is(err, mattermost.ErrDraftsOff):
+		return refusal.New("This Mattermost keeps no drafts (ServiceSettings.AllowSyncedDrafts is off): each Mattermost app keeps its own, out of reach of this tool, so nothing changed.",
+			"Give the person the text to paste into their message box, or tell them an admin can turn synced drafts on.")
+	case errors.Is(err, mattermost.ErrNotFound):
+		return refusal.New(what+" was not found.", "Take ids from list_channels, read_channel or search_posts.")
+	case errors.Is(err, mattermost.ErrTurnedOff):
+		return refusal.New("This Mattermost has that feature turned off (synced drafts or collapsed reply threads): nothing changed.", "Tell the person; an admin can turn it on.")
+	case errors.Is(err, mattermost.ErrNoSession):
+		return refusal.New("This call came without a Mattermost session to act with, or Mattermost's Site URL is not set: nothing changed.", "Tell the person; an admin can set the Site URL.")
+	}
+	return err
+}
+
+// timeAhead reads exactly one of at and in_minutes into a time after now
+// and within maxAhead. A time without a zone is in loc.
+func timeAhead(given string, inMinutes int, now time.Time, loc *time.Location) (time.Time, error) {
+	given = strings.TrimSpace(given)
+	if (given == "") == (inMinutes == 0) {
+		return time.Time{}, refusal.New("Give exactly one of at (a time) and in_minutes.", "")
+	}
+	at := now.Add(time.Duration(inMinutes) * time.Minute)
+	if given != "" {
+		var err error
+		if at, err = time.Parse(time.RFC3339, given); err != nil {
+			if at, err = time.ParseInLocation("2006-01-02T15:04", given, loc); err != nil {
+				return time.Time{}, refusal.Newf("at %q is not a time: give RFC 3339 (2024-05-01T09:00:00Z) or 2024-05-01T09:00 in the person's time zone (%s).", given, loc)
+			}
+		}
+	}
+	if !at.After(now) {
+		return time.Time{}, refusal.Newf("%s has passed; the time must be in the future (now is %s UTC).", at.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+	}
+	if at.Sub(now) > maxAhead {
+		return time.Time{}, refusal.New("A time more than a year ahead is refused: check the date.", "")
+	}
+	return at, nil
+}

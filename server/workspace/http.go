@@ -262,6 +262,3 @@ func (u URLs) Download(token string) string {
 
 // Upload is the presigned upload URL of a token.
 func (u URLs) Upload(token string) string { return u.PluginURL() + UploadPath + url.PathEscape(token) }
-
-// REST is the REST URL of a file.
-func (u URLs) REST(name string) string { return u.PluginURL() + APIPath + "/" + url.PathEscape(name) }

@@ -1,7 +1,7 @@
-// Package catalogtest drives a catalogue through a real mcp-go server the way
+// Package cataloguetest drives a catalogue through a real mcp-go server the way
 // a client does, so governance tests check what is actually listed and
 // callable rather than what the data claims.
-package catalogtest
+package cataloguetest
 
 import (
 	"context"

@@ -1,0 +1,284 @@
+package approval
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+)
+
+// A Write is one kind of confirmed change, whole: how it reads to the
+// person in every view (the client's question, the page, the webapp's
+// modal, the bot's message, the tool's answer), how it is checked again
+// when the person answers, and how it is carried out. Every write of a
+// family is defined in that family's file (posts.go, drafts.go,
+// channels.go, members.go, status.go) with its action and listed in the
+// family's list; nothing else in the package knows one kind from another.
+type Write struct {
+	// Action is the write's kind as its plan and record keep it.
+	Action string
+	// Tools are the tools that ask for this write (a test holds every write
+	// tool to exactly one Write).
+	Tools []string
+	// Heading is the write in the person's words: what and for whom, with
+	// any value the model chose as a span of its own.
+	Heading func(p posting.Plan) posting.Line
+	// Title is the write in one line for lists and notifications; nil: the
+	// heading.
+	Title func(p posting.Plan) string
+	// Question is the client's question in full; nil: the heading, the
+	// lede, the facts, the post it is about and the notes.
+	Question func(p posting.Plan) string
+	// Lede is the sentence under the heading on the page and the modal;
+	// Box the title of the client form's one box; Accept the page's accept
+	// button. A post, an edit and a reaction leave Lede and Accept to the
+	// page and the modal, which show their message or post instead of facts.
+	Lede, Box, Accept string
+	// Facts are the lines of what changes (nil: none).
+	Facts func(p posting.Plan) []posting.Fact
+	// PostCaption captions the post the change is about; "" for changes
+	// about no post. ShowsMessage: that post is the plan's own message (a
+	// scheduled post), not the one it changes (Previous).
+	PostCaption  string
+	ShowsMessage bool
+	// NotesHeading heads the plan's notes ("": Who is notified).
+	NotesHeading string
+	// Done is what happened after a yes, Declined after a no; place is the
+	// destination in the person's words ("" once the record keeps none).
+	Done     func(place string) string
+	Declined string
+	// Failed, Underway and Withdrawn end the sentences of a failure, of an
+	// accepted write being carried out and of one the assistant took back
+	// ("": the wording of a change).
+	Failed, Underway, Withdrawn string
+	// Told is what the model is told a carried-out write did (nil: Done and
+	// the link).
+	Told func(p posting.Plan, permalink string) string
+	// Settled is the bot's message after a yes or a no, place and permalink
+	// escaped (nil: the wording of a change).
+	Settled func(state, place, permalink string) string
+	// Recheck refuses a plan that no longer reads as the person was shown
+	// it (nil: nothing to check before carrying it out).
+	Recheck func(a *Approvals, c *mattermost.Caller, p posting.Plan) error
+	// Carry carries out the accepted plan as the person.
+	Carry func(ctx context.Context, a *Approvals, c *mattermost.Caller, p posting.Plan) (Executed, error)
+}
+
+// writes are every confirmed write, by its action, from each family's list.
+// The actions are what records in the KV store keep, so a record stored by
+// an older version reads and answers the same.
+var writes = byAction(postWrites, draftWrites, channelWrites, memberWrites, statusWrites)
+
+func byAction(families ...[]Write) map[string]Write {
+	out := map[string]Write{}
+	for _, family := range families {
+		for _, w := range family {
+			out[w.Action] = w
+		}
+	}
+	return out
+}
+
+// WriteTools are the tools that ask for each action, for the catalogue's
+// test that every write tool has exactly one.
+func WriteTools() map[string][]string {
+	out := make(map[string][]string, len(writes))
+	for action, w := range writes {
+		out[action] = w.Tools
+	}
+	return out
+}
+
+// writeOf is the write of an action; a kind this version does not know
+// reads as an unknown change that nothing will carry out.
+func writeOf(action string) Write {
+	if w, ok := writes[action]; ok {
+		return w
+	}
+	return unknownWrite
+}
+
+var unknownWrite = Write{
+	Heading: func(posting.Plan) posting.Line { return say("A change this version does not know") },
+	Lede:    "This confirmation is of a kind this version does not know; accepting it changes nothing.",
+	Box:     "Go ahead", Accept: "Accept",
+	Done:     func(string) string { return "Done." },
+	Declined: "Declined: nothing was changed.",
+	Carry: func(context.Context, *Approvals, *mattermost.Caller, posting.Plan) (Executed, error) {
+		return Executed{}, refusal.New("This confirmation is of a kind this version does not know; nothing was changed.", "")
+	},
+}
+
+// say is a line of the plugin's own words.
+func say(s string) posting.Line { return posting.Line{{Text: s}} }
+
+// Heading is the write in the person's words as plain text, for the
+// client's question, titles and lists: what it does and where, without ids
+// or the model's message, and any value the model chose in quotes.
+func Heading(p posting.Plan) string { return HeadingLine(p).Plain() }
+
+// HeadingLine is the heading in spans, the values the model chose (an
+// emoji, a new channel's name) apart, for the views that mark them.
+func HeadingLine(p posting.Plan) posting.Line { return writeOf(p.Action).Heading(p) }
+
+// Title is a pending write in one line, for lists and notifications.
+func Title(plan posting.Plan) string {
+	if w := writeOf(plan.Action); w.Title != nil {
+		return w.Title(plan)
+	}
+	return Heading(plan)
+}
+
+// Describe is the write as the person checks it in their client. Everything
+// the model wrote is set apart between boundary lines whose token occurs
+// nowhere in what it wrote, so no text of the model's can close the frame
+// early and pose as the question.
+func Describe(plan posting.Plan) string {
+	w := writeOf(plan.Action)
+	if w.Question != nil {
+		return w.Question(plan)
+	}
+	return describeChange(plan, w)
+}
+
+// shown is the post a write is about as the person is shown it.
+func shown(p posting.Plan) string {
+	if writeOf(p.Action).ShowsMessage {
+		return p.Message
+	}
+	return p.Previous
+}
+
+func (w Write) facts(p posting.Plan) []posting.Fact {
+	if w.Facts == nil {
+		return nil
+	}
+	return w.Facts(p)
+}
+
+func (w Write) notesHeading() string {
+	if w.NotesHeading == "" {
+		return "Who is notified"
+	}
+	return w.NotesHeading
+}
+
+// outcomeText says what became of an answered write, in a sentence, and for
+// a failure why. place is "" once the record keeps no plan.
+func outcomeText(state, action, place, outcome string) (text, reason string) {
+	w := writeOf(action)
+	switch state {
+	case StateWithdrawn:
+		// The model's words are left out: the assistant took them back.
+		return "Withdrawn: the AI assistant took this back before you answered; " + or(w.Withdrawn, "nothing was changed."), ""
+	case StatePosted:
+		return w.Done(place), ""
+	case StateDeclined:
+		return w.Declined, ""
+	case StateFailed:
+		partway, why := failure(outcome)
+		if partway {
+			return "Failed partway: only part of it was done.", why
+		}
+		return "Failed: " + or(w.Failed, "nothing was changed."), why
+	case StateExecuting:
+		return "Accepted: it is being " + or(w.Underway, "done now."), ""
+	}
+	return "", ""
+}
+
+// ToldDone says, for the model, what a carried-out write did.
+func ToldDone(plan posting.Plan, permalink string) string {
+	w := writeOf(plan.Action)
+	if w.Told != nil {
+		return w.Told(plan, permalink)
+	}
+	return strings.TrimSpace(w.Done(plan.Dest.PlaceText()) + " " + permalink)
+}
+
+func or(s, otherwise string) string {
+	if s == "" {
+		return otherwise
+	}
+	return s
+}
+
+// describeChange is a change as the client's form shows it: the heading,
+// each fact (the model's words between boundary lines), the post it is
+// about, and the notes.
+func describeChange(plan posting.Plan, w Write) string {
+	facts := w.facts(plan)
+	texts := []string{shown(plan)}
+	for _, f := range facts {
+		if f.AI {
+			texts = append(texts, f.Value)
+		}
+	}
+	tok := boundaryToken(texts...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s?\n%s\n", w.Heading(plan).Plain(), w.Lede)
+	for _, f := range facts {
+		if f.AI {
+			fmt.Fprintf(&b, "%s, written by the AI:\n----- %s %s -----\n%s\n----- end of %s %s -----\n", f.Label, strings.ToLower(f.Label), tok, f.Value, strings.ToLower(f.Label), tok)
+			continue
+		}
+		fmt.Fprintf(&b, "%s: %s\n", f.Label, present.Clean(f.Value))
+	}
+	if shown := shown(plan); w.PostCaption != "" && shown != "" {
+		fmt.Fprintf(&b, "%s:\n----- post %s -----\n%s\n----- end of post %s -----\n", w.PostCaption, tok, shown, tok)
+	}
+	if len(plan.Notes) > 0 {
+		b.WriteString(w.NotesHeading + ":\n")
+		for _, n := range plan.Notes {
+			b.WriteString("- " + present.Clean(n) + "\n")
+		}
+	}
+	return b.String()
+}
+
+// changeLines are a write's facts and the post it is about, for the bot's
+// direct message: the model's words and the post in code, so they mention
+// nobody and render nothing.
+func changeLines(plan posting.Plan, w Write) string {
+	var b strings.Builder
+	for _, f := range w.facts(plan) {
+		v := markdownText(f.Value)
+		if f.AI {
+			v = codeSpan(f.Value) + " (written by the AI)"
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", f.Label, v)
+	}
+	if msg := firstLines(shown(plan)); w.PostCaption != "" && msg != "" {
+		fmt.Fprintf(&b, "%s:\n%s", w.PostCaption, codeBlock(msg))
+	}
+	return b.String()
+}
+
+// in is " in place" or "" when the place is not known any more.
+func in(place string) string {
+	if place == "" {
+		return ""
+	}
+	return " in " + place
+}
+
+// plural is "1 reply", "3 replies".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// usernames lists people as "@a, @b and @c".
+func usernames(people []posting.Person) string {
+	names := make([]string, len(people))
+	for i, p := range people {
+		names[i] = "@" + p.Username
+	}
+	return posting.Join(names)
+}
