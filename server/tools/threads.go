@@ -94,6 +94,35 @@ func (d Deps) listThreads(ctx context.Context, args listThreadsArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
+	found := followedThreads{cursor: pc, followed: followed, more: more, offset: offset, end: end, shown: kept}
+	for _, p := range roots {
+		root, err := w.view(p)
+		if err != nil {
+			return res, err
+		}
+		found.roots = append(found.roots, root)
+	}
+	return listThreadsAnswer(found)
+}
+
+// followedThreads is what list_threads fetched: the threads the caller
+// follows, and the page of them shown with their root posts.
+type followedThreads struct {
+	cursor   pageCursor
+	followed []mattermost.FollowedThread
+	// more is true when the caller follows more than maxFollowed threads.
+	more bool
+	// offset and end are the page's place in followed; shown are the
+	// threads of the page whose root the caller can read, roots their
+	// root posts.
+	offset, end int
+	shown       []mattermost.FollowedThread
+	roots       []PostView
+}
+
+// listThreadsAnswer writes list_threads' answer.
+func listThreadsAnswer(f followedThreads) (res catalogue.Result[ThreadList], err error) {
+	pc, followed, more, offset, end := f.cursor, f.followed, f.more, f.offset, f.end
 	out := ThreadList{Threads: []ThreadInfo{}, Total: len(followed), Complete: end >= len(followed)}
 	unread := 0
 	for _, t := range followed {
@@ -111,12 +140,8 @@ func (d Deps) listThreads(ctx context.Context, args listThreadsArgs) (res catalo
 		fmt.Fprintf(&b, "You follow %d threads, %d with unread replies; unread first, then by latest reply. Showing %d to %d. Nothing was marked read.\n",
 			len(followed), unread, offset+1, end)
 	}
-	for i, p := range roots {
-		t := kept[i]
-		root, err := w.view(p)
-		if err != nil {
-			return res, err
-		}
+	for i, root := range f.roots {
+		t := f.shown[i]
 		root.Message, root.MessageCut = cut(root.Message, threadExcerpt), root.MessageCut || len([]rune(root.Message)) > threadExcerpt
 		ti := ThreadInfo{Root: root, ReplyCount: t.ReplyCount, UnreadReplies: t.UnreadReplies, UnreadMentions: t.UnreadMentions}
 		if t.LastReplyAt > 0 {
