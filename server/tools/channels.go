@@ -737,7 +737,12 @@ func (d Deps) markChannelRead(ctx context.Context, a channelRefArgs) (res catalo
 	} else if err != nil {
 		return res, ownViewErr(err, view.shown())
 	}
-	return answer("Marked "+view.shown()+" read for the person, as of now.", OwnViewResult{Done: "channel_read", ChannelID: view.ch.Id})
+	return answer(markedReadAnswer(view))
+}
+
+// markedReadAnswer says channel view is marked read for the person.
+func markedReadAnswer(view place) (string, OwnViewResult) {
+	return "Marked " + view.shown() + " read for the person, as of now.", OwnViewResult{Done: "channel_read", ChannelID: view.ch.Id}
 }
 
 // placeOf is a channel with what names it: its team, and the other person

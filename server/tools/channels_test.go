@@ -106,3 +106,8 @@ func lastLine(s string) string {
 	}
 	return s
 }
+
+func TestMarkingAChannelReadNamesTheChannelShown(t *testing.T) {
+	text, done := markedReadAnswer(readingChannels()[1])
+	readingOwnView(t, "mark_channel_read", text, done)
+}

@@ -763,11 +763,16 @@ func (d Deps) savePost(ctx context.Context, a postRefArgs, save bool) (res catal
 	if err != nil {
 		return res, ownViewErr(err, fmt.Sprintf("Post %q", a.PostID))
 	}
+	return answer(savedAnswer(p, save))
+}
+
+// savedAnswer says post p is now saved (save) or not.
+func savedAnswer(p *model.Post, save bool) (string, OwnViewResult) {
 	if save {
-		return answer(fmt.Sprintf("Post %s is in the person's Saved messages.", p.Id),
-			OwnViewResult{Done: "post_saved", ChannelID: p.ChannelId, PostID: p.Id})
+		return fmt.Sprintf("Post %s is in the person's Saved messages.", p.Id),
+			OwnViewResult{Done: "post_saved", ChannelID: p.ChannelId, PostID: p.Id}
 	}
-	return answer(fmt.Sprintf("Post %s is not in the person's Saved messages.", p.Id), OwnViewResult{Done: "post_unsaved", ChannelID: p.ChannelId, PostID: p.Id})
+	return fmt.Sprintf("Post %s is not in the person's Saved messages.", p.Id), OwnViewResult{Done: "post_unsaved", ChannelID: p.ChannelId, PostID: p.Id}
 }
 
 func (d Deps) setPostReminder(ctx context.Context, a reminderArgs) (res catalogue.Result[OwnViewResult], err error) {
@@ -784,9 +789,15 @@ func (d Deps) setPostReminder(ctx context.Context, a reminderArgs) (res catalogu
 	if err != nil {
 		return res, ownViewErr(err, fmt.Sprintf("Post %q", a.PostID))
 	}
-	return answer(fmt.Sprintf("Mattermost will remind the person of post %s at %s (their time, %s): its system bot messages them then.",
-		p.Id, present.Name(at.In(loc).Format("Mon 2 Jan 2006 15:04")), loc),
-		OwnViewResult{Done: "reminder_set", ChannelID: p.ChannelId, PostID: p.Id, At: at.UTC().Format(time.RFC3339)})
+	return answer(reminderAnswer(p, at, loc))
+}
+
+// reminderAnswer says Mattermost will remind the person of post p at at,
+// in their time zone loc.
+func reminderAnswer(p *model.Post, at time.Time, loc *time.Location) (string, OwnViewResult) {
+	return fmt.Sprintf("Mattermost will remind the person of post %s at %s (their time, %s): its system bot messages them then.",
+			p.Id, present.Name(at.In(loc).Format("Mon 2 Jan 2006 15:04")), loc),
+		OwnViewResult{Done: "reminder_set", ChannelID: p.ChannelId, PostID: p.Id, At: at.UTC().Format(time.RFC3339)}
 }
 
 // Hints of the write tools: posting reaches other people (open world) and

@@ -2,6 +2,9 @@ package tools
 
 import (
 	"testing"
+	"time"
+
+	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
@@ -122,4 +125,18 @@ func TestListSavedWritesTheSavedPostsTheCallerCanStillRead(t *testing.T) {
 			readingGolden(t, tc.name, res, err)
 		})
 	}
+}
+
+func TestSavingAndRemindingSayWhatChangedInThePersonsOwnView(t *testing.T) {
+	p := &model.Post{Id: "post1id00000000000000000000", ChannelId: "chan1id000000000000000000"}
+	text, done := savedAnswer(p, true)
+	readingOwnView(t, "save_post", text, done)
+	text, done = savedAnswer(p, false)
+	readingOwnView(t, "unsave_post", text, done)
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, done = reminderAnswer(p, time.UnixMilli(readingNow).Add(90*time.Minute), berlin)
+	readingOwnView(t, "set_post_reminder", text, done)
 }

@@ -80,3 +80,10 @@ func readingCursor(t *testing.T, tool string, args any) pageCursor {
 	}
 	return pc
 }
+
+// readingOwnView is readingGolden for the answer of a change to the
+// person's own view.
+func readingOwnView(t *testing.T, name, text string, done OwnViewResult) {
+	t.Helper()
+	readingGolden(t, name, catalogue.Result[OwnViewResult]{Text: text, Data: done}, nil)
+}

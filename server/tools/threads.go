@@ -198,10 +198,16 @@ func (d Deps) followThread(ctx context.Context, a postRefArgs, follow bool) (res
 	if err != nil {
 		return res, ownViewErr(err, fmt.Sprintf("Post %q", a.PostID))
 	}
+	return answer(followedAnswer(root, follow))
+}
+
+// followedAnswer says the person now follows (follow) the thread of root,
+// or no longer does.
+func followedAnswer(root *model.Post, follow bool) (string, OwnViewResult) {
 	if follow {
-		return answer(fmt.Sprintf("The person follows the thread of post %s: its replies show in their Threads view.", root.Id),
-			OwnViewResult{Done: "thread_followed", ChannelID: root.ChannelId, PostID: root.Id})
+		return fmt.Sprintf("The person follows the thread of post %s: its replies show in their Threads view.", root.Id),
+			OwnViewResult{Done: "thread_followed", ChannelID: root.ChannelId, PostID: root.Id}
 	}
-	return answer(fmt.Sprintf("The person no longer follows the thread of post %s.", root.Id),
-		OwnViewResult{Done: "thread_unfollowed", ChannelID: root.ChannelId, PostID: root.Id})
+	return fmt.Sprintf("The person no longer follows the thread of post %s.", root.Id),
+		OwnViewResult{Done: "thread_unfollowed", ChannelID: root.ChannelId, PostID: root.Id}
 }

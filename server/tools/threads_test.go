@@ -3,6 +3,8 @@ package tools
 import (
 	"testing"
 
+	"github.com/mattermost/mattermost/server/public/model"
+
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 )
 
@@ -31,4 +33,12 @@ func TestListThreadsWritesEachFollowedThreadWithItsCountsAndAnExcerptOfItsRoot(t
 			readingGolden(t, tc.name, res, err)
 		})
 	}
+}
+
+func TestFollowingAThreadSaysWhereItsRepliesShow(t *testing.T) {
+	root := &model.Post{Id: "post1id00000000000000000000", ChannelId: "chan1id000000000000000000"}
+	text, done := followedAnswer(root, true)
+	readingOwnView(t, "follow_thread", text, done)
+	text, done = followedAnswer(root, false)
+	readingOwnView(t, "unfollow_thread", text, done)
 }
