@@ -37,8 +37,8 @@ func TestListThreadsWritesEachFollowedThreadWithItsCountsAndAnExcerptOfItsRoot(t
 
 func TestFollowingAThreadSaysWhereItsRepliesShow(t *testing.T) {
 	root := &model.Post{Id: "post1id00000000000000000000", ChannelId: "chan1id000000000000000000"}
-	text, done := followedAnswer(root, true)
-	readingOwnView(t, "follow_thread", text, done)
-	text, done = followedAnswer(root, false)
-	readingOwnView(t, "unfollow_thread", text, done)
+	for follow, name := range map[bool]string{true: "follow_thread", false: "unfollow_thread"} {
+		text, done := followedAnswer(root, follow)
+		readingOwnView(t, name, text, done)
+	}
 }
