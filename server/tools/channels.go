@@ -192,6 +192,11 @@ func (d Deps) listTeams(ctx context.Context, _ listTeamsArgs) (res catalogue.Res
 	if err != nil {
 		return res, err
 	}
+	return listTeamsAnswer(ms), nil
+}
+
+// listTeamsAnswer writes list_teams' answer from the caller's teams.
+func listTeamsAnswer(ms []mattermost.Membership) catalogue.Result[TeamList] {
 	out := TeamList{Teams: []TeamInfo{}}
 	var b strings.Builder
 	if len(ms) == 0 {
@@ -203,7 +208,7 @@ func (d Deps) listTeams(ctx context.Context, _ listTeamsArgs) (res catalogue.Res
 		out.Teams = append(out.Teams, TeamInfo{ID: m.Team.Id, Name: m.Team.Name, DisplayName: present.Name(m.Team.DisplayName)})
 		fmt.Fprintf(&b, "- %s (name %q, id %s)\n", present.Name(m.Team.DisplayName), m.Team.Name, m.Team.Id)
 	}
-	return answer(strings.TrimRight(b.String(), "\n"), out)
+	return catalogue.Result[TeamList]{Text: strings.TrimRight(b.String(), "\n"), Data: out}
 }
 
 // scopedChannels is what the channel tools work on: the caller's teams, the
@@ -333,10 +338,16 @@ func (d Deps) listChannels(ctx context.Context, args listChannelsArgs) (res cata
 		}
 		return views[i].ch.LastPostAt > views[j].ch.LastPostAt
 	})
+	return listChannelsAnswer(views, sc.team), nil
+}
+
+// listChannelsAnswer writes list_channels' answer from the caller's
+// channels, in the order listed, in team (nil: every team).
+func listChannelsAnswer(views []place, team *model.Team) catalogue.Result[ChannelList] {
 	out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
 	var b strings.Builder
 	where := "in all your teams, with direct and group messages"
-	if team := sc.team; team != nil {
+	if team != nil {
 		where = fmt.Sprintf("in team %s (%s); direct and group messages are listed when no team is given", present.Name(team.DisplayName), team.Name)
 	}
 	fmt.Fprintf(&b, "You are a member of %d channels %s. Unread first, then by latest post.\n", len(views), where)
@@ -345,7 +356,7 @@ func (d Deps) listChannels(ctx context.Context, args listChannelsArgs) (res cata
 		fmt.Fprintf(&b, "%d more channels are not listed (the list stops at %d). Give team to narrow it, or call search_channels with part of a name.\n",
 			out.Total-out.Shown, maxChannelsListed)
 	}
-	return answer(strings.TrimRight(b.String(), "\n"), out)
+	return catalogue.Result[ChannelList]{Text: strings.TrimRight(b.String(), "\n"), Data: out}
 }
 
 func activity(ci ChannelInfo) string {
@@ -389,6 +400,11 @@ func (d Deps) getChannel(ctx context.Context, args getChannelArgs) (res catalogu
 	if err != nil {
 		return res, err
 	}
+	return getChannelAnswer(view), nil
+}
+
+// getChannelAnswer describes the channel get_channel found.
+func getChannelAnswer(view place) catalogue.Result[ChannelInfo] {
 	ci := view.info()
 	ci.Purpose, _ = present.Text(cut(view.ch.Purpose, 500))
 	ci.Header, _ = present.Text(cut(view.ch.Header, 500))
@@ -404,7 +420,7 @@ func (d Deps) getChannel(ctx context.Context, args getChannelArgs) (res catalogu
 		b.WriteString("It is archived: read-only, shown because this server lets people view archived channels (TeamSettings.ExperimentalViewArchivedChannels).\n")
 	}
 	fmt.Fprintf(&b, "Read it with read_channel(channel=%q).", ci.ID)
-	return answer(b.String(), ci)
+	return catalogue.Result[ChannelInfo]{Text: b.String(), Data: ci}
 }
 
 // cut shortens s to at most n runes, marking the cut.
@@ -469,11 +485,17 @@ func (d Deps) searchChannels(ctx context.Context, args searchChannelsArgs) (res 
 			}
 		}
 	}
+	return searchChannelsAnswer(term, views), nil
+}
+
+// searchChannelsAnswer writes search_channels' answer from the channels
+// matching term: the caller's first, then public ones.
+func searchChannelsAnswer(term string, views []place) catalogue.Result[ChannelList] {
 	out := ChannelList{Channels: []ChannelInfo{}, Total: len(views)}
 	var b strings.Builder
 	if len(views) == 0 {
 		fmt.Fprintf(&b, "No channel you can read matches %q. Try a shorter part of the name, or call list_channels to see all your channels.", present.Name(term))
-		return answer(b.String(), out)
+		return catalogue.Result[ChannelList]{Text: b.String(), Data: out}
 	}
 	fmt.Fprintf(&b, "%d channels match %q:\n", len(views), present.Name(term))
 	listChannelViews(&b, &out, views, maxChannelsFound)
@@ -481,7 +503,7 @@ func (d Deps) searchChannels(ctx context.Context, args searchChannelsArgs) (res 
 		fmt.Fprintf(&b, "%d more are not shown; use a longer term or give team.\n", out.Total-out.Shown)
 	}
 	b.WriteString("Read one with read_channel(channel=<id>).")
-	return answer(b.String(), out)
+	return catalogue.Result[ChannelList]{Text: b.String(), Data: out}
 }
 
 type createChannelArgs struct {
@@ -715,7 +737,12 @@ func (d Deps) markChannelRead(ctx context.Context, a channelRefArgs) (res catalo
 	} else if err != nil {
 		return res, ownViewErr(err, view.shown())
 	}
-	return answer("Marked "+view.shown()+" read for the person, as of now.", OwnViewResult{Done: "channel_read", ChannelID: view.ch.Id})
+	return answer(markedReadAnswer(view))
+}
+
+// markedReadAnswer says channel view is marked read for the person.
+func markedReadAnswer(view place) (string, OwnViewResult) {
+	return "Marked " + view.shown() + " read for the person, as of now.", OwnViewResult{Done: "channel_read", ChannelID: view.ch.Id}
 }
 
 // placeOf is a channel with what names it: its team, and the other person

@@ -114,6 +114,23 @@ func (d Deps) listMentions(ctx context.Context, args listMentionsArgs) (res cata
 	if err != nil {
 		return res, err
 	}
+	return listMentionsAnswer(mentionsFound{cursor: pc, page: page, keys: all, matched: matched, offset: offset, end: end})
+}
+
+// mentionsFound is what list_mentions fetched: one page of posts that
+// mention the caller, the keys searched and, post by post, the keys found.
+type mentionsFound struct {
+	cursor  pageCursor
+	page    PostPage
+	keys    []string
+	matched map[string][]string
+	// offset and end are the page's place in the list of mentions.
+	offset, end int
+}
+
+// listMentionsAnswer writes list_mentions' answer.
+func listMentionsAnswer(f mentionsFound) (catalogue.Result[MentionPage], error) {
+	pc, page, all, matched, offset, end := f.cursor, f.page, f.keys, f.matched, f.offset, f.end
 	out := MentionPage{PostPage: page, Keys: all, Matched: map[string][]string{}}
 	for _, v := range page.Posts {
 		out.Matched[v.ID] = matched[v.ID]

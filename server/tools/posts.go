@@ -270,6 +270,30 @@ func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalo
 		return res, err
 	}
 
+	return readChannelAnswer(channelPosts{cursor: pc, view: view, page: page, firstPage: from == "", since: since, before: before,
+		collapsed: collapsed, chosen: chosen, skippedReplies: walk.skippedReplies, scannedOut: walk.scannedOut})
+}
+
+// channelPosts is what read_channel fetched: one page of a channel's
+// posts, newest first, in the range asked.
+type channelPosts struct {
+	cursor pageCursor
+	view   place
+	page   PostPage
+	// firstPage is a call without cursor.
+	firstPage bool
+	// since and before are the range asked, 0 where open.
+	since, before int64
+	// collapsed, chosen and skippedReplies say how replies were treated.
+	collapsed, chosen bool
+	skippedReplies    int
+	// scannedOut is a walk that stopped at maxScanBatches.
+	scannedOut bool
+}
+
+// readChannelAnswer writes read_channel's answer.
+func readChannelAnswer(f channelPosts) (catalogue.Result[PostPage], error) {
+	pc, view, page, since, before := f.cursor, f.view, f.page, f.since, f.before
 	var b strings.Builder
 	rng := ""
 	if since != 0 || before != 0 {
@@ -277,7 +301,7 @@ func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalo
 	}
 	if len(page.Posts) == 0 {
 		fmt.Fprintf(&b, "Channel %s: no posts%s", view.shown(), rng)
-		if from != "" {
+		if !f.firstPage {
 			b.WriteString(" older than the previous page")
 		}
 		b.WriteString(".")
@@ -285,12 +309,12 @@ func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalo
 		fmt.Fprintf(&b, "Channel %s: %d posts%s, newest first, from %s back to %s.",
 			view.shown(), len(page.Posts), rng, page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
 	}
-	collapsedNote(&b, collapsed, chosen, walk.skippedReplies)
+	collapsedNote(&b, f.collapsed, f.chosen, f.skippedReplies)
 	more, done := "Older posts", "This is the start of the channel: there are no older posts."
 	if since != 0 {
 		done = "These are all the posts in the range asked."
 	}
-	if page.NextCursor != "" && walk.scannedOut && len(page.Posts) == 0 {
+	if page.NextCursor != "" && f.scannedOut && len(page.Posts) == 0 {
 		more = fmt.Sprintf("Walked back %d posts without finding one to show yet. Continue with", maxScanBatches*fetchBatch)
 	}
 	pc.writePosts(&b, page, more, done)
@@ -447,10 +471,28 @@ func (d Deps) readThread(ctx context.Context, args readThreadArgs) (res catalogu
 	if err != nil {
 		return res, err
 	}
+	return readThreadAnswer(threadPosts{cursor: pc, rootID: thread[0].Id, total: len(thread), page: page, offset: offset, end: end})
+}
+
+// threadPosts is what read_thread fetched: one page of a thread, oldest
+// first.
+type threadPosts struct {
+	cursor pageCursor
+	rootID string
+	// total counts the thread's posts, the root included.
+	total int
+	page  PostPage
+	// offset and end are the page's place in the thread.
+	offset, end int
+}
+
+// readThreadAnswer writes read_thread's answer.
+func readThreadAnswer(f threadPosts) (catalogue.Result[PostPage], error) {
+	page := f.page
 	var b strings.Builder
 	fmt.Fprintf(&b, "Thread of post %s (%d posts: the root and %d replies). Showing posts %d to %d, oldest first.",
-		thread[0].Id, len(thread), len(thread)-1, offset+1, end)
-	pc.writePosts(&b, page, "More replies", "This is the end of the thread.")
+		f.rootID, f.total, f.total-1, f.offset+1, f.end)
+	f.cursor.writePosts(&b, page, "More replies", "This is the end of the thread.")
 	return answer(b.String(), page)
 }
 
@@ -530,20 +572,37 @@ func (d Deps) searchPosts(ctx context.Context, args searchPostsArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
+	return searchPostsAnswer(foundPosts{cursor: pc, terms: args.Terms, team: team, page: page, offset: offset, end: end})
+}
+
+// foundPosts is what search_posts fetched: one page of the posts matching
+// terms in team (nil: all the caller's teams), newest first.
+type foundPosts struct {
+	cursor pageCursor
+	terms  string
+	team   *model.Team
+	page   PostPage
+	// offset and end are the page's place in the results.
+	offset, end int
+}
+
+// searchPostsAnswer writes search_posts' answer.
+func searchPostsAnswer(f foundPosts) (catalogue.Result[PostPage], error) {
+	pc, page, offset, end := f.cursor, f.page, f.offset, f.end
 	var b strings.Builder
 	where := "all your teams"
-	if team != nil {
-		where = "team " + team.Name
+	if f.team != nil {
+		where = "team " + f.team.Name
 	}
 	if len(page.Posts) == 0 {
-		fmt.Fprintf(&b, "No posts you can read match %s in %s", strconv.Quote(args.Terms), where)
+		fmt.Fprintf(&b, "No posts you can read match %s in %s", strconv.Quote(f.terms), where)
 		if offset > 0 {
 			b.WriteString(" beyond the previous page")
 		}
 		b.WriteString(". Try fewer or other words, a word* prefix, or drop from:/in:/date filters.")
 		return answer(b.String(), page)
 	}
-	fmt.Fprintf(&b, "Posts matching %s in %s, newest first: results %d to %d.", strconv.Quote(args.Terms), where, offset+1, end)
+	fmt.Fprintf(&b, "Posts matching %s in %s, newest first: results %d to %d.", strconv.Quote(f.terms), where, offset+1, end)
 	pc.writePosts(&b, page, "More results", "These are all the results.")
 	return answer(b.String(), page)
 }
@@ -704,11 +763,16 @@ func (d Deps) savePost(ctx context.Context, a postRefArgs, save bool) (res catal
 	if err != nil {
 		return res, ownViewErr(err, fmt.Sprintf("Post %q", a.PostID))
 	}
+	return answer(savedAnswer(p, save))
+}
+
+// savedAnswer says post p is now saved (save) or not.
+func savedAnswer(p *model.Post, save bool) (string, OwnViewResult) {
 	if save {
-		return answer(fmt.Sprintf("Post %s is in the person's Saved messages.", p.Id),
-			OwnViewResult{Done: "post_saved", ChannelID: p.ChannelId, PostID: p.Id})
+		return fmt.Sprintf("Post %s is in the person's Saved messages.", p.Id),
+			OwnViewResult{Done: "post_saved", ChannelID: p.ChannelId, PostID: p.Id}
 	}
-	return answer(fmt.Sprintf("Post %s is not in the person's Saved messages.", p.Id), OwnViewResult{Done: "post_unsaved", ChannelID: p.ChannelId, PostID: p.Id})
+	return fmt.Sprintf("Post %s is not in the person's Saved messages.", p.Id), OwnViewResult{Done: "post_unsaved", ChannelID: p.ChannelId, PostID: p.Id}
 }
 
 func (d Deps) setPostReminder(ctx context.Context, a reminderArgs) (res catalogue.Result[OwnViewResult], err error) {
@@ -725,9 +789,15 @@ func (d Deps) setPostReminder(ctx context.Context, a reminderArgs) (res catalogu
 	if err != nil {
 		return res, ownViewErr(err, fmt.Sprintf("Post %q", a.PostID))
 	}
-	return answer(fmt.Sprintf("Mattermost will remind the person of post %s at %s (their time, %s): its system bot messages them then.",
-		p.Id, present.Name(at.In(loc).Format("Mon 2 Jan 2006 15:04")), loc),
-		OwnViewResult{Done: "reminder_set", ChannelID: p.ChannelId, PostID: p.Id, At: at.UTC().Format(time.RFC3339)})
+	return answer(reminderAnswer(p, at, loc))
+}
+
+// reminderAnswer says Mattermost will remind the person of post p at at,
+// in their time zone loc.
+func reminderAnswer(p *model.Post, at time.Time, loc *time.Location) (string, OwnViewResult) {
+	return fmt.Sprintf("Mattermost will remind the person of post %s at %s (their time, %s): its system bot messages them then.",
+			p.Id, present.Name(at.In(loc).Format("Mon 2 Jan 2006 15:04")), loc),
+		OwnViewResult{Done: "reminder_set", ChannelID: p.ChannelId, PostID: p.Id, At: at.UTC().Format(time.RFC3339)}
 }
 
 // Hints of the write tools: posting reaches other people (open world) and
@@ -1032,18 +1102,34 @@ func (d Deps) listPinnedPosts(ctx context.Context, args listPinnedArgs) (res cat
 	if err != nil {
 		return res, err
 	}
-	ci := view.info()
+	return listPinnedAnswer(pinnedPosts{cursor: pc, view: view, page: page, firstPage: after.ID == ""})
+}
+
+// pinnedPosts is what list_pinned_posts fetched: one page of a channel's
+// pinned posts, newest first.
+type pinnedPosts struct {
+	cursor pageCursor
+	view   place
+	page   PostPage
+	// firstPage is a call without cursor.
+	firstPage bool
+}
+
+// listPinnedAnswer writes list_pinned_posts' answer.
+func listPinnedAnswer(f pinnedPosts) (catalogue.Result[PostPage], error) {
+	page := f.page
+	ci := f.view.info()
 	page.Channel = &ci
 	var b strings.Builder
 	switch {
-	case len(page.Posts) == 0 && after.ID == "":
-		fmt.Fprintf(&b, "Channel %s has no pinned posts.", view.shown())
+	case len(page.Posts) == 0 && f.firstPage:
+		fmt.Fprintf(&b, "Channel %s has no pinned posts.", f.view.shown())
 	case len(page.Posts) == 0:
-		fmt.Fprintf(&b, "Channel %s: no pinned posts older than the previous page.", view.shown())
+		fmt.Fprintf(&b, "Channel %s: no pinned posts older than the previous page.", f.view.shown())
 	default:
-		fmt.Fprintf(&b, "Channel %s: %d pinned posts, newest first.", view.shown(), len(page.Posts))
+		fmt.Fprintf(&b, "Channel %s: %d pinned posts, newest first.", f.view.shown(), len(page.Posts))
 	}
-	pc.writePosts(&b, page, "Older pinned posts", "These are all the pinned posts of the channel.")
+	f.cursor.writePosts(&b, page, "Older pinned posts", "These are all the pinned posts of the channel.")
 	return answer(b.String(), page)
 }
 
@@ -1099,9 +1185,15 @@ func (d Deps) listSaved(ctx context.Context, args listSavedArgs) (res catalogue.
 	if err != nil {
 		return res, err
 	}
+	return listSavedAnswer(pc, page, after.ID == "")
+}
+
+// listSavedAnswer writes list_saved's answer from one page of the caller's
+// saved posts, newest first; firstPage is a call without cursor.
+func listSavedAnswer(pc pageCursor, page PostPage, firstPage bool) (catalogue.Result[PostPage], error) {
 	var b strings.Builder
 	switch {
-	case len(page.Posts) == 0 && after.ID == "":
+	case len(page.Posts) == 0 && firstPage:
 		b.WriteString("You have no saved posts that you can still read.")
 	case len(page.Posts) == 0:
 		b.WriteString("No saved posts older than the previous page.")

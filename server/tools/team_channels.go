@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mattermost/mattermost/server/public/model"
+
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/paging"
@@ -86,54 +88,81 @@ func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (
 	for _, m := range mine {
 		joined[m.Channel.Id] = m
 	}
-	out := TeamChannelList{Team: TeamInfo{ID: team.Id, Name: team.Name, DisplayName: present.Name(team.DisplayName)},
-		Channels: []ChannelInfo{}, Archived: []ChannelInfo{}, ArchivedViewable: c.ViewArchivedChannels()}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Channels of team %s (%s):\n", present.Name(team.DisplayName), team.Name)
-	room, next := limit, ""
+	found := teamChannels{cursor: pc, team: team, publicFrom: pos * limit, archivedViewable: c.ViewArchivedChannels()}
+	room := limit
 	if phase == "o" {
 		public, err := c.TeamPublicChannels(team.Id, pos, limit)
 		if err != nil {
 			return res, err
-		}
-		if len(public) > 0 {
-			fmt.Fprintf(&b, "Public channels, by display name (%d to %d):\n", pos*limit+1, pos*limit+len(public))
 		}
 		for _, ch := range public {
 			v := place{ch: ch, team: team}
 			if m, ok := joined[ch.Id]; ok {
 				v = placeOfMine(m)
 			}
-			out.Channels = append(out.Channels, teamChannelLine(&b, v, false))
+			found.public = append(found.public, v)
 		}
 		room -= len(public)
 		if len(public) == limit {
-			next = "o" + strconv.Itoa(pos+1)
+			found.next = "o" + strconv.Itoa(pos+1)
 		} else {
 			phase, pos = "a", 0
 		}
 	}
-	if phase == "a" && next == "" {
+	if phase == "a" && found.next == "" {
 		archived, err := c.TeamArchivedChannels(team.Id)
 		if err != nil {
 			return res, err
 		}
 		end := min(pos+room, len(archived))
-		if shown := archived[min(pos, end):end]; len(shown) > 0 {
-			b.WriteString("Archived channels you can read (read-only):\n")
-			for _, ch := range shown {
-				out.Archived = append(out.Archived, teamChannelLine(&b, place{ch: ch, team: team}, true))
-			}
+		for _, ch := range archived[min(pos, end):end] {
+			found.archived = append(found.archived, place{ch: ch, team: team})
 		}
 		if end < len(archived) {
-			next = "a" + strconv.Itoa(end)
+			found.next = "a" + strconv.Itoa(end)
+		}
+	}
+	return listTeamChannelsAnswer(found)
+}
+
+// teamChannels is what list_team_channels fetched: one page of a team's
+// public channels (the caller's membership where they are in one), then
+// of the archived ones the caller can read.
+type teamChannels struct {
+	cursor pageCursor
+	team   *model.Team
+	// publicFrom is the position of the first public channel shown.
+	publicFrom       int
+	public, archived []place
+	// next is the cursor position after the page, "" at the end.
+	next             string
+	archivedViewable bool
+}
+
+// listTeamChannelsAnswer writes list_team_channels' answer.
+func listTeamChannelsAnswer(f teamChannels) (res catalogue.Result[TeamChannelList], err error) {
+	pc, team := f.cursor, f.team
+	out := TeamChannelList{Team: TeamInfo{ID: team.Id, Name: team.Name, DisplayName: present.Name(team.DisplayName)},
+		Channels: []ChannelInfo{}, Archived: []ChannelInfo{}, ArchivedViewable: f.archivedViewable}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Channels of team %s (%s):\n", present.Name(team.DisplayName), team.Name)
+	if len(f.public) > 0 {
+		fmt.Fprintf(&b, "Public channels, by display name (%d to %d):\n", f.publicFrom+1, f.publicFrom+len(f.public))
+	}
+	for _, v := range f.public {
+		out.Channels = append(out.Channels, teamChannelLine(&b, v, false))
+	}
+	if len(f.archived) > 0 {
+		b.WriteString("Archived channels you can read (read-only):\n")
+		for _, v := range f.archived {
+			out.Archived = append(out.Archived, teamChannelLine(&b, v, true))
 		}
 	}
 	if len(out.Channels)+len(out.Archived) == 0 {
 		b.WriteString("No channels past the previous page.\n")
 	}
-	if next != "" {
-		if out.NextCursor, err = pc.next(next); err != nil {
+	if f.next != "" {
+		if out.NextCursor, err = pc.next(f.next); err != nil {
 			return res, err
 		}
 		fmt.Fprintf(&b, "More channels: %s", pc.nextCall(out.NextCursor))

@@ -94,6 +94,35 @@ func (d Deps) listThreads(ctx context.Context, args listThreadsArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
+	found := followedThreads{cursor: pc, followed: followed, more: more, offset: offset, end: end, shown: kept}
+	for _, p := range roots {
+		root, err := w.view(p)
+		if err != nil {
+			return res, err
+		}
+		found.roots = append(found.roots, root)
+	}
+	return listThreadsAnswer(found)
+}
+
+// followedThreads is what list_threads fetched: the threads the caller
+// follows, and the page of them shown with their root posts.
+type followedThreads struct {
+	cursor   pageCursor
+	followed []mattermost.FollowedThread
+	// more is true when the caller follows more than maxFollowed threads.
+	more bool
+	// offset and end are the page's place in followed; shown are the
+	// threads of the page whose root the caller can read, roots their
+	// root posts.
+	offset, end int
+	shown       []mattermost.FollowedThread
+	roots       []PostView
+}
+
+// listThreadsAnswer writes list_threads' answer.
+func listThreadsAnswer(f followedThreads) (res catalogue.Result[ThreadList], err error) {
+	pc, followed, more, offset, end := f.cursor, f.followed, f.more, f.offset, f.end
 	out := ThreadList{Threads: []ThreadInfo{}, Total: len(followed), Complete: end >= len(followed)}
 	unread := 0
 	for _, t := range followed {
@@ -111,12 +140,8 @@ func (d Deps) listThreads(ctx context.Context, args listThreadsArgs) (res catalo
 		fmt.Fprintf(&b, "You follow %d threads, %d with unread replies; unread first, then by latest reply. Showing %d to %d. Nothing was marked read.\n",
 			len(followed), unread, offset+1, end)
 	}
-	for i, p := range roots {
-		t := kept[i]
-		root, err := w.view(p)
-		if err != nil {
-			return res, err
-		}
+	for i, root := range f.roots {
+		t := f.shown[i]
 		root.Message, root.MessageCut = cut(root.Message, threadExcerpt), root.MessageCut || len([]rune(root.Message)) > threadExcerpt
 		ti := ThreadInfo{Root: root, ReplyCount: t.ReplyCount, UnreadReplies: t.UnreadReplies, UnreadMentions: t.UnreadMentions}
 		if t.LastReplyAt > 0 {
@@ -173,10 +198,16 @@ func (d Deps) followThread(ctx context.Context, a postRefArgs, follow bool) (res
 	if err != nil {
 		return res, ownViewErr(err, fmt.Sprintf("Post %q", a.PostID))
 	}
+	return answer(followedAnswer(root, follow))
+}
+
+// followedAnswer says the person now follows (follow) the thread of root,
+// or no longer does.
+func followedAnswer(root *model.Post, follow bool) (string, OwnViewResult) {
 	if follow {
-		return answer(fmt.Sprintf("The person follows the thread of post %s: its replies show in their Threads view.", root.Id),
-			OwnViewResult{Done: "thread_followed", ChannelID: root.ChannelId, PostID: root.Id})
+		return fmt.Sprintf("The person follows the thread of post %s: its replies show in their Threads view.", root.Id),
+			OwnViewResult{Done: "thread_followed", ChannelID: root.ChannelId, PostID: root.Id}
 	}
-	return answer(fmt.Sprintf("The person no longer follows the thread of post %s.", root.Id),
-		OwnViewResult{Done: "thread_unfollowed", ChannelID: root.ChannelId, PostID: root.Id})
+	return fmt.Sprintf("The person no longer follows the thread of post %s.", root.Id),
+		OwnViewResult{Done: "thread_unfollowed", ChannelID: root.ChannelId, PostID: root.Id}
 }

@@ -71,6 +71,12 @@ func (d Deps) listUnreads(ctx context.Context, args listUnreadsArgs) (res catalo
 			unread = append(unread, placeOfMine(m))
 		}
 	}
+	return listUnreadsAnswer(pc, unread, offset, limit)
+}
+
+// listUnreadsAnswer writes list_unreads' page at offset of the caller's
+// channels with unread posts or mentions, newest post first.
+func listUnreadsAnswer(pc pageCursor, unread []place, offset, limit int) (res catalogue.Result[UnreadList], err error) {
 	out := UnreadList{Channels: []UnreadChannel{}, Total: len(unread)}
 	end := min(offset+limit, len(unread))
 	var b strings.Builder
@@ -167,6 +173,27 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 	if err != nil {
 		return res, err
 	}
+	return readUnreadAnswer(unreadPage{cursor: pc, view: view, counts: ci, page: page, firstPage: from == "",
+		collapsed: collapsed, chosen: chosen, skippedReplies: walk.skippedReplies})
+}
+
+// unreadPage is what read_unread fetched: one page of posts after the
+// caller's read point in a channel, with Mattermost's counts for it.
+type unreadPage struct {
+	cursor pageCursor
+	view   place
+	counts ChannelInfo
+	page   PostPage
+	// firstPage is a call without cursor.
+	firstPage bool
+	// collapsed, chosen and skippedReplies say how replies were treated.
+	collapsed, chosen bool
+	skippedReplies    int
+}
+
+// readUnreadAnswer writes read_unread's answer.
+func readUnreadAnswer(f unreadPage) (catalogue.Result[UnreadPage], error) {
+	pc, view, ci, page := f.cursor, f.view, f.counts, f.page
 	out := UnreadPage{PostPage: page, Unread: ci.Unread}
 	read := "you have never read it"
 	if lv := view.member.LastViewedAt; lv > 0 {
@@ -176,7 +203,7 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 	var b strings.Builder
 	fmt.Fprintf(&b, "Channel %s: %s; Mattermost counts %d unread posts (%d mentions). ", view.shown(), read, ci.Unread, ci.Mentions)
 	switch {
-	case len(page.Posts) == 0 && from == "":
+	case len(page.Posts) == 0 && f.firstPage:
 		b.WriteString("There are no posts after your read point.")
 	case len(page.Posts) == 0:
 		b.WriteString("No more unread posts before the previous page.")
@@ -184,7 +211,7 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 		fmt.Fprintf(&b, "%d unread posts, newest first, from %s back to %s. Nothing was marked read.",
 			len(page.Posts), page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
 	}
-	collapsedNote(&b, collapsed, chosen, walk.skippedReplies)
+	collapsedNote(&b, f.collapsed, f.chosen, f.skippedReplies)
 	pc.writePosts(&b, page, "Older unread posts", "These reach your read point: there are no older unread posts.")
 	return answer(b.String(), out)
 }
