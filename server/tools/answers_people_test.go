@@ -109,3 +109,55 @@ func TestSearchUsersListsThePeopleFoundAndSaysWhenTheListStops(t *testing.T) {
 		})
 	}
 }
+
+func TestGetChannelMembersListsAPageWithRolesAndTheCallForTheNext(t *testing.T) {
+	town := &model.Team{Id: "team-town-id", Name: "town", DisplayName: "Town"}
+	ch := &model.Channel{Id: "ch-dev-id", Name: "dev", DisplayName: "Dev\u202e talk", Type: model.ChannelTypeOpen, TeamId: town.Id}
+	view := place{ch: ch, team: town}
+	guest := otherPerson("u-gus", "gus", "Gus", "")
+	page := []mattermost.ChannelMember{{User: otherPerson("u-ann", "ann", "Ann", "Lee"), Admin: true}, {User: guest, Guest: true}}
+	args := getChannelMembersArgs{Channel: "ch-dev-id", Limit: 3}
+	pc, _, err := openOffset("get_channel_members", args, args, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		f    membersFetched
+	}{
+		{"past_the_last_page", membersFetched{pc: pc, channel: view, total: 2, offset: 3, limit: 3}},
+		{"all_of_them", membersFetched{pc: pc, channel: view, total: 2, members: page, limit: 3}},
+		{"a_page_with_hidden_and_more", membersFetched{pc: pc, channel: view, total: 7, members: page, hidden: 1, limit: 3}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := membersAnswer(tc.f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			otherGoldenAnswer(t, "get_channel_members_"+tc.name, res.Text, res.Data)
+		})
+	}
+}
+
+func TestGetStatusSaysEachPresenceAndWhoWasNotFound(t *testing.T) {
+	seen := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	found := []mattermost.Presence{
+		{User: otherPerson("u-ann", "ann", "Ann", ""), Status: model.StatusOnline, LastActivity: seen},
+		{User: otherPerson("u-bob", "bob", "", ""), Status: model.StatusDnd, Manual: true, DNDEnd: seen.Add(2 * time.Hour),
+			Custom: &model.CustomStatus{Emoji: "palm_tree", Text: "On \u202eholiday", ExpiresAt: seen.Add(48 * time.Hour)}},
+		{User: otherPerson("u-cy", "cy", "", ""), Status: model.StatusOffline},
+	}
+	for _, tc := range []struct {
+		name    string
+		found   []mattermost.Presence
+		missing []string
+	}{
+		{"one_online", found[:1], nil},
+		{"dnd_custom_and_missing", found, []string{"@nobody", "ghost\u200b@example.com"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text, list := statusAnswer(tc.found, tc.missing)
+			otherGoldenAnswer(t, "get_status_"+tc.name, text, list)
+		})
+	}
+}
