@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mattermost/mattermost/server/public/model"
+
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -78,30 +80,63 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 	if err != nil {
 		return res, err
 	}
-	out := DraftList{Drafts: []DraftInfo{}, Synced: c.DraftsSynced()}
-	if !out.Synced {
-		out.Complete = true
-		return answer("This server keeps no drafts (ServiceSettings.AllowSyncedDrafts is off): each Mattermost app keeps its own, out of reach of this tool.", out)
+	f := draftsFetched{pc: pc, synced: c.DraftsSynced()}
+	if !f.synced {
+		return draftsAnswer(f)
 	}
-	teamID, where := "", "in all your teams and direct and group messages"
+	teamID := ""
+	f.where = "in all your teams and direct and group messages"
 	if team != nil {
-		teamID, where = team.Id, fmt.Sprintf("in team %s (%s) and direct and group messages", present.Name(team.DisplayName), team.Name)
+		teamID, f.where = team.Id, fmt.Sprintf("in team %s (%s) and direct and group messages", present.Name(team.DisplayName), team.Name)
 	}
 	drafts, cut, err := c.Drafts(teamID)
 	if err != nil {
 		return res, err
 	}
-	out.Total = len(drafts)
-	end := min(offset+limit, len(drafts))
-	var b strings.Builder
-	if len(drafts) == 0 {
-		fmt.Fprintf(&b, "You have no drafts %s.", where)
-	} else {
-		fmt.Fprintf(&b, "Your drafts %s: %d, newest change first. Showing %d to %d.\n", where, len(drafts), min(offset+1, end), end)
+	f.total, f.cut, f.offset = len(drafts), cut, offset
+	f.end = min(offset+limit, len(drafts))
+	for _, dr := range drafts[min(offset, f.end):f.end] {
+		f.page = append(f.page, placedDraft{Draft: dr, in: placeOf(c, dr.Channel).words(c)})
 	}
-	for _, dr := range drafts[min(offset, end):end] {
-		in := placeOf(c, dr.Channel).words(c)
-		info := DraftInfo{ChannelID: dr.Channel.Id, ChannelName: in, RootID: dr.RootID, Message: dr.Message,
+	return draftsAnswer(f)
+}
+
+// placedDraft is a draft with its channel in the person's words.
+type placedDraft struct {
+	mattermost.Draft
+	in string
+}
+
+// draftsFetched is what list_drafts read: whether the server keeps drafts,
+// the scope in words, how many drafts there are, where this page starts and
+// ends among them, its drafts, and whether the list was cut at the newest
+// 1000.
+type draftsFetched struct {
+	pc          pageCursor
+	synced      bool
+	where       string
+	total       int
+	offset, end int
+	page        []placedDraft
+	cut         bool
+}
+
+// draftsAnswer writes list_drafts' answer from what was read.
+func draftsAnswer(f draftsFetched) (res catalogue.Result[DraftList], err error) {
+	out := DraftList{Drafts: []DraftInfo{}, Synced: f.synced}
+	if !out.Synced {
+		out.Complete = true
+		return answer("This server keeps no drafts (ServiceSettings.AllowSyncedDrafts is off): each Mattermost app keeps its own, out of reach of this tool.", out)
+	}
+	out.Total = f.total
+	var b strings.Builder
+	if f.total == 0 {
+		fmt.Fprintf(&b, "You have no drafts %s.", f.where)
+	} else {
+		fmt.Fprintf(&b, "Your drafts %s: %d, newest change first. Showing %d to %d.\n", f.where, f.total, min(f.offset+1, f.end), f.end)
+	}
+	for _, dr := range f.page {
+		info := DraftInfo{ChannelID: dr.Channel.Id, ChannelName: dr.in, RootID: dr.RootID, Message: dr.Message,
 			Files: []present.FileRef{}, UpdatedAt: rfc3339(dr.UpdateAt)}
 		if r := []rune(info.Message); len(r) > maxMessageRunes {
 			info.Message, info.MessageCut = string(r[:maxMessageRunes]), true
@@ -110,11 +145,11 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 		var found hidden.Found
 		info.Message, found = present.Text(info.Message)
 		note := found.Note("This draft")
-		for _, f := range dr.Files {
-			info.Files = append(info.Files, present.RefOf(f))
+		for _, file := range dr.Files {
+			info.Files = append(info.Files, present.RefOf(file))
 		}
 		out.Drafts = append(out.Drafts, info)
-		fmt.Fprintf(&b, "\n[%s] draft in %s (channel %s", info.UpdatedAt, in, info.ChannelID)
+		fmt.Fprintf(&b, "\n[%s] draft in %s (channel %s", info.UpdatedAt, dr.in, info.ChannelID)
 		if info.RootID != "" {
 			fmt.Fprintf(&b, ", reply in thread %s: read_thread(post=%q)", info.RootID, info.RootID)
 		}
@@ -128,20 +163,20 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 		if info.MessageCut {
 			fmt.Fprintf(&b, "  [message cut at %d characters]\n", maxMessageRunes)
 		}
-		for _, f := range info.Files {
-			b.WriteString("  " + present.FileLine(f) + "\n")
+		for _, file := range info.Files {
+			b.WriteString("  " + present.FileLine(file) + "\n")
 		}
 	}
 	b.WriteString("\n")
-	if end < len(drafts) {
-		if out.NextCursor, err = pc.next(strconv.Itoa(end)); err != nil {
+	if f.end < f.total {
+		if out.NextCursor, err = f.pc.next(strconv.Itoa(f.end)); err != nil {
 			return res, err
 		}
-		fmt.Fprintf(&b, "More drafts: %s", pc.nextCall(out.NextCursor))
+		fmt.Fprintf(&b, "More drafts: %s", f.pc.nextCall(out.NextCursor))
 	} else {
 		out.Complete = true
 		b.WriteString("These are all your drafts.")
-		if cut {
+		if f.cut {
 			b.WriteString(" Only the newest 1000 were read; give team to see others.")
 		}
 	}
@@ -237,12 +272,17 @@ func (d Deps) saveDraft(ctx context.Context, a draftArgs) (res catalogue.Result[
 	if err != nil {
 		return res, ownViewErr(err, "The thread "+a.RootID+" in "+view.shown())
 	}
+	return answer(draftSavedAnswer(view, draft))
+}
+
+// draftSavedAnswer tells where the draft Mattermost kept now waits.
+func draftSavedAnswer(view place, draft *model.Draft) (string, OwnViewResult) {
 	where := view.shown()
 	if draft.RootId != "" {
 		where = "the thread " + draft.RootId + " in " + where
 	}
-	return answer(fmt.Sprintf("Saved a draft in the person's message box of %s. It is not sent: they send it themselves from Mattermost (it is also under Drafts).", where),
-		OwnViewResult{Done: "draft_saved", ChannelID: draft.ChannelId, RootID: draft.RootId})
+	return fmt.Sprintf("Saved a draft in the person's message box of %s. It is not sent: they send it themselves from Mattermost (it is also under Drafts).", where),
+		OwnViewResult{Done: "draft_saved", ChannelID: draft.ChannelId, RootID: draft.RootId}
 }
 
 func (d Deps) deleteDraft(ctx context.Context, a draftArgs) (res catalogue.Result[OwnViewResult], err error) {
@@ -258,9 +298,15 @@ func (d Deps) deleteDraft(ctx context.Context, a draftArgs) (res catalogue.Resul
 	if err != nil {
 		return res, ownViewErr(err, "The thread "+a.RootID+" in "+view.shown())
 	}
+	return answer(draftDeletedAnswer(view, root))
+}
+
+// draftDeletedAnswer tells which message box (of the channel, or of the
+// thread root in it) is empty now.
+func draftDeletedAnswer(view place, root string) (string, OwnViewResult) {
 	where := view.shown()
 	if root != "" {
 		where = "the thread " + root + " in " + where
 	}
-	return answer("The person's message box of "+where+" holds no draft now.", OwnViewResult{Done: "draft_deleted", ChannelID: view.ch.Id, RootID: root})
+	return "The person's message box of " + where + " holds no draft now.", OwnViewResult{Done: "draft_deleted", ChannelID: view.ch.Id, RootID: root}
 }

@@ -69,10 +69,9 @@ func (d Deps) listEmoji(ctx context.Context, args listEmojiArgs) (res catalogue.
 	if err != nil {
 		return res, err
 	}
-	out := EmojiList{Emoji: []EmojiInfo{}, Enabled: c.CustomEmojiOn()}
-	if !out.Enabled {
-		out.Complete = true
-		return answer("Custom emoji are turned off on this server (ServiceSettings.EnableCustomEmoji): only the standard emoji exist.", out)
+	f := emojiFetched{enabled: c.CustomEmojiOn(), prefix: prefix, firstPage: after == ""}
+	if !f.enabled {
+		return answer(emojiAnswer(f))
 	}
 	list, more, err := c.CustomEmoji(prefix, after, limit)
 	if errors.Is(err, mattermost.ErrNotFound) {
@@ -81,31 +80,57 @@ func (d Deps) listEmoji(ctx context.Context, args listEmojiArgs) (res catalogue.
 	if err != nil {
 		return res, err
 	}
+	f.emoji = list
+	if more {
+		if f.nextCursor, err = pc.next(list[len(list)-1].Name); err != nil {
+			return res, err
+		}
+		f.nextCall = pc.nextCall(f.nextCursor)
+	}
+	return answer(emojiAnswer(f))
+}
+
+// emojiFetched is what list_emoji read: whether custom emoji are on, one
+// page of them, and the cursor and call of the next page when there is one.
+type emojiFetched struct {
+	enabled    bool
+	prefix     string
+	firstPage  bool
+	emoji      []mattermost.Emoji
+	nextCursor string
+	nextCall   string
+}
+
+// emojiAnswer writes list_emoji's answer from what was read.
+func emojiAnswer(f emojiFetched) (string, EmojiList) {
+	out := EmojiList{Emoji: []EmojiInfo{}, Enabled: f.enabled}
+	if !f.enabled {
+		out.Complete = true
+		return "Custom emoji are turned off on this server (ServiceSettings.EnableCustomEmoji): only the standard emoji exist.", out
+	}
 	var b strings.Builder
 	what := "Custom emoji"
-	if prefix != "" {
-		what = fmt.Sprintf("Custom emoji starting with %q", prefix)
+	if f.prefix != "" {
+		what = fmt.Sprintf("Custom emoji starting with %q", f.prefix)
 	}
 	switch {
-	case len(list) == 0 && after == "":
+	case len(f.emoji) == 0 && f.firstPage:
 		fmt.Fprintf(&b, "%s: none.", what)
-	case len(list) == 0:
+	case len(f.emoji) == 0:
 		fmt.Fprintf(&b, "%s: none past the previous page.", what)
 	default:
-		fmt.Fprintf(&b, "%s, by name (%d):\n", what, len(list))
+		fmt.Fprintf(&b, "%s, by name (%d):\n", what, len(f.emoji))
 	}
-	for _, e := range list {
+	for _, e := range f.emoji {
 		out.Emoji = append(out.Emoji, EmojiInfo{ID: e.ID, Name: e.Name, Created: e.Created.Format(time.RFC3339)})
 		fmt.Fprintf(&b, "- :%s: (id %s)\n", e.Name, e.ID)
 	}
-	if more {
-		if out.NextCursor, err = pc.next(list[len(list)-1].Name); err != nil {
-			return res, err
-		}
-		fmt.Fprintf(&b, "More emoji: %s", pc.nextCall(out.NextCursor))
+	if f.nextCursor != "" {
+		out.NextCursor = f.nextCursor
+		fmt.Fprintf(&b, "More emoji: %s", f.nextCall)
 	} else {
 		out.Complete = true
 		b.WriteString("\nThese are all of them.")
 	}
-	return answer(strings.TrimSpace(b.String()), out)
+	return strings.TrimSpace(b.String()), out
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -370,28 +371,47 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (res catalogue.Re
 	if err != nil {
 		return res, err
 	}
-	info := l.Info()
-	cfg := d.Config()
-	readable := info.Size <= cfg.MaxFileSizeBytes()
+	f := fileInfoFetched{info: l.Info(), channel: l.place.Channel, permalink: l.permalink, config: d.Config()}
+	if u, err := c.Poster(f.info.CreatorId); err == nil {
+		f.postedBy = u.Username
+	}
+	return answer(fileInfoAnswer(f))
+}
+
+// fileInfoFetched is what get_file_info read: the file's metadata, the
+// channel and post it came with (none for a file not posted yet), who
+// posted it (empty when they cannot be shown) and the size setting.
+type fileInfoFetched struct {
+	info      *model.FileInfo
+	channel   *model.Channel
+	permalink string
+	postedBy  string
+	config    config.Configuration
+}
+
+// fileInfoAnswer describes a file from what was read, without its bytes.
+func fileInfoAnswer(f fileInfoFetched) (string, FileDetails) {
+	info := f.info
+	readable := info.Size <= f.config.MaxFileSizeBytes()
 	out := FileDetails{
 		FileID: info.Id, Name: present.Name(info.Name), Type: info.MimeType, Extension: info.Extension,
 		Size: info.Size, CreatedAt: time.UnixMilli(info.CreateAt).UTC().Format(time.RFC3339),
-		Readable: readable, Permalink: l.permalink,
+		Readable: readable, Permalink: f.permalink,
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%q: %s, %s, posted %s", present.Name(info.Name), orUnknown(info.MimeType), present.Size(info.Size),
 		time.UnixMilli(info.CreateAt).UTC().Format("2006-01-02 15:04 UTC"))
-	if l.place.Channel != nil {
-		out.ChannelID, out.Channel = l.place.Channel.Id, present.Name(l.place.Channel.DisplayName)
-		fmt.Fprintf(&b, " in %s", place{ch: l.place.Channel}.brief())
+	if f.channel != nil {
+		out.ChannelID, out.Channel = f.channel.Id, present.Name(f.channel.DisplayName)
+		fmt.Fprintf(&b, " in %s", place{ch: f.channel}.brief())
 	}
-	if u, err := c.Poster(info.CreatorId); err == nil {
-		out.PostedBy = u.Username
-		fmt.Fprintf(&b, " by @%s", u.Username)
+	if f.postedBy != "" {
+		out.PostedBy = f.postedBy
+		fmt.Fprintf(&b, " by @%s", f.postedBy)
 	}
 	b.WriteString(".\n")
-	if l.permalink != "" {
-		fmt.Fprintf(&b, "Post: %s\n", l.permalink)
+	if f.permalink != "" {
+		fmt.Fprintf(&b, "Post: %s\n", f.permalink)
 	}
 	if info.Width > 0 {
 		out.Width, out.Height = info.Width, info.Height
@@ -400,9 +420,9 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (res catalogue.Re
 	if readable {
 		fmt.Fprintf(&b, "Read it with read_file(file_id=%q).", info.Id)
 	} else {
-		fmt.Fprintf(&b, "It is larger than the %d MiB this server reads, so read_file can only describe it; a person can open it from the post.", cfg.MaxFileSizeMiB)
+		fmt.Fprintf(&b, "It is larger than the %d MiB this server reads, so read_file can only describe it; a person can open it from the post.", f.config.MaxFileSizeMiB)
 	}
-	return answer(b.String(), out)
+	return b.String(), out
 }
 
 func orUnknown(s string) string {
@@ -451,6 +471,12 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
+	return answer(searchFilesAnswer(files, complete))
+}
+
+// searchFilesAnswer lists the files found, newest first; complete is false
+// when older files may match too.
+func searchFilesAnswer(files []*model.FileInfo, complete bool) (string, FileList) {
 	found := make([]FoundFile, 0, len(files))
 	var b strings.Builder
 	if len(files) == 0 {
@@ -469,5 +495,5 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (res catalo
 		oldest := time.UnixMilli(files[len(files)-1].CreateAt).UTC().Format("2006-01-02")
 		fmt.Fprintf(&b, "There may be more: call search_files again with the same filters and before=%q for older files.", oldest)
 	}
-	return answer(strings.TrimRight(b.String(), "\n"), FileList{Files: found, Complete: complete})
+	return strings.TrimRight(b.String(), "\n"), FileList{Files: found, Complete: complete}
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/mattermost/mattermost/server/public/model"
+
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
@@ -57,23 +60,36 @@ func (d Deps) getMe(ctx context.Context, _ getMeArgs) (res catalogue.Result[Me],
 	if err != nil {
 		return res, err
 	}
-	cfg := d.Config()
+	return answer(meAnswer(meFetched{user: u, memberships: memberships, siteURL: c.SiteURL(), config: d.Config()}))
+}
+
+// meFetched is what get_me read: the caller, their teams, the server's
+// address and the plugin's settings.
+type meFetched struct {
+	user        *model.User
+	memberships []mattermost.Membership
+	siteURL     string
+	config      config.Configuration
+}
+
+// meAnswer writes get_me's answer from what was read.
+func meAnswer(f meFetched) (string, Me) {
 	me := Me{
-		UserID:            u.Id,
-		Username:          u.Username,
-		DisplayName:       present.Name(strings.TrimSpace(u.GetFullName())),
-		Email:             u.Email,
-		SystemRoles:       strings.Fields(u.Roles),
-		Teams:             make([]MeTeam, 0, len(memberships)),
-		SiteURL:           c.SiteURL(),
-		WritesAllowed:     cfg.AllowWrites,
-		WriteConfirmation: cfg.WriteConfirmation,
-		MaxFileSizeMiB:    cfg.MaxFileSizeMiB,
+		UserID:            f.user.Id,
+		Username:          f.user.Username,
+		DisplayName:       present.Name(strings.TrimSpace(f.user.GetFullName())),
+		Email:             f.user.Email,
+		SystemRoles:       strings.Fields(f.user.Roles),
+		Teams:             make([]MeTeam, 0, len(f.memberships)),
+		SiteURL:           f.siteURL,
+		WritesAllowed:     f.config.AllowWrites,
+		WriteConfirmation: f.config.WriteConfirmation,
+		MaxFileSizeMiB:    f.config.MaxFileSizeMiB,
 	}
-	for _, m := range memberships {
+	for _, m := range f.memberships {
 		me.Teams = append(me.Teams, MeTeam{ID: m.Team.Id, Name: m.Team.Name, DisplayName: present.Name(m.Team.DisplayName), Roles: strings.Fields(m.Roles)})
 	}
-	return answer(describeMe(me), me)
+	return describeMe(me), me
 }
 
 func describeMe(me Me) string {

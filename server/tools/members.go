@@ -79,16 +79,33 @@ func (d Deps) getChannelMembers(ctx context.Context, args getChannelMembersArgs)
 	if err != nil {
 		return res, err
 	}
-	out := MemberList{Channel: view.info(), Members: []ChannelMemberInfo{}, Total: total, Hidden: hidden}
+	return membersAnswer(membersFetched{pc: pc, channel: view, total: total, members: members, hidden: hidden, offset: offset, limit: limit})
+}
+
+// membersFetched is what get_channel_members read: the channel, its member
+// count, one page of its members (and how many of that page are hidden),
+// where the page starts and how long a page is.
+type membersFetched struct {
+	pc            pageCursor
+	channel       place
+	total         int64
+	members       []mattermost.ChannelMember
+	hidden        int
+	offset, limit int
+}
+
+// membersAnswer writes get_channel_members' answer from what was read.
+func membersAnswer(f membersFetched) (res catalogue.Result[MemberList], err error) {
+	out := MemberList{Channel: f.channel.info(), Members: []ChannelMemberInfo{}, Total: f.total, Hidden: f.hidden}
 	var b strings.Builder
-	end := offset + len(members) + hidden
-	fmt.Fprintf(&b, "Channel %s has %d members. ", view.shown(), total)
-	if len(members)+hidden == 0 {
+	end := f.offset + len(f.members) + f.hidden
+	fmt.Fprintf(&b, "Channel %s has %d members. ", f.channel.shown(), f.total)
+	if len(f.members)+f.hidden == 0 {
 		b.WriteString("No members past the previous page.")
 	} else {
-		fmt.Fprintf(&b, "Members %d to %d by username:\n", offset+1, end)
+		fmt.Fprintf(&b, "Members %d to %d by username:\n", f.offset+1, end)
 	}
-	for _, m := range members {
+	for _, m := range f.members {
 		info := ChannelMemberInfo{User: userInfo(m.User), Role: "member", Guest: m.Guest}
 		if m.Admin {
 			info.Role = "admin"
@@ -100,14 +117,14 @@ func (d Deps) getChannelMembers(ctx context.Context, args getChannelMembersArgs)
 		}
 		b.WriteString("\n")
 	}
-	if hidden > 0 {
-		fmt.Fprintf(&b, "%d members of this page are not shown: the server's privacy settings hide them from you.\n", hidden)
+	if f.hidden > 0 {
+		fmt.Fprintf(&b, "%d members of this page are not shown: the server's privacy settings hide them from you.\n", f.hidden)
 	}
-	if len(members)+hidden == limit && int64(end) < total {
-		if out.NextCursor, err = pc.next(strconv.Itoa(offset + limit)); err != nil {
+	if len(f.members)+f.hidden == f.limit && int64(end) < f.total {
+		if out.NextCursor, err = f.pc.next(strconv.Itoa(f.offset + f.limit)); err != nil {
 			return res, err
 		}
-		fmt.Fprintf(&b, "More members: %s", pc.nextCall(out.NextCursor))
+		fmt.Fprintf(&b, "More members: %s", f.pc.nextCall(out.NextCursor))
 	} else {
 		out.Complete = true
 		b.WriteString("These are all the members.")

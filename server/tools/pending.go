@@ -8,7 +8,6 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -19,8 +18,10 @@ func pendingOf(o approval.Outcome) WriteResult {
 		PostID: r.PostID, ChannelID: r.ChannelID, Permalink: r.Permalink}
 }
 
-// outcome words where a write stands for the model.
-func (d Deps) outcome(c *mattermost.Caller, o approval.Outcome, asked error, atOnce func(approval.Outcome) catalogue.Result[WriteResult]) (res catalogue.Result[WriteResult], err error) {
+// outcomeAnswer words where a write stands for the model, from what the
+// approval flow answered (asked is its error); atOnce, when set, words a
+// write done at once.
+func outcomeAnswer(o approval.Outcome, asked error, atOnce func(approval.Outcome) catalogue.Result[WriteResult]) (res catalogue.Result[WriteResult], err error) {
 	if asked != nil {
 		return res, notFoundAs(asked, o.Plan.Dest)
 	}
@@ -60,7 +61,8 @@ func notDone(text string, out WriteResult) (catalogue.Result[WriteResult], error
 	return catalogue.Result[WriteResult]{Text: text, Data: out, NotDone: true}, nil
 }
 
-// posted words a post sent at once, with its files.
+// posted words a post sent at once, with its files; it reads nothing (a
+// method only so the post tools can hand it to ask).
 func (d Deps) posted(o approval.Outcome) catalogue.Result[WriteResult] {
 	plan := o.Plan
 	out := WriteResult{State: approval.StatePosted, Action: actionName(plan.Action), PostID: o.Record.PostID, ChannelID: o.ChannelID,
@@ -112,14 +114,25 @@ func (d Deps) getPending(ctx context.Context, a getPendingArgs) (res catalogue.R
 		if err != nil {
 			return res, err
 		}
-		// A declined or failed write is a fact to report here, not an error.
-		one, err := d.outcome(c, o, nil, nil)
-		return catalogue.Result[PendingList]{Text: one.Text, Data: PendingList{Pending: []WriteResult{one.Data}}}, err
+		return pendingOneAnswer(o)
 	}
 	all, err := d.Approvals.List(c)
 	if err != nil {
 		return res, err
 	}
+	return answer(pendingListAnswer(all))
+}
+
+// pendingOneAnswer words the one write get_pending was asked about: a
+// declined or failed write is a fact to report here, not an error.
+func pendingOneAnswer(o approval.Outcome) (catalogue.Result[PendingList], error) {
+	one, err := outcomeAnswer(o, nil, nil)
+	return catalogue.Result[PendingList]{Text: one.Text, Data: PendingList{Pending: []WriteResult{one.Data}}}, err
+}
+
+// pendingListAnswer lists the person's pending and recently answered
+// writes, a line each.
+func pendingListAnswer(all []approval.Outcome) (string, PendingList) {
 	var b strings.Builder
 	list := []WriteResult{}
 	for _, o := range all {
@@ -130,5 +143,5 @@ func (d Deps) getPending(ctx context.Context, a getPendingArgs) (res catalogue.R
 	if len(list) == 0 {
 		b.WriteString("No post is waiting for the person, and none was answered in the last hour.")
 	}
-	return answer(b.String(), PendingList{Pending: list})
+	return b.String(), PendingList{Pending: list}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -74,6 +75,12 @@ func (d Deps) getStatus(ctx context.Context, args getStatusArgs) (res catalogue.
 		return res, refusal.New(fmt.Sprintf("Nobody you share a team or a conversation with is %s.", quotedList(missing)),
 			"Call search_users with part of their name or username.")
 	}
+	return answer(statusAnswer(found, missing))
+}
+
+// statusAnswer writes get_status' answer from the presences found and the
+// arguments that named nobody the caller can see.
+func statusAnswer(found []mattermost.Presence, missing []string) (string, StatusList) {
 	out := StatusList{Statuses: []StatusInfo{}, NotFound: []string{}}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Status of %d people:\n", len(found))
@@ -98,7 +105,7 @@ func (d Deps) getStatus(ctx context.Context, args getStatusArgs) (res catalogue.
 		out.NotFound = missing
 		fmt.Fprintf(&b, "Not found among the people you can see: %s. Find them with search_users.", quotedList(missing))
 	}
-	return answer(strings.TrimSpace(b.String()), out)
+	return strings.TrimSpace(b.String()), out
 }
 
 func statusText(s StatusInfo) string {

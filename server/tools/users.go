@@ -91,8 +91,13 @@ func (d Deps) getUser(ctx context.Context, args getUserArgs) (res catalogue.Resu
 	if err != nil {
 		return res, personRefusal(err, args.User)
 	}
+	return answer(userAnswer(u))
+}
+
+// userAnswer writes get_user's answer from the person read.
+func userAnswer(u *model.User) (string, UserInfo) {
 	info := userInfo(u)
-	return answer(userLine(info)+".", info)
+	return userLine(info) + ".", info
 }
 
 // emailHidden refuses a lookup by email on a server that hides email
@@ -153,11 +158,17 @@ func (d Deps) searchUsers(ctx context.Context, args searchUsersArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
+	return answer(searchUsersAnswer(term, limit, users))
+}
+
+// searchUsersAnswer writes search_users' answer from the people found for
+// term, at most limit of them.
+func searchUsersAnswer(term string, limit int, users []*model.User) (string, UserList) {
 	out := UserList{Users: []UserInfo{}}
 	var b strings.Builder
 	if len(users) == 0 {
 		fmt.Fprintf(&b, "Nobody you share a team or a conversation with matches %q. Try a shorter start of the name.", present.Name(term))
-		return answer(b.String(), out)
+		return b.String(), out
 	}
 	fmt.Fprintf(&b, "%d people match %q:\n", len(users), present.Name(term))
 	for _, u := range users {
@@ -168,5 +179,5 @@ func (d Deps) searchUsers(ctx context.Context, args searchUsersArgs) (res catalo
 	if len(users) == limit {
 		fmt.Fprintf(&b, "The list stops at %d; a longer term narrows it.", limit)
 	}
-	return answer(strings.TrimRight(b.String(), "\n"), out)
+	return strings.TrimRight(b.String(), "\n"), out
 }

@@ -198,7 +198,12 @@ func (d Deps) filesList(ctx context.Context, _ struct{}) (res catalogue.Result[W
 	if err != nil {
 		return res, err
 	}
-	cfg := d.Config()
+	return answer(workspaceListAnswer(files, d.Config()))
+}
+
+// workspaceListAnswer lists the caller's workspace files against the quota
+// cfg sets.
+func workspaceListAnswer(files []workspace.File, cfg config.Configuration) (string, WorkspaceList) {
 	var used int64
 	entries := make([]workspace.Entry, 0, len(files))
 	var b strings.Builder
@@ -214,7 +219,7 @@ func (d Deps) filesList(ctx context.Context, _ struct{}) (res catalogue.Result[W
 	} else {
 		head += " Read one with files_read(name=...).\n"
 	}
-	return answer(strings.TrimRight(head+b.String(), "\n"), WorkspaceList{Files: entries, UsedBytes: used, QuotaBytes: cfg.WorkspaceQuotaBytes()})
+	return strings.TrimRight(head+b.String(), "\n"), WorkspaceList{Files: entries, UsedBytes: used, QuotaBytes: cfg.WorkspaceQuotaBytes()}
 }
 
 func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (res catalogue.Result[FileResult], err error) {
@@ -257,9 +262,14 @@ func (d Deps) written(f workspace.File, werr error, name, verb string) (res cata
 	if werr != nil {
 		return res, workspaceRefusal(werr, name, d.Config())
 	}
-	return answer(fmt.Sprintf("%s %q (%s, %s) in your workspace; it will be deleted at %s. Read it with files_read(name=%q), or hand it to a sandbox with files_presign(name=%q, direction=\"download\").",
-		verb, present.Name(f.Name), orUnknown(f.Type), present.Size(f.Size), f.ExpiresAt().UTC().Format("2006-01-02 15:04 UTC"), f.Name, f.Name),
-		workspace.EntryOf(f))
+	return answer(writtenAnswer(f, verb))
+}
+
+// writtenAnswer tells what is now in the workspace (verb: how it got
+// there), until when, and the calls that read it or hand it out.
+func writtenAnswer(f workspace.File, verb string) (string, workspace.Entry) {
+	return fmt.Sprintf("%s %q (%s, %s) in your workspace; it will be deleted at %s. Read it with files_read(name=%q), or hand it to a sandbox with files_presign(name=%q, direction=\"download\").",
+		verb, present.Name(f.Name), orUnknown(f.Type), present.Size(f.Size), f.ExpiresAt().UTC().Format("2006-01-02 15:04 UTC"), f.Name, f.Name), workspace.EntryOf(f)
 }
 
 func (d Deps) filesDelete(ctx context.Context, args wsNameArg) (res catalogue.Result[Deleted], err error) {
@@ -270,7 +280,11 @@ func (d Deps) filesDelete(ctx context.Context, args wsNameArg) (res catalogue.Re
 	if err := d.Workspace.Delete(c.UserID(), args.Name); err != nil {
 		return res, workspaceRefusal(err, args.Name, d.Config())
 	}
-	return answer(fmt.Sprintf("Deleted %q from your workspace.", present.Name(args.Name)), Deleted{Deleted: args.Name})
+	return answer(deletedAnswer(args.Name))
+}
+
+func deletedAnswer(name string) (string, Deleted) {
+	return fmt.Sprintf("Deleted %q from your workspace.", present.Name(name)), Deleted{Deleted: name}
 }
 
 func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (res catalogue.Result[PresignedURL], err error) {
@@ -279,19 +293,17 @@ func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (res cata
 		return res, err
 	}
 	var p workspace.Presigned
-	var u, how string
+	var u string
 	switch args.Direction {
 	case "download":
 		p, err = d.Workspace.PresignDownload(c.UserID(), args.Name)
 		if err == nil {
 			u = d.URLs.Download(p.Token)
-			how = "GET (or HEAD) it as many times as needed, with no credential, until it expires"
 		}
 	case "upload":
 		p, err = d.Workspace.PresignUpload(c.UserID(), args.Name, 0, "")
 		if err == nil {
 			u = d.URLs.Upload(p.Token)
-			how = fmt.Sprintf("PUT the raw bytes (at most %d MiB) to it once, with no credential, before it expires; a second PUT is refused", d.Config().MaxWorkspaceFileMiB)
 		}
 	default:
 		return res, refusal.New(`direction must be "download" or "upload".`, "")
@@ -299,10 +311,27 @@ func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (res cata
 	if err != nil {
 		return res, workspaceRefusal(err, args.Name, d.Config())
 	}
-	expires := p.ExpiresAt.UTC().Format(time.RFC3339)
-	return answer(fmt.Sprintf("URL for %q: %s\n%s (%s). Hand it to whatever holds or needs the bytes; do not fetch it yourself.",
-		present.Name(args.Name), u, how, expires),
-		PresignedURL{Name: args.Name, Direction: args.Direction, URL: u, ExpiresAt: expires})
+	return answer(presignAnswer(presigned{name: args.Name, direction: args.Direction, url: u, expiresAt: p.ExpiresAt, maxFileMiB: d.Config().MaxWorkspaceFileMiB}))
+}
+
+// presigned is what files_presign made: a URL for name in one direction,
+// when it expires, and the largest file an upload may bring.
+type presigned struct {
+	name, direction, url string
+	expiresAt            time.Time
+	maxFileMiB           int
+}
+
+// presignAnswer hands the URL over with how it is used.
+func presignAnswer(p presigned) (string, PresignedURL) {
+	how := "GET (or HEAD) it as many times as needed, with no credential, until it expires"
+	if p.direction == "upload" {
+		how = fmt.Sprintf("PUT the raw bytes (at most %d MiB) to it once, with no credential, before it expires; a second PUT is refused", p.maxFileMiB)
+	}
+	expires := p.expiresAt.UTC().Format(time.RFC3339)
+	return fmt.Sprintf("URL for %q: %s\n%s (%s). Hand it to whatever holds or needs the bytes; do not fetch it yourself.",
+			present.Name(p.name), p.url, how, expires),
+		PresignedURL{Name: p.name, Direction: p.direction, URL: p.url, ExpiresAt: expires}
 }
 
 func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (res catalogue.Result[workspace.Entry], err error) {
@@ -363,17 +392,23 @@ func (d Deps) requestUpload(ctx context.Context, args requestUploadArgs) (res ca
 	if err != nil {
 		return res, workspaceRefusal(err, args.Name, d.Config())
 	}
+	return answer(uploadAnswer(up, d.URLs.Upload(up.Token), d.Workspace.Now()))
+}
+
+// uploadAnswer describes the upload slot up, whose bytes go to url; its
+// handle lasts workspace.HandleLifetime from now.
+func uploadAnswer(up workspace.Upload, url string, now time.Time) (string, UploadDescriptor) {
 	desc := UploadDescriptor{
 		Name: up.Name, Handle: up.Handle, MaxSize: up.MaxSize, SHA256: up.SHA256,
-		HandleExpiresAt: d.Workspace.Now().Add(workspace.HandleLifetime).UTC().Format(time.RFC3339),
-		Upload: UploadTransfer{Method: "PUT", URL: d.URLs.Upload(up.Token),
+		HandleExpiresAt: now.Add(workspace.HandleLifetime).UTC().Format(time.RFC3339),
+		Upload: UploadTransfer{Method: "PUT", URL: url,
 			Headers: map[string]string{"Content-Type": "application/octet-stream"}, ExpiresAt: up.ExpiresAt.UTC().Format(time.RFC3339)},
 	}
 	text := fmt.Sprintf("Upload slot for %q. Whatever holds the bytes sends them in one HTTP PUT of the raw body, with no "+
 		"credential, at most %d bytes, before %s:\n%s\nThe URL takes one PUT only. Then pass this handle (not the bytes) to the tool that posts:\n%s\n"+
 		"Once uploaded, the file is also in your workspace (files_list) until 24 hours after the upload.",
 		present.Name(up.Name), up.MaxSize, desc.Upload.ExpiresAt, desc.Upload.URL, up.Handle)
-	return answer(text, desc)
+	return text, desc
 }
 
 // workspaceViewKey is where a workspace file's converted text is kept: by

@@ -72,7 +72,7 @@ func (d Deps) startWrite(ctx context.Context) (*mattermost.Caller, catalogue.Res
 	}
 	if call := transport.CallOf(ctx); call.RoundTrip.RequestState != "" {
 		o, err := d.Approvals.Resume(ctx, c, call)
-		res, err := d.outcome(c, o, err, nil)
+		res, err := outcomeAnswer(o, err, nil)
 		return nil, res, err
 	}
 	return c, none, nil
@@ -88,7 +88,7 @@ func (d Deps) write(ctx context.Context, c *mattermost.Caller, plan posting.Plan
 // its link).
 func (d Deps) ask(ctx context.Context, c *mattermost.Caller, plan posting.Plan, atOnce func(approval.Outcome) catalogue.Result[WriteResult]) (res catalogue.Result[WriteResult], err error) {
 	o, err := d.Approvals.Ask(ctx, c, plan, transport.ClientSessions(ctx))
-	return d.outcome(c, o, err, atOnce)
+	return outcomeAnswer(o, err, atOnce)
 }
 
 // notFoundAs words a destination that is not found (or not the caller's to
