@@ -122,9 +122,22 @@ func (s *Server) StoreAcknowledgements(ctx context.Context, postID, channelID st
 	if n, _ := res.RowsAffected(); n != 1 {
 		return fmt.Errorf("request acknowledgement: the post has no priority row")
 	}
+	// Mattermost 9.11's table has no ChannelId (later versions added it).
+	var withChannel bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM information_schema.columns
+		WHERE table_name = 'postacknowledgements' AND column_name = 'channelid')`).Scan(&withChannel); err != nil {
+		return fmt.Errorf("read the acknowledgements table: %w", err)
+	}
 	for i, u := range userIDs {
-		if _, err := db.ExecContext(ctx, `INSERT INTO postacknowledgements (postid, userid, acknowledgedat, channelid) VALUES ($1, $2, $3, $4)`,
-			postID, u, at+int64(i), channelID); err != nil {
+		var err error
+		if withChannel {
+			_, err = db.ExecContext(ctx, `INSERT INTO postacknowledgements (postid, userid, acknowledgedat, channelid) VALUES ($1, $2, $3, $4)`,
+				postID, u, at+int64(i), channelID)
+		} else {
+			_, err = db.ExecContext(ctx, `INSERT INTO postacknowledgements (postid, userid, acknowledgedat) VALUES ($1, $2, $3)`,
+				postID, u, at+int64(i))
+		}
+		if err != nil {
 			return fmt.Errorf("store acknowledgement: %w", err)
 		}
 	}
