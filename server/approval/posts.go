@@ -285,11 +285,11 @@ var deleteWrite = Write{
 		t := target(p)
 		replies := "none"
 		if t.Replies > 0 {
-			replies = plural(t.Replies, "reply, by anyone, is", "replies, by anyone, are") + " deleted with it"
+			replies = present.Count(t.Replies, "reply, by anyone, is", "replies, by anyone, are") + " deleted with it"
 		}
 		files := "none"
 		if len(t.Files) > 0 {
-			files = plural(len(t.Files), "file", "files") + " deleted with it: " + strings.Join(t.Files, ", ")
+			files = present.Count(len(t.Files), "file", "files") + " deleted with it: " + strings.Join(t.Files, ", ")
 		}
 		return []posting.Fact{{Label: "Where", Value: p.Dest.Where}, {Label: "Replies", Value: replies}, {Label: "Files", Value: files}}
 	},
@@ -318,10 +318,10 @@ func goesWith(t *posting.PostTarget, lead string) string {
 	}
 	var parts []string
 	if t.Replies > 0 {
-		parts = append(parts, plural(t.Replies, "reply", "replies"))
+		parts = append(parts, present.Count(t.Replies, "reply", "replies"))
 	}
 	if len(t.Files) > 0 {
-		parts = append(parts, plural(len(t.Files), "file", "files"))
+		parts = append(parts, present.Count(len(t.Files), "file", "files"))
 	}
 	if len(parts) == 0 {
 		return ""

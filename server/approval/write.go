@@ -266,14 +266,6 @@ func in(place string) string {
 	return " in " + place
 }
 
-// plural is "1 reply", "3 replies".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // usernames lists people as "@a, @b and @c".
 func usernames(people []posting.Person) string {
 	names := make([]string, len(people))

@@ -88,3 +88,12 @@ func Name(s string) string {
 // the model reads it, and what was hidden in it for the note that
 // hidden.Found writes.
 func Text(s string) (string, hidden.Found) { return hidden.Reveal(s) }
+
+// Count is a number with its noun, "1 reply" or "3 replies", so that no
+// answer reads "1 replies".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

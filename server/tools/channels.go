@@ -369,7 +369,7 @@ func activity(ci ChannelInfo) string {
 		parts = append(parts, "no unread")
 	}
 	if ci.Mentions > 0 {
-		parts = append(parts, fmt.Sprintf("%d mentions", ci.Mentions))
+		parts = append(parts, present.Count(int(ci.Mentions), "mention", "mentions"))
 	}
 	if ci.LastPostAt != "" {
 		parts = append(parts, "last post "+ci.LastPostAt)

@@ -11,6 +11,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
@@ -99,9 +100,9 @@ func membersAnswer(f membersFetched) (res catalogue.Result[MemberList], err erro
 	out := MemberList{Channel: f.channel.info(), Members: []ChannelMemberInfo{}, Total: f.total, Hidden: f.hidden}
 	var b strings.Builder
 	end := f.offset + len(f.members) + f.hidden
-	fmt.Fprintf(&b, "Channel %s has %d members. ", f.channel.shown(), f.total)
+	fmt.Fprintf(&b, "Channel %s has %s. ", f.channel.shown(), present.Count(int(f.total), "member", "members"))
 	if len(f.members)+f.hidden == 0 {
-		b.WriteString("No members past the previous page.")
+		b.WriteString("No members past the previous page. ")
 	} else {
 		fmt.Fprintf(&b, "Members %d to %d by username:\n", f.offset+1, end)
 	}
@@ -118,7 +119,11 @@ func membersAnswer(f membersFetched) (res catalogue.Result[MemberList], err erro
 		b.WriteString("\n")
 	}
 	if f.hidden > 0 {
-		fmt.Fprintf(&b, "%d members of this page are not shown: the server's privacy settings hide them from you.\n", f.hidden)
+		hiddenNote := "%d members of this page are not shown: the server's privacy settings hide them from you.\n"
+		if f.hidden == 1 {
+			hiddenNote = "%d member of this page is not shown: the server's privacy settings hide them from you.\n"
+		}
+		fmt.Fprintf(&b, hiddenNote, f.hidden)
 	}
 	if len(f.members)+f.hidden == f.limit && int64(end) < f.total {
 		if out.NextCursor, err = f.pc.next(strconv.Itoa(f.offset + f.limit)); err != nil {

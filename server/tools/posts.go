@@ -306,8 +306,8 @@ func readChannelAnswer(f channelPosts) (catalogue.Result[PostPage], error) {
 		}
 		b.WriteString(".")
 	} else {
-		fmt.Fprintf(&b, "Channel %s: %d posts%s, newest first, from %s back to %s.",
-			view.shown(), len(page.Posts), rng, page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
+		fmt.Fprintf(&b, "Channel %s: %s%s, newest first, from %s back to %s.",
+			view.shown(), present.Count(len(page.Posts), "post", "posts"), rng, page.Posts[0].Time, page.Posts[len(page.Posts)-1].Time)
 	}
 	collapsedNote(&b, f.collapsed, f.chosen, f.skippedReplies)
 	more, done := "Older posts", "This is the start of the channel: there are no older posts."
@@ -490,8 +490,8 @@ type threadPosts struct {
 func readThreadAnswer(f threadPosts) (catalogue.Result[PostPage], error) {
 	page := f.page
 	var b strings.Builder
-	fmt.Fprintf(&b, "Thread of post %s (%d posts: the root and %d replies). Showing posts %d to %d, oldest first.",
-		f.rootID, f.total, f.total-1, f.offset+1, f.end)
+	fmt.Fprintf(&b, "Thread of post %s (%s: the root and %s). Showing posts %d to %d, oldest first.",
+		f.rootID, present.Count(f.total, "post", "posts"), present.Count(f.total-1, "reply", "replies"), f.offset+1, f.end)
 	f.cursor.writePosts(&b, page, "More replies", "This is the end of the thread.")
 	return answer(b.String(), page)
 }
@@ -1127,7 +1127,7 @@ func listPinnedAnswer(f pinnedPosts) (catalogue.Result[PostPage], error) {
 	case len(page.Posts) == 0:
 		fmt.Fprintf(&b, "Channel %s: no pinned posts older than the previous page.", f.view.shown())
 	default:
-		fmt.Fprintf(&b, "Channel %s: %d pinned posts, newest first.", f.view.shown(), len(page.Posts))
+		fmt.Fprintf(&b, "Channel %s: %s, newest first.", f.view.shown(), present.Count(len(page.Posts), "pinned post", "pinned posts"))
 	}
 	f.cursor.writePosts(&b, page, "Older pinned posts", "These are all the pinned posts of the channel.")
 	return answer(b.String(), page)

@@ -83,7 +83,7 @@ func (d Deps) getStatus(ctx context.Context, args getStatusArgs) (res catalogue.
 func statusAnswer(found []mattermost.Presence, missing []string) (string, StatusList) {
 	out := StatusList{Statuses: []StatusInfo{}, NotFound: []string{}}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Status of %d people:\n", len(found))
+	fmt.Fprintf(&b, "Status of %s:\n", present.Count(len(found), "person", "people"))
 	for _, p := range found {
 		s := StatusInfo{User: userInfo(p.User), Status: p.Status, Manual: p.Manual}
 		if !p.LastActivity.IsZero() {

@@ -151,8 +151,8 @@ func listThreadsAnswer(f followedThreads) (res catalogue.Result[ThreadList], err
 			ti.LastViewedAt = rfc3339(t.LastViewedAt)
 		}
 		out.Threads = append(out.Threads, ti)
-		fmt.Fprintf(&b, "\n- Thread %s in %s, started by %s at %s: %d replies, %d unread, %d unread mentions, last reply %s: read_thread(post=%q)\n",
-			root.ID, present.Name(root.ChannelName), present.Name(root.Author), root.Time, ti.ReplyCount, ti.UnreadReplies, ti.UnreadMentions, ti.LastReplyAt, root.ID)
+		fmt.Fprintf(&b, "\n- Thread %s in %s, started by %s at %s: %s, %d unread, %s, last reply %s: read_thread(post=%q)\n",
+			root.ID, present.Name(root.ChannelName), present.Name(root.Author), root.Time, present.Count(int(ti.ReplyCount), "reply", "replies"), ti.UnreadReplies, present.Count(int(ti.UnreadMentions), "unread mention", "unread mentions"), ti.LastReplyAt, root.ID)
 		for _, line := range strings.Split(root.Message, "\n") {
 			b.WriteString("  " + line + "\n")
 		}
@@ -164,7 +164,11 @@ func listThreadsAnswer(f followedThreads) (res catalogue.Result[ThreadList], err
 		if out.NextCursor, err = pc.next(strconv.Itoa(end)); err != nil {
 			return res, err
 		}
-		fmt.Fprintf(&b, "\n%d more threads: %s", len(followed)-end, pc.nextCall(out.NextCursor))
+		left, noun := len(followed)-end, "threads"
+		if left == 1 {
+			noun = "thread"
+		}
+		fmt.Fprintf(&b, "\n%d more %s: %s", left, noun, pc.nextCall(out.NextCursor))
 	} else if more {
 		fmt.Fprintf(&b, "\nOnly the %d most recently replied threads you follow were looked at; older ones are left out.", maxFollowed)
 	}

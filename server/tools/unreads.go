@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
@@ -99,8 +100,8 @@ func listUnreadsAnswer(pc pageCursor, unread []place, offset, limit int) (res ca
 		if uc.Muted {
 			muted = ", muted"
 		}
-		fmt.Fprintf(&b, "- %s: %d unread (%d thread roots), %d mentions%s, last post %s: read_unread(channel=%q)\n",
-			v.shown(), uc.Unread, uc.UnreadRoot, uc.Mentions, muted, uc.LastPostAt, uc.ID)
+		fmt.Fprintf(&b, "- %s: %d unread (%s), %s%s, last post %s: read_unread(channel=%q)\n",
+			v.shown(), uc.Unread, present.Count(int(uc.UnreadRoot), "thread root", "thread roots"), present.Count(int(uc.Mentions), "mention", "mentions"), muted, uc.LastPostAt, uc.ID)
 	}
 	out.Complete = end >= len(unread)
 	if !out.Complete {
@@ -201,7 +202,7 @@ func readUnreadAnswer(f unreadPage) (catalogue.Result[UnreadPage], error) {
 		read = "you last read it at " + out.LastViewedAt
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Channel %s: %s; Mattermost counts %d unread posts (%d mentions). ", view.shown(), read, ci.Unread, ci.Mentions)
+	fmt.Fprintf(&b, "Channel %s: %s; Mattermost counts %s (%s). ", view.shown(), read, present.Count(int(ci.Unread), "unread post", "unread posts"), present.Count(int(ci.Mentions), "mention", "mentions"))
 	switch {
 	case len(page.Posts) == 0 && f.firstPage:
 		b.WriteString("There are no posts after your read point.")
