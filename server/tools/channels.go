@@ -12,6 +12,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/hidden"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -406,15 +407,22 @@ func (d Deps) getChannel(ctx context.Context, args getChannelArgs) (res catalogu
 // getChannelAnswer describes the channel get_channel found.
 func getChannelAnswer(view place) catalogue.Result[ChannelInfo] {
 	ci := view.info()
-	ci.Purpose, _ = present.Text(cut(view.ch.Purpose, 500))
-	ci.Header, _ = present.Text(cut(view.ch.Header, 500))
+	var purposeHid, headerHid hidden.Found
+	ci.Purpose, purposeHid = present.Text(cut(view.ch.Purpose, 500))
+	ci.Header, headerHid = present.Text(cut(view.ch.Header, 500))
 	var b strings.Builder
 	fmt.Fprintf(&b, "Channel %s: %s.\n", view.shown(), activity(ci))
 	if ci.Purpose != "" {
 		fmt.Fprintf(&b, "Purpose: %s\n", present.Name(ci.Purpose))
 	}
+	if note := purposeHid.Note("Its purpose"); note != "" {
+		fmt.Fprintf(&b, "[%s]\n", note)
+	}
 	if ci.Header != "" {
 		fmt.Fprintf(&b, "Header: %s\n", present.Name(ci.Header))
+	}
+	if note := headerHid.Note("Its header"); note != "" {
+		fmt.Fprintf(&b, "[%s]\n", note)
 	}
 	if ci.Archived {
 		b.WriteString("It is archived: read-only, shown because this server lets people view archived channels (TeamSettings.ExperimentalViewArchivedChannels).\n")
