@@ -157,7 +157,7 @@ type Detail struct {
 	// write (they keep no copies): the lede in spans (the model's value
 	// apart) and as the modal says it; the heading and caption of the
 	// model's message; the page's heading over the post it is about and
-	// the modal's; the accept button's label while it works; and what
+	// the modal's; the modal's accept button and its label while it works; and what
 	// becomes of the write unanswered.
 	LedeLine        posting.Line `json:"lede_line,omitempty"`
 	ModalLede       string       `json:"modal_lede,omitempty"`
@@ -165,6 +165,7 @@ type Detail struct {
 	MessageCaption  string       `json:"message_caption,omitempty"`
 	PreviousHeading string       `json:"previous_heading,omitempty"`
 	PreviousTitle   string       `json:"previous_title,omitempty"`
+	ModalAccept     string       `json:"modal_accept_label,omitempty"`
 	WorkingLabel    string       `json:"working_label,omitempty"`
 	AfterExpiry     string       `json:"after_expiry,omitempty"`
 }
@@ -193,6 +194,7 @@ func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
 		shownWords := w.shownWords(*p)
 		d.PreviousHeading, d.PreviousCaption, d.PreviousTitle = shownWords.Heading, shownWords.Caption, shownWords.ModalHeading
 		d.MessageHeading, d.MessageCaption = w.MessageHeading, w.MessageCaption
+		d.ModalAccept = or(w.ModalAccept, w.Accept)
 		d.WorkingLabel, d.AfterExpiry = or(w.Working, "Working…"), or(w.AfterExpiry, "nothing is changed")
 		for i, f := range p.Files {
 			fd := FileDetail{Index: i, Name: f.Name, Size: f.Size, SizeText: present.Size(f.Size), Type: f.Detected,

@@ -54,7 +54,7 @@ var postWrite = Write{
 		return present.Clean(t)
 	},
 	Question: describePost,
-	Box:      "Post it", Accept: "Accept and post",
+	Box:      "Post it", Accept: "Accept and post", ModalAccept: "Accept",
 	Lede:            "It asks to post this as you. Nothing is sent until you accept.",
 	ModalNamesAsker: true,
 	Working:         "Posting…", AfterExpiry: "nothing is sent",
@@ -171,7 +171,7 @@ var editWrite = Write{
 		frame("message it replaces", plan.Previous)
 		return b.String()
 	},
-	Box: "Edit it", Accept: "Accept and edit",
+	Box: "Edit it", Accept: "Accept and edit", ModalAccept: "Accept",
 	Lede:            "It asks to replace the message of your post. Nothing changes until you accept.",
 	ModalNamesAsker: true,
 	MessageHeading:  "New message", MessageCaption: "Written by the AI: your post will read exactly this",

@@ -44,6 +44,9 @@ type Write struct {
 	// the page's says "It asks" (under the page's "An AI assistant asks you
 	// to confirm", which the modal has not); otherwise both read the same.
 	ModalNamesAsker bool
+	// ModalAccept is the modal's accept button where it differs from the
+	// page's ("": the page's).
+	ModalAccept string
 	// Working is the accept button's label while the answer is under way
 	// ("": Working…); AfterExpiry what becomes of the write unanswered
 	// ("": nothing is changed).

@@ -285,7 +285,7 @@ func TestEveryWriteSendsThePageAndTheModalItsWordsSoNeitherKeepsACopy(t *testing
 		if err := json.Unmarshal(f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice").Body.Bytes(), &d); err != nil {
 			t.Fatal(err)
 		}
-		if d.Lede == "" || len(d.LedeLine) == 0 || d.ModalLede == "" || d.AcceptLabel == "" || d.WorkingLabel == "" || d.AfterExpiry == "" {
+		if d.Lede == "" || len(d.LedeLine) == 0 || d.ModalLede == "" || d.AcceptLabel == "" || d.ModalAccept == "" || d.WorkingLabel == "" || d.AfterExpiry == "" {
 			t.Errorf("action %q: the detail lacks some of its words: %+v", action, d)
 		}
 		if (d.MessageCaption == "") != (d.MessageHeading == "") || (d.PreviousCaption == "") != (d.PreviousHeading == "") || (d.PreviousCaption == "") != (d.PreviousTitle == "") {
@@ -314,7 +314,7 @@ func TestAReactionsLedeSetsTheModelsEmojiInBoldOnThePageAndNamesItInTheModal(t *
 		t.Fatal(err)
 	}
 	if d.ModalLede != "An AI assistant asks to take back your :tada: reaction on this post. Nothing changes until you accept." ||
-		d.PreviousTitle != "The post you react to with :tada:" || d.AcceptLabel != "Accept" || d.WorkingLabel != "Working…" {
+		d.PreviousTitle != "The post you react to with :tada:" || d.ModalAccept != "Accept" || d.WorkingLabel != "Working…" {
 		t.Errorf("the modal's words read otherwise: %+v", d)
 	}
 }
