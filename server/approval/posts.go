@@ -203,9 +203,7 @@ var reactWrite = Write{
 	},
 	Question: describeReaction(reactHeading),
 	Box:      "React", Accept: "Accept",
-	LedeLine: func(p posting.Plan) posting.Line {
-		return posting.Line{{Text: "It asks to add your "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " reaction on this post. Nothing changes until you accept."}}
-	},
+	LedeLine:        reactionLede("add"),
 	ModalNamesAsker: true,
 	Shown:           reactionShown("The post you react to"),
 	Done:            func(place string) string { return sentenceIn("Your reaction was added to the post", place) },
@@ -228,9 +226,7 @@ var unreactWrite = Write{
 	},
 	Question: describeReaction(unreactHeading),
 	Box:      "Take it back", Accept: "Accept",
-	LedeLine: func(p posting.Plan) posting.Line {
-		return posting.Line{{Text: "It asks to take back your "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " reaction on this post. Nothing changes until you accept."}}
-	},
+	LedeLine:        reactionLede("take back"),
 	ModalNamesAsker: true,
 	Shown:           reactionShown("The post you reacted to"),
 	Done:            func(place string) string { return sentenceIn("Your reaction was taken back from the post", place) },
@@ -250,6 +246,13 @@ func reactHeading(p posting.Plan) posting.Line {
 
 func unreactHeading(p posting.Plan) posting.Line {
 	return posting.Line{{Text: "Take back your "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " on a post in " + p.Dest.PlaceText()}}
+}
+
+// reactionLede is a reaction's lede, the emoji the model chose apart.
+func reactionLede(verb string) func(posting.Plan) posting.Line {
+	return func(p posting.Plan) posting.Line {
+		return posting.Line{{Text: "It asks to " + verb + " your "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " reaction on this post. Nothing changes until you accept."}}
+	}
 }
 
 // reactionShown words the post a reaction is on; the modal names the emoji
