@@ -145,14 +145,29 @@ type Detail struct {
 	Outcome      string        `json:"outcome"`
 	Permalink    string        `json:"permalink"`
 	PageURL      string        `json:"page_url"`
-	// For the changes beyond posts, edits and reactions: the sentence under
-	// the heading, what changes line by line, the caption of the post it is
-	// about, the heading of the notes and the accept button's label.
+	// The sentence under the heading, what changes line by line (none for
+	// a post, an edit or a reaction), the caption of the post it is about,
+	// the heading of the notes and the accept button's label.
 	Lede            string         `json:"lede,omitempty"`
 	Facts           []posting.Fact `json:"facts,omitempty"`
 	PreviousCaption string         `json:"previous_caption,omitempty"`
 	NotesHeading    string         `json:"notes_heading,omitempty"`
 	AcceptLabel     string         `json:"accept_label,omitempty"`
+	// Every word the page and the modal show of a pending write, from the
+	// write (they keep no copies): the lede in spans (the model's value
+	// apart) and as the modal says it; the heading and caption of the
+	// model's message; the page's heading over the post it is about and
+	// the modal's; the modal's accept button and its label while it works; and what
+	// becomes of the write unanswered.
+	LedeLine        posting.Line `json:"lede_line,omitempty"`
+	ModalLede       string       `json:"modal_lede,omitempty"`
+	MessageHeading  string       `json:"message_heading,omitempty"`
+	MessageCaption  string       `json:"message_caption,omitempty"`
+	PreviousHeading string       `json:"previous_heading,omitempty"`
+	PreviousTitle   string       `json:"previous_title,omitempty"`
+	ModalAccept     string       `json:"modal_accept_label,omitempty"`
+	WorkingLabel    string       `json:"working_label,omitempty"`
+	AfterExpiry     string       `json:"after_expiry,omitempty"`
 }
 
 // detail is what the person is shown of a record: while it is pending, the
@@ -174,7 +189,13 @@ func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
 		}
 		d.Notes = append(d.Notes, p.Notes...)
 		w := writeOf(p.Action)
-		d.Lede, d.Facts, d.PreviousCaption, d.NotesHeading, d.AcceptLabel = w.Lede, w.facts(*p), w.PostCaption, w.NotesHeading, w.Accept
+		d.LedeLine, d.ModalLede = w.ledeLine(*p), w.modalLede(*p)
+		d.Lede, d.Facts, d.NotesHeading, d.AcceptLabel = ledeText(d.LedeLine), w.facts(*p), w.NotesHeading, w.Accept
+		shownWords := w.shownWords(*p)
+		d.PreviousHeading, d.PreviousCaption, d.PreviousTitle = shownWords.Heading, shownWords.Caption, shownWords.ModalHeading
+		d.MessageHeading, d.MessageCaption = w.MessageHeading, w.MessageCaption
+		d.ModalAccept = or(w.ModalAccept, w.Accept)
+		d.WorkingLabel, d.AfterExpiry = or(w.Working, "Working…"), or(w.AfterExpiry, "nothing is changed")
 		for i, f := range p.Files {
 			fd := FileDetail{Index: i, Name: f.Name, Size: f.Size, SizeText: present.Size(f.Size), Type: f.Detected,
 				Mismatch: f.Mismatch, Origin: f.Origin, SHA256: shortSum(f.SHA256), Preview: f.Preview}
@@ -500,33 +521,19 @@ dl.facts dd{margin-bottom:.5rem}
 {{else}}
 <p class="kicker">An AI assistant asks you to confirm</p>
 <h1 id="heading">{{if .HeadingLine}}{{range .HeadingLine}}{{if .AI}}<code class="by-ai" title="Written by the AI">{{.Text}}</code>{{else}}{{.Text}}{{end}}{{end}}{{else}}{{.Heading}}{{end}}</h1>
-{{if .Lede}}<p class="lede">{{.Lede}}</p>
-{{else if eq .Action "edit"}}<p class="lede">It asks to replace the message of your post. Nothing changes until you accept.</p>
-{{else if eq .Action "react"}}<p class="lede">It asks to add your <strong>:{{.Emoji}}:</strong> reaction on this post. Nothing changes until you accept.</p>
-{{else if eq .Action "unreact"}}<p class="lede">It asks to take back your <strong>:{{.Emoji}}:</strong> reaction on this post. Nothing changes until you accept.</p>
-{{else}}<p class="lede">It asks to post this as you. Nothing is sent until you accept.</p>{{end}}
+<p class="lede">{{range .LedeLine}}{{if .AI}}<strong>{{.Text}}</strong>{{else}}{{.Text}}{{end}}{{end}}</p>
 <dl class="facts card">
 {{if .Facts}}{{range .Facts}}<dt>{{.Label}}</dt><dd{{if .AI}} class="by-ai"{{end}}>{{if .AI}}<span class="ai-mark">Written by the AI:</span> {{end}}{{.Value}}</dd>{{end}}
 {{else}}<dt>Where</dt><dd id="destination">{{.Where}}</dd>{{end}}
 {{if and .Attribution (eq .Action "")}}<dt>Marked</dt><dd>“{{.Attribution}}”, shown under the post</dd>{{end}}
-<dt>Answer by</dt><dd><time datetime="{{.ExpiresAt.Format "2006-01-02T15:04:05Z07:00"}}">{{.Expires}}</time>; after that nothing is {{if .Action}}changed{{else}}sent{{end}}.</dd>
+<dt>Answer by</dt><dd><time datetime="{{.ExpiresAt.Format "2006-01-02T15:04:05Z07:00"}}">{{.Expires}}</time>; after that {{.AfterExpiry}}.</dd>
 </dl>
-{{if eq .Action "edit"}}
-<h2 id="message-label">New message</h2>
-<figure class="ai" aria-labelledby="message-label"><figcaption>Written by the AI: your post will read exactly this</figcaption><div id="message" class="message">{{.MessageHTML}}</div></figure>
-<h2 id="previous-label">It replaces</h2>
-<figure class="ai theirs" aria-labelledby="previous-label"><figcaption>Your post as it reads now</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>
-{{else if .PreviousCaption}}
-{{if .Previous}}<h2 id="previous-label">The post</h2>
-<figure class="ai theirs" aria-labelledby="previous-label"><figcaption>{{.PreviousCaption}}</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>{{end}}
-{{else if .Lede}}
-{{else if .Emoji}}
-<h2 id="previous-label">The post</h2>
-<figure class="ai theirs" aria-labelledby="previous-label"><figcaption>The post you {{if eq .Action "unreact"}}reacted to{{else}}react to{{end}}</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>
-{{else}}
-<h2 id="message-label">Message</h2>
-<figure class="ai" aria-labelledby="message-label"><figcaption>Written by the AI: it is posted exactly as shown</figcaption>{{if .Message}}<div id="message" class="message">{{.MessageHTML}}</div>{{else}}<p id="message" class="empty">No message, only files.</p>{{end}}</figure>
+{{if .MessageCaption}}
+<h2 id="message-label">{{.MessageHeading}}</h2>
+<figure class="ai" aria-labelledby="message-label"><figcaption>{{.MessageCaption}}</figcaption>{{if .Message}}<div id="message" class="message">{{.MessageHTML}}</div>{{else}}<p id="message" class="empty">No message, only files.</p>{{end}}</figure>
 {{end}}
+{{if and .PreviousCaption (or .Previous (eq .Action "edit" "react" "unreact"))}}<h2 id="previous-label">{{.PreviousHeading}}</h2>
+<figure class="ai theirs" aria-labelledby="previous-label"><figcaption>{{.PreviousCaption}}</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>{{end}}
 {{if .Notes}}<h2>{{if .NotesHeading}}{{.NotesHeading}}{{else}}Who is notified{{end}}</h2>
 <div class="card"><ul id="notes" class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 {{if .Files}}<h2>Files ({{len .Files}})</h2>
@@ -542,7 +549,7 @@ dl.facts dd{margin-bottom:.5rem}
 {{end}}
 <p class="hint">The files are uploaded only if you accept, and only if they are still exactly these bytes.</p>{{end}}
 <div class="actions">
-<form method="post" action="{{.ID}}/accept"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">{{if .AcceptLabel}}{{.AcceptLabel}}{{else if eq .Action "edit"}}Accept and edit{{else if .Action}}Accept{{else}}Accept and post{{end}}</button></form>
+<form method="post" action="{{.ID}}/accept"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">{{.AcceptLabel}}</button></form>
 <form method="post" action="{{.ID}}/decline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="decline">Decline</button></form>
 </div>
 {{end}}

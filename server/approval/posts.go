@@ -54,7 +54,11 @@ var postWrite = Write{
 		return present.Clean(t)
 	},
 	Question: describePost,
-	Box:      "Post it",
+	Box:      "Post it", Accept: "Accept and post", ModalAccept: "Accept",
+	Lede:            "It asks to post this as you. Nothing is sent until you accept.",
+	ModalNamesAsker: true,
+	Working:         "Posting…", AfterExpiry: "nothing is sent",
+	MessageHeading: "Message", MessageCaption: "Written by the AI: it is posted exactly as shown",
 	Done: func(place string) string {
 		if place == "" {
 			return "Posted."
@@ -167,7 +171,13 @@ var editWrite = Write{
 		frame("message it replaces", plan.Previous)
 		return b.String()
 	},
-	Box: "Edit it",
+	Box: "Edit it", Accept: "Accept and edit", ModalAccept: "Accept",
+	Lede:            "It asks to replace the message of your post. Nothing changes until you accept.",
+	ModalNamesAsker: true,
+	MessageHeading:  "New message", MessageCaption: "Written by the AI: your post will read exactly this",
+	Shown: func(posting.Plan) ShownWords {
+		return ShownWords{Heading: "It replaces", Caption: "Your post as it reads now", ModalHeading: "It replaces"}
+	},
 	Done: func(place string) string {
 		if place == "" {
 			return "Your post was edited."
@@ -192,9 +202,12 @@ var reactWrite = Write{
 		return present.Clean(fmt.Sprintf("React :%s: to a post in %s", p.Emoji, p.Dest.Label))
 	},
 	Question: describeReaction(reactHeading),
-	Box:      "React",
-	Done:     func(place string) string { return sentenceIn("Your reaction was added to the post", place) },
-	Declined: "Declined: no reaction was added.",
+	Box:      "React", Accept: "Accept",
+	LedeLine:        reactionLede("add"),
+	ModalNamesAsker: true,
+	Shown:           reactionShown("The post you react to"),
+	Done:            func(place string) string { return sentenceIn("Your reaction was added to the post", place) },
+	Declined:        "Declined: no reaction was added.",
 	Told: func(p posting.Plan, permalink string) string {
 		return fmt.Sprintf("Added :%s: to the post: %s", p.Emoji, permalink)
 	},
@@ -212,9 +225,12 @@ var unreactWrite = Write{
 		return present.Clean(fmt.Sprintf("Take back your :%s: on a post in %s", p.Emoji, p.Dest.Label))
 	},
 	Question: describeReaction(unreactHeading),
-	Box:      "Take it back",
-	Done:     func(place string) string { return sentenceIn("Your reaction was taken back from the post", place) },
-	Declined: "Declined: your reaction stays.",
+	Box:      "Take it back", Accept: "Accept",
+	LedeLine:        reactionLede("take back"),
+	ModalNamesAsker: true,
+	Shown:           reactionShown("The post you reacted to"),
+	Done:            func(place string) string { return sentenceIn("Your reaction was taken back from the post", place) },
+	Declined:        "Declined: your reaction stays.",
 	Told: func(p posting.Plan, permalink string) string {
 		return fmt.Sprintf("Removed :%s: from the post: %s", p.Emoji, permalink)
 	},
@@ -230,6 +246,21 @@ func reactHeading(p posting.Plan) posting.Line {
 
 func unreactHeading(p posting.Plan) posting.Line {
 	return posting.Line{{Text: "Take back your "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " on a post in " + p.Dest.PlaceText()}}
+}
+
+// reactionLede is a reaction's lede, the emoji the model chose apart.
+func reactionLede(verb string) func(posting.Plan) posting.Line {
+	return func(p posting.Plan) posting.Line {
+		return posting.Line{{Text: "It asks to " + verb + " your "}, {Text: ":" + p.Emoji + ":", AI: true}, {Text: " reaction on this post. Nothing changes until you accept."}}
+	}
+}
+
+// reactionShown words the post a reaction is on; the modal names the emoji
+// where the page's lede sets it in bold.
+func reactionShown(caption string) func(posting.Plan) ShownWords {
+	return func(p posting.Plan) ShownWords {
+		return ShownWords{Heading: "The post", Caption: caption, ModalHeading: "The post you react to with :" + p.Emoji + ":"}
+	}
 }
 
 // describeReaction is a reaction as the person checks it: the heading and

@@ -34,10 +34,31 @@ type Write struct {
 	// lede, the facts, the post it is about and the notes.
 	Question func(p posting.Plan) string
 	// Lede is the sentence under the heading on the page and the modal;
-	// Box the title of the client form's one box; Accept the page's accept
-	// button. A post, an edit and a reaction leave Lede and Accept to the
-	// page and the modal, which show their message or post instead of facts.
+	// Box the title of the client form's one box; Accept the accept button
+	// of the page and the modal.
 	Lede, Box, Accept string
+	// LedeLine is the lede in spans when it names a value the model chose
+	// (a reaction's emoji), which the page sets in bold; nil: Lede.
+	LedeLine func(p posting.Plan) posting.Line
+	// ModalNamesAsker: the modal's lede says "An AI assistant asks" where
+	// the page's says "It asks" (under the page's "An AI assistant asks you
+	// to confirm", which the modal has not); otherwise both read the same.
+	ModalNamesAsker bool
+	// ModalAccept is the modal's accept button where it differs from the
+	// page's ("": the page's).
+	ModalAccept string
+	// Working is the accept button's label while the answer is under way
+	// ("": Working…); AfterExpiry what becomes of the write unanswered
+	// ("": nothing is changed).
+	Working, AfterExpiry string
+	// MessageHeading and MessageCaption head and caption the box of the
+	// model's message on the page and the modal; "" for a write that shows
+	// no message of its own.
+	MessageHeading, MessageCaption string
+	// Shown words the post the write is about on the page and the modal
+	// where the client and the bot's message do not caption it (an edit, a
+	// reaction); nil: The post, captioned PostCaption.
+	Shown func(p posting.Plan) ShownWords
 	// Facts are the lines of what changes (nil: none).
 	Facts func(p posting.Plan) []posting.Fact
 	// PostCaption captions the post the change is about; "" for changes
@@ -111,6 +132,45 @@ var unknownWrite = Write{
 	Carry: func(context.Context, *Approvals, *mattermost.Caller, posting.Plan) (Executed, error) {
 		return Executed{}, refusal.New("This confirmation is of a kind this version does not know; nothing was changed.", "")
 	},
+}
+
+// ShownWords head and caption the post a write is about: Heading and
+// Caption on the page, ModalHeading in the modal.
+type ShownWords struct{ Heading, Caption, ModalHeading string }
+
+// ledeLine is the lede in spans, ledeText as plain text, the model's value
+// as it is (the page sets it apart).
+func (w Write) ledeLine(p posting.Plan) posting.Line {
+	if w.LedeLine != nil {
+		return w.LedeLine(p)
+	}
+	return say(w.Lede)
+}
+
+func ledeText(l posting.Line) string {
+	var b strings.Builder
+	for _, s := range l {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+func (w Write) modalLede(p posting.Plan) string {
+	lede := ledeText(w.ledeLine(p))
+	if w.ModalNamesAsker {
+		return "An AI assistant asks" + strings.TrimPrefix(lede, "It asks")
+	}
+	return lede
+}
+
+func (w Write) shownWords(p posting.Plan) ShownWords {
+	if w.Shown != nil {
+		return w.Shown(p)
+	}
+	if w.PostCaption == "" {
+		return ShownWords{}
+	}
+	return ShownWords{Heading: "The post", Caption: w.PostCaption, ModalHeading: w.PostCaption}
 }
 
 // say is a line of the plugin's own words.

@@ -55,8 +55,8 @@ func TestEveryActionHasOneWriteThatReadsAndCarriesItOut(t *testing.T) {
 		if w.Heading == nil || w.Carry == nil || w.Done == nil || w.Declined == "" || w.Box == "" || len(w.Tools) == 0 {
 			t.Errorf("action %q: its write lacks a heading, a way to carry it out, its outcomes, its box or its tools", action)
 		}
-		if (w.Lede == "") != (w.Question != nil) {
-			t.Errorf("action %q: a write has either a lede (and the change's question) or a question of its own", action)
+		if w.Question == nil && w.Lede == "" {
+			t.Errorf("action %q: a write without a question of its own needs a lede for the change's question", action)
 		}
 	}
 }
@@ -258,5 +258,63 @@ func TestARecordStoredByAnOlderVersionReadsWithItsWriteAndItsAnsweredOutcome(t *
 	}
 	if d.OutcomeText != "Your post in Town Square, Acme was edited." || d.Permalink != "http://mm/acme/pl/p2" {
 		t.Errorf("the older answered edit reads %q, %q", d.OutcomeText, d.Permalink)
+	}
+}
+
+// TestEveryWriteSendsThePageAndTheModalItsWordsSoNeitherKeepsACopy holds
+// every write, and a kind this version does not know, to a lede and an
+// accept label of its own in the detail, so no view needs a fallback.
+func TestEveryWriteSendsThePageAndTheModalItsWordsSoNeitherKeepsACopy(t *testing.T) {
+	f := newRoutes(t)
+	actions := []string{"a kind from a later version"}
+	for action := range writes {
+		actions = append(actions, action)
+	}
+	for _, action := range actions {
+		w := writeOf(action)
+		if (w.Lede == "" && w.LedeLine == nil) || w.Accept == "" {
+			t.Errorf("action %q: its write lacks a lede or an accept label", action)
+		}
+		plan := posting.Plan{Action: action, Emoji: "tada", Message: "hello", Previous: "before",
+			Dest: posting.Destination{ChannelID: "c", Label: "~town-square (id c)", Place: "Town Square, Acme"}}
+		rec, err := f.store.Create("alice", "a write", plan, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d Detail
+		if err := json.Unmarshal(f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice").Body.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		if d.Lede == "" || len(d.LedeLine) == 0 || d.ModalLede == "" || d.AcceptLabel == "" || d.ModalAccept == "" || d.WorkingLabel == "" || d.AfterExpiry == "" {
+			t.Errorf("action %q: the detail lacks some of its words: %+v", action, d)
+		}
+		if (d.MessageCaption == "") != (d.MessageHeading == "") || (d.PreviousCaption == "") != (d.PreviousHeading == "") || (d.PreviousCaption == "") != (d.PreviousTitle == "") {
+			t.Errorf("action %q: a box has a caption without a heading: %+v", action, d)
+		}
+		if _, err := f.store.Decline("alice", rec.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestAReactionsLedeSetsTheModelsEmojiInBoldOnThePageAndNamesItInTheModal(t *testing.T) {
+	f := newRoutes(t)
+	plan := posting.Plan{Action: ActionUnreact, Emoji: "tada", Previous: "before", Dest: posting.Destination{ChannelID: "c", Label: "~town-square (id c)"}}
+	rec, err := f.store.Create("alice", "a write", plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := f.do(http.MethodGet, Path+"/"+rec.ID, "alice").Body.String()
+	if !strings.Contains(page, `<p class="lede">It asks to take back your <strong>:tada:</strong> reaction on this post. Nothing changes until you accept.</p>`) ||
+		!strings.Contains(page, "<figcaption>The post you reacted to</figcaption>") {
+		t.Errorf("the page reads otherwise:\n%s", page)
+	}
+	var d Detail
+	if err := json.Unmarshal(f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice").Body.Bytes(), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.ModalLede != "An AI assistant asks to take back your :tada: reaction on this post. Nothing changes until you accept." ||
+		d.PreviousTitle != "The post you react to with :tada:" || d.ModalAccept != "Accept" || d.WorkingLabel != "Working…" {
+		t.Errorf("the modal's words read otherwise: %+v", d)
 	}
 }

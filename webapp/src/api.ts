@@ -74,15 +74,26 @@ export interface ConfirmationDetail {
     permalink: string;
     page_url: string;
 
-    // For the changes beyond posts, edits and reactions (delete, pin, channels,
-    // members, status), worded by the server: the sentence under the heading,
-    // what changes line by line (ai: written by the model), the caption of the
-    // post it is about, the heading of the notes and the accept button's label.
+    // Worded by the server for every pending write, so the modal keeps no
+    // copies: the sentence under the heading (modal_lede as the modal says it),
+    // what changes line by line (ai: written by the model; none for a post, an
+    // edit or a reaction), the heading and caption of the model's message (none
+    // when the write shows no message), the caption of the post it is about on
+    // the page and its heading in the modal, the heading of the notes, the
+    // accept button's label (on the page, in the modal, and while the answer is
+    // under way), and what becomes of the write unanswered.
     lede?: string;
+    modal_lede?: string;
     facts?: ConfirmationFact[];
+    message_heading?: string;
+    message_caption?: string;
     previous_caption?: string;
+    previous_title?: string;
     notes_heading?: string;
     accept_label?: string;
+    modal_accept_label?: string;
+    working_label?: string;
+    after_expiry?: string;
 }
 
 export interface HeadingSpan {

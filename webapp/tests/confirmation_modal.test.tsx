@@ -2,7 +2,7 @@ import {act, cleanup, fireEvent, render, screen, within} from '@testing-library/
 import React from 'react';
 import {afterEach, beforeEach, describe, expect, it, vi} from 'vitest';
 
-import {BASE, deferred, detail, fakeServer, ID} from './fake_server';
+import {BASE, changeWords, deferred, detail, fakeServer, ID} from './fake_server';
 
 import {ConfirmationModal} from '../src/components/confirmation_modal';
 import {ConfirmationStore} from '../src/confirmation_store';
@@ -123,6 +123,11 @@ describe('ConfirmationModal', () => {
             files: [],
             notes: [],
             heading_line: [{text: 'Create the public channel '}, {text: hostile, ai: true}, {text: ' in Acme'}],
+            ...changeWords,
+            lede: 'It asks to create this channel as you, with you as its admin. Nothing is created until you accept.',
+            modal_lede: 'It asks to create this channel as you, with you as its admin. Nothing is created until you accept.',
+            accept_label: 'Accept and create',
+            modal_accept_label: 'Accept and create',
         })}});
         openModal();
 
@@ -155,7 +160,20 @@ describe('ConfirmationModal', () => {
     });
 
     it('shows an edit as the new message and the one it replaces', async () => {
-        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({action: 'edit', message: 'new words', previous: 'old words', files: []})}});
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({
+            action: 'edit',
+            message: 'new words',
+            previous: 'old words',
+            files: [],
+            ...changeWords,
+            lede: 'It asks to replace the message of your post. Nothing changes until you accept.',
+            modal_lede: 'An AI assistant asks to replace the message of your post. Nothing changes until you accept.',
+            message_heading: 'New message',
+            message_caption: 'Written by the AI: your post will read exactly this',
+            previous_caption: 'Your post as it reads now',
+            previous_title: 'It replaces',
+            accept_label: 'Accept and edit',
+        })}});
         openModal();
 
         const dialog = screen.getByRole('dialog');
@@ -166,7 +184,19 @@ describe('ConfirmationModal', () => {
     });
 
     it('shows a reaction with the post it is on', async () => {
-        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({action: 'react', emoji: 'tada', message: '', previous: 'the post', files: [], notes: []})}});
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({
+            action: 'react',
+            emoji: 'tada',
+            message: '',
+            previous: 'the post',
+            files: [],
+            notes: [],
+            ...changeWords,
+            lede: 'It asks to add your :tada: reaction on this post. Nothing changes until you accept.',
+            modal_lede: 'An AI assistant asks to add your :tada: reaction on this post. Nothing changes until you accept.',
+            previous_caption: 'The post you react to',
+            previous_title: 'The post you react to with :tada:',
+        })}});
         openModal();
 
         const dialog = screen.getByRole('dialog');
@@ -182,12 +212,16 @@ describe('ConfirmationModal', () => {
             message: '',
             previous: 'the doomed post',
             files: [],
+            ...changeWords,
             lede: 'It asks to delete your post for everyone in the channel.',
+            modal_lede: 'It asks to delete your post for everyone in the channel.',
             facts: [{label: 'Replies', value: '2 replies, by anyone, are deleted with it'}, {label: 'Purpose', value: 'model words', ai: true}],
             previous_caption: 'The post that is deleted',
+            previous_title: 'The post that is deleted',
             notes_heading: 'Who it affects',
             notes: ['Everyone in Town Square stops seeing the post.'],
             accept_label: 'Accept and delete',
+            modal_accept_label: 'Accept and delete',
         })}});
         openModal();
 

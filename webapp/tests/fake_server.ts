@@ -4,6 +4,7 @@ import type {ConfirmationDetail} from '../src/api';
 
 export const ID = '0123456789abcdef0123456789abcdef';
 
+// A pending post as the server sends it; overrides make it another write.
 export function detail(overrides: Partial<ConfirmationDetail> = {}): ConfirmationDetail {
     const id = overrides.id ?? ID;
     return {
@@ -25,9 +26,31 @@ export function detail(overrides: Partial<ConfirmationDetail> = {}): Confirmatio
         outcome: '',
         permalink: '',
         page_url: `/plugins/mcp-server/confirm/${id}`,
+
+        // The words the server sends with a post.
+        lede: 'It asks to post this as you. Nothing is sent until you accept.',
+        modal_lede: 'An AI assistant asks to post this as you. Nothing is sent until you accept.',
+        message_heading: 'Message',
+        message_caption: 'Written by the AI: it is posted exactly as shown',
+        accept_label: 'Accept and post',
+        modal_accept_label: 'Accept',
+        working_label: 'Posting…',
+        after_expiry: 'nothing is sent',
         ...overrides,
     };
 }
+
+// The words the server sends with every change but a post, where the change
+// does not word them otherwise: no message box, Accept, Working… while it
+// works, and nothing changed if it is left unanswered.
+export const changeWords: Partial<ConfirmationDetail> = {
+    message_heading: undefined,
+    message_caption: undefined,
+    accept_label: 'Accept',
+    modal_accept_label: 'Accept',
+    working_label: 'Working…',
+    after_expiry: 'nothing is changed',
+};
 
 export interface Reply {
     status?: number;

@@ -41,7 +41,7 @@ export function Actions({detail, busy, pending, onAnswer, onClose}: {
                         disabled={busy !== null}
                         onClick={() => onAnswer('accept')}
                     >
-                        {busy === 'accept' ? workingLabel(detail) : (detail?.accept_label || 'Accept')}
+                        {busy === 'accept' ? detail?.working_label : detail?.modal_accept_label}
                     </button>
                 </>
             ) : (
@@ -57,7 +57,3 @@ export function Actions({detail, busy, pending, onAnswer, onClose}: {
     );
 }
 
-// Accept's label while the answer is under way.
-function workingLabel(detail: ConfirmationDetail | null): string {
-    return detail?.action ? 'Working…' : 'Posting…';
-}

@@ -5,33 +5,16 @@ import {AIText} from './ai_text';
 import type {ConfirmationDetail} from '../../api';
 import {modal} from '../styles';
 
-// The server words the lede of every change but posts, edits and reactions,
-// whose ledes are the modal's own.
-function lede(detail: ConfirmationDetail): string {
-    if (detail.lede) {
-        return detail.lede;
-    }
-    switch (detail.action) {
-    case 'edit':
-        return 'An AI assistant asks to replace the message of your post. Nothing changes until you accept.';
-    case 'react':
-        return `An AI assistant asks to add your :${detail.emoji ?? ''}: reaction on this post. Nothing changes until you accept.`;
-    case 'unreact':
-        return `An AI assistant asks to take back your :${detail.emoji ?? ''}: reaction on this post. Nothing changes until you accept.`;
-    }
-    return 'An AI assistant asks to post this as you. Nothing is sent until you accept.';
-}
-
-// What a pending write does and where: the lede, then the server's facts (or,
-// for a post, edit or reaction, where it goes and how it is marked), and the
-// time by which to answer.
+// What a pending write does and where, in the server's words: the lede, then
+// the facts (or, for a post, edit or reaction, where it goes and how it is
+// marked), and the time by which to answer.
 export function Destination({detail}: {detail: ConfirmationDetail}) {
     const expires = formatTime(detail.expires_at, detail.time_zone);
     const facts = detail.facts ?? [];
     const where = detail.where || detail.destination;
     return (
         <>
-            <p style={modal.lede}>{lede(detail)}</p>
+            <p style={modal.lede}>{detail.modal_lede}</p>
             <dl style={modal.facts}>
                 {facts.map((fact) => (
                     <Fact
@@ -46,7 +29,7 @@ export function Destination({detail}: {detail: ConfirmationDetail}) {
                     <Fact label='Marked'>{`“${detail.attribution}”, shown under the post`}</Fact>
                 )}
                 {expires && (
-                    <Fact label='Answer by'>{`${expires}; after that nothing is ${detail.action ? 'changed' : 'sent'}.`}</Fact>
+                    <Fact label='Answer by'>{`${expires}; after that ${detail.after_expiry ?? ''}.`}</Fact>
                 )}
             </dl>
         </>

@@ -6,16 +6,15 @@ import type {ConfirmationDetail} from '../../api';
 import {imagePlaceholderCss, modal} from '../styles';
 
 // The model's message (a post's, or the new one of an edit), exactly as it
-// will read.
+// will read, headed and captioned in the server's words.
 export function Message({detail}: {detail: ConfirmationDetail}) {
-    if (detail.message === '') {
+    if (detail.message === '' || !detail.message_caption) {
         return null;
     }
-    const edit = detail.action === 'edit';
     return (
         <section style={modal.section}>
-            <h3 style={modal.sectionHeading}>{edit ? 'New message' : 'Message'}</h3>
-            <AIText caption={edit ? 'Written by the AI: your post will read exactly this' : 'Written by the AI: it is posted exactly as shown'}>
+            <h3 style={modal.sectionHeading}>{detail.message_heading}</h3>
+            <AIText caption={detail.message_caption}>
                 <PostMessage text={detail.message}/>
             </AIText>
         </section>
@@ -25,24 +24,17 @@ export function Message({detail}: {detail: ConfirmationDetail}) {
 // The post a change is about: the message an edit replaces, the post a
 // reaction is on, the post that is deleted or pinned.
 export function Previous({detail}: {detail: ConfirmationDetail}) {
-    if (!detail.previous) {
+    if (!detail.previous || !detail.previous_title) {
         return null;
     }
     return (
         <section style={modal.section}>
-            <h3 style={modal.sectionHeading}>{previousHeading(detail)}</h3>
+            <h3 style={modal.sectionHeading}>{detail.previous_title}</h3>
             <div style={modal.messageBox}>
                 <PostMessage text={detail.previous}/>
             </div>
         </section>
     );
-}
-
-function previousHeading(detail: ConfirmationDetail): string {
-    if (detail.previous_caption) {
-        return detail.previous_caption;
-    }
-    return detail.action === 'edit' ? 'It replaces' : `The post you react to with :${detail.emoji ?? ''}:`;
 }
 
 // Rendered the way Mattermost renders posts when the host provides its renderer;
