@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
 // When a write starts waiting for the person in Mattermost, the plugin's
@@ -242,15 +243,7 @@ func expiredText(at time.Time, loc *time.Location) string {
 
 // firstLines is the start of a message for the direct message.
 func firstLines(msg string) string {
-	lines := strings.Split(strings.TrimSpace(msg), "\n")
-	cut := len(lines) > dmPreviewLines
-	if cut {
-		lines = lines[:dmPreviewLines]
-	}
-	out := strings.Join(lines, "\n")
-	if r := []rune(out); len(r) > dmPreviewRunes {
-		out, cut = string(r[:dmPreviewRunes]), true
-	}
+	out, cut := present.FirstLines(strings.TrimSpace(msg), dmPreviewLines, dmPreviewRunes)
 	if cut {
 		out += "\n…"
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/hidden"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
 // The props this plugin sets on the posts it makes (package posting writes
@@ -140,7 +141,7 @@ type reader struct{ found hidden.Found }
 
 // line is a one-line part, revealed and cut at maxLineRunes.
 func (r *reader) line(s string) string {
-	s, _ = cut(strings.TrimSpace(s), maxLineRunes)
+	s, _ = present.Cut(strings.TrimSpace(s), maxLineRunes)
 	out, f := hidden.Line(s)
 	r.found = r.found.Plus(f)
 	return out
@@ -149,17 +150,10 @@ func (r *reader) line(s string) string {
 // text is a multi-line part cut at n runes (before revealing, so a marker
 // is never cut in half), and whether it was cut.
 func (r *reader) text(s string, n int) (string, bool) {
-	s, was := cut(strings.TrimSpace(s), n)
+	s, was := present.Cut(strings.TrimSpace(s), n)
 	out, f := hidden.Reveal(s)
 	r.found = r.found.Plus(f)
 	return out, was
-}
-
-func cut(s string, n int) (string, bool) {
-	if rs := []rune(s); len(rs) > n {
-		return string(rs[:n]), true
-	}
-	return s, false
 }
 
 // Of is what post p holds besides its message, and what it hid.

@@ -97,3 +97,23 @@ func Count(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
+
+// Cut shortens s to at most n characters (runes, so a character is never
+// cut in half) and says whether it did.
+func Cut(s string, n int) (string, bool) {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]), true
+	}
+	return s, false
+}
+
+// FirstLines is the start of a message: at most n lines and runes
+// characters, and whether anything was left out.
+func FirstLines(msg string, n, runes int) (string, bool) {
+	cut := false
+	if lines := strings.SplitN(msg, "\n", n+1); len(lines) > n {
+		msg, cut = strings.Join(lines[:n], "\n"), true
+	}
+	msg, shortened := Cut(msg, runes)
+	return msg, cut || shortened
+}

@@ -339,11 +339,10 @@ func getChannelAnswer(view place) catalogue.Result[ChannelInfo] {
 
 // cut shortens s to at most n runes, marking the cut.
 func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
+	if s, was := present.Cut(s, n); was {
+		return s + "…"
 	}
-	return string(r[:n]) + "…"
+	return s
 }
 
 // ---- search_channels

@@ -191,7 +191,7 @@ func (w *postWriter) quote(q *model.Post) (QuotedPost, error) {
 	}
 	v := QuotedPost{ID: q.Id, ChannelName: w.chans[q.ChannelId], Author: w.person(q.UserId), Time: rfc3339(q.CreateAt),
 		Permalink: present.Permalink(w.site, team, q.Id)}
-	msg, cut := firstLines(q.Message, quoteLines, quoteRunes)
+	msg, cut := present.FirstLines(q.Message, quoteLines, quoteRunes)
 	text, found := present.Text(msg)
 	v.Message, v.MessageCut, v.Hidden = text, cut, found.Note("The quoted post")
 	for i, f := range files {
@@ -202,19 +202,6 @@ func (w *postWriter) quote(q *model.Post) (QuotedPost, error) {
 		v.Files = append(v.Files, present.Name(f.Name))
 	}
 	return v, nil
-}
-
-// firstLines cuts a message to its first n lines and at most runes
-// characters.
-func firstLines(msg string, n, runes int) (string, bool) {
-	cut := false
-	if lines := strings.SplitN(msg, "\n", n+1); len(lines) > n {
-		msg, cut = strings.Join(lines[:n], "\n"), true
-	}
-	if r := []rune(msg); len(r) > runes {
-		msg, cut = string(r[:runes]), true
-	}
-	return msg, cut
 }
 
 // permalinkIDs are the ids of the posts a message links by permalink of

@@ -7,6 +7,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
 // writerKnowing is a post writer whose page context is already read, for
@@ -94,13 +95,13 @@ func TestPermalinksOfThisSiteAreFoundOnceEachInOrderAndOthersAreNot(t *testing.T
 }
 
 func TestAQuotedPostIsCutToItsFirstLinesAndCharacters(t *testing.T) {
-	if got, cut := firstLines("a\nb\nc\nd", 3, 100); got != "a\nb\nc" || !cut {
+	if got, cut := present.FirstLines("a\nb\nc\nd", 3, 100); got != "a\nb\nc" || !cut {
 		t.Errorf("lines: %q %v", got, cut)
 	}
-	if got, cut := firstLines(strings.Repeat("é", 10), 3, 4); got != "éééé" || !cut {
+	if got, cut := present.FirstLines(strings.Repeat("é", 10), 3, 4); got != "éééé" || !cut {
 		t.Errorf("characters: %q %v", got, cut)
 	}
-	if got, cut := firstLines("short", 3, 100); got != "short" || cut {
+	if got, cut := present.FirstLines("short", 3, 100); got != "short" || cut {
 		t.Errorf("short: %q %v", got, cut)
 	}
 }

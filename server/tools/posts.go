@@ -158,9 +158,7 @@ func (w *postWriter) view(p *model.Post) (PostView, error) {
 // maxMessageRunes (before revealing, so a marker is never cut in half and
 // the reveal stays bounded), what it hides shown, and the note that says so.
 func messageOf(msg string) (text string, cut bool, note string) {
-	if r := []rune(msg); len(r) > maxMessageRunes {
-		msg, cut = string(r[:maxMessageRunes]), true
-	}
+	msg, cut = present.Cut(msg, maxMessageRunes)
 	text, found := present.Text(msg)
 	return text, cut, found.Note("This post")
 }
