@@ -55,9 +55,8 @@ var postWrite = Write{
 	},
 	Question: describePost,
 	Box:      "Post it", Accept: "Accept and post", ModalAccept: "Accept",
-	Lede:            "It asks to post this as you. Nothing is sent until you accept.",
-	ModalNamesAsker: true,
-	Working:         "Posting…", AfterExpiry: "nothing is sent",
+	Lede:    "It asks to post this as you. Nothing is sent until you accept.",
+	Working: "Posting…", AfterExpiry: "nothing is sent",
 	MessageHeading: "Message", MessageCaption: "Written by the AI: it is posted exactly as shown",
 	Done: func(place string) string {
 		if place == "" {
@@ -172,9 +171,8 @@ var editWrite = Write{
 		return b.String()
 	},
 	Box: "Edit it", Accept: "Accept and edit", ModalAccept: "Accept",
-	Lede:            "It asks to replace the message of your post. Nothing changes until you accept.",
-	ModalNamesAsker: true,
-	MessageHeading:  "New message", MessageCaption: "Written by the AI: your post will read exactly this",
+	Lede:           "It asks to replace the message of your post. Nothing changes until you accept.",
+	MessageHeading: "New message", MessageCaption: "Written by the AI: your post will read exactly this",
 	Shown: func(posting.Plan) ShownWords {
 		return ShownWords{Heading: "It replaces", Caption: "Your post as it reads now", ModalHeading: "It replaces"}
 	},
@@ -203,11 +201,10 @@ var reactWrite = Write{
 	},
 	Question: describeReaction(reactHeading),
 	Box:      "React", Accept: "Accept",
-	LedeLine:        reactionLede("add"),
-	ModalNamesAsker: true,
-	Shown:           reactionShown("The post you react to"),
-	Done:            func(place string) string { return sentenceIn("Your reaction was added to the post", place) },
-	Declined:        "Declined: no reaction was added.",
+	LedeLine: reactionLede("add"),
+	Shown:    reactionShown("The post you react to"),
+	Done:     func(place string) string { return sentenceIn("Your reaction was added to the post", place) },
+	Declined: "Declined: no reaction was added.",
 	Told: func(p posting.Plan, permalink string) string {
 		return fmt.Sprintf("Added :%s: to the post: %s", p.Emoji, permalink)
 	},
@@ -226,11 +223,10 @@ var unreactWrite = Write{
 	},
 	Question: describeReaction(unreactHeading),
 	Box:      "Take it back", Accept: "Accept",
-	LedeLine:        reactionLede("take back"),
-	ModalNamesAsker: true,
-	Shown:           reactionShown("The post you reacted to"),
-	Done:            func(place string) string { return sentenceIn("Your reaction was taken back from the post", place) },
-	Declined:        "Declined: your reaction stays.",
+	LedeLine: reactionLede("take back"),
+	Shown:    reactionShown("The post you reacted to"),
+	Done:     func(place string) string { return sentenceIn("Your reaction was taken back from the post", place) },
+	Declined: "Declined: your reaction stays.",
 	Told: func(p posting.Plan, permalink string) string {
 		return fmt.Sprintf("Removed :%s: from the post: %s", p.Emoji, permalink)
 	},

@@ -40,10 +40,6 @@ type Write struct {
 	// LedeLine is the lede in spans when it names a value the model chose
 	// (a reaction's emoji), which the page sets in bold; nil: Lede.
 	LedeLine func(p posting.Plan) posting.Line
-	// ModalNamesAsker: the modal's lede says "An AI assistant asks" where
-	// the page's says "It asks" (under the page's "An AI assistant asks you
-	// to confirm", which the modal has not); otherwise both read the same.
-	ModalNamesAsker bool
 	// ModalAccept is the modal's accept button where it differs from the
 	// page's ("": the page's).
 	ModalAccept string
@@ -157,8 +153,10 @@ func ledeText(l posting.Line) string {
 
 func (w Write) modalLede(p posting.Plan) string {
 	lede := ledeText(w.ledeLine(p))
-	if w.ModalNamesAsker {
-		return "An AI assistant asks" + strings.TrimPrefix(lede, "It asks")
+	// The page's lede stands under its "An AI assistant asks you to
+	// confirm"; the modal has no such line, so its lede names the asker.
+	if rest, ok := strings.CutPrefix(lede, "It asks"); ok {
+		return "An AI assistant asks" + rest
 	}
 	return lede
 }
