@@ -90,6 +90,29 @@ type Configuration struct {
 	// that a Configuration stays a comparable value.
 	AllowedOrigins string
 
+	// Toolsets are the toolsets the admin left on; a tool of a toolset
+	// that is off is neither listed nor callable.
+	Toolsets Toolset
+	// ExcludedTools are single tools the admin left out, by name,
+	// separated by spaces.
+	ExcludedTools string
+	// ConnectAccess says who may connect an MCP client; one of the
+	// Connect* values.
+	ConnectAccess string
+	// ConnectTeams and ConnectGroups are the teams and groups (names or
+	// ids, lower case, separated by spaces) whose members may connect.
+	ConnectTeams  string
+	ConnectGroups string
+	// AllowGuests lets guest accounts connect (when they are otherwise
+	// allowed).
+	AllowGuests bool
+	// MaxCallsPerMinute bounds one person's tool calls a minute on each
+	// server of a cluster.
+	MaxCallsPerMinute int
+	// AuditRetentionDays is how long the plugin's own audit trail keeps
+	// an entry.
+	AuditRetentionDays int
+
 	// Server is what this Mattermost has that not every server has (by its
 	// licence or its settings), read by the plugin on every list and call;
 	// it is no plugin setting.
@@ -120,6 +143,12 @@ func Defaults() Configuration {
 		MaxWorkspaceFileMiB: DefaultMaxWorkspaceFileMiB,
 		NotifyByDM:          true,
 		ConversionMemoryMiB: DefaultConversionMemoryMiB,
+
+		Toolsets:           AllToolsets,
+		ConnectAccess:      ConnectEveryone,
+		AllowGuests:        true,
+		MaxCallsPerMinute:  DefaultMaxCallsPerMinute,
+		AuditRetentionDays: DefaultAuditRetentionDays,
 	}
 }
 
@@ -166,7 +195,7 @@ func (c Configuration) Validate() error {
 		return fmt.Errorf("MCP Server: \"Largest workspace file (MiB)\" (%d) cannot be more than \"Workspace quota per person (MiB)\" (%d): raise the quota or lower the largest file",
 			c.MaxWorkspaceFileMiB, c.WorkspaceQuotaMiB)
 	}
-	return nil
+	return c.validateGovernance()
 }
 
 // Parse reads the plugin's section of Mattermost's configuration
@@ -205,8 +234,33 @@ func Parse(settings map[string]any) (Configuration, error) {
 			if raw != nil {
 				c.NotifyByDM, err = asBool(raw)
 			}
+		case "excludedtools":
+			c.ExcludedTools, err = parseNames(raw, MaxExcludedTools, "Tools to leave out", "tools")
+		case "connectaccess":
+			if raw != nil {
+				c.ConnectAccess, err = asString(raw)
+			}
+		case "connectteams":
+			c.ConnectTeams, err = parseNames(raw, MaxConnectListed, "Teams whose members may connect", "teams")
+		case "connectgroups":
+			c.ConnectGroups, err = parseNames(raw, MaxConnectListed, "Groups whose members may connect", "groups")
+		case "allowguests":
+			if raw != nil {
+				c.AllowGuests, err = asBool(raw)
+			}
+		case "maxcallsperminute":
+			if raw != nil {
+				c.MaxCallsPerMinute, err = asInt(raw)
+			}
+		case "auditretentiondays":
+			if raw != nil {
+				c.AuditRetentionDays, err = asInt(raw)
+			}
 		default:
-			continue // settings of other versions of the plugin are ignored
+			var known bool
+			if known, err = c.parseToolset(strings.ToLower(key), raw); !known {
+				continue // settings of other versions of the plugin are ignored
+			}
 		}
 		if err != nil {
 			return c, fmt.Errorf("MCP Server: setting %s: %w", key, err)

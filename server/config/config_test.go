@@ -15,9 +15,22 @@ func TestParseReadsWhatTheSystemConsoleSaves(t *testing.T) {
 	}{
 		{"nothing saved yet means read-only defaults", nil, Defaults()},
 		{"lower-cased keys as Mattermost stores them", map[string]any{"allowwrites": true, "writeconfirmation": "mattermost", "maxfilesizemib": float64(10)},
-			Configuration{AllowWrites: true, WriteConfirmation: ConfirmMattermost, MaxFileSizeMiB: 10, WorkspaceQuotaMiB: 200, MaxWorkspaceFileMiB: 50, NotifyByDM: true, ConversionMemoryMiB: 256}},
+			with(func(c *Configuration) { c.AllowWrites, c.WriteConfirmation, c.MaxFileSizeMiB = true, ConfirmMattermost, 10 })},
 		{"keys as written in plugin.json", map[string]any{"AllowWrites": "true", "WriteConfirmation": "client_approval", "MaxFileSizeMiB": "7", "WorkspaceQuotaMiB": "300", "MaxWorkspaceFileMiB": float64(20), "NotifyByDM": false, "ConversionMemoryMiB": "512"},
-			Configuration{AllowWrites: true, WriteConfirmation: ConfirmClientApproval, MaxFileSizeMiB: 7, WorkspaceQuotaMiB: 300, MaxWorkspaceFileMiB: 20, NotifyByDM: false, ConversionMemoryMiB: 512}},
+			with(func(c *Configuration) {
+				c.AllowWrites, c.WriteConfirmation, c.MaxFileSizeMiB, c.WorkspaceQuotaMiB = true, ConfirmClientApproval, 7, 300
+				c.MaxWorkspaceFileMiB, c.NotifyByDM, c.ConversionMemoryMiB = 20, false, 512
+			})},
+		{"governance as the System Console saves it", map[string]any{"toolsetposting": false, "ToolsetFiles": "false", "toolsetpeople": nil,
+			"excludedtools": "read_file, Search_Posts\nread_file", "connectaccess": "teams", "connectteams": "Sales;eng", "allowguests": false,
+			"maxcallsperminute": float64(60), "auditretentiondays": "30"},
+			with(func(c *Configuration) {
+				c.Toolsets = AllToolsets &^ (ToolsetPosting | ToolsetFiles)
+				c.ExcludedTools, c.ConnectAccess, c.ConnectTeams, c.AllowGuests = "read_file search_posts", ConnectTeams, "sales eng", false
+				c.MaxCallsPerMinute, c.AuditRetentionDays = 60, 30
+			})},
+		{"governance not saved yet since an upgrade keeps everything open as before", map[string]any{"connectaccess": nil, "allowguests": nil,
+			"maxcallsperminute": nil, "auditretentiondays": nil, "toolsetownview": nil}, Defaults()},
 		{"the memory for reading files as the System Console saves it", map[string]any{"conversionmemorymib": float64(192)},
 			withConversionMemory(Defaults(), 192)},
 		{"a memory setting not saved yet keeps its default", map[string]any{"conversionmemorymib": nil}, Defaults()},
@@ -35,6 +48,12 @@ func TestParseReadsWhatTheSystemConsoleSaves(t *testing.T) {
 			}
 		})
 	}
+}
+
+func with(change func(*Configuration)) Configuration {
+	c := Defaults()
+	change(&c)
+	return c
 }
 
 func withConversionMemory(c Configuration, mib int) Configuration {
@@ -73,6 +92,17 @@ func TestAnInvalidSettingIsRefusedNamingTheSetting(t *testing.T) {
 		{map[string]any{"conversionmemorymib": float64(MinConversionMemoryMiB - 1)}, "Memory for reading files"},
 		{map[string]any{"conversionmemorymib": float64(LimitConversionMemoryMiB + 1)}, "from 128 to 16384"},
 		{map[string]any{"conversionmemorymib": "plenty"}, "not a whole number"},
+		{map[string]any{"connectaccess": "friends"}, "Who may connect"},
+		{map[string]any{"connectaccess": "teams"}, "lists none"},
+		{map[string]any{"connectaccess": "groups", "connectteams": "sales"}, "Groups whose members may connect"},
+		{map[string]any{"connectteams": strings.Repeat("t,", MaxConnectListed+1)}, "at most 100"},
+		{map[string]any{"connectgroups": strings.Repeat("g", 65)}, "longer than any"},
+		{map[string]any{"excludedtools": strings.Repeat("x ", MaxExcludedTools+1)}, "Tools to leave out"},
+		{map[string]any{"toolsetposting": "sometimes"}, "not true or false"},
+		{map[string]any{"maxcallsperminute": float64(MinMaxCallsPerMinute - 1)}, "Tool calls a minute per person"},
+		{map[string]any{"maxcallsperminute": float64(LimitMaxCallsPerMinute + 1)}, "from 10 to 6000"},
+		{map[string]any{"auditretentiondays": float64(0)}, "Keep the audit trail (days)"},
+		{map[string]any{"auditretentiondays": float64(LimitAuditRetentionDays + 1)}, "from 1 to 3650"},
 	}
 	for _, tc := range cases {
 		_, err := Parse(tc.settings)
