@@ -36,6 +36,9 @@ type Gateway struct {
 	// OnConfigurationChange (on every node of a cluster), which hands the
 	// new one to Reconfigured.
 	cfg atomic.Pointer[model.Config]
+	// admission is what this node read of people for the rule of who may
+	// connect (admission.go).
+	admission admissionCache
 }
 
 // NewGateway wraps the plugin API.
