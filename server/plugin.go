@@ -157,6 +157,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 		OAuthSignIn:  p.oauthSignIn,
 		AllowsOrigin: func(origin string) bool { return p.config.Get().AllowsOrigin(origin) },
 		UserActive:   gw.UserActive,
+		Admits:       p.admits(gw),
 		KV:           gw.KV(),
 		Answers:      gw.BytesKV(),
 		Log:          gw.Log(),

@@ -22,6 +22,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
@@ -65,7 +67,14 @@ type Options struct {
 	AllowsOrigin func(origin string) bool
 	// UserActive answers whether the user exists and is not deactivated.
 	UserActive func(userID string) (bool, error)
-	KV         KV
+	// Admits answers whether an active user may connect, by the admin's
+	// rule of who may (see admission.Decide); asked on every request, so a
+	// change of the setting applies on the next one. nil admits everyone.
+	Admits func(userID string) (admission.Verdict, error)
+	// Audit records every refused request of a signed-in person (once a
+	// minute per person and reason); nil records nothing.
+	Audit audit.Recorder
+	KV    KV
 	// Answers is the same store as raw bytes with compare-and-set: it
 	// carries clients' answers between nodes (see answers.go), their
 	// cancellations (cancel.go) and each person's index of sessions
@@ -89,6 +98,8 @@ type Transport struct {
 	markedAt atomic.Int64
 	// active is which users this node found active lately (active.go).
 	active activeUsers
+	// refusals is when each refusal was last recorded (admission.go).
+	refusals refusalsNoted
 }
 
 // New builds the MCP server and its streamable HTTP handler.
@@ -256,8 +267,9 @@ func (t *Transport) originAllowed(w http.ResponseWriter, r *http.Request) bool {
 // Authenticate returns the signed-in user of a request, from the header
 // Mattermost sets only after checking the token (client copies are
 // stripped), once its Origin passed (see originAllowed). Without an active user it answers the 401 challenge (or 503
-// when Mattermost cannot tell) and returns false. Every route that takes
-// the Mattermost credential goes through it.
+// when Mattermost cannot tell), and to a user the admin does not let connect
+// 403 (see admitted); then it returns false. Every route that takes the
+// Mattermost credential goes through it.
 func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
 	if !t.originAllowed(w, r) {
 		return "", false
@@ -267,20 +279,23 @@ func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string
 		t.challenge(w, r)
 		return "", false
 	}
-	if t.active.trusted(userID, time.Now()) { // see activeFor
-		return userID, true
+	if !t.active.trusted(userID, time.Now()) { // see activeFor
+		active, err := t.opts.UserActive(userID)
+		if err != nil {
+			t.opts.Log.Error("Could not look up the calling user", "user_id", userID, "error", err.Error())
+			http.Error(w, "Mattermost could not look up your account; try again shortly.", http.StatusServiceUnavailable)
+			return "", false
+		}
+		if !active {
+			t.noteRefusal(r, userID, reasonDeactivated)
+			t.challenge(w, r)
+			return "", false
+		}
+		t.active.found(userID, time.Now())
 	}
-	active, err := t.opts.UserActive(userID)
-	if err != nil {
-		t.opts.Log.Error("Could not look up the calling user", "user_id", userID, "error", err.Error())
-		http.Error(w, "Mattermost could not look up your account; try again shortly.", http.StatusServiceUnavailable)
+	if !t.admitted(w, r, userID) { // who may connect (admission.go)
 		return "", false
 	}
-	if !active {
-		t.challenge(w, r)
-		return "", false
-	}
-	t.active.found(userID, time.Now())
 	return userID, true
 }
 
