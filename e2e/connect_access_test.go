@@ -20,12 +20,20 @@ import (
 // Who may connect: the tests change the settings (applied on the next
 // request) and use people made for them, never a change of membership of
 // someone the plugin already read (it holds what it read for a minute).
+// They start the second node, so this file sorts after cluster_test.go,
+// the first to start it: the tests before run on one node as they expect.
 
 // whoMayConnect saves the settings of who may connect for one test and
 // lets everyone, guests included, connect again after it: other tests
-// share the server.
+// share the server. Both nodes run, so that each refuses on its own.
 func whoMayConnect(t *testing.T, settings map[string]any) {
 	t.Helper()
+	if _, err := mm.StartSecondNode(t.Context()); err != nil {
+		t.Fatalf("second node: %v (log %s)", err, mm.ServerLog())
+	}
+	if n := len(mm.NodeURLs()); n != 2 {
+		t.Fatalf("%d nodes run, want 2", n)
+	}
 	t.Cleanup(func() {
 		if err := mm.PatchPluginSettings(map[string]any{"ConnectAccess": nil, "ConnectTeams": nil, "ConnectGroups": nil, "AllowGuests": nil}); err != nil {
 			t.Errorf("let everyone connect again: %v", err)
