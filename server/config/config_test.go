@@ -15,7 +15,9 @@ func TestParseReadsWhatTheSystemConsoleSaves(t *testing.T) {
 	}{
 		{"nothing saved yet means read-only defaults", nil, Defaults()},
 		{"lower-cased keys as Mattermost stores them", map[string]any{"allowwrites": true, "writeconfirmation": "mattermost", "maxfilesizemib": float64(10)},
-			with(func(c *Configuration) { c.AllowWrites, c.WriteConfirmation, c.MaxFileSizeMiB = true, ConfirmMattermost, 10 })},
+			with(func(c *Configuration) {
+				c.AllowWrites, c.WriteConfirmation, c.MaxFileSizeMiB = true, ConfirmMattermost, 10
+			})},
 		{"keys as written in plugin.json", map[string]any{"AllowWrites": "true", "WriteConfirmation": "client_approval", "MaxFileSizeMiB": "7", "WorkspaceQuotaMiB": "300", "MaxWorkspaceFileMiB": float64(20), "NotifyByDM": false, "ConversionMemoryMiB": "512"},
 			with(func(c *Configuration) {
 				c.AllowWrites, c.WriteConfirmation, c.MaxFileSizeMiB, c.WorkspaceQuotaMiB = true, ConfirmClientApproval, 7, 300
