@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
@@ -74,6 +75,19 @@ type Options struct {
 	Log     Logger
 	// ServerOptions are added to the MCP server (tool filter, middleware...).
 	ServerOptions []server.ServerOption
+
+	// NotOffered answers why the configuration does not offer the tool
+	// called name, worded for the model with the next step, or "" when it
+	// does (or no tool has that name). A tools/call of a tool not offered is
+	// answered with it as a tool error; mcp-go's tool filter, which refuses
+	// such a call anyway, would say only "not found". nil: mcp-go answers.
+	NotOffered func(name string) string
+	// MaxCallsPerMinute is the setting of the same name, read on every
+	// call so a change applies at once (see rate.go); nil is the default.
+	MaxCallsPerMinute func() int
+	// Audit records the requests the transport refuses; nil records
+	// nothing.
+	Audit audit.Recorder
 }
 
 // Transport is the MCP endpoint and its OAuth metadata.
@@ -89,6 +103,10 @@ type Transport struct {
 	markedAt atomic.Int64
 	// active is which users this node found active lately (active.go).
 	active activeUsers
+	// rate counts each person's calls on this node (rate.go); clock is
+	// its time, nil for the wall clock (tests set it).
+	rate  rateLimiter
+	clock func() time.Time
 }
 
 // New builds the MCP server and its streamable HTTP handler.
@@ -348,6 +366,9 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			return
 		}
 		method, tool = peekMethod(body)
+		if method == string(mcp.MethodToolsCall) && t.refuseCall(ctx, w, r, userID, tool, body) {
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		if method == string(mcp.MethodInitialize) {
