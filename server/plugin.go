@@ -62,6 +62,10 @@ type Plugin struct {
 	// transport is the MCP endpoint, once OnActivate made it: it hears of
 	// deactivated users (UserHasBeenDeactivated, OnPluginClusterEvent).
 	transport atomic.Pointer[transport.Transport]
+	// excludable is the names of the tools an admin may leave out, once
+	// OnActivate made the catalogue: ConfigurationWillBeSaved checks
+	// "Tools to leave out" against them.
+	excludable atomic.Pointer[[]string]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -107,6 +111,8 @@ func (p *Plugin) OnActivate() error {
 	t := p.newTransport(manifestID, gw, cat)
 	cat.Register(t.MCP)
 	p.transport.Store(t)
+	excludable := cat.Excludable()
+	p.excludable.Store(&excludable)
 
 	r := routes(manifestID, gw, t, ws, approvals)
 	jobs, err := scheduleJobs(gw, ws, approvals)
@@ -164,6 +170,8 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 		ServerOptions: []server.ServerOption{
 			server.WithToolFilter(cat.Filter(p.current)),
 		},
+		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
+		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
 	})
 }
 
@@ -354,7 +362,14 @@ func (p *Plugin) ConfigurationWillBeSaved(newCfg *model.Config) (*model.Config, 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := config.Parse(newCfg.PluginSettings.Plugins[m.Id]); err != nil {
+	cfg, err := config.Parse(newCfg.PluginSettings.Plugins[m.Id])
+	if err == nil {
+		// Before OnActivate there is no catalogue to check the names against.
+		if known := p.excludable.Load(); known != nil {
+			err = cfg.CheckExcludedTools(*known, catalogue.AlwaysOffered)
+		}
+	}
+	if err != nil {
 		// An AppError reaches the System Console with its message intact;
 		// any other error is replaced by a generic one.
 		return nil, &model.AppError{

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gorilla/mux"
@@ -165,5 +166,27 @@ func TestScheduledPostsAreOfferedOnlyWithALicenceAndTheSettingOnAndAChangeOfTheS
 		if got := p.current().Has(config.ScheduledPosts); got != s.want {
 			t.Fatalf("step %d: scheduled posts %v, want %v", i, got, s.want)
 		}
+	}
+}
+
+func TestSavingAToolLeftOutThatIsNoToolIsRefusedOnceTheCatalogueIsKnown(t *testing.T) {
+	cfg := &model.Config{}
+	cfg.SetDefaults()
+	cfg.PluginSettings.Plugins = map[string]map[string]any{"mcp-server": {"excludedtools": "delete_pots"}}
+	p, _ := configuredPlugin(t, cfg)
+	if _, err := p.ConfigurationWillBeSaved(cfg); err != nil {
+		t.Fatalf("before the catalogue exists nothing can be checked, yet the save was refused: %v", err)
+	}
+	known := []string{"delete_post", "read_file"}
+	p.excludable.Store(&known)
+	_, err := p.ConfigurationWillBeSaved(cfg)
+	appErr, ok := err.(*model.AppError)
+	if !ok || appErr.StatusCode != http.StatusBadRequest || !strings.Contains(appErr.Message, `"delete_pots", which is no tool`) ||
+		!strings.Contains(appErr.Message, "delete_post") {
+		t.Fatalf("saving an unknown tool: %#v", err)
+	}
+	cfg.PluginSettings.Plugins["mcp-server"]["excludedtools"] = "delete_post"
+	if _, err := p.ConfigurationWillBeSaved(cfg); err != nil {
+		t.Fatalf("saving a known tool: %v", err)
 	}
 }

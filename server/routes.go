@@ -21,7 +21,7 @@ func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, w
 	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
 	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
-	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Log: gw.Log()}).Register(r)
+	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Limit: t.LimitRequest, Log: gw.Log()}).Register(r)
 	(&approval.Routes{Approvals: approvals, Base: "/plugins/" + manifestID, Log: gw.Log(),
 		Session: func(r *http.Request) (mattermost.Session, error) {
 			return gw.Session(transport.MattermostSession(r.Context()))

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
 
 const apiTimeout = 60 * time.Second
@@ -272,6 +274,13 @@ func (s *Server) patchPluginSettingsOn(n *mmNode, settings map[string]any) error
 		return apiError("save plugin settings on "+n.name, resp, err)
 	}
 	return nil
+}
+
+// LiftCallRate sets the plugin's tool calls a minute per person to the
+// highest the setting takes: a benchmark calls at machine speed, which the
+// default (600 a minute) refuses by design.
+func (s *Server) LiftCallRate() error {
+	return s.PatchPluginSettings(map[string]any{"MaxCallsPerMinute": config.LimitMaxCallsPerMinute})
 }
 
 // PatchConfig saves patch (a config with only the fields to change set)

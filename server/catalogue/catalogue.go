@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -58,6 +60,9 @@ type Tool struct {
 	// Needs is what the server must have for the tool to be offered (its
 	// licence, its settings); zero for every server.
 	Needs config.Feature
+	// Toolset is the family the admin turns on or off with it: exactly one
+	// config.Toolset, or zero for AlwaysOffered alone.
+	Toolset config.Toolset
 	// InputSchema is the JSON schema of the arguments, derived from the
 	// argument struct by Define so schema and parsing cannot drift apart.
 	InputSchema json.RawMessage
@@ -146,16 +151,59 @@ func (t Tool) MCP() mcp.Tool {
 	}
 }
 
+// AlwaysOffered is the one tool of no toolset, offered whatever the
+// settings: it tells the model who the person is and what the admin
+// allows, so a model can always learn why other tools are missing.
+const AlwaysOffered = "get_me"
+
 // Offered is the single rule that decides whether a configuration offers a
-// tool. Listing and calling both go through it.
+// tool: the server has what it needs, the admin did not leave it out, its
+// toolset is on, and a tool that writes needs writes allowed. Listing and
+// calling both go through it.
 func Offered(t Tool, c config.Configuration) bool {
-	if !c.Has(t.Needs) {
-		return false
+	return withheld(t, c) == (withholding{})
+}
+
+// withholding is each reason a configuration does not offer a tool.
+type withholding struct {
+	lacks, leftOut, toolsetOff, writesOff bool
+}
+
+func withheld(t Tool, c config.Configuration) withholding {
+	if t.Toolset == 0 { // AlwaysOffered: check refuses any other
+		return withholding{}
 	}
-	if t.Writes() {
-		return c.AllowWrites
+	return withholding{
+		lacks:      !c.Has(t.Needs),
+		leftOut:    c.Excludes(t.Name),
+		toolsetOff: !c.HasToolset(t.Toolset),
+		writesOff:  t.Writes() && !c.AllowWrites,
 	}
-	return true
+}
+
+// NotOffered is why c does not offer t, worded for the model with the next
+// step; nil when c offers it. A call of a tool not offered is answered with
+// it, without running the tool.
+func NotOffered(t Tool, c config.Configuration) *refusal.Error {
+	w := withheld(t, c)
+	if w == (withholding{}) {
+		return nil
+	}
+	var why []string
+	if w.lacks {
+		why = append(why, "this Mattermost server lacks what it needs ("+t.Needs.Lacking()+")")
+	}
+	if w.leftOut {
+		why = append(why, "the admin left this tool out (the setting \"Tools to leave out\")")
+	}
+	if w.toolsetOff {
+		why = append(why, fmt.Sprintf("the admin has turned off the toolset %q", t.Toolset.DisplayName()))
+	}
+	if w.writesOff {
+		why = append(why, "the admin has turned writing off (\"Allow tools that change Mattermost\")")
+	}
+	return refusal.New(fmt.Sprintf("%s is not offered on this Mattermost and was not run: %s.", t.Name, strings.Join(why, "; ")),
+		"Do not call it again: do without it, or tell the person what you would have done; a system admin can change this in System Console > Plugins > MCP Server. get_me tells what is offered.")
 }
 
 // Catalogue is the full, fixed set of tools the plugin knows.
@@ -194,12 +242,43 @@ func check(t Tool) error {
 		return fmt.Errorf("tool %q only reads but is not marked read-only", t.Name)
 	case t.Hints.Destructive && t.Hints.ReadOnly:
 		return fmt.Errorf("tool %q cannot be both read-only and destructive", t.Name)
+	case t.Name == AlwaysOffered && (t.Toolset != 0 || t.Effect != ReadsOnly || t.Needs != 0):
+		return fmt.Errorf("tool %q is offered whatever the settings: it must only read, need nothing and belong to no toolset", t.Name)
+	case t.Name != AlwaysOffered && t.Toolset == 0:
+		return fmt.Errorf("tool %q belongs to no toolset: give it the one of its family (only %s has none)", t.Name, AlwaysOffered)
+	case t.Name != AlwaysOffered && !slices.Contains(config.Toolsets(), t.Toolset):
+		return fmt.Errorf("tool %q has toolset %d, which is not exactly one config.Toolset", t.Name, t.Toolset)
 	}
 	return nil
 }
 
 // All returns every tool, offered or not, sorted by name.
 func (c *Catalogue) All() []Tool { return append([]Tool(nil), c.tools...) }
+
+// Excludable is the names of the tools an admin may leave out: all but
+// AlwaysOffered.
+func (c *Catalogue) Excludable() []string {
+	var names []string
+	for _, t := range c.tools {
+		if t.Toolset != 0 {
+			names = append(names, t.Name)
+		}
+	}
+	return names
+}
+
+// NotOffered is why cfg does not offer the tool called name, as the model
+// reads it, or "" when cfg offers it or no tool has that name.
+func (c *Catalogue) NotOffered(name string, cfg config.Configuration) string {
+	t, ok := c.byName[name]
+	if !ok {
+		return ""
+	}
+	if r := NotOffered(t, cfg); r != nil {
+		return r.Error()
+	}
+	return ""
+}
 
 // Register adds every tool to the MCP server. What is offered is decided by
 // Filter, installed on the server, which re-evaluates the configuration on

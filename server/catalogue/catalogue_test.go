@@ -25,7 +25,7 @@ type done struct {
 
 func tool(name string, effect catalogue.Effect) catalogue.Tool {
 	hints := catalogue.Hints{ReadOnly: effect == catalogue.ReadsOnly}
-	return catalogue.Define(catalogue.Tool{Name: name, Title: name, Description: name, Hints: hints, Effect: effect},
+	return catalogue.Define(catalogue.Tool{Name: name, Title: name, Description: name, Hints: hints, Effect: effect, Toolset: config.ToolsetChannels},
 		func(context.Context, noArgs) (catalogue.Result[done], error) {
 			return catalogue.Result[done]{Text: "done", Data: done{Done: true}}, nil
 		})

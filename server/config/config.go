@@ -129,6 +129,14 @@ const (
 	ScheduledPosts Feature = 1 << iota
 )
 
+// Lacking says, for the model, what a server without f lacks.
+func (f Feature) Lacking() string {
+	if f&ScheduledPosts != 0 {
+		return "scheduled posts, which need a Mattermost licence and ServiceSettings.ScheduledPosts on"
+	}
+	return "a feature of Mattermost it does not have"
+}
+
 // Has reports whether the server has every feature of f.
 func (c Configuration) Has(f Feature) bool { return c.Server&f == f }
 

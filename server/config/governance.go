@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 )
 
 // Toolset is a family of tools an admin turns on or off as one. Every tool
@@ -217,6 +219,31 @@ func (c Configuration) validateGovernance() error {
 	if c.AuditRetentionDays < 1 || c.AuditRetentionDays > LimitAuditRetentionDays {
 		return fmt.Errorf("MCP Server: \"Keep the audit trail (days)\" must be a whole number from 1 to %d, not %d",
 			LimitAuditRetentionDays, c.AuditRetentionDays)
+	}
+	return nil
+}
+
+// CheckExcludedTools refuses a tool left out that is none of known, the
+// names of the tools an admin may leave out, naming the nearest known ones.
+// config does not know the catalogue: the plugin passes its names in, and
+// the one tool offered whatever the settings as always.
+func (c Configuration) CheckExcludedTools(known []string, always string) error {
+	cands := make([]names.Candidate, len(known))
+	for i, k := range known {
+		cands[i] = names.Candidate{Key: k, Names: []string{k}}
+	}
+	for _, name := range strings.Fields(c.ExcludedTools) {
+		if slices.Contains(known, name) {
+			continue
+		}
+		if name == always {
+			return fmt.Errorf("MCP Server: \"Tools to leave out\" names %s, which is always offered: it tells the AI who the person is and what you allow. Remove it from the list", always)
+		}
+		hint := "write the names as the tool list shows them (such as delete_post), separated by commas"
+		if near := names.Closest(name, cands, 3); len(near) > 0 {
+			hint = "the nearest tools are " + strings.Join(near, ", ")
+		}
+		return fmt.Errorf("MCP Server: \"Tools to leave out\" names %q, which is no tool of this plugin: %s", name, hint)
 	}
 	return nil
 }

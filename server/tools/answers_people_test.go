@@ -35,13 +35,17 @@ func TestGetMeSaysWhoTheCallerIsTheirTeamsAndWhoConfirmsWrites(t *testing.T) {
 		f    meFetched
 	}{
 		{"no_team_writes_off", meFetched{user: otherPerson("u-alice", "alice", "", ""), siteURL: "https://chat.example.com",
-			config: config.Configuration{MaxFileSizeMiB: 50}}},
+			config: config.Configuration{MaxFileSizeMiB: 50, Toolsets: config.AllToolsets}}},
 		{"two_teams_confirm_in_mattermost", meFetched{user: otherPerson("u-alice", "alice", "Alice", "Liddell"), siteURL: "https://chat.example.com",
 			memberships: []mattermost.Membership{{Team: town, Roles: "team_user team_admin"}, {Team: lab, Roles: "team_user"}},
-			config:      config.Configuration{AllowWrites: true, WriteConfirmation: config.ConfirmMattermost, MaxFileSizeMiB: 50}}},
+			config:      config.Configuration{AllowWrites: true, WriteConfirmation: config.ConfirmMattermost, MaxFileSizeMiB: 50, Toolsets: config.AllToolsets}}},
 		{"client_approval", meFetched{user: otherPerson("u-alice", "alice", "Alice", ""), siteURL: "https://chat.example.com",
 			memberships: []mattermost.Membership{{Team: town, Roles: "team_user"}},
-			config:      config.Configuration{AllowWrites: true, WriteConfirmation: config.ConfirmClientApproval, MaxFileSizeMiB: 10}}},
+			config:      config.Configuration{AllowWrites: true, WriteConfirmation: config.ConfirmClientApproval, MaxFileSizeMiB: 10, Toolsets: config.AllToolsets}}},
+		{"toolsets_off_and_tools_left_out", meFetched{user: otherPerson("u-alice", "alice", "Alice", ""), siteURL: "https://chat.example.com",
+			memberships: []mattermost.Membership{{Team: town, Roles: "team_user"}},
+			config: config.Configuration{AllowWrites: true, WriteConfirmation: config.ConfirmMattermost, MaxFileSizeMiB: 50,
+				Toolsets: config.AllToolsets &^ (config.ToolsetPosting | config.ToolsetStatus), ExcludedTools: "delete_post read_file"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text, me := meAnswer(tc.f)

@@ -83,7 +83,7 @@ func TestEveryToolOfTheCatalogueDeclaresAllFourHints(t *testing.T) {
 
 // maxToolList is what tools/list may weigh with every tool offered: every
 // client loads it into the model's context before the first question.
-// With 55 tools it is 48,894 bytes; a new tool or argument pays for itself in shorter text.
+// With 55 tools it is 48,960 bytes; a new tool or argument pays for itself in shorter text.
 const maxToolList = 48 << 10
 
 func TestTheWholeToolListStaysUnder48KiB(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/hidden"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
@@ -86,7 +87,7 @@ func listTeams(d Deps) catalogue.Tool {
 		Name:        "list_teams",
 		Title:       "List my Mattermost teams",
 		Description: "Lists the teams you belong to; a team's name is what the team argument of other tools takes.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.listTeams)
 }
 
@@ -225,7 +226,7 @@ func listChannels(d Deps) catalogue.Tool {
 		Name:        "list_channels",
 		Title:       "List my Mattermost channels",
 		Description: "Lists the channels you are in (all teams, DMs and groups) with unread and mention counts, unread first, then by latest post; at most 200.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.listChannels)
 }
 
@@ -298,7 +299,7 @@ func getChannel(d Deps) catalogue.Tool {
 		Name:        "get_channel",
 		Title:       "Find a Mattermost channel",
 		Description: "Finds one channel you can read by what a person calls it (case, spaces, dashes aside) and describes it; lists candidates when several or none match.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.getChannel)
 }
 
@@ -357,7 +358,7 @@ func searchChannels(d Deps) catalogue.Tool {
 		Name:        "search_channels",
 		Title:       "Search Mattermost channels",
 		Description: "Finds channels by part of their name: your teams' public channels, joined or not, and your private channels, DMs and groups; up to 50.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.searchChannels)
 }
 

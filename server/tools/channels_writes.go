@@ -10,6 +10,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -41,15 +42,15 @@ var (
 func channelWriteTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name: "join_channel", Title: "Join a public channel", Hints: joinHints, Effect: catalogue.ChangesMattermost,
+			Name: "join_channel", Title: "Join a public channel", Hints: joinHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetChannelChanges,
 			Description: "Joins a public channel of one of the person's teams; its members see that they joined." + confirmationNote,
 		}, d.joinChannel),
 		catalogue.Define(catalogue.Tool{
-			Name: "leave_channel", Title: "Leave a channel", Hints: leaveHints, Effect: catalogue.ChangesMattermost,
+			Name: "leave_channel", Title: "Leave a channel", Hints: leaveHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetChannelChanges,
 			Description: "Leaves a channel the person is in; rejoining a private one needs an invitation." + confirmationNote,
 		}, d.leaveChannel),
 		catalogue.Define(catalogue.Tool{
-			Name: "create_channel", Title: "Create a channel", Hints: createHints, Effect: catalogue.ChangesMattermost,
+			Name: "create_channel", Title: "Create a channel", Hints: createHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetChannelChanges,
 			Description: "Creates a public or private channel in one of the person's teams, with them as its admin, and optionally first members." + confirmationNote,
 		}, d.createChannel),
 	}
@@ -231,7 +232,7 @@ func (d Deps) createChannel(ctx context.Context, a createChannelArgs) (res catal
 func markReadTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name: "mark_channel_read", Title: "Mark a channel read", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
+			Name: "mark_channel_read", Title: "Mark a channel read", Hints: ownViewHints, Effect: catalogue.ChangesOwnView, Toolset: config.ToolsetOwnView,
 			Description: "Marks a channel as read by the person now. Only when they ask: reading it here leaves it unread." + ownViewNote,
 		}, d.markChannelRead),
 	}

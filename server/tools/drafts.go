@@ -57,7 +57,7 @@ func listDrafts(d Deps) catalogue.Tool {
 		Name:        "list_drafts",
 		Title:       "List my drafts",
 		Description: "Lists your unsent drafts, newest change first, paged; their files carry the file_id read_file takes.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetOwnView,
 	}, d.listDrafts)
 }
 
@@ -197,7 +197,7 @@ type schedulePostArgs struct {
 
 func schedulePost(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name: "schedule_post", Title: "Schedule a post", Hints: postHints, Effect: catalogue.ChangesMattermost, Needs: config.ScheduledPosts,
+		Name: "schedule_post", Title: "Schedule a post", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting, Needs: config.ScheduledPosts,
 		Description: "Has Mattermost send a post as the person later, in a channel or thread; until then they can change or delete it." + confirmationNote,
 	}, d.schedulePost)
 }
@@ -240,11 +240,11 @@ type draftArgs struct {
 func draftTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name: "save_draft", Title: "Leave a draft in the message box", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
+			Name: "save_draft", Title: "Leave a draft in the message box", Hints: ownViewHints, Effect: catalogue.ChangesOwnView, Toolset: config.ToolsetOwnView,
 			Description: "Puts a draft in the person's message box of a channel (or thread: root_id), replacing any; they send it themselves." + ownViewNote,
 		}, d.saveDraft),
 		catalogue.Define(catalogue.Tool{
-			Name: "delete_draft", Title: "Clear a draft", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView,
+			Name: "delete_draft", Title: "Clear a draft", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView, Toolset: config.ToolsetOwnView,
 			Description: "Removes the person's draft from a channel's message box (or a thread's: root_id); no draft there is fine." + ownViewNote,
 		}, d.deleteDraft),
 	}

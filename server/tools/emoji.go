@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -45,7 +46,7 @@ func listEmoji(d Deps) catalogue.Tool {
 		Name:        "list_emoji",
 		Title:       "List custom emoji",
 		Description: "Lists the server's custom emoji (written :name: in messages and reactions), optionally by name prefix, paged.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.listEmoji)
 }
 

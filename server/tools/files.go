@@ -125,6 +125,7 @@ func fileTools(d Deps) []catalogue.Tool {
 			Description: "Reads an attachment as content: text in numbered windows (page as each header says), Office files and PDFs as text (a small PDF also as itself), archives as listings, images upright, at most 1568 px, small audio and video as themselves; others described.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
+			Toolset:     config.ToolsetFiles,
 		}, d.readFile),
 		catalogue.Define(catalogue.Tool{
 			Name:        "get_file_info",
@@ -132,6 +133,7 @@ func fileTools(d Deps) []catalogue.Tool {
 			Description: "Describes an attachment without reading it: name, type, size, who posted it where, and whether read_file can read it. Give file_id, or a permalink and file_name.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
+			Toolset:     config.ToolsetFiles,
 		}, d.fileInfo),
 		catalogue.Define(catalogue.Tool{
 			Name:        "search_files",
@@ -139,6 +141,7 @@ func fileTools(d Deps) []catalogue.Tool {
 			Description: "Finds files in your channels by name, extension, channel and date, newest first, ready for read_file. To search the words of posts, use search_posts.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
+			Toolset:     config.ToolsetFiles,
 		}, d.searchFiles),
 	}
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -35,6 +36,10 @@ type Me struct {
 	WritesAllowed     bool     `json:"writes_allowed"`
 	WriteConfirmation string   `json:"write_confirmation"`
 	MaxFileSizeMiB    int      `json:"max_file_size_mib"`
+	// ToolsetsOff and ToolsLeftOut are what the admin does not offer, by
+	// short name: the model can tell the person why a tool is missing.
+	ToolsetsOff  []string `json:"toolsets_off,omitempty"`
+	ToolsLeftOut []string `json:"tools_left_out,omitempty"`
 }
 
 func getMe(d Deps) catalogue.Tool {
@@ -85,6 +90,12 @@ func meAnswer(f meFetched) (string, Me) {
 		WritesAllowed:     f.config.AllowWrites,
 		WriteConfirmation: f.config.WriteConfirmation,
 		MaxFileSizeMiB:    f.config.MaxFileSizeMiB,
+		ToolsLeftOut:      strings.Fields(f.config.ExcludedTools),
+	}
+	for _, set := range config.Toolsets() {
+		if !f.config.HasToolset(set) {
+			me.ToolsetsOff = append(me.ToolsetsOff, set.Name())
+		}
 	}
 	for _, m := range f.memberships {
 		me.Teams = append(me.Teams, MeTeam{ID: m.Team.Id, Name: m.Team.Name, DisplayName: present.Name(m.Team.DisplayName), Roles: strings.Fields(m.Roles)})
@@ -108,10 +119,24 @@ func describeMe(me Me) string {
 			fmt.Fprintf(&b, "- %s (name %q, id %s), your roles: %s\n", t.DisplayName, t.Name, t.ID, strings.Join(t.Roles, ", "))
 		}
 	}
-	if me.WritesAllowed {
+	if me.WritesAllowed && slices.Contains(me.ToolsetsOff, config.ToolsetPosting.Name()) {
+		fmt.Fprintf(&b, "Writes: allowed, but no tool that posts is offered (see the toolsets below); %s\n", confirmationSentence(me.WriteConfirmation))
+	} else if me.WritesAllowed {
 		fmt.Fprintf(&b, "Writes: allowed. Tools that post or react are offered; %s\n", confirmationSentence(me.WriteConfirmation))
 	} else {
 		b.WriteString("Writes: not allowed on this server. Only tools that read are offered; a system admin can allow writes in System Console > Plugins > MCP Server.\n")
+	}
+	if len(me.ToolsetsOff) > 0 {
+		var off []string
+		for _, set := range config.Toolsets() {
+			if slices.Contains(me.ToolsetsOff, set.Name()) {
+				off = append(off, fmt.Sprintf("%q", set.DisplayName()))
+			}
+		}
+		fmt.Fprintf(&b, "Toolsets the admin turned off (their tools are not offered): %s.\n", strings.Join(off, ", "))
+	}
+	if len(me.ToolsLeftOut) > 0 {
+		fmt.Fprintf(&b, "Tools the admin left out: %s.\n", strings.Join(me.ToolsLeftOut, ", "))
 	}
 	fmt.Fprintf(&b, "Files larger than %d MiB are described, not read.", me.MaxFileSizeMiB)
 	return b.String()

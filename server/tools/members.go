@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -53,7 +54,7 @@ func getChannelMembers(d Deps) catalogue.Tool {
 		Name:        "get_channel_members",
 		Title:       "List the members of a channel",
 		Description: "Lists the members of a channel you can read, with their channel role and whether each is a guest or a bot, paged.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetPeople,
 	}, d.getChannelMembers)
 }
 
@@ -154,7 +155,7 @@ type addMembersArgs struct {
 
 func addChannelMembersTool(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name: "add_channel_members", Title: "Add people to a channel", Hints: addHints, Effect: catalogue.ChangesMattermost,
+		Name: "add_channel_members", Title: "Add people to a channel", Hints: addHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetChannelChanges,
 		Description: "Adds people of the channel's team to a channel, as the person; each person added is notified." + confirmationNote,
 	}, d.addChannelMembers)
 }

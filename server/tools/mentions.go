@@ -9,6 +9,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -35,7 +36,7 @@ func listMentions(d Deps) catalogue.Tool {
 		Name:        "list_mentions",
 		Title:       "List my recent Mattermost mentions",
 		Description: "Lists recent posts by others that mention you, by Mattermost's rules (@username, mention keys, first name if set, @channel/@all/@here unless ignored), newest first, paged.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.listMentions)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -95,7 +96,7 @@ type getPendingArgs struct {
 
 func getPending(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name: "get_pending", Title: "Check a post waiting for confirmation", Hints: readOnly, Effect: catalogue.ReadsOnly,
+		Name: "get_pending", Title: "Check a post waiting for confirmation", Hints: readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetPosting,
 		Description: "Tells what became of a write waiting for the person: pending (with its page), done, declined, failed or withdrawn (call cancelled); without id, lists pending and recent ones (kept an hour).",
 	}, d.getPending)
 }

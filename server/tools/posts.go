@@ -9,6 +9,7 @@ import (
 
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/postcontent"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -223,7 +224,7 @@ func readChannel(d Deps) catalogue.Tool {
 		Name:        "read_channel",
 		Title:       "Read a Mattermost channel",
 		Description: "Reads a channel's posts, newest first, paged, optionally since or before a time; each attachment carries the file_id read_file takes.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.readChannel)
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/paging"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -32,7 +33,7 @@ func readThread(d Deps) catalogue.Tool {
 		Name:        "read_thread",
 		Title:       "Read a Mattermost thread",
 		Description: "Reads a whole thread from any of its posts (id or permalink): the root post, then the replies oldest first, paged.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.readThread)
 }
 
@@ -115,7 +116,7 @@ func searchPosts(d Deps) catalogue.Tool {
 		Name:        "search_posts",
 		Title:       "Search Mattermost posts",
 		Description: "Searches the posts you can read with Mattermost's search syntax, in one team or all of yours, newest first, paged, with channels and attachments.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.searchPosts)
 }
 
@@ -216,7 +217,7 @@ func listPinnedPosts(d Deps) catalogue.Tool {
 		Name:        "list_pinned_posts",
 		Title:       "List pinned posts of a channel",
 		Description: "Lists the pinned posts of a channel you can read, newest first, paged, with their attachments.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.listPinnedPosts)
 }
 
@@ -299,7 +300,7 @@ func listSaved(d Deps) catalogue.Tool {
 		Name:        "list_saved",
 		Title:       "List my saved posts",
 		Description: "Lists the posts you saved in Mattermost (flagged posts) that you can still read, newest first, paged.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetOwnView,
 	}, d.listSaved)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -35,17 +36,17 @@ type postIDArgs struct {
 func postChangeTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name: "delete_post", Title: "Delete one of your posts", Hints: deleteHints, Effect: catalogue.ChangesMattermost,
+			Name: "delete_post", Title: "Delete one of your posts", Hints: deleteHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Deletes one of the person's own posts, with its replies and files." + confirmationNote,
 		}, d.deletePost),
 		catalogue.Define(catalogue.Tool{
-			Name: "pin_post", Title: "Pin a post", Hints: pinHints, Effect: catalogue.ChangesMattermost,
+			Name: "pin_post", Title: "Pin a post", Hints: pinHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Pins a post the person can read to its channel, for everyone in the channel." + confirmationNote,
 		}, func(ctx context.Context, a postIDArgs) (catalogue.Result[WriteResult], error) {
 			return d.pin(ctx, a, approval.ActionPin)
 		}),
 		catalogue.Define(catalogue.Tool{
-			Name: "unpin_post", Title: "Unpin a post", Hints: unpinHints, Effect: catalogue.ChangesMattermost,
+			Name: "unpin_post", Title: "Unpin a post", Hints: unpinHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Unpins a pinned post from its channel, for everyone in the channel." + confirmationNote,
 		}, func(ctx context.Context, a postIDArgs) (catalogue.Result[WriteResult], error) {
 			return d.pin(ctx, a, approval.ActionUnpin)
@@ -143,13 +144,13 @@ type reminderArgs struct {
 func savedPostTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name: "save_post", Title: "Save a post", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
+			Name: "save_post", Title: "Save a post", Hints: ownViewHints, Effect: catalogue.ChangesOwnView, Toolset: config.ToolsetOwnView,
 			Description: "Adds a post the person can read to their Saved messages in Mattermost." + ownViewNote,
 		}, func(ctx context.Context, a postRefArgs) (catalogue.Result[OwnViewResult], error) {
 			return d.savePost(ctx, a, true)
 		}),
 		catalogue.Define(catalogue.Tool{
-			Name: "unsave_post", Title: "Unsave a post", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView,
+			Name: "unsave_post", Title: "Unsave a post", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView, Toolset: config.ToolsetOwnView,
 			Description: "Takes a post out of the person's Saved messages in Mattermost; a post not saved is fine." + ownViewNote,
 		}, func(ctx context.Context, a postRefArgs) (catalogue.Result[OwnViewResult], error) {
 			return d.savePost(ctx, a, false)
@@ -161,7 +162,7 @@ func savedPostTools(d Deps) []catalogue.Tool {
 func reminderTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name: "set_post_reminder", Title: "Remind me of a post", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
+			Name: "set_post_reminder", Title: "Remind me of a post", Hints: ownViewHints, Effect: catalogue.ChangesOwnView, Toolset: config.ToolsetOwnView,
 			Description: "Has Mattermost's bot remind the person of a post they can read at a time; a new reminder replaces the old one." + ownViewNote,
 		}, d.setPostReminder),
 	}
@@ -260,29 +261,29 @@ type reactionArgs struct {
 func postWriteTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name: "create_post", Title: "Post in a channel", Hints: postHints, Effect: catalogue.ChangesMattermost,
+			Name: "create_post", Title: "Post in a channel", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Posts as the person in a channel, or a thread with root_id, marked as written by an AI for them." + filesNote + confirmationNote,
 		}, d.createPost),
 		catalogue.Define(catalogue.Tool{
-			Name: "dm", Title: "Send a direct message", Hints: postHints, Effect: catalogue.ChangesMattermost,
+			Name: "dm", Title: "Send a direct message", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Sends a direct message, with files as for create_post, from the person to one other person." + confirmationNote,
 		}, d.dm),
 		catalogue.Define(catalogue.Tool{
-			Name: "group_message", Title: "Send a group message", Hints: postHints, Effect: catalogue.ChangesMattermost,
+			Name: "group_message", Title: "Send a group message", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Sends a group message, with files as for create_post, from the person to 2 to 7 other people." + confirmationNote,
 		}, d.groupMessage),
 		catalogue.Define(catalogue.Tool{
-			Name: "update_post", Title: "Edit one of your posts", Hints: editHints, Effect: catalogue.ChangesMattermost,
+			Name: "update_post", Title: "Edit one of your posts", Hints: editHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Replaces the message of one of the person's own posts; its files stay." + confirmationNote,
 		}, d.updatePost),
 		catalogue.Define(catalogue.Tool{
-			Name: "add_reaction", Title: "React to a post", Hints: reactHints, Effect: catalogue.ChangesMattermost,
+			Name: "add_reaction", Title: "React to a post", Hints: reactHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Adds the person's emoji reaction to a post they can read." + confirmationNote,
 		}, func(ctx context.Context, a reactionArgs) (catalogue.Result[WriteResult], error) {
 			return d.react(ctx, a, false)
 		}),
 		catalogue.Define(catalogue.Tool{
-			Name: "remove_reaction", Title: "Take back a reaction", Hints: unreactHints, Effect: catalogue.ChangesMattermost,
+			Name: "remove_reaction", Title: "Take back a reaction", Hints: unreactHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Removes the person's own emoji reaction from a post they can read." + confirmationNote,
 		}, func(ctx context.Context, a reactionArgs) (catalogue.Result[WriteResult], error) {
 			return d.react(ctx, a, true)

@@ -9,6 +9,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -48,7 +49,7 @@ func getStatus(d Deps) catalogue.Tool {
 		Name:        "get_status",
 		Title:       "Get people's status",
 		Description: "Tells whether people you can see are online, away, do not disturb (until when) or offline, with their custom status; up to 50 at once.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetStatus,
 	}, d.getStatus)
 }
 
@@ -162,7 +163,7 @@ type setStatusArgs struct {
 
 func setStatusTool(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
-		Name: "set_status", Title: "Set your status", Hints: statusHints, Effect: catalogue.ChangesMattermost,
+		Name: "set_status", Title: "Set your status", Hints: statusHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetStatus,
 		Description: "Sets the person's status (online, away, dnd until a time, offline) and/or custom status, as others see it." + confirmationNote,
 	}, d.setStatus)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/paging"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -44,7 +45,7 @@ func listTeamChannels(d Deps) catalogue.Tool {
 		Name:        "list_team_channels",
 		Title:       "Browse a team's channels",
 		Description: "Lists a team's public channels, joined or not, then the archived channels you can read, paged. Read one with read_channel.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.listTeamChannels)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
@@ -52,7 +53,7 @@ func listThreads(d Deps) catalogue.Tool {
 		Name:        "list_threads",
 		Title:       "List the Mattermost threads I follow",
 		Description: "Lists the threads you follow (the Threads view), unread replies first, with counts; marks nothing read. Read one with read_thread(post=<root id>).",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.listThreads)
 }
 
@@ -179,13 +180,13 @@ func listThreadsAnswer(f followedThreads) (res catalogue.Result[ThreadList], err
 func followTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name: "follow_thread", Title: "Follow a thread", Hints: ownViewHints, Effect: catalogue.ChangesOwnView,
+			Name: "follow_thread", Title: "Follow a thread", Hints: ownViewHints, Effect: catalogue.ChangesOwnView, Toolset: config.ToolsetOwnView,
 			Description: "Makes the person follow the thread of a post they can read: its replies show in their Threads view and notify them." + ownViewNote,
 		}, func(ctx context.Context, a postRefArgs) (catalogue.Result[OwnViewResult], error) {
 			return d.followThread(ctx, a, true)
 		}),
 		catalogue.Define(catalogue.Tool{
-			Name: "unfollow_thread", Title: "Stop following a thread", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView,
+			Name: "unfollow_thread", Title: "Stop following a thread", Hints: ownUndoHints, Effect: catalogue.ChangesOwnView, Toolset: config.ToolsetOwnView,
 			Description: "Makes the person stop following the thread of a post: its replies leave their Threads view." + ownViewNote,
 		}, func(ctx context.Context, a postRefArgs) (catalogue.Result[OwnViewResult], error) {
 			return d.followThread(ctx, a, false)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -46,7 +47,7 @@ func listUnreads(d Deps) catalogue.Tool {
 		Name:        "list_unreads",
 		Title:       "List my unread Mattermost channels",
 		Description: "Lists your channels with unread posts or mentions (all teams, DMs, groups), most recent first, with Mattermost's counts; marks nothing read.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.listUnreads)
 }
 
@@ -137,7 +138,7 @@ func readUnread(d Deps) catalogue.Tool {
 		Name:        "read_unread",
 		Title:       "Read my unread posts in a channel",
 		Description: "Reads your posts of a channel after your read point, newest first, paged, until the read point; marks nothing read.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
 	}, d.readUnread)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -75,7 +76,7 @@ func getUser(d Deps) catalogue.Tool {
 		Name:        "get_user",
 		Title:       "Look up a Mattermost user",
 		Description: "Looks up one person you share a team or conversation with, by id, @username or email. Use it to turn an author id into a name, or a name into from:username.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetPeople,
 	}, d.getUser)
 }
 
@@ -134,7 +135,7 @@ func searchUsers(d Deps) catalogue.Tool {
 		Name:        "search_users",
 		Title:       "Search Mattermost users",
 		Description: "Finds people you share a team or conversation with by the start of their username, nickname, or the names and email Mattermost shows you; deactivated accounts are marked.",
-		Hints:       readOnly, Effect: catalogue.ReadsOnly,
+		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetPeople,
 	}, d.searchUsers)
 }
 

@@ -93,6 +93,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Description: "Lists your own workspace (files on their way into a post or out to a sandbox, each deleted 24 hours after writing) and its quota.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
+			Toolset:     config.ToolsetWorkspace,
 		}, d.filesList),
 		catalogue.Define(catalogue.Tool{
 			Name:        "files_read",
@@ -100,6 +101,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Description: "Reads a file of your workspace (name from files_list) as content you can use, exactly as read_file reads an attachment.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
+			Toolset:     config.ToolsetWorkspace,
 		}, d.filesRead),
 		catalogue.Define(catalogue.Tool{
 			Name:        "files_write",
@@ -107,6 +109,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Description: "Writes text you composed as a file of your own workspace (replacing one of that name), to attach to a post or hand out with files_presign; deleted after 24 hours.",
 			Hints:       workspaceWrite,
 			Effect:      catalogue.ChangesOwnWorkspace,
+			Toolset:     config.ToolsetWorkspace,
 		}, d.filesWrite),
 		catalogue.Define(catalogue.Tool{
 			Name:        "files_delete",
@@ -114,6 +117,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Description: "Deletes a file from your own workspace now, rather than 24 hours after it was written. Mattermost does not change.",
 			Hints:       workspaceWrite,
 			Effect:      catalogue.ChangesOwnWorkspace,
+			Toolset:     config.ToolsetWorkspace,
 		}, d.filesDelete),
 		catalogue.Define(catalogue.Tool{
 			Name:        "files_presign",
@@ -121,6 +125,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Description: "A short-lived URL without credentials for a sandbox or script: download GETs a workspace file (5 min), upload takes one PUT into your workspace (15 min). To attach bytes to a post, use request_upload.",
 			Hints:       workspaceSlot,
 			Effect:      catalogue.ChangesOwnWorkspace,
+			Toolset:     config.ToolsetWorkspace,
 		}, d.filesPresign),
 		catalogue.Define(catalogue.Tool{
 			Name:        "save_attachment",
@@ -128,6 +133,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Description: "Copies an attachment you can read into your own workspace, so it can leave through files_presign without passing through you. Give file_id, or a permalink and file_name.",
 			Hints:       workspaceWrite,
 			Effect:      catalogue.ChangesOwnWorkspace,
+			Toolset:     config.ToolsetWorkspace,
 		}, d.saveAttachment),
 		catalogue.Define(catalogue.Tool{
 			Name:        "request_upload",
@@ -135,6 +141,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Description: "Prepares an upload of bytes that should not pass through you (a sandbox file, a generated image): a credential-free URL for one PUT, and a handle to give a posting tool.",
 			Hints:       workspaceSlot,
 			Effect:      catalogue.ChangesOwnWorkspace,
+			Toolset:     config.ToolsetWorkspace,
 		}, d.requestUpload),
 	}
 }

@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 )
 
 // The tools/call being served travels with its context: the transport's
@@ -60,4 +62,29 @@ func argumentsDigest(req mcp.CallToolRequest) string {
 	}
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
+}
+
+// refuseCall answers a tools/call the transport refuses before mcp-go sees
+// it: a person over their rate (rate.go), or a tool the configuration does
+// not offer, with the reason and the next step. It reports whether it
+// answered. A call in an unknown session is left to mcp-go, whose 404 tells
+// the client to initialize again.
+func (t *Transport) refuseCall(ctx context.Context, w http.ResponseWriter, r *http.Request, userID, tool string, body []byte) bool {
+	rec := sessionFrom(ctx)
+	if r.Header.Get(server.HeaderKeySessionID) != "" && rec == nil {
+		return false
+	}
+	if t.refuseFastCall(w, userID, tool, body, rec) {
+		return true
+	}
+	if t.opts.NotOffered == nil {
+		return false
+	}
+	why := t.opts.NotOffered(tool)
+	if why == "" {
+		return false
+	}
+	t.opts.Log.Info("MCP tool call", "user_id", userID, "tool", truncate(tool, 64), "outcome", "not_offered")
+	writeToolError(w, requestID(body), why)
+	return true
 }

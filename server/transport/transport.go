@@ -71,8 +71,9 @@ type Options struct {
 	// rule of who may (see admission.Decide); asked on every request, so a
 	// change of the setting applies on the next one. nil admits everyone.
 	Admits func(userID string) (admission.Verdict, error)
-	// Audit records every refused request of a signed-in person (once a
-	// minute per person and reason); nil records nothing.
+	// Audit records every request of a signed-in person the transport
+	// refuses (not admitted, going too fast: once a minute per person and
+	// reason); nil records nothing.
 	Audit audit.Recorder
 	KV    KV
 	// Answers is the same store as raw bytes with compare-and-set: it
@@ -83,6 +84,16 @@ type Options struct {
 	Log     Logger
 	// ServerOptions are added to the MCP server (tool filter, middleware...).
 	ServerOptions []server.ServerOption
+
+	// NotOffered answers why the configuration does not offer the tool
+	// called name, worded for the model with the next step, or "" when it
+	// does (or no tool has that name). A tools/call of a tool not offered is
+	// answered with it as a tool error; mcp-go's tool filter, which refuses
+	// such a call anyway, would say only "not found". nil: mcp-go answers.
+	NotOffered func(name string) string
+	// MaxCallsPerMinute is the setting of the same name, read on every
+	// call so a change applies at once (see rate.go); nil is the default.
+	MaxCallsPerMinute func() int
 }
 
 // Transport is the MCP endpoint and its OAuth metadata.
@@ -100,6 +111,10 @@ type Transport struct {
 	active activeUsers
 	// refusals is when each refusal was last recorded (admission.go).
 	refusals refusalsNoted
+	// rate counts each person's calls on this node (rate.go); clock is
+	// its time, nil for the wall clock (tests set it).
+	rate  rateLimiter
+	clock func() time.Time
 }
 
 // New builds the MCP server and its streamable HTTP handler.
@@ -363,6 +378,9 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			return
 		}
 		method, tool = peekMethod(body)
+		if method == string(mcp.MethodToolsCall) && t.refuseCall(ctx, w, r, userID, tool, body) {
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		if method == string(mcp.MethodInitialize) {

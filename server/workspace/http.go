@@ -36,7 +36,16 @@ type Routes struct {
 	// Authenticate is the MCP endpoint's own check (transport.Authenticate):
 	// the user comes only from the header Mattermost sets.
 	Authenticate func(w http.ResponseWriter, r *http.Request) (string, bool)
-	Log          Logger
+	// Limit counts a request against the person's rate of calls
+	// (transport.LimitRequest); over it, it answers 429 with Retry-After
+	// and reports false. nil: no limit.
+	Limit func(w http.ResponseWriter, userID, route string) bool
+	Log   Logger
+}
+
+// admitted is whether the person's rate admits this request (see Limit).
+func (h *Routes) admitted(w http.ResponseWriter, userID, route string) bool {
+	return h.Limit == nil || h.Limit(w, userID, route)
 }
 
 // Register adds the routes to the plugin's router.
@@ -64,7 +73,7 @@ func EntryOf(f File) Entry {
 
 func (h *Routes) list(w http.ResponseWriter, r *http.Request) {
 	userID, ok := h.Authenticate(w, r)
-	if !ok {
+	if !ok || !h.admitted(w, userID, "rest_list") {
 		return
 	}
 	files, err := h.Store.List(userID)
@@ -83,7 +92,7 @@ func (h *Routes) list(w http.ResponseWriter, r *http.Request) {
 
 func (h *Routes) file(w http.ResponseWriter, r *http.Request) {
 	userID, ok := h.Authenticate(w, r)
-	if !ok {
+	if !ok || !h.admitted(w, userID, "rest_"+strings.ToLower(r.Method)) {
 		return
 	}
 	name := mux.Vars(r)["name"]
@@ -109,13 +118,25 @@ func (h *Routes) download(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, "presigned_get", "", err)
 		return
 	}
+	if !h.admitted(w, userID, "presigned_get") {
+		return
+	}
 	h.serve(w, r, "presigned_get", userID, f.Name, f.SHA256)
 }
 
 // upload receives a presigned upload: the token is spent before the first
 // byte is read, so a second PUT with it is refused whatever became of the
-// first. The name comes from the token's record.
+// first. The name comes from the token's record. A person over their rate
+// is refused before the token is spent, so the URL still works later.
 func (h *Routes) upload(w http.ResponseWriter, r *http.Request) {
+	owner, err := h.Store.UploadOwner(mux.Vars(r)["token"])
+	if err != nil {
+		h.fail(w, "presigned_put", "", err)
+		return
+	}
+	if !h.admitted(w, owner, "presigned_put") {
+		return
+	}
 	userID, name, opts, err := h.Store.SpendUpload(mux.Vars(r)["token"])
 	if err != nil {
 		h.fail(w, "presigned_put", "", err)

@@ -136,6 +136,13 @@ func (s *Store) Download(token string) (userID string, f File, err error) {
 	return rec.UserID, f, err
 }
 
+// UploadOwner is whose workspace a live upload token writes to, without
+// spending the token.
+func (s *Store) UploadOwner(token string) (string, error) {
+	rec, _, err := s.lookup(token, KindUpload)
+	return rec.UserID, err
+}
+
 // SpendUpload consumes an upload token: of two requests racing with one
 // token, exactly one gets it. The token is spent whatever happens to the
 // bytes that follow.

@@ -98,6 +98,9 @@ func run(s settings, only string) error {
 		return err
 	}
 	defer mm.Close()
+	if err := mm.LiftCallRate(); err != nil {
+		return err
+	}
 	fmt.Println("fastbench: every figure is plugin / baseline, measured in turn in this run; min and median over the rounds")
 	if only != "calls" {
 		if err := benchLoad(ctx, mm, s); err != nil {

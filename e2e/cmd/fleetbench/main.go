@@ -48,6 +48,9 @@ func run(bundle, rounds string, calls int) error {
 		return err
 	}
 	defer mm.Close()
+	if err := mm.LiftCallRate(); err != nil {
+		return err
+	}
 	proxy, err := mm.StartSecondNode(ctx)
 	if err != nil {
 		return err

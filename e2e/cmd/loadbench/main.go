@@ -43,6 +43,9 @@ func run(bundle string, clients, calls, people int) error {
 		return err
 	}
 	defer mm.Close()
+	if err := mm.LiftCallRate(); err != nil {
+		return err
+	}
 	proxy, err := mm.StartSecondNode(ctx)
 	if err != nil {
 		return err

@@ -60,6 +60,9 @@ func run(bundle string, runs int) error {
 		return err
 	}
 	defer mm.Close()
+	if err := mm.LiftCallRate(); err != nil {
+		return err
+	}
 	if !hostile.only {
 		fmt.Println("== read_file of a 500-line window of a 1 MB text file, through the real server ==")
 		if err := benchReadFile(ctx, mm, runs); err != nil {

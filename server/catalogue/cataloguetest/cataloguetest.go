@@ -20,20 +20,44 @@ import (
 // under cfg. callable holds the tools whose call was not refused as unknown.
 func Exposure(t *testing.T, cat *catalogue.Catalogue, cfg config.Configuration) (listed, callable []string) {
 	t.Helper()
-	s := server.NewMCPServer("test", "0", server.WithToolCapabilities(false), server.WithRecovery(),
-		server.WithToolFilter(cat.Filter(func() config.Configuration { return cfg })))
-	cat.Register(s)
+	return NewExposer(cat).Exposure(t, cfg)
+}
+
+// Exposer is one MCP server of a catalogue whose configuration changes
+// between checks, as the plugin's does: for tests that walk many
+// configurations.
+type Exposer struct {
+	cat *catalogue.Catalogue
+	s   *server.MCPServer
+	cfg config.Configuration
+}
+
+// NewExposer registers the catalogue on an MCP server filtered by the
+// configuration each Exposure is given.
+func NewExposer(cat *catalogue.Catalogue) *Exposer {
+	e := &Exposer{cat: cat}
+	e.s = server.NewMCPServer("test", "0", server.WithToolCapabilities(false), server.WithRecovery(),
+		server.WithToolFilter(cat.Filter(func() config.Configuration { return e.cfg })))
+	cat.Register(e.s)
+	return e
+}
+
+// Exposure lists the tools and tries to call every tool of the catalogue
+// under cfg. callable holds the tools whose call was not refused as unknown.
+func (e *Exposer) Exposure(t *testing.T, cfg config.Configuration) (listed, callable []string) {
+	t.Helper()
+	e.cfg = cfg
 	ctx := context.Background()
 
 	var list struct {
 		Result mcp.ListToolsResult `json:"result"`
 	}
-	decode(t, s.HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)), &list)
+	decode(t, e.s.HandleMessage(ctx, json.RawMessage(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)), &list)
 	for _, tool := range list.Result.Tools {
 		listed = append(listed, tool.Name)
 	}
 
-	for _, tool := range cat.All() {
+	for _, tool := range e.cat.All() {
 		call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 			"params": map[string]any{"name": tool.Name, "arguments": map[string]any{}}})
 		var answer struct {
@@ -41,7 +65,7 @@ func Exposure(t *testing.T, cat *catalogue.Catalogue, cfg config.Configuration) 
 				Message string `json:"message"`
 			} `json:"error"`
 		}
-		decode(t, s.HandleMessage(ctx, call), &answer)
+		decode(t, e.s.HandleMessage(ctx, call), &answer)
 		if answer.Error == nil || !strings.Contains(answer.Error.Message, "not found") {
 			callable = append(callable, tool.Name)
 		}

@@ -1,0 +1,98 @@
+package e2e
+
+import (
+	"net/http"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
+)
+
+var tryAgainIn = regexp.MustCompile(`Try again in (\d+) seconds`)
+
+func TestPastItsCallsAMinuteAPersonIsToldWhenToTryAgainTheSideChannelAnswers429AndARaisedLimitLetsThemOnAtOnce(t *testing.T) {
+	u := newPerson(t, "rate")
+	// One node: the limit is counted on each node separately.
+	c := connect(t, mm.URL, u.Token)
+	if err := mm.PatchPluginSettings(map[string]any{"MaxCallsPerMinute": config.MinMaxCallsPerMinute}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := mm.PatchPluginSettings(map[string]any{"MaxCallsPerMinute": config.DefaultMaxCallsPerMinute}); err != nil {
+			t.Errorf("restore the calls a minute: %v", err)
+		}
+	})
+
+	// Ten calls, two of them for a presigned URL of the side channel.
+	if res := call(t, c, "files_write", map[string]any{"name": "rate.txt", "text": "counted\n"}); res.IsError {
+		t.Fatalf("files_write: %s", text(res))
+	}
+	res := call(t, c, "files_presign", map[string]any{"name": "rate.txt", "direction": "download"})
+	if res.IsError {
+		t.Fatalf("files_presign: %s", text(res))
+	}
+	var presigned struct{ URL string }
+	structuredAs(t, res, &presigned)
+	for i := 3; i <= config.MinMaxCallsPerMinute; i++ {
+		if res := call(t, c, "get_me", nil); res.IsError {
+			t.Fatalf("call %d of %d: %s", i, config.MinMaxCallsPerMinute, text(res))
+		}
+	}
+	// Listing does not count.
+	if names := toolNames(t, c); len(names) == 0 {
+		t.Fatal("tools/list answered nothing")
+	}
+
+	res, err := callErr(c, "list_teams", nil)
+	if err != nil {
+		t.Fatalf("the 11th call: a protocol error instead of a tool error: %v", err)
+	}
+	body := text(res)
+	m := tryAgainIn.FindStringSubmatch(body)
+	if !res.IsError || m == nil || !strings.Contains(body, "going too fast") || !strings.Contains(body, "at most 10 tool calls a minute") ||
+		!strings.Contains(body, "list_teams was not run") {
+		t.Fatalf("the 11th call: %s", body)
+	}
+	if wait, _ := strconv.Atoi(m[1]); wait < 1 || wait > 60 {
+		t.Fatalf("the 11th call says to wait %d seconds", wait)
+	}
+
+	resp, got := httpDo(t, http.MethodGet, presigned.URL, "", nil)
+	retry, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
+	if resp.StatusCode != http.StatusTooManyRequests || retry < 1 || retry > 60 ||
+		strings.Count(string(got), "\n") != 1 || !strings.Contains(string(got), "try again in "+resp.Header.Get("Retry-After")+" seconds") {
+		t.Fatalf("the presigned download past the limit: %d Retry-After %q %q", resp.StatusCode, resp.Header.Get("Retry-After"), got)
+	}
+	if resp, _ := httpDo(t, http.MethodGet, pluginURL()+workspace.APIPath, u.Token, nil); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("the workspace API past the limit: %d", resp.StatusCode)
+	}
+	// Another person is not slowed by this one.
+	other := newPerson(t, "unhurried")
+	if res := call(t, connect(t, mm.URL, other.Token), "get_me", nil); res.IsError {
+		t.Fatalf("another person was refused for this one's calls: %s", text(res))
+	}
+
+	// The refusal is in the server's log, once per call, without content.
+	raw, err := os.ReadFile(mm.ServerLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`"msg":"MCP tool call".*"user_id":"` + u.ID + `","tool":"list_teams","outcome":"rate_limited"`).Match(raw) {
+		t.Fatalf("no log line of the refused call in %s", mm.ServerLog())
+	}
+
+	// Recovery without waiting the minute out: the admin raises the limit.
+	if err := mm.PatchPluginSettings(map[string]any{"MaxCallsPerMinute": config.DefaultMaxCallsPerMinute}); err != nil {
+		t.Fatal(err)
+	}
+	if res := call(t, c, "list_teams", nil); res.IsError {
+		t.Fatalf("the next call after the limit was raised: %s", text(res))
+	}
+	if resp, got := httpDo(t, http.MethodGet, presigned.URL, "", nil); resp.StatusCode != http.StatusOK || string(got) != "counted\n" {
+		t.Fatalf("the presigned download after the limit was raised: %d %q", resp.StatusCode, got)
+	}
+}

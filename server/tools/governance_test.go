@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/cataloguetest"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+)
+
+// toolsetOf is every tool's toolset as the admin's documentation names it,
+// written out here rather than read from the tools, so the governance test
+// checks the catalogue against it.
+var toolsetOf = func() map[string]config.Toolset {
+	m := map[string]config.Toolset{}
+	for set, names := range map[config.Toolset][]string{
+		config.ToolsetChannels: {"list_teams", "list_channels", "get_channel", "search_channels", "read_channel", "read_thread",
+			"search_posts", "list_unreads", "read_unread", "list_mentions", "list_threads", "list_pinned_posts", "list_team_channels", "list_emoji"},
+		config.ToolsetFiles:     {"read_file", "get_file_info", "search_files"},
+		config.ToolsetPeople:    {"get_user", "search_users", "get_channel_members"},
+		config.ToolsetWorkspace: {"files_list", "files_read", "files_write", "files_delete", "files_presign", "request_upload", "save_attachment"},
+		config.ToolsetPosting: {"create_post", "update_post", "delete_post", "add_reaction", "remove_reaction", "dm", "group_message",
+			"schedule_post", "pin_post", "unpin_post", "get_pending"},
+		config.ToolsetChannelChanges: {"create_channel", "join_channel", "leave_channel", "add_channel_members"},
+		config.ToolsetStatus:         {"get_status", "set_status"},
+		config.ToolsetOwnView: {"list_drafts", "save_draft", "delete_draft", "list_saved", "save_post", "unsave_post",
+			"follow_thread", "unfollow_thread", "mark_channel_read", "set_post_reminder"},
+	} {
+		for _, n := range names {
+			m[n] = set
+		}
+	}
+	return m
+}()
+
+func TestEveryToolIsInTheToolsetItsFamilyNamesAndOnlyGetMeIsInNone(t *testing.T) {
+	for _, tool := range realCatalogue(t).All() {
+		want, known := toolsetOf[tool.Name]
+		if tool.Name == catalogue.AlwaysOffered {
+			want, known = 0, true
+		}
+		if !known || tool.Toolset != want {
+			t.Errorf("%s is in toolset %q, want %q (a new tool goes into its family's toolset here and in README)", tool.Name, tool.Toolset.Name(), want.Name())
+		}
+	}
+}
+
+// TestEveryCombinationOfSettingsListsAndLetsCallExactlyTheToolsItOffers
+// walks all 256 sets of toolsets, writes on and off, no tool or one tool
+// left out (a different one for each set of toolsets), and a server with
+// and without what scheduled posts need. What is listed, what a call
+// reaches and what the transport is told to refuse must all be the set
+// computed here from the tools' effects and needs.
+func TestEveryCombinationOfSettingsListsAndLetsCallExactlyTheToolsItOffers(t *testing.T) {
+	cat := realCatalogue(t)
+	all := cat.All()
+	exposer := cataloguetest.NewExposer(cat)
+	checked := 0
+	for mask := range config.Toolset(config.AllToolsets + 1) {
+		for _, writes := range []bool{false, true} {
+			for _, excluded := range []string{"", all[int(mask)%len(all)].Name} {
+				for _, server := range []config.Feature{0, config.ScheduledPosts} {
+					cfg := config.Defaults()
+					cfg.Toolsets, cfg.AllowWrites, cfg.ExcludedTools, cfg.Server = mask, writes, excluded, server
+					var want []string
+					for _, tool := range all {
+						writesSomething := tool.Effect == catalogue.ChangesMattermost || tool.Effect == catalogue.ChangesOwnView
+						offered := tool.Name == "get_me" ||
+							(mask&toolsetOf[tool.Name] != 0 && tool.Name != excluded && (writes || !writesSomething) && server&tool.Needs == tool.Needs)
+						if offered {
+							want = append(want, tool.Name)
+						}
+						if refused := cat.NotOffered(tool.Name, cfg) != ""; refused == offered {
+							t.Fatalf("toolsets %08b, writes %v, left out %q, server %d: the transport would refuse %s: %v, want %v",
+								mask, writes, excluded, server, tool.Name, refused, !offered)
+						}
+						if !writes && writesSomething && offered {
+							t.Fatalf("%s writes and is offered with writes off", tool.Name)
+						}
+					}
+					listed, callable := exposer.Exposure(t, cfg)
+					if !slices.Equal(listed, want) || !slices.Equal(callable, want) {
+						t.Fatalf("toolsets %08b, writes %v, left out %q, server %d:\nlisted   %v\ncallable %v\nwant     %v",
+							mask, writes, excluded, server, listed, callable, want)
+					}
+					checked++
+				}
+			}
+		}
+	}
+	if checked != 256*2*2*2 {
+		t.Fatalf("%d combinations checked", checked)
+	}
+}

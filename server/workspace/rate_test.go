@@ -1,0 +1,62 @@
+package workspace
+
+import (
+	"net/http"
+	"testing"
+)
+
+// overRate is a Limit that refuses a person the way the transport does
+// past their rate: 429 with Retry-After.
+func overRate(refused map[string]bool, seen *[]string) func(w http.ResponseWriter, userID, route string) bool {
+	return func(w http.ResponseWriter, userID, route string) bool {
+		*seen = append(*seen, userID+" "+route)
+		if refused[userID] {
+			w.Header().Set("Retry-After", "42")
+			http.Error(w, "Too many requests: try again in 42 seconds.", http.StatusTooManyRequests)
+			return false
+		}
+		return true
+	}
+}
+
+func TestEverySideChannelRouteCountsAgainstTheOwnersRateAndAnUploadRefusedForItIsNotSpent(t *testing.T) {
+	s, _ := newStore(t, roomy)
+	write(t, s, alice, "kept.txt", []byte("kept\n"))
+	refused := map[string]bool{alice: true}
+	var seen []string
+	routes := &Routes{Store: s, Log: nopLog{}, Limit: overRate(refused, &seen),
+		Authenticate: func(http.ResponseWriter, *http.Request) (string, bool) { return alice, true }}
+	down, err := s.PresignDownload(alice, "kept.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := s.RequestUpload(alice, "new.txt", 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct{ method, path string }{
+		{http.MethodGet, APIPath}, {http.MethodGet, APIPath + "/kept.txt"}, {http.MethodDelete, APIPath + "/kept.txt"},
+		{http.MethodGet, DownloadPath + down.Token}, {http.MethodPut, UploadPath + up.Token},
+	} {
+		rec := serve(routes, r.method, r.path, []byte("new\n"))
+		if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "42" {
+			t.Errorf("%s %s over the rate: %d %q", r.method, r.path, rec.Code, rec.Header().Get("Retry-After"))
+		}
+	}
+	want := []string{alice + " rest_list", alice + " rest_get", alice + " rest_delete", alice + " presigned_get", alice + " presigned_put"}
+	if len(seen) != len(want) {
+		t.Fatalf("counted %v, want %v", seen, want)
+	}
+	for i := range want {
+		if seen[i] != want[i] {
+			t.Fatalf("counted %v, want %v", seen, want)
+		}
+	}
+	if _, err := s.Stat(alice, "kept.txt"); err != nil {
+		t.Fatalf("a refused DELETE deleted: %v", err)
+	}
+	delete(refused, alice)
+	if rec := serve(routes, http.MethodPut, UploadPath+up.Token, []byte("new\n")); rec.Code != http.StatusCreated {
+		t.Fatalf("the upload URL after the refusal: %d %s", rec.Code, rec.Body)
+	}
+}
