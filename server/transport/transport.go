@@ -74,6 +74,9 @@ type Options struct {
 	Log     Logger
 	// ServerOptions are added to the MCP server (tool filter, middleware...).
 	ServerOptions []server.ServerOption
+	// Connected hears of every MCP session opened, once its record is
+	// stored (the audit trail of connections); nil hears nothing.
+	Connected func(SessionRecord)
 }
 
 // Transport is the MCP endpoint and its OAuth metadata.
@@ -93,7 +96,7 @@ type Transport struct {
 
 // New builds the MCP server and its streamable HTTP handler.
 func New(opts Options) *Transport {
-	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now}}
+	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now, opened: opts.Connected}}
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		t.sessions.remember(ctx, req, res)
