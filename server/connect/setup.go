@@ -48,51 +48,62 @@ type Setup struct {
 // Cursor gets no link (it would install a placeholder).
 func SetupFor(mcpURL, token string, oauth bool) Setup {
 	var s Setup
-	bearer := ""
+	var headers map[string]string
 	if !oauth {
-		bearer = "Bearer " + tokenOr(token)
+		headers = map[string]string{"Authorization": "Bearer " + tokenOr(token)}
 	}
 
 	s.ClaudeCode = "claude mcp add --transport http " + ServerName + " " + shellQuote(mcpURL)
-	if bearer != "" {
-		s.ClaudeCode += " --header " + shellQuote("Authorization: "+bearer)
+	if headers != nil {
+		s.ClaudeCode += " --header " + shellQuote("Authorization: "+headers["Authorization"])
 	}
 
-	cursor := map[string]any{"url": mcpURL}
-	if bearer != "" {
-		cursor["headers"] = map[string]string{"Authorization": bearer}
-	}
-	s.Cursor = pretty(map[string]any{"mcpServers": map[string]any{ServerName: cursor}})
+	cursor := cursorEntry{URL: mcpURL, Headers: headers}
+	s.Cursor = encode(map[string]any{"mcpServers": map[string]any{ServerName: cursor}}, true)
 	if oauth || token != "" {
 		s.CursorLink = "cursor://anysphere.cursor-deeplink/mcp/install?name=" + url.QueryEscape(ServerName) +
-			"&config=" + url.QueryEscape(base64.StdEncoding.EncodeToString(compact(cursor)))
+			"&config=" + url.QueryEscape(base64.StdEncoding.EncodeToString([]byte(encode(cursor, false))))
 	}
 
-	vscode := map[string]any{"type": "http", "url": mcpURL}
-	var inputs []map[string]any
-	if !oauth {
-		if token == "" {
-			vscode["headers"] = map[string]string{"Authorization": "Bearer ${input:" + vscodeTokenInput + "}"}
-			inputs = []map[string]any{{"type": "promptString", "id": vscodeTokenInput,
-				"description": "Mattermost personal access token", "password": true}}
-		} else {
-			vscode["headers"] = map[string]string{"Authorization": bearer}
-		}
+	vscode := vscodeEntry{Type: "http", URL: mcpURL, Headers: headers}
+	var inputs []vscodeInput
+	if !oauth && token == "" {
+		vscode.Headers = map[string]string{"Authorization": "Bearer ${input:" + vscodeTokenInput + "}"}
+		inputs = []vscodeInput{{Type: "promptString", ID: vscodeTokenInput, Description: "Mattermost personal access token", Password: true}}
 	}
-	file := map[string]any{"servers": map[string]any{ServerName: vscode}}
-	if inputs != nil {
-		file["inputs"] = inputs
-	}
-	s.VSCode = pretty(file)
-	link := map[string]any{"name": ServerName}
-	for k, v := range vscode {
-		link[k] = v
-	}
-	if inputs != nil {
-		link["inputs"] = inputs
-	}
-	s.VSCodeLink = "vscode:mcp/install?" + uriComponent(string(compact(link)))
+	s.VSCode = encode(vscodeFile{Inputs: inputs, Servers: map[string]vscodeEntry{ServerName: vscode}}, true)
+	link := vscode
+	link.Name, link.Inputs = ServerName, inputs
+	s.VSCodeLink = "vscode:mcp/install?" + uriComponent(encode(link, false))
 	return s
+}
+
+// cursorEntry is a server in Cursor's mcp.json; a remote server is its URL.
+type cursorEntry struct {
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"`
+}
+
+// vscodeEntry is a server in VS Code's mcp.json; the install link takes
+// the same with its name and inputs.
+type vscodeEntry struct {
+	Name    string            `json:"name,omitempty"`
+	Type    string            `json:"type"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Inputs  []vscodeInput     `json:"inputs,omitempty"`
+}
+
+type vscodeInput struct {
+	Type        string `json:"type"`
+	ID          string `json:"id"`
+	Description string `json:"description"`
+	Password    bool   `json:"password"`
+}
+
+type vscodeFile struct {
+	Inputs  []vscodeInput          `json:"inputs,omitempty"`
+	Servers map[string]vscodeEntry `json:"servers"`
 }
 
 // uriComponent escapes as JavaScript's encodeURIComponent does, which VS
@@ -119,12 +130,15 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-func pretty(v any) string {
-	b, _ := json.MarshalIndent(v, "", "  ") // maps of strings always encode
-	return string(b)
-}
-
-func compact(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
+// encode is v as JSON as a person reads it: without escaping <, > and &
+// (a placeholder stays readable), indented when pretty.
+func encode(v any, pretty bool) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if pretty {
+		enc.SetIndent("", "  ")
+	}
+	_ = enc.Encode(v) // strings and maps of strings always encode
+	return strings.TrimSuffix(b.String(), "\n")
 }
