@@ -121,7 +121,10 @@ func sdkFromVSCode(t *testing.T, config, clientName string) *sdk.ClientSession {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: entry.URL, MaxRetries: -1, DisableStandaloneSSE: true,
-		HTTPClient: &http.Client{Transport: headerTransport{entry.Headers}, Timeout: 60 * time.Second}}, nil)
+		HTTPClient: &http.Client{Transport: headerTransport{entry.Headers}, Timeout: 60 * time.Second}},
+		// The protocol VS Code and Cursor speak today, with sessions; the
+		// SDK's default, 2026-07-28, is stateless.
+		&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("the official SDK could not connect with the VS Code config: %v (server log: %s)", err, mm.ServerLogTail(20))
 	}
@@ -238,7 +241,7 @@ func rawGetMe(t *testing.T, site, token, sessionID string) int {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", sessionID)
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -354,14 +357,14 @@ func TestAnOAuthClientDisconnectedInTheDialogIsDeauthorizedForThePerson(t *testi
 
 func TestTheConnectDialogReadsWellOnAPhoneAndALaptopAndDisconnectsAClient(t *testing.T) {
 	u := tokenMaker(t, "webb")
-	pat, err := mm.PersonalAccessToken(u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := connect(t, mm.URL, pat)
+	// A client of today's stateless protocol, signed in with a session
+	// token of the person's: Disconnect ends that session.
+	c := connect(t, mm.URL, u.Token)
 	getMe(t, c, u)
 
 	tab := webappAs(t, u)
+	// Mattermost's own page sets the viewport to the device's width.
+	evalJS[any](t, tab, `document.head.insertAdjacentHTML("beforeend", '<meta name="viewport" content="width=device-width, initial-scale=1">'); true`)
 	for _, width := range []int64{phoneWidth, laptopWidth} {
 		atWidth(t, tab, width, 900)
 		// The channel header button, as a click on it runs its action.
@@ -380,6 +383,11 @@ func TestTheConnectDialogReadsWellOnAPhoneAndALaptopAndDisconnectsAClient(t *tes
 		}
 		pollJS[bool](t, tab, "the dialog lists the client", `document.querySelector('[data-dialog=connect] [aria-label="Connected clients"]').textContent.indexOf('e2e') >= 0`)
 		fitsWidth(t, tab, width, "the Connect dialog")
+		// The dialog is fixed, so it can overflow without the page scrolling.
+		if edges := evalJS[string](t, tab, `(() => { const d = document.querySelector("[data-dialog=connect]"); const r = d.getBoundingClientRect();
+			return r.left >= 8 && r.right <= innerWidth - 8 && d.scrollWidth <= d.clientWidth ? "" : r.left + ".." + r.right + " scroll " + d.scrollWidth; })()`); edges != "" {
+			t.Errorf("the Connect dialog runs past the screen at %dpx: %s", width, edges)
+		}
 		shoot(t, tab, width, "connect")
 		if width == phoneWidth {
 			clickButton(t, tab, "[data-dialog=connect]", "Close")

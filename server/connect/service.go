@@ -28,10 +28,13 @@ type MM interface {
 	RevokeAccessToken(id string) error
 }
 
-// Sessions are the person's MCP sessions (transport.Transport).
+// Sessions are the person's MCP sessions, and their clients that open
+// none (protocol 2026-07-28 and later), by sign-in (transport.Transport).
 type Sessions interface {
 	PersonSessions(userID string) ([]transport.SessionRecord, error)
 	EndSessions(userID string, ids []string) error
+	PersonSignIns(userID string) ([]transport.SignIn, error)
+	ForgetSignIns(userID string, mmSessions []string) error
 }
 
 // Options wire the service to the plugin.
@@ -125,9 +128,11 @@ type Client struct {
 	Version string `json:"version,omitempty"`
 	// OtherNames are other clients that signed in with the same
 	// credential (the same token pasted into two clients).
-	OtherNames []string  `json:"other_names,omitempty"`
-	Sessions   int       `json:"sessions"`
-	LastUsed   time.Time `json:"last_used"`
+	OtherNames []string `json:"other_names,omitempty"`
+	// Sessions counts its open MCP sessions: 0 for a client of protocol
+	// 2026-07-28 or later, which opens none.
+	Sessions int       `json:"sessions"`
+	LastUsed time.Time `json:"last_used"`
 	// SignIn is mattermost.SignInOAuth, SignInToken or SignInSession, or
 	// "unknown" for sessions that recorded no sign-in; SignInText says it
 	// for the person.
@@ -165,30 +170,46 @@ func (s *Service) clients(userID string) ([]Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	signIns, err := s.opts.Sessions.PersonSignIns(userID)
+	if err != nil {
+		return nil, err
+	}
 	made, err := s.tokens.list(userID)
 	if err != nil {
 		return nil, err
 	}
+	// Sessions and stateless sign-ins alike, most recently used first.
+	uses := make([]use, 0, len(recs)+len(signIns))
+	for _, r := range recs {
+		uses = append(uses, use{mmSession: r.MattermostSessionID, name: r.ClientName, version: r.ClientVersion, seen: r.SeenAt, sessionID: r.ID})
+	}
+	for _, si := range signIns {
+		uses = append(uses, use{mmSession: si.MattermostSessionID, name: si.ClientName, version: si.ClientVersion, seen: si.SeenAt})
+	}
+	slices.SortStableFunc(uses, func(a, b use) int { return b.seen.Compare(a.seen) })
+
 	byKey := map[string]*Client{}
 	var order []*Client
-	for _, rec := range recs { // most recently used first
-		c := byKey[rec.MattermostSessionID]
+	for _, u := range uses {
+		c := byKey[u.mmSession]
 		if c == nil {
 			if len(order) >= MaxClientsListed*2 {
 				continue // bounds the Mattermost reads; the count past it is a floor
 			}
-			c = &Client{ID: clientID(rec.MattermostSessionID), Name: rec.ClientName, Version: rec.ClientVersion,
-				LastUsed: rec.SeenAt, mmSession: rec.MattermostSessionID, SignIn: signInUnknown}
+			c = &Client{ID: clientID(u.mmSession), Name: u.name, Version: u.version,
+				LastUsed: u.seen, mmSession: u.mmSession, SignIn: signInUnknown}
 			if !s.describe(c, userID, made) {
 				continue // its sign-in ended: not connected
 			}
-			byKey[rec.MattermostSessionID] = c
+			byKey[u.mmSession] = c
 			order = append(order, c)
-		} else if rec.ClientName != c.Name && !slices.Contains(c.OtherNames, rec.ClientName) && len(c.OtherNames) < maxOtherNames {
-			c.OtherNames = append(c.OtherNames, rec.ClientName)
+		} else if u.name != c.Name && !slices.Contains(c.OtherNames, u.name) && len(c.OtherNames) < maxOtherNames {
+			c.OtherNames = append(c.OtherNames, u.name)
 		}
-		c.Sessions++
-		c.sessionIDs = append(c.sessionIDs, rec.ID)
+		if u.sessionID != "" {
+			c.Sessions++
+			c.sessionIDs = append(c.sessionIDs, u.sessionID)
+		}
 	}
 	out := make([]Client, 0, len(order))
 	for _, c := range order {
@@ -198,6 +219,14 @@ func (s *Service) clients(userID string) ([]Client, error) {
 		out = append(out, *c)
 	}
 	return out, nil
+}
+
+// use is one MCP session of the person, or one stateless client seen.
+type use struct {
+	mmSession, name, version string
+	seen                     time.Time
+	// sessionID is the MCP session; "" for a stateless client.
+	sessionID string
 }
 
 // maxOtherNames bounds the other names one client lists: past a few, the
@@ -272,6 +301,11 @@ func (s *Service) Disconnect(userID, personSession, id string) (Disconnected, er
 	c := all[i]
 	if err := s.opts.Sessions.EndSessions(userID, c.sessionIDs); err != nil {
 		return Disconnected{}, err
+	}
+	if c.mmSession != "" {
+		if err := s.opts.Sessions.ForgetSignIns(userID, []string{c.mmSession}); err != nil {
+			return Disconnected{}, err
+		}
 	}
 	d := Disconnected{Client: c, Ended: len(c.sessionIDs)}
 	switch {

@@ -47,7 +47,16 @@ func (f *fakeMM) RevokeAccessToken(id string) error {
 	return nil
 }
 
-type fakeSessions struct{ recs []transport.SessionRecord }
+type fakeSessions struct {
+	recs    []transport.SessionRecord
+	signIns []transport.SignIn
+}
+
+func (f *fakeSessions) PersonSignIns(string) ([]transport.SignIn, error) { return f.signIns, nil }
+func (f *fakeSessions) ForgetSignIns(_ string, mm []string) error {
+	f.signIns = slices.DeleteFunc(f.signIns, func(s transport.SignIn) bool { return slices.Contains(mm, s.MattermostSessionID) })
+	return nil
+}
 
 func (f *fakeSessions) PersonSessions(userID string) ([]transport.SessionRecord, error) {
 	var out []transport.SessionRecord
@@ -274,5 +283,18 @@ func TestTheSlashCommandCarriesTheURLAndTheSetup(t *testing.T) {
 	}
 	if res := s.Execute(alice, "/mcp frobnicate"); !strings.Contains(res.Text, "not a subcommand") || !strings.Contains(res.Text, "/mcp clients") {
 		t.Errorf("unknown: %s", res.Text)
+	}
+}
+
+func TestAStatelessClientIsListedByItsSignInAndDisconnectingItRevokesTheSessionAndForgetsIt(t *testing.T) {
+	s, mm, ss, _ := newTestService(t, rec("s1", "websess", "older", time.Hour))
+	ss.signIns = []transport.SignIn{{MattermostSessionID: "oauthsess", ClientName: "modern", ClientVersion: "9", SeenAt: t0}}
+	clients, _, err := s.Clients(alice)
+	if err != nil || len(clients) != 2 || clients[0].Name != "modern" || clients[0].Sessions != 0 || clients[0].SignIn != mattermost.SignInOAuth {
+		t.Fatalf("%+v %v", clients, err)
+	}
+	d, err := s.Disconnect(alice, "personsess", clients[0].ID)
+	if err != nil || d.Ended != 0 || d.OAuthAppID != "app1" || !slices.Equal(mm.revoked, []string{"oauthsess"}) || len(ss.signIns) != 0 {
+		t.Fatalf("%+v %v revoked %v left %+v", d, err, mm.revoked, ss.signIns)
 	}
 }

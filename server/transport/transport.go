@@ -92,6 +92,8 @@ type Transport struct {
 	markedAt atomic.Int64
 	// active is which users this node found active lately (active.go).
 	active activeUsers
+	// signIns is when this node last noted each stateless client (signins.go).
+	signIns signIns
 }
 
 // New builds the MCP server and its streamable HTTP handler.
@@ -351,6 +353,9 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			return
 		}
 		method, tool = peekMethod(body)
+		if r.Header.Get(server.HeaderKeySessionID) == "" && method != string(mcp.MethodInitialize) {
+			t.noteSignIn(userID, MattermostSession(ctx), body)
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		if method == string(mcp.MethodInitialize) {

@@ -133,7 +133,7 @@ export const sidebar = {
 // The "Connect an AI client" dialog: the modal's frame, and blocks of setup
 // that wrap rather than scroll sideways on a phone.
 export const connect = {
-    code: {...pre, ...messageBox, fontFamily: 'monospace', wordBreak: 'break-all', flex: 1, minWidth: 0},
+    code: {...pre, ...messageBox, fontFamily: 'monospace', wordBreak: 'normal', overflowWrap: 'anywhere', flex: 1, minWidth: 0},
     codeRow: {display: 'flex', alignItems: 'flex-start', gap: 8},
     copyButton: {...button, padding: '4px 10px', fontSize: 12, flex: 'none'},
     links: {display: 'flex', flexWrap: 'wrap', gap: 12, margin: '6px 0 0'},
