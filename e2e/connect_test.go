@@ -132,6 +132,33 @@ func sdkFromVSCode(t *testing.T, config, clientName string) *sdk.ClientSession {
 	return s
 }
 
+// sdkFromCursor connects the official MCP Go SDK, with its own protocol
+// version, with the server entry of a Cursor mcp.json: its url and headers.
+func sdkFromCursor(t *testing.T, config, clientName string) *sdk.ClientSession {
+	t.Helper()
+	var cfg struct {
+		MCPServers map[string]struct {
+			URL     string            `json:"url"`
+			Headers map[string]string `json:"headers"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(config), &cfg); err != nil {
+		t.Fatalf("the Cursor config does not parse: %v\n%s", err, config)
+	}
+	entry, ok := cfg.MCPServers[mcpconnect.ServerName]
+	if !ok || entry.URL != mcpURL(mm.URL) {
+		t.Fatalf("the Cursor config names no server at %s: %s", mcpURL(mm.URL), config)
+	}
+	c := sdk.NewClient(&sdk.Implementation{Name: clientName, Version: "1.8.0"}, nil)
+	s, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: entry.URL, MaxRetries: -1, DisableStandaloneSSE: true,
+		HTTPClient: &http.Client{Transport: headerTransport{entry.Headers}, Timeout: 60 * time.Second}}, nil)
+	if err != nil {
+		t.Fatalf("the official SDK could not connect with the Cursor config: %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 // sdkGetMe calls get_me through the SDK and returns who it answered for.
 func sdkGetMe(t *testing.T, s *sdk.ClientSession) tools.Me {
 	t.Helper()
@@ -216,6 +243,10 @@ func TestATokenMadeInTheDialogConnectsTheOfficialSDKFromItsVSCodeConfigAndOnlyTh
 	if me := sdkGetMe(t, s); me.UserID != u.ID {
 		t.Fatalf("get_me answered %s, want %s", me.UserID, u.ID)
 	}
+	// The Cursor config, with the SDK's own protocol (stateless, 2026-07-28).
+	if me := sdkGetMe(t, sdkFromCursor(t, tok.Setup.Cursor, "sdk-cursor")); me.UserID != u.ID {
+		t.Fatalf("get_me through the Cursor config answered %s, want %s", me.UserID, u.ID)
+	}
 
 	var clients struct {
 		Clients []mcpconnect.Client `json:"clients"`
@@ -223,7 +254,10 @@ func TestATokenMadeInTheDialogConnectsTheOfficialSDKFromItsVSCodeConfigAndOnlyTh
 	if code := personDo(t, mm.URL, web, "", http.MethodGet, "/clients", &clients); code != http.StatusOK {
 		t.Fatalf("GET clients: %d", code)
 	}
-	if len(clients.Clients) != 1 || clients.Clients[0].Name != "sdk-vscode" || clients.Clients[0].Version != "1.8.0" || !clients.Clients[0].TokenMadeHere {
+	// One sign-in (the token), so one client with both names; the VS Code
+	// one opened an MCP session, the stateless one none.
+	if len(clients.Clients) != 1 || clients.Clients[0].Version != "1.8.0" || !clients.Clients[0].TokenMadeHere || clients.Clients[0].Sessions != 1 ||
+		len(clients.Clients[0].OtherNames) != 1 || clients.Clients[0].Name+","+clients.Clients[0].OtherNames[0] != "sdk-vscode,sdk-cursor" && clients.Clients[0].Name+","+clients.Clients[0].OtherNames[0] != "sdk-cursor,sdk-vscode" {
 		t.Fatalf("the connected clients: %+v", clients.Clients)
 	}
 }
