@@ -50,6 +50,8 @@ func TestThePersonsSessionsAreListedAndEndedSessionsAnswer404OnEveryNode(t *test
 func TestAStatelessClientIsNotedByItsSignInOnceAMinuteAndForgotten(t *testing.T) {
 	kv := newMemKV()
 	tr, _ := newNode(t, kv, &memLog{}, map[string]bool{"alice": true})
+	var connected []SessionRecord
+	tr.opts.Connected = func(rec SessionRecord) { connected = append(connected, rec) }
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		tr.ServeMCP(w, r.WithContext(WithMattermostSession(r.Context(), r.Header.Get("X-Test-Session"))))
 	}))
@@ -87,6 +89,11 @@ func TestAStatelessClientIsNotedByItsSignInOnceAMinuteAndForgotten(t *testing.T)
 	list, err := tr.PersonSignIns("alice")
 	if err != nil || len(list) != 2 || slices.ContainsFunc(list, func(s SignIn) bool { return s.MattermostSessionID == "mmsess1" }) {
 		t.Fatalf("%+v %v", list, err)
+	}
+	// Heard once per new client (mmsess1, mmsess2, mmsess3), never for a
+	// repeat within a minute.
+	if len(connected) != 3 || connected[0].ClientName != "modern-client" || connected[0].MattermostSessionID != "mmsess1" || connected[0].ID != "" {
+		t.Errorf("connections heard: %+v", connected)
 	}
 	if err := tr.ForgetSignIns("alice", []string{"mmsess2"}); err != nil {
 		t.Fatal(err)

@@ -27,6 +27,10 @@ const (
 	// client (a key and a time each); past it the memory starts again,
 	// which costs one KV write per client.
 	maxNotedHere = 10_000
+	// maxNoteBodyBytes bounds the requests read a second time for the
+	// client's name: a call carrying files can be megabytes, and the same
+	// client's small requests (tools/list, most calls) name it as well.
+	maxNoteBodyBytes = 64 << 10
 )
 
 // SignIn is a stateless client of the person, by the Mattermost session it
@@ -79,8 +83,11 @@ func clientInfoOf(body []byte) (mcp.Implementation, bool) {
 
 // noteSignIn notes a stateless request's client among the person's.
 func (t *Transport) noteSignIn(userID, mmSession string, body []byte) {
+	if len(body) > maxNoteBodyBytes || userID == "" || mmSession == "" || t.opts.Answers == nil {
+		return
+	}
 	info, ok := clientInfoOf(body)
-	if !ok || userID == "" || mmSession == "" || t.opts.Answers == nil {
+	if !ok {
 		return
 	}
 	name, version := truncate(info.Name, maxClientNameBytes), truncate(info.Version, maxClientVersionBytes)
@@ -88,8 +95,11 @@ func (t *Transport) noteSignIn(userID, mmSession string, body []byte) {
 	if !t.signIns.due(userID+"/"+mmSession+"/"+name, now) {
 		return
 	}
+	isNew := false
 	err := t.changeSignIns(userID, func(list []SignIn) []SignIn {
+		before := len(list)
 		list = slices.DeleteFunc(list, func(s SignIn) bool { return s.MattermostSessionID == mmSession && s.ClientName == name })
+		isNew = len(list) == before
 		list = append(list, SignIn{MattermostSessionID: mmSession, ClientName: name, ClientVersion: version, SeenAt: seenStamp(now)})
 		slices.SortFunc(list, func(a, b SignIn) int { return b.SeenAt.Compare(a.SeenAt) })
 		if len(list) > MaxSignInsPerPerson {
@@ -99,6 +109,11 @@ func (t *Transport) noteSignIn(userID, mmSession string, body []byte) {
 	})
 	if err != nil {
 		t.opts.Log.Warn("Could not note an MCP client among the person's connected clients", "user_id", userID, "error", err.Error())
+		return
+	}
+	if isNew && t.opts.Connected != nil {
+		// A new client of the person, as an initialize is for a session.
+		t.opts.Connected(SessionRecord{UserID: userID, CreatedAt: now, SeenAt: now, ClientName: name, ClientVersion: version, MattermostSessionID: mmSession})
 	}
 }
 

@@ -75,7 +75,8 @@ type Options struct {
 	// ServerOptions are added to the MCP server (tool filter, middleware...).
 	ServerOptions []server.ServerOption
 	// Connected hears of every MCP session opened, once its record is
-	// stored (the audit trail of connections); nil hears nothing.
+	// stored, and of every new stateless client of a person (its record
+	// has no ID): the audit trail of connections. nil hears nothing.
 	Connected func(SessionRecord)
 }
 
