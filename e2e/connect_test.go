@@ -450,3 +450,49 @@ func TestTheConnectDialogReadsWellOnAPhoneAndALaptopAndDisconnectsAClient(t *tes
 		t.Error("the disconnected client's next call succeeded")
 	}
 }
+
+// openConnectDialog opens the dialog from its channel header button and
+// waits for its content.
+func openConnectDialog(t *testing.T, tab context.Context) {
+	t.Helper()
+	if !evalJS[bool](t, tab, `(function() { var b = window.__host.buttons.find(function(b) { return b.text === 'Connect an AI client'; });
+		if (!b) { return false; } b.action(); return true; })()`) {
+		t.Fatal("no Connect an AI client button in the channel header")
+	}
+	pollJS[bool](t, tab, "the dialog shows the MCP URL", `!!document.querySelector('[data-dialog=connect] pre[aria-label="MCP URL"]')`)
+}
+
+func TestWithoutOAuthTheDialogMakesATokenShownOnceWhoseSetupConnectsTheOfficialSDK(t *testing.T) {
+	t.Cleanup(func() { setOAuth(t, true, true) })
+	setOAuth(t, true, false)
+	waitForChallenge(t, false)
+	u := tokenMaker(t, "nora")
+
+	tab := webappAs(t, u)
+	evalJS[any](t, tab, `document.head.insertAdjacentHTML("beforeend", '<meta name="viewport" content="width=device-width, initial-scale=1">'); true`)
+	atWidth(t, tab, phoneWidth, 900)
+	openConnectDialog(t, tab)
+	clickButton(t, tab, "[data-dialog=connect]", "Create a token for MCP")
+	token := pollJS[string](t, tab, "the dialog shows the token made", `(function() { var p = document.querySelector('[data-token=made] pre'); return p ? p.textContent : ''; })()`)
+	if said := evalJS[string](t, tab, `document.querySelector('[data-token=made]').textContent`); !strings.Contains(said, "shown only now") || !strings.Contains(said, "MCP") {
+		t.Errorf("the token is shown without what it is for: %s", said)
+	}
+	vscode := evalJS[string](t, tab, `document.querySelector('[data-dialog=connect] pre[aria-label="VS Code mcp.json"]').textContent`)
+	if !strings.Contains(vscode, "Bearer "+token) {
+		t.Fatalf("the VS Code setup does not carry the token: %s", vscode)
+	}
+	fitsWidth(t, tab, phoneWidth, "the Connect dialog with a token")
+	shoot(t, tab, phoneWidth, "connect-token")
+
+	if me := sdkGetMe(t, sdkFromVSCode(t, vscode, "sdk-from-the-page")); me.UserID != u.ID {
+		t.Fatalf("get_me answered %s, want %s", me.UserID, u.ID)
+	}
+
+	// Shown once: closed and opened again, the dialog has no token.
+	clickButton(t, tab, "[data-dialog=connect]", "Close")
+	openConnectDialog(t, tab)
+	pollJS[bool](t, tab, "the dialog lists the client", `document.querySelector('[data-dialog=connect] [aria-label="Connected clients"]').textContent.indexOf('sdk-from-the-page') >= 0`)
+	if evalJS[bool](t, tab, `!!document.querySelector('[data-token=made]') || document.querySelector('[data-dialog=connect]').textContent.indexOf(`+"`"+token+"`"+`) >= 0`) {
+		t.Error("the token is shown again")
+	}
+}
