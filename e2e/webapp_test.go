@@ -23,7 +23,7 @@ import (
 // dependencies, and talks to the real plugin with the real cookies.
 // Mattermost's web app provides React to plugins as a global, as here.
 const hostRegistry = `
-window.__host = {roots: [], ws: {}, sidebar: null, buttons: 0};
+window.__host = {roots: [], ws: {}, sidebar: null, buttons: [], appBar: [], slashHooks: []};
 window.registerPlugin = function(id, plugin) {
 	window.__host.id = id;
 	plugin.initialize({
@@ -31,7 +31,9 @@ window.registerPlugin = function(id, plugin) {
 		registerWebSocketEventHandler: function(e, h) { window.__host.ws[e] = h; },
 		registerRightHandSidebarComponent: function(c) { window.__host.sidebar = c;
 			return {id: 'rhs', showRHSPlugin: {type: 'show'}, hideRHSPlugin: {type: 'hide'}, toggleRHSPlugin: {type: 'toggle'}}; },
-		registerChannelHeaderButtonAction: function() { window.__host.buttons++; return 'button'; },
+		registerChannelHeaderButtonAction: function(icon, action, text) { window.__host.buttons.push({text: text, action: action}); return 'button'; },
+		registerAppBarComponent: function(icon, action, text) { window.__host.appBar.push({text: text, action: action}); return 'appbar'; },
+		registerSlashCommandWillBePostedHook: function(hook) { window.__host.slashHooks.push(hook); return 'hook'; },
 	}, {dispatch: function() {}, getState: function() { return {}; }});
 };
 `
@@ -101,7 +103,8 @@ func webappAs(t *testing.T, u harness.User) context.Context {
 	} {
 		evalJS[any](t, tab, script+"\n;true")
 	}
-	if n := evalJS[int](t, tab, mountRoots); n != 1 {
+	// The confirmation modal and the Connect dialog.
+	if n := evalJS[int](t, tab, mountRoots); n != 2 {
 		t.Fatalf("the plugin registered %d root components", n)
 	}
 	return tab
@@ -132,7 +135,7 @@ func TestTheWebappModalOpensOnTheEventAndAcceptsARealPendingPost(t *testing.T) {
 	if id := evalJS[string](t, tab, `window.__host.id`); id != harness.PluginID {
 		t.Fatalf("registered as %q", id)
 	}
-	if evalJS[int](t, tab, `window.__host.buttons`) != 1 || !evalJS[bool](t, tab, `!!window.__host.sidebar`) {
+	if evalJS[int](t, tab, `window.__host.buttons.length`) != 2 || !evalJS[bool](t, tab, `!!window.__host.sidebar`) {
 		t.Fatal("no channel header button or sidebar was registered")
 	}
 

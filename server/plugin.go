@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
@@ -66,6 +67,8 @@ type Plugin struct {
 	// OnActivate made the catalogue: ConfigurationWillBeSaved checks
 	// "Tools to leave out" against them.
 	excludable atomic.Pointer[[]string]
+	// connect answers the person's /mcp command, once OnActivate made it.
+	connect atomic.Pointer[connect.Service]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -108,13 +111,17 @@ func (p *Plugin) OnActivate() error {
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}
-	t := p.newTransport(manifestID, gw, cat)
+	conn := &connectLate{}
+	t := p.newTransport(manifestID, gw, cat, conn.connected)
 	cat.Register(t.MCP)
 	p.transport.Store(t)
 	excludable := cat.Excludable()
 	p.excludable.Store(&excludable)
+	cs := p.newConnect(gw, t, urls.PluginURL)
+	conn.s.Store(cs)
+	p.connect.Store(cs)
 
-	r := routes(manifestID, gw, t, ws, approvals)
+	r := routes(manifestID, gw, t, ws, approvals, cs)
 	jobs, err := scheduleJobs(gw, ws, approvals)
 	if err != nil {
 		return err
@@ -154,7 +161,7 @@ func (p *Plugin) streamsResponses(gw *mattermost.Gateway) bool {
 
 // newTransport is the MCP server over streamable HTTP, offering the
 // catalogue's tools as the configuration allows.
-func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue) *transport.Transport {
+func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, connected func(transport.SessionRecord)) *transport.Transport {
 	return transport.New(transport.Options{
 		PluginID:     manifestID,
 		Version:      version,
@@ -172,6 +179,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 		},
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
+		Connected:         connected,
 	})
 }
 

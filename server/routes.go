@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/pluginapi"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
@@ -16,7 +18,7 @@ import (
 // routes are the plugin's HTTP routes under /plugins/<id>: the MCP endpoint
 // and its sign-in metadata, the workspace's side channel, and the pages and
 // API where the person answers a pending write.
-func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, ws *workspace.Store, approvals *approval.Approvals) *mux.Router {
+func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, ws *workspace.Store, approvals *approval.Approvals, conn *connect.Service) *mux.Router {
 	r := mux.NewRouter()
 	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
@@ -28,10 +30,31 @@ func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, w
 		},
 		Location: func(userID string) *time.Location { return gw.As(userID).Location() },
 	}).Register(r)
+	(&connect.Routes{Service: conn, Log: gw.Log(), Person: func(r *http.Request) (string, error) {
+		return thePerson(gw, approvals, r)
+	}}).Register(r)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "Not found. The MCP endpoint is /plugins/"+manifestID+transport.MCPPath, http.StatusNotFound)
 	})
 	return r
+}
+
+// thePerson is the request's Mattermost session when it is the person's own
+// interactive session with its CSRF token, by the rule answers to pending
+// writes follow (approval.ThePerson); else connect.ErrNotThePerson.
+func thePerson(gw *mattermost.Gateway, approvals *approval.Approvals, r *http.Request) (string, error) {
+	session, err := gw.Session(transport.MattermostSession(r.Context()))
+	if errors.Is(err, mattermost.ErrNotFound) {
+		return "", connect.ErrNotThePerson
+	}
+	if err != nil {
+		return "", err
+	}
+	err = approvals.ThePerson(r.Header.Get("Mattermost-User-Id"), approval.Answerer{Session: session, CSRF: r.Header.Get("X-CSRF-Token")})
+	if errors.Is(err, approval.ErrNotThePerson) {
+		return "", connect.ErrNotThePerson
+	}
+	return session.ID, err
 }
 
 // noteClientSession notes the Mattermost session of every authenticated

@@ -120,3 +120,25 @@ func (a *Approvals) NoteClientSession(userID, sessionID string) error {
 	}
 	return a.clients.note(userID, sessionID, s.ExpiresAt)
 }
+
+// ThePerson is nil when who is userID at their own Mattermost by the rule
+// answers follow: an interactive session of theirs, not an integration's
+// nor one any of their MCP clients called /mcp with, carrying that
+// session's CSRF token. What else belongs to the person alone (making a
+// personal access token, disconnecting a client) is taken only from there,
+// so an MCP client cannot do it for itself. Anything else is
+// ErrNotThePerson.
+func (a *Approvals) ThePerson(userID string, who Answerer) error {
+	s := who.Session
+	if s.ID == "" || userID == "" || s.UserID != userID || s.Integration || !s.CSRFMatches(who.CSRF) {
+		return ErrNotThePerson
+	}
+	mcpClient, err := a.clients.has(userID, s.ID)
+	if err != nil {
+		return err
+	}
+	if mcpClient {
+		return ErrNotThePerson
+	}
+	return nil
+}

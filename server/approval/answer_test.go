@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -121,5 +122,34 @@ func TestAClientsYesAfterTheSwitchToAlwaysInMattermostPostsNothingAndTheWriteWai
 	o, err = a.settle(context.Background(), (*mattermost.Gateway)(nil).As("alice"), rec, ModeForm, ticked, "")
 	if err != nil || o.Record.State != StatePosted || f.executed != 1 {
 		t.Fatalf("client mode: %+v %v", o, err)
+	}
+}
+
+func TestOnlyThePersonsOwnInteractiveSessionIsThePersonForWhatElseIsTheirs(t *testing.T) {
+	f := newRoutes(t)
+	a := testApprovals(f)
+	// A session that called /mcp for alice is one of her clients' own.
+	if err := a.clients.note("alice", "client-web", time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	web := mattermost.Session{ID: "web", UserID: "alice", CSRF: "c"}
+	cases := []struct {
+		name string
+		who  Answerer
+		ok   bool
+	}{
+		{"the person's own session with its CSRF token", Answerer{web, "c"}, true},
+		{"without the CSRF token", Answerer{web, ""}, false},
+		{"with another CSRF token", Answerer{web, "d"}, false},
+		{"an integration's session", Answerer{mattermost.Session{ID: "pat", UserID: "alice", Integration: true, CSRF: "c"}, "c"}, false},
+		{"a session an MCP client called /mcp with", Answerer{mattermost.Session{ID: "client-web", UserID: "alice", CSRF: "c"}, "c"}, false},
+		{"another person's session", Answerer{mattermost.Session{ID: "bobweb", UserID: "bob", CSRF: "c"}, "c"}, false},
+		{"no session", Answerer{}, false},
+	}
+	for _, c := range cases {
+		err := a.ThePerson("alice", c.who)
+		if c.ok != (err == nil) || (err != nil && err != ErrNotThePerson) {
+			t.Errorf("%s: %v", c.name, err)
+		}
 	}
 }

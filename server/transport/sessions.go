@@ -121,6 +121,8 @@ type sessionStore struct {
 	index kvstore.KV
 	log   Logger
 	now   func() time.Time
+	// opened hears of each session stored (Options.Connected).
+	opened func(SessionRecord)
 
 	// queues holds, per person, the index changes waiting for this node's
 	// one writer of that person's index (see updateIndex).
@@ -399,6 +401,9 @@ func (s *sessionStore) remember(ctx context.Context, req *mcp.InitializeRequest,
 		return
 	}
 	held.stored.Store(true)
+	if s.opened != nil {
+		s.opened(*rec)
+	}
 }
 
 // usedCapabilities is what the plugin reads of a client's capabilities:

@@ -94,6 +94,10 @@ type Options struct {
 	// MaxCallsPerMinute is the setting of the same name, read on every
 	// call so a change applies at once (see rate.go); nil is the default.
 	MaxCallsPerMinute func() int
+	// Connected hears of every MCP session opened, once its record is
+	// stored, and of every new stateless client of a person (its record
+	// has no ID): the audit trail of connections. nil hears nothing.
+	Connected func(SessionRecord)
 }
 
 // Transport is the MCP endpoint and its OAuth metadata.
@@ -115,11 +119,13 @@ type Transport struct {
 	// its time, nil for the wall clock (tests set it).
 	rate  rateLimiter
 	clock func() time.Time
+	// signIns is when this node last noted each stateless client (signins.go).
+	signIns signIns
 }
 
 // New builds the MCP server and its streamable HTTP handler.
 func New(opts Options) *Transport {
-	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now}}
+	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now, opened: opts.Connected}}
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		t.sessions.remember(ctx, req, res)
@@ -378,6 +384,9 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			return
 		}
 		method, tool = peekMethod(body)
+		if r.Header.Get(server.HeaderKeySessionID) == "" && method != string(mcp.MethodInitialize) {
+			t.noteSignIn(userID, MattermostSession(ctx), body)
+		}
 		if method == string(mcp.MethodToolsCall) && t.refuseCall(ctx, w, r, userID, tool, body) {
 			return
 		}

@@ -138,7 +138,13 @@ export function csrfToken(): string {
     return '';
 }
 
-async function request<T>(method: 'GET' | 'POST', path: string): Promise<T> {
+function request<T>(method: 'GET' | 'POST', path: string): Promise<T> {
+    return requestAt<T>(method, sitePath(API_BASE + path));
+}
+
+// A JSON request with the person's own session: the cookie, and on a POST the
+// CSRF token only their Mattermost app holds. url is already site-relative.
+export async function requestAt<T>(method: 'GET' | 'POST', url: string): Promise<T> {
     // Without both headers Mattermost ignores the session cookie on a POST and the
     // plugin sees an anonymous request.
     const headers: Record<string, string> = {'X-Requested-With': 'XMLHttpRequest', Accept: 'application/json'};
@@ -147,7 +153,7 @@ async function request<T>(method: 'GET' | 'POST', path: string): Promise<T> {
     }
     let response: Response;
     try {
-        response = await fetch(sitePath(API_BASE + path), {method, headers, credentials: 'include'});
+        response = await fetch(url, {method, headers, credentials: 'include'});
     } catch (err) {
         throw new ApiError(0, err instanceof Error ? err.message : String(err));
     }
@@ -158,7 +164,9 @@ async function request<T>(method: 'GET' | 'POST', path: string): Promise<T> {
         // An empty or HTML body (a proxy's error page) keeps body null.
     }
     if (!response.ok) {
-        const text = (body as {error?: unknown} | null)?.error;
+        // The plugin says "error"; Mattermost's own API says "message".
+        const b = body as {error?: unknown; message?: unknown} | null;
+        const text = b?.error ?? b?.message;
         throw new ApiError(response.status, typeof text === 'string' && text !== '' ? text : `HTTP ${response.status}`);
     }
     return body as T;

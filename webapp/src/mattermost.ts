@@ -28,7 +28,15 @@ export interface PluginRegistry {
         tooltipText?: React.ReactNode,
     ): string;
     registerRightHandSidebarComponent(component: React.ComponentType, title: React.ReactNode): RightHandSidebar;
+
+    // Newer Mattermost only, so optional: the app bar on the right, and a hook
+    // on every slash command before it is sent.
+    registerAppBarComponent?(iconUrl: string, action: () => void, tooltipText: React.ReactNode): string;
+    registerSlashCommandWillBePostedHook?(hook: SlashCommandHook): string;
 }
+
+// Answers {message, args} to send the command on, or {} to drop it.
+export type SlashCommandHook = (message: string, args: unknown) => Promise<{message?: string; args?: unknown}> | {message?: string; args?: unknown};
 
 // The host's Redux store; only dispatch is used.
 export interface Store {

@@ -1,7 +1,7 @@
 import type React from 'react';
 import {vi} from 'vitest';
 
-import type {PluginRegistry, Store, WebSocketMessage} from '../src/mattermost';
+import type {PluginRegistry, SlashCommandHook, Store, WebSocketMessage} from '../src/mattermost';
 
 // Stands in for the registry Mattermost hands to Plugin.initialize and keeps what
 // the plugin registered, so tests can drive it as Mattermost would.
@@ -12,6 +12,8 @@ export function fakeRegistry() {
     const roots: React.ComponentType[] = [];
     const sidebars: Array<{component: React.ComponentType; title: React.ReactNode}> = [];
     const headerButtons: Array<{icon: React.ReactNode; action: () => void; dropdownText: React.ReactNode; tooltipText?: React.ReactNode}> = [];
+    const appBar: Array<{iconUrl: string; action: () => void; tooltipText: React.ReactNode}> = [];
+    const slashHooks: SlashCommandHook[] = [];
     const sidebarActions = {
         id: 'rhs-1',
         showRHSPlugin: {type: 'SHOW_RHS_PLUGIN', pluggableId: 'rhs-1'},
@@ -34,8 +36,16 @@ export function fakeRegistry() {
             headerButtons.push({icon, action, dropdownText, tooltipText});
             return `header-${headerButtons.length}`;
         }),
+        registerAppBarComponent: vi.fn((iconUrl: string, action: () => void, tooltipText: React.ReactNode) => {
+            appBar.push({iconUrl, action, tooltipText});
+            return `appbar-${appBar.length}`;
+        }),
+        registerSlashCommandWillBePostedHook: vi.fn((hook: SlashCommandHook) => {
+            slashHooks.push(hook);
+            return `hook-${slashHooks.length}`;
+        }),
     } satisfies PluginRegistry;
-    return {registry, handlers, roots, sidebars, headerButtons, sidebarActions};
+    return {registry, handlers, roots, sidebars, headerButtons, appBar, slashHooks, sidebarActions};
 }
 
 export function fakeStore() {

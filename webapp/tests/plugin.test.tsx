@@ -36,15 +36,15 @@ describe('Plugin', () => {
         expect(registry.registerWebSocketEventHandler.mock.calls.map(([event]) => event)).toEqual([PENDING, ANSWERED]);
     });
 
-    it('registers one root component, a sidebar titled "AI confirmations", and a channel header button that toggles that sidebar', () => {
+    it('registers the modal and the Connect dialog, a sidebar titled "AI confirmations", and a channel header button that toggles that sidebar', () => {
         const {registry, roots, sidebars, headerButtons, sidebarActions} = fakeRegistry();
         const store = fakeStore();
         new Plugin().initialize(registry, store);
 
-        expect(roots).toHaveLength(1);
+        expect(roots).toHaveLength(2);
         expect(sidebars).toHaveLength(1);
         expect(sidebars[0].title).toBe('AI confirmations');
-        expect(headerButtons).toHaveLength(1);
+        expect(headerButtons).toHaveLength(2);
         expect(headerButtons[0].dropdownText).toBe('AI confirmations');
         expect(React.isValidElement(headerButtons[0].icon)).toBe(true);
 

@@ -2,8 +2,10 @@ import React from 'react';
 
 import {ConfirmationList} from './confirmation_list';
 import {ConfirmationModal} from './confirmation_modal';
+import {ConnectDialog} from './connect_dialog';
 
 import type {ConfirmationStore} from '../confirmation_store';
+import type {ConnectStore} from '../connect_store';
 
 // Mattermost renders registered components without the props this plugin needs,
 // so each is bound to the plugin's store here.
@@ -34,3 +36,29 @@ export function HeaderIcon() {
         </svg>
     );
 }
+
+export function createConnectRoot(store: ConnectStore): React.ComponentType {
+    const Bound = () => <ConnectDialog store={store}/>;
+    Bound.displayName = 'McpServerConnectDialog';
+    return Bound;
+}
+
+const PLUG_PATH = 'M16 7V3h-2v4h-4V3H8v4H7a1 1 0 0 0-1 1v4a6 6 0 0 0 5 5.91V22h2v-4.09A6 6 0 0 0 18 12V8a1 1 0 0 0-1-1h-1Z';
+
+// A plug: connecting an AI client.
+export function ConnectIcon() {
+    return (
+        <svg
+            width='18'
+            height='18'
+            viewBox='0 0 24 24'
+            fill='currentColor'
+            aria-hidden='true'
+        >
+            <path d={PLUG_PATH}/>
+        </svg>
+    );
+}
+
+// The app bar takes an image URL: the same plug, as a data URL.
+export const CONNECT_ICON_URL = `data:image/svg+xml,${encodeURIComponent(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="#1c58d9"><path d="${PLUG_PATH}"/></svg>`)}`;

@@ -129,3 +129,18 @@ export const sidebar = {
     pendingState: {fontWeight: 600, fontSize: 12},
     smallButton: {...button, padding: '4px 12px', fontSize: 12},
 } satisfies Styles;
+
+// The "Connect an AI client" dialog: the modal's frame, and blocks of setup
+// that wrap rather than scroll sideways on a phone.
+export const connect = {
+    code: {...pre, ...messageBox, fontFamily: 'monospace', wordBreak: 'normal', overflowWrap: 'anywhere', flex: 1, minWidth: 0},
+    codeRow: {display: 'flex', alignItems: 'flex-start', gap: 8},
+    copyButton: {...button, padding: '4px 10px', fontSize: 12, flex: 'none'},
+    links: {display: 'flex', flexWrap: 'wrap', gap: 12, margin: '6px 0 0'},
+    tokenBox: {margin: '12px 0 0', padding: '10px 12px', border: `2px solid ${theme.button}`, borderRadius: 6},
+    clientList: {margin: 0, padding: 0, listStyle: 'none'},
+    client: {display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 8, padding: '8px 0', borderTop: `1px solid ${theme.border}`},
+    clientBody: {flex: '1 1 200px', minWidth: 0, overflowWrap: 'anywhere'},
+    confirm: {flex: '1 1 100%', display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 8, padding: '8px 12px', background: theme.subtle, borderRadius: 4},
+    notice: {margin: '12px 0 0'},
+} satisfies Styles;

@@ -1,0 +1,225 @@
+import React, {useEffect, useRef, useSyncExternalStore} from 'react';
+
+import {Clients} from './connect/clients';
+import {CopyBlock} from './connect/copy';
+import {connect as styles, modal, shared} from './styles';
+
+import type {Setup} from '../connect_api';
+import type {ConnectState, ConnectStore} from '../connect_store';
+import {PLUGIN_ID} from '../manifest';
+
+export const CONNECT_TITLE = 'Connect an AI client';
+
+export function ConnectDialog({store}: {store: ConnectStore}) {
+    const state = useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+    if (!state.open) {
+        return null;
+    }
+    return (
+        <Dialog
+            state={state}
+            store={store}
+        />
+    );
+}
+
+// The dialog: the URL, how this server signs clients in (and a token when it
+// takes one), each client's setup, and the person's connected clients.
+function Dialog({state, store}: {state: ConnectState; store: ConnectStore}) {
+    const ref = useRef<HTMLDivElement>(null);
+    const titleId = `${PLUGIN_ID}-connect-title`;
+    useEffect(() => {
+        const previous = document.activeElement as HTMLElement | null;
+        ref.current?.focus();
+        return () => previous?.focus?.();
+    }, []);
+
+    // Capture phase, so Mattermost's own Escape handling does not run as well.
+    useEffect(() => {
+        const onKey = (e: KeyboardEvent) => {
+            if (e.key === 'Escape') {
+                e.stopPropagation();
+                e.preventDefault();
+                store.close();
+            }
+        };
+        document.addEventListener('keydown', onKey, true);
+        return () => document.removeEventListener('keydown', onKey, true);
+    }, [store]);
+
+    const o = state.overview;
+    const setup = state.token?.setup ?? o?.setup;
+    return (
+        <div style={modal.overlay}>
+            <div
+                ref={ref}
+                role='dialog'
+                aria-modal='true'
+                aria-labelledby={titleId}
+                tabIndex={-1}
+                style={modal.dialog}
+                data-dialog='connect'
+            >
+                <div style={modal.header}>
+                    <h2
+                        id={titleId}
+                        style={modal.title}
+                    >
+                        {CONNECT_TITLE}
+                    </h2>
+                    <button
+                        type='button'
+                        aria-label='Dismiss'
+                        style={modal.closeIcon}
+                        onClick={store.close}
+                    >
+                        {'×'}
+                    </button>
+                </div>
+                {state.loading && <p>{'Loading…'}</p>}
+                {o && (
+                    <>
+                        <p style={modal.lede}>{'Use Mattermost from an AI client (Claude Code, Cursor, VS Code, Claude Desktop…). It sees what you can see, and asks you before it posts anything as you.'}</p>
+                        <section style={modal.section}>
+                            <h3 style={modal.sectionHeading}>{'MCP URL'}</h3>
+                            <CopyBlock
+                                label='MCP URL'
+                                text={o.url}
+                            />
+                        </section>
+                        <SignIn
+                            state={state}
+                            store={store}
+                        />
+                        {setup && <Setups setup={setup}/>}
+                        <Clients
+                            state={state}
+                            store={store}
+                        />
+                    </>
+                )}
+                {state.notice && (
+                    <p
+                        role='status'
+                        style={styles.notice}
+                    >
+                        {state.notice}
+                    </p>
+                )}
+                {state.error && (
+                    <p
+                        role='alert'
+                        style={shared.error}
+                    >
+                        {state.error}
+                    </p>
+                )}
+                <div style={modal.footer}>
+                    <button
+                        type='button'
+                        style={modal.closeButton}
+                        onClick={store.close}
+                    >
+                        {'Close'}
+                    </button>
+                </div>
+            </div>
+        </div>
+    );
+}
+
+// How this server signs clients in; without OAuth, the token to make.
+function SignIn({state, store}: {state: ConnectState; store: ConnectStore}) {
+    const o = state.overview;
+    if (!o) {
+        return null;
+    }
+    return (
+        <section style={modal.section}>
+            <h3 style={modal.sectionHeading}>{'Signing in'}</h3>
+            <p style={{margin: 0}}>{o.oauth_text}</p>
+            {!o.oauth && o.oauth_reason && <p style={{...shared.muted, margin: '4px 0 0'}}>{`For your system admin: ${o.oauth_reason}.`}</p>}
+            {!o.oauth && !state.token && (o.can_create_token ? (
+                <p style={{margin: '8px 0 0'}}>
+                    <button
+                        type='button'
+                        style={shared.primaryButton}
+                        disabled={state.busy !== null}
+                        onClick={store.makeToken}
+                    >
+                        {state.busy === 'token' ? 'Creating…' : 'Create a token for MCP'}
+                    </button>
+                </p>
+            ) : (
+                <p style={{...shared.muted, margin: '8px 0 0'}}>{o.token_note}</p>
+            ))}
+            {state.token && (
+                <div
+                    style={styles.tokenBox}
+                    data-token='made'
+                >
+                    <strong>{'Your new personal access token'}</strong>
+                    <p style={{margin: '4px 0 8px'}}>
+                        {'It signs AI clients in to Mattermost as you. It is shown only now and is already filled into the setup below: copy what you need before closing. It is listed in Profile > Security > Personal Access Tokens as "' + state.token.description + '"; Disconnect below revokes it.'}
+                    </p>
+                    <CopyBlock
+                        label='personal access token'
+                        text={state.token.token}
+                    />
+                </div>
+            )}
+        </section>
+    );
+}
+
+function InstallLink({href, label}: {href?: string; label: string}) {
+    if (!href) {
+        return null;
+    }
+    return (
+        <a
+            href={href}
+            style={shared.link}
+        >
+            {label}
+        </a>
+    );
+}
+
+// Ready-to-paste setup for each client, with their install links.
+function Setups({setup}: {setup: Setup}) {
+    return (
+        <section style={modal.section}>
+            <h3 style={modal.sectionHeading}>{'Claude Code'}</h3>
+            <p style={{...shared.muted, margin: '0 0 4px'}}>{'Run in a terminal:'}</p>
+            <CopyBlock
+                label='Claude Code command'
+                text={setup.claude_code}
+            />
+            <h3 style={{...modal.sectionHeading, marginTop: 16}}>{'Cursor'}</h3>
+            <p style={{...shared.muted, margin: '0 0 4px'}}>{'In ~/.cursor/mcp.json:'}</p>
+            <CopyBlock
+                label='Cursor mcp.json'
+                text={setup.cursor}
+            />
+            <div style={styles.links}>
+                <InstallLink
+                    href={setup.cursor_link}
+                    label='Install in Cursor'
+                />
+            </div>
+            <h3 style={{...modal.sectionHeading, marginTop: 16}}>{'VS Code'}</h3>
+            <p style={{...shared.muted, margin: '0 0 4px'}}>{'In .vscode/mcp.json:'}</p>
+            <CopyBlock
+                label='VS Code mcp.json'
+                text={setup.vscode}
+            />
+            <div style={styles.links}>
+                <InstallLink
+                    href={setup.vscode_link}
+                    label='Install in VS Code'
+                />
+            </div>
+        </section>
+    );
+}
