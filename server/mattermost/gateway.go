@@ -36,6 +36,8 @@ type Gateway struct {
 	// OnConfigurationChange (on every node of a cluster), which hands the
 	// new one to Reconfigured.
 	cfg atomic.Pointer[model.Config]
+	// audit is whether Mattermost takes the plugin's audit records (audit.go).
+	audit auditLog
 }
 
 // NewGateway wraps the plugin API.

@@ -63,3 +63,24 @@ func withClientSessions(ctx context.Context, rec *SessionRecord, requestSession 
 	}
 	return context.WithValue(ctx, clientSessionsKey{}, ids)
 }
+
+type clientKey struct{}
+
+// ClientInfo is the MCP client a request comes from, as it named itself
+// when it opened its session (bounded by the transport).
+type ClientInfo struct {
+	Name, Version string
+}
+
+func withClient(ctx context.Context, rec *SessionRecord) context.Context {
+	if rec == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, clientKey{}, ClientInfo{Name: rec.ClientName, Version: rec.ClientVersion})
+}
+
+// Client is the MCP client of the call's session, empty outside a session.
+func Client(ctx context.Context) ClientInfo {
+	c, _ := ctx.Value(clientKey{}).(ClientInfo)
+	return c
+}

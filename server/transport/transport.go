@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
@@ -72,6 +73,8 @@ type Options struct {
 	// (sessions.go).
 	Answers kvstore.KV
 	Log     Logger
+	// Audit records refused sign-ins (nil: nothing is recorded).
+	Audit audit.Recorder
 	// ServerOptions are added to the MCP server (tool filter, middleware...).
 	ServerOptions []server.ServerOption
 }
@@ -116,6 +119,7 @@ func New(opts Options) *Transport {
 			rec := sessionFrom(r.Context())
 			restore(ctx, rec)
 			ctx = withClientSessions(ctx, rec, MattermostSession(r.Context()))
+			ctx = withClient(ctx, rec)
 			ctx = WithMattermostSession(ctx, MattermostSession(r.Context()))
 			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),

@@ -1,0 +1,124 @@
+package approval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
+)
+
+// A pending write that nobody answers leaves the KV store when its time is
+// up, and nothing happens at that moment to record it. So every asked write
+// is listed in one index of open writes, with what its audit entry needs,
+// and the cluster's minute job (ExpireWrites) records as expired each one
+// whose record is gone; one answered in time is dropped from the list, its
+// steps already recorded.
+
+const (
+	openKey = "pcx_open"
+	// maxOpenWrites bounds the index, as maxOpenDMs bounds the direct
+	// messages' (a write waits at most PendingLifetime, so this is
+	// thousands asked within ten minutes); past it the oldest is dropped
+	// unrecorded, and a warning says so.
+	maxOpenWrites = 5000
+)
+
+type openWrite struct {
+	UserID        string            `json:"u"`
+	ID            string            `json:"r"`
+	Expires       time.Time         `json:"e"`
+	Tool          string            `json:"t,omitempty"`
+	ClientName    string            `json:"cn,omitempty"`
+	ClientVersion string            `json:"cv,omitempty"`
+	Targets       map[string]string `json:"g,omitempty"`
+}
+
+// noteOpen lists a new pending write for the expiry job. Only the audit
+// needs it, so a failure is logged by the job's absence of an entry, not
+// refused: the write goes on.
+func (s *Store) noteOpen(rec Record) {
+	if s.Audit == nil {
+		return
+	}
+	o := openWrite{UserID: rec.UserID, ID: rec.ID, Expires: rec.ExpiresAt(), Tool: rec.Tool, ClientName: rec.ClientName,
+		ClientVersion: rec.ClientVersion, Targets: rec.Targets}
+	err := s.updateOpen(func(open []openWrite) []openWrite {
+		if len(open) >= maxOpenWrites {
+			open = open[1:]
+		}
+		return append(open, o)
+	})
+	if err != nil {
+		s.Audit.Record(audit.Event{At: s.Now(), Kind: audit.KindWrite, UserID: rec.UserID, Tool: rec.Tool, Outcome: audit.OutcomeAsked,
+			Reason: "expiry_not_tracked", Targets: map[string]string{"write_id": rec.ID}})
+	}
+}
+
+func (s *Store) updateOpen(change func([]openWrite) []openWrite) error {
+	return kvstore.Update(s.KV, openKey, func(raw []byte) (kvstore.Change, error) {
+		var open []openWrite
+		if raw != nil && json.Unmarshal(raw, &open) != nil {
+			open = nil // a broken index starts again
+		}
+		next, err := json.Marshal(change(open))
+		return kvstore.Change{Value: next}, err
+	})
+}
+
+// ExpireWrites records the writes that expired unanswered and forgets the
+// ones answered; it runs on one node of the cluster at a time, every
+// minute, and answers how many it recorded as expired.
+func (a *Approvals) ExpireWrites(now time.Time) (int, error) {
+	s := a.store
+	raw, err := s.KV.Get(openKey)
+	if err != nil || raw == nil {
+		return 0, err
+	}
+	var open []openWrite
+	if err := json.Unmarshal(raw, &open); err != nil {
+		return 0, errors.Join(fmt.Errorf("the list of open writes is damaged and starts again: %w", err), s.KV.Delete(openKey))
+	}
+	done := map[string]bool{}
+	expired := 0
+	for _, o := range open {
+		rec, err := s.loadHead(o.UserID, o.ID)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			if now.Before(o.Expires) {
+				// Gone before its time: the index outlived a record that
+				// was tidied away; it was not left unanswered.
+				done[o.ID] = true
+				continue
+			}
+			targets := map[string]string{"write_id": o.ID}
+			for k, v := range o.Targets {
+				targets[k] = v
+			}
+			if s.Audit != nil {
+				s.Audit.Record(audit.Event{At: o.Expires, Kind: audit.KindWrite, UserID: o.UserID, ClientName: o.ClientName,
+					ClientVersion: o.ClientVersion, Tool: o.Tool, Targets: targets, Outcome: audit.OutcomeExpired})
+			}
+			expired++
+			done[o.ID] = true
+		case err != nil:
+			return expired, err
+		case rec.State != StatePending:
+			done[o.ID] = true // answered: its steps are recorded
+		}
+	}
+	if len(done) == 0 {
+		return 0, nil
+	}
+	return expired, s.updateOpen(func(open []openWrite) []openWrite {
+		out := open[:0]
+		for _, o := range open {
+			if !done[o.ID] {
+				out = append(out, o)
+			}
+		}
+		return out
+	})
+}
