@@ -15,6 +15,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/plugin"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -62,6 +63,9 @@ type Plugin struct {
 	// transport is the MCP endpoint, once OnActivate made it: it hears of
 	// deactivated users (UserHasBeenDeactivated, OnPluginClusterEvent).
 	transport atomic.Pointer[transport.Transport]
+	// audit is the audit trail, once OnActivate made it: a lowered
+	// retention sweeps it at once (loadConfiguration).
+	audit atomic.Pointer[auditing]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -89,6 +93,8 @@ func (p *Plugin) OnActivate() error {
 	}
 	gw := mattermost.NewGateway(p.API, p.Driver)
 	p.gateway.Store(gw)
+	trail := newAuditing(gw)
+	p.audit.Store(trail)
 	ws := workspace.New(gw.BytesKV(), func() workspace.Limits {
 		c := p.config.Get()
 		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
@@ -96,23 +102,30 @@ func (p *Plugin) OnActivate() error {
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
 	streams := p.streamsResponses(gw)
 	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: ensureBot(gw, m),
-		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }})
+		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail})
 	views := &viewcache.Cache{KV: gw.BytesKV()}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals,
-		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views}
+		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views, Audit: trail.trail}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}
-	t := p.newTransport(manifestID, gw, cat)
+	t := p.newTransport(manifestID, gw, cat, trail.trail)
 	cat.Register(t.MCP)
 	p.transport.Store(t)
 
 	r := routes(manifestID, gw, t, ws, approvals)
+	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays })
 	jobs, err := scheduleJobs(gw, ws, approvals)
 	if err != nil {
 		return err
 	}
+	auditJobs, err := scheduleAuditJobs(gw, trail, approvals, func() int { return p.config.Get().AuditRetentionDays })
+	if err != nil {
+		return errors.Join(err, closeAll(jobs))
+	}
+	// The trail closes last, after the jobs that record into it.
+	jobs = append(append(jobs, auditJobs...), trail.trail)
 
 	p.ready.Lock()
 	p.router = r
@@ -148,7 +161,7 @@ func (p *Plugin) streamsResponses(gw *mattermost.Gateway) bool {
 
 // newTransport is the MCP server over streamable HTTP, offering the
 // catalogue's tools as the configuration allows.
-func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue) *transport.Transport {
+func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, rec *audit.Trail) *transport.Transport {
 	return transport.New(transport.Options{
 		PluginID:     manifestID,
 		Version:      version,
@@ -160,8 +173,10 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 		KV:           gw.KV(),
 		Answers:      gw.BytesKV(),
 		Log:          gw.Log(),
+		Audit:        rec,
 		ServerOptions: []server.ServerOption{
 			server.WithToolFilter(cat.Filter(p.current)),
+			server.WithToolHandlerMiddleware(cat.Audited(rec, rec.Used)),
 		},
 	})
 }
@@ -276,7 +291,14 @@ func (p *Plugin) loadConfiguration() {
 		p.API.LogError("MCP Server settings are invalid; the previous settings stay in force", "error", err.Error())
 		return
 	}
+	before := p.config.Get().AuditRetentionDays
 	p.config.Set(c)
+	if a, gw := p.audit.Load(), p.gateway.Load(); a != nil && gw != nil && c.AuditRetentionDays < before {
+		// An admin who shortens the retention expects the older entries
+		// gone now, not at the next daily sweep (every node sweeps; it is
+		// idempotent).
+		go a.sweep(gw, c.AuditRetentionDays)
+	}
 }
 
 // current is the configuration every tool, question and filter reads: the
