@@ -161,7 +161,7 @@ func (rt *Routes) read(r *http.Request) (Status, error) {
 		return Status{}, err
 	}
 	days := writeDays(r)
-	sum, err := rt.Trail.Summary(now.AddDate(0, 0, -(days - 1)), now)
+	sum, err := rt.Trail.Summary(now.AddDate(0, 0, -(days-1)), now)
 	if err != nil {
 		return Status{}, err
 	}
