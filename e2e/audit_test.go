@@ -15,6 +15,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/adminpage"
@@ -70,20 +72,34 @@ func waitAudit(t *testing.T, adminToken, userID string, n int) ([]audit.Event, s
 	return nil, ""
 }
 
-func auditedClient(t *testing.T, u harness.User) *client.Client {
+// auditedClient is an MCP client named auditClient at auditClientVersion,
+// speaking protocol: 2025-11-25 opens a session, which names the client;
+// 2026-07-28 and later name it on every request.
+func auditedClient(t *testing.T, u harness.User, protocol string) *client.Client {
 	t.Helper()
-	c, err := harness.ConnectMCPVersion(context.Background(), mm.URL, u.Token, auditClient, auditClientVersion)
+	tr, err := transport.NewStreamableHTTP(mcpURL(mm.URL), transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + u.Token}))
 	if err != nil {
 		t.Fatal(err)
 	}
+	c := client.NewClient(tr, client.WithProtocolVersion(protocol))
+	ctx := context.Background()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { _ = c.Close() })
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = protocol
+	init.Params.ClientInfo = mcp.Implementation{Name: auditClient, Version: auditClientVersion}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
 	return c
 }
 
 func TestEachAuditedEventAppearsOnceWithItsClientAndNoMessageTextAndOnlyItsReadersSeeIt(t *testing.T) {
 	allowWrites(t, config.ConfirmMattermost)
 	person, onlooker := freshUser(t, "auditee"), freshUser(t, "onlooker")
-	c := auditedClient(t, person)
+	c := auditedClient(t, person, "2025-11-25")
 	word := uniq(t, "zebrafish")
 	ch := townSquare(t)
 
@@ -189,7 +205,7 @@ func TestEachAuditedEventAppearsOnceWithItsClientAndNoMessageTextAndOnlyItsReade
 
 func TestMattermostsOwnAuditLogReceivesTheEntriesWhereItOffersOne(t *testing.T) {
 	person := freshUser(t, "auditlog")
-	c := auditedClient(t, person)
+	c := auditedClient(t, person, mcp.LATEST_PROTOCOL_VERSION)
 	if res := call(t, c, "files_write", map[string]any{"name": "log.txt", "text": "x"}); res.IsError {
 		t.Fatalf("files_write: %s", text(res))
 	}
@@ -308,7 +324,7 @@ func TestTheRetentionSweepRemovesTheDaysPastItAndKeepsTheRest(t *testing.T) {
 
 func TestTheAdminPageShowsSignInPeopleAndClientsOnAPhoneAndALaptopAndNobodyElseSeesIt(t *testing.T) {
 	person := freshUser(t, "pageuser")
-	c := auditedClient(t, person)
+	c := auditedClient(t, person, mcp.LATEST_PROTOCOL_VERSION)
 	call(t, c, "get_me", map[string]any{})
 	adminToken, err := mm.PersonalAccessToken(mm.Admin)
 	if err != nil {

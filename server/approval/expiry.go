@@ -87,18 +87,18 @@ func (a *Approvals) ExpireWrites(now time.Time) (int, error) {
 		rec, err := s.loadHead(o.UserID, o.ID)
 		switch {
 		case errors.Is(err, ErrNotFound):
-			if now.Before(o.Expires) {
-				// Gone before its time: the index outlived a record that
-				// was tidied away; it was not left unanswered.
-				done[o.ID] = true
-				continue
+			// The KV store dropped it unanswered (a pending record is never
+			// tidied away before its time); it expired by then at the latest.
+			at := o.Expires
+			if now.Before(at) {
+				at = now
 			}
 			targets := map[string]string{"write_id": o.ID}
 			for k, v := range o.Targets {
 				targets[k] = v
 			}
 			if s.Audit != nil {
-				s.Audit.Record(audit.Event{At: o.Expires, Kind: audit.KindWrite, UserID: o.UserID, ClientName: o.ClientName,
+				s.Audit.Record(audit.Event{At: at, Kind: audit.KindWrite, UserID: o.UserID, ClientName: o.ClientName,
 					ClientVersion: o.ClientVersion, Tool: o.Tool, Targets: targets, Outcome: audit.OutcomeExpired})
 			}
 			expired++

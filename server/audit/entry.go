@@ -121,6 +121,20 @@ var errBadChunk = errors.New("not an audit chunk")
 // they hold is bounded again: at most chunkEntries entries, each cut as
 // Bounded cuts it; a value that is not a chunk is an error, never a panic.
 func decodeChunk(raw []byte) ([]Event, error) {
+	entries, err := decodeStored(raw)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Event, 0, len(entries))
+	for _, s := range entries {
+		out = append(out, Bounded(s.event()))
+	}
+	return out, nil
+}
+
+// decodeStored reads a chunk's entries as stored, at most chunkEntries;
+// their fields are cut only when one is kept (decodeChunk, Query).
+func decodeStored(raw []byte) ([]stored, error) {
 	if raw == nil {
 		return nil, nil
 	}
@@ -137,11 +151,7 @@ func decodeChunk(raw []byte) ([]Event, error) {
 	if len(c.Entries) > chunkEntries {
 		c.Entries = c.Entries[:chunkEntries]
 	}
-	out := make([]Event, 0, len(c.Entries))
-	for _, s := range c.Entries {
-		out = append(out, Bounded(s.event()))
-	}
-	return out, nil
+	return c.Entries, nil
 }
 
 // encodeChunk is the stored form of entries.

@@ -29,14 +29,16 @@ type Filter struct {
 	PerPage int
 }
 
-func (f Filter) matches(ev Event) bool {
+// matches is whether f selects an entry as stored (compared before it is
+// decoded further: a query reads whole days and keeps a few entries).
+func (f Filter) matches(s stored) bool {
 	switch {
-	case f.UserID != "" && ev.UserID != f.UserID,
-		f.Tool != "" && ev.Tool != f.Tool,
-		f.Outcome != "" && ev.Outcome != f.Outcome,
-		f.Kind != "" && ev.Kind != f.Kind,
-		!f.Since.IsZero() && ev.At.Before(f.Since),
-		!f.Until.IsZero() && !ev.At.Before(f.Until):
+	case f.UserID != "" && s.UserID != f.UserID,
+		f.Tool != "" && s.Tool != f.Tool,
+		f.Outcome != "" && s.Outcome != f.Outcome,
+		f.Kind != "" && s.Kind != f.Kind,
+		!f.Since.IsZero() && s.At < f.Since.UnixMilli(),
+		!f.Until.IsZero() && s.At >= f.Until.UnixMilli():
 		return false
 	}
 	return true
@@ -135,13 +137,13 @@ func (s *Store) dayMatches(day string, chunks int, f Filter) ([]Event, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read the audit chunk %s/%d: %w", day, n, err)
 		}
-		entries, err := decodeChunk(raw)
+		entries, err := decodeStored(raw)
 		if err != nil {
 			continue
 		}
-		for _, ev := range entries {
-			if f.matches(ev) {
-				matched = append(matched, ev)
+		for _, s := range entries {
+			if f.matches(s) {
+				matched = append(matched, Bounded(s.event()))
 			}
 		}
 	}
