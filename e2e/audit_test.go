@@ -299,7 +299,9 @@ func TestTheRetentionSweepRemovesTheDaysPastItAndKeepsTheRest(t *testing.T) {
 	if err := mm.PatchPluginSettings(map[string]any{"AuditRetentionDays": 30}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = mm.PatchPluginSettings(map[string]any{"AuditRetentionDays": config.DefaultAuditRetentionDays}) })
+	t.Cleanup(func() {
+		_ = mm.PatchPluginSettings(map[string]any{"AuditRetentionDays": config.DefaultAuditRetentionDays})
+	})
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		head, err := mm.KVValue(ctx, "au_h_"+audit.Day(old))
 		if err != nil {
