@@ -49,7 +49,9 @@ type Page struct {
 	Entries []Event `json:"entries"`
 	Page    int     `json:"page"`
 	PerPage int     `json:"per_page"`
-	// More is whether another page follows within what was read.
+	// More is whether another page may follow: true when this page ended
+	// within a day's entries or with older days still to read (the next
+	// page, then, may be empty).
 	More bool `json:"more"`
 	// NextUntil, when set, is where the query stopped reading because it
 	// read as many days as one query may: ask again with until set to it
