@@ -77,7 +77,12 @@ func waitAudit(t *testing.T, adminToken, userID string, n int) ([]audit.Event, s
 // 2026-07-28 and later name it on every request.
 func auditedClient(t *testing.T, u harness.User, protocol string) *client.Client {
 	t.Helper()
-	tr, err := transport.NewStreamableHTTP(mcpURL(mm.URL), transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + u.Token}))
+	return auditedClientAt(t, mm.URL, u, protocol)
+}
+
+func auditedClientAt(t *testing.T, site string, u harness.User, protocol string) *client.Client {
+	t.Helper()
+	tr, err := transport.NewStreamableHTTP(mcpURL(site), transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + u.Token}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,5 +374,57 @@ func TestTheAdminPageShowsSignInPeopleAndClientsOnAPhoneAndALaptopAndNobodyElseS
 			t.Errorf("the page shows %d days of writes", days)
 		}
 		shoot(t, tab, width, "admin")
+	}
+}
+
+func TestBothServersOfAClusterAppendToOneTrailAndNoEntryIsLost(t *testing.T) {
+	proxyURL, err := mm.StartSecondNode(t.Context())
+	if err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	person := freshUser(t, "clustered")
+	// Two clients, each call alternating between the servers, at once.
+	clients := []*client.Client{auditedClientAt(t, proxyURL, person, "2025-11-25"), auditedClientAt(t, proxyURL, person, mcp.LATEST_PROTOCOL_VERSION)}
+	for _, c := range clients {
+		if res := call(t, c, "files_write", map[string]any{"name": "both.txt", "text": "x"}); res.IsError {
+			t.Fatalf("files_write: %s", text(res))
+		}
+	}
+	const perClient = 12
+	errs := make(chan error, len(clients)*perClient)
+	for _, c := range clients {
+		go func() {
+			for range perClient {
+				res, err := callErr(c, "files_presign", map[string]any{"name": "both.txt", "direction": "download"})
+				if err == nil && res.IsError {
+					err = fmt.Errorf("files_presign: %s", text(res))
+				}
+				errs <- err
+			}
+		}()
+	}
+	for range len(clients) * perClient {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	adminToken, err := mm.PersonalAccessToken(mm.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := waitAudit(t, adminToken, person.ID, len(clients)*perClient)
+	tokens := map[string]bool{}
+	for _, e := range entries {
+		if e.Kind != audit.KindPresignedURL || e.ClientName != auditClient {
+			t.Fatalf("an unexpected entry %+v", e)
+		}
+		tokens[e.Targets["token_id"]] = true
+	}
+	if len(entries) != len(clients)*perClient || len(tokens) != len(entries) {
+		t.Fatalf("%d entries naming %d tokens, want %d each", len(entries), len(tokens), len(clients)*perClient)
+	}
+	n1, n2 := mm.ProxyHits()
+	if n1 == 0 || n2 == 0 {
+		t.Fatalf("the proxy sent %d and %d requests to the servers", n1, n2)
 	}
 }
