@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 )
@@ -141,5 +142,21 @@ func TestARecordOfAnOlderVersionStillAnswersAndIsRecorded(t *testing.T) {
 	}
 	if got := r.outcomes(); got != "declined" || r.evs[0].Targets["write_id"] != strings.Repeat("a", 32) {
 		t.Fatalf("recorded %s %+v", got, r.evs)
+	}
+}
+
+func TestAShardOfOpenWritesAtItsBoundFitsInOneKVValue(t *testing.T) {
+	targets := writeTargets(posting.Plan{Dest: posting.Destination{ChannelID: strings.Repeat("c", 26), RootID: strings.Repeat("r", 26),
+		UserIDs: []string{strings.Repeat("u", 26), strings.Repeat("v", 26), strings.Repeat("w", 26), strings.Repeat("x", 26), strings.Repeat("y", 26), strings.Repeat("z", 26), strings.Repeat("1", 26)}},
+		PostID: strings.Repeat("p", 26), Channel: &posting.ChannelSpec{ID: strings.Repeat("c", 26), TeamID: strings.Repeat("t", 26)},
+		Members: []posting.Person{{ID: strings.Repeat("m", 26)}, {ID: strings.Repeat("n", 26)}}})
+	open := make([]openWrite, maxOpenWrites)
+	for i := range open {
+		open[i] = openWrite{UserID: strings.Repeat("a", 26), ID: strings.Repeat("f", 32), Expires: time.Now(), Tool: "create_channel_with_members",
+			ClientName: strings.Repeat("é", 64), ClientVersion: strings.Repeat("9", 64), Targets: targets}
+	}
+	raw, err := json.Marshal(open)
+	if err != nil || len(raw) > kvstore.MaxValueBytes {
+		t.Fatalf("%d bytes at the bound, more than a KV value (%v)", len(raw), err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
@@ -18,13 +19,23 @@ import (
 // steps already recorded.
 
 const (
-	openKey = "pcx_open"
-	// maxOpenWrites bounds the index, as maxOpenDMs bounds the direct
-	// messages' (a write waits at most PendingLifetime, so this is
-	// thousands asked within ten minutes); past it the oldest is dropped
-	// unrecorded, and a warning says so.
-	maxOpenWrites = 5000
+	openPrefix = "pcx_open_"
+	// openShards spreads the index over keys by the person's id, so that
+	// one key stays under kvstore.MaxValueBytes and writers of different
+	// people rarely race.
+	openShards = 16
+	// maxOpenWrites bounds one shard: an entry takes at most about 750
+	// bytes (its ids and the client's name at their bounds), so 1,000 stay
+	// under 1 MiB; 16,000 writes asked within ten minutes in all. Past it
+	// the oldest is dropped and its expiry goes unrecorded.
+	maxOpenWrites = 1000
 )
+
+func openKey(userID string) string {
+	h := fnv.New32a()
+	h.Write([]byte(userID))
+	return fmt.Sprintf("%s%02d", openPrefix, h.Sum32()%openShards)
+}
 
 type openWrite struct {
 	UserID        string            `json:"u"`
@@ -45,7 +56,7 @@ func (s *Store) noteOpen(rec Record) {
 	}
 	o := openWrite{UserID: rec.UserID, ID: rec.ID, Expires: rec.ExpiresAt(), Tool: rec.Tool, ClientName: rec.ClientName,
 		ClientVersion: rec.ClientVersion, Targets: rec.Targets}
-	err := s.updateOpen(func(open []openWrite) []openWrite {
+	err := s.updateOpen(openKey(rec.UserID), func(open []openWrite) []openWrite {
 		if len(open) >= maxOpenWrites {
 			open = open[1:]
 		}
@@ -57,8 +68,8 @@ func (s *Store) noteOpen(rec Record) {
 	}
 }
 
-func (s *Store) updateOpen(change func([]openWrite) []openWrite) error {
-	return kvstore.Update(s.KV, openKey, func(raw []byte) (kvstore.Change, error) {
+func (s *Store) updateOpen(key string, change func([]openWrite) []openWrite) error {
+	return kvstore.Update(s.KV, key, func(raw []byte) (kvstore.Change, error) {
 		var open []openWrite
 		if raw != nil && json.Unmarshal(raw, &open) != nil {
 			open = nil // a broken index starts again
@@ -72,14 +83,26 @@ func (s *Store) updateOpen(change func([]openWrite) []openWrite) error {
 // ones answered; it runs on one node of the cluster at a time, every
 // minute, and answers how many it recorded as expired.
 func (a *Approvals) ExpireWrites(now time.Time) (int, error) {
+	expired := 0
+	for shard := range openShards {
+		n, err := a.expireShard(fmt.Sprintf("%s%02d", openPrefix, shard), now)
+		expired += n
+		if err != nil {
+			return expired, err
+		}
+	}
+	return expired, nil
+}
+
+func (a *Approvals) expireShard(key string, now time.Time) (int, error) {
 	s := a.store
-	raw, err := s.KV.Get(openKey)
+	raw, err := s.KV.Get(key)
 	if err != nil || raw == nil {
 		return 0, err
 	}
 	var open []openWrite
 	if err := json.Unmarshal(raw, &open); err != nil {
-		return 0, errors.Join(fmt.Errorf("the list of open writes is damaged and starts again: %w", err), s.KV.Delete(openKey))
+		return 0, errors.Join(fmt.Errorf("the list of open writes is damaged and starts again: %w", err), s.KV.Delete(key))
 	}
 	done := map[string]bool{}
 	expired := 0
@@ -112,7 +135,7 @@ func (a *Approvals) ExpireWrites(now time.Time) (int, error) {
 	if len(done) == 0 {
 		return 0, nil
 	}
-	return expired, s.updateOpen(func(open []openWrite) []openWrite {
+	return expired, s.updateOpen(key, func(open []openWrite) []openWrite {
 		out := open[:0]
 		for _, o := range open {
 			if !done[o.ID] {
