@@ -119,6 +119,7 @@ bench: dist
 	$(GO) run ./e2e/cmd/mmbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) test -run='^$$' -bench=SixteenRedemptions -benchtime=1x ./server/workspace/
 	$(GO) test -run='^$$' -bench=QuestionAnswered -benchtime=20x ./server/transport/
+	$(GO) test -run='^$$' -bench=. -benchmem ./server/audit/
 	$(GO) run ./e2e/cmd/wsbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/loadbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/postbench -bundle $(CURDIR)/$(BUNDLE)

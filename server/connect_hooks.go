@@ -6,6 +6,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
@@ -13,10 +14,9 @@ import (
 
 // newConnect is the person's connect dialog and /mcp command, with the
 // command registered. Without the command the dialog still works.
-func (p *Plugin) newConnect(gw *mattermost.Gateway, t *transport.Transport, pluginURL func() string) *connect.Service {
+func (p *Plugin) newConnect(gw *mattermost.Gateway, t *transport.Transport, pluginURL func() string, rec audit.Recorder) *connect.Service {
 	s := connect.New(connect.Options{MM: gw, Sessions: t, KV: gw.BytesKV(),
-		// The audit helper wires its recorder here; nil records nothing.
-		Audit:  nil,
+		Audit:  rec,
 		MCPURL: func() string { return pluginURL() + transport.MCPPath },
 		OAuth: func() (bool, string) {
 			st := p.oauth.Load()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -53,4 +54,41 @@ func expireDMs(gw *mattermost.Gateway, approvals *approval.Approvals) {
 	if err != nil {
 		gw.Log().Warn("Marking the direct messages of expired writes did not finish; the next run retries", "marked", n, "error", err.Error())
 	}
+}
+
+// auditSweepInterval is how often the cluster removes the days of the audit
+// trail past the admin's retention: the retention counts whole days.
+const auditSweepInterval = 24 * time.Hour
+
+// auditExpiryInterval is how soon after a write expires unanswered the
+// audit trail says so.
+const auditExpiryInterval = time.Minute
+
+// scheduleAuditJobs starts the audit trail's daily sweep (it runs at once on
+// a cluster's first activation) and the recording of writes that expired
+// unanswered.
+func scheduleAuditJobs(gw *mattermost.Gateway, a *auditing, approvals *approval.Approvals, retention func() int) ([]io.Closer, error) {
+	sweep, err := gw.Schedule("audit_sweep", auditSweepInterval, func() { a.sweep(gw, retention()) })
+	if err != nil {
+		return nil, fmt.Errorf("the audit trail's sweep could not be scheduled: %w", err)
+	}
+	expiry, err := gw.Schedule("audit_write_expiry", auditExpiryInterval, func() {
+		if _, err := approvals.ExpireWrites(time.Now()); err != nil {
+			gw.Log().Warn("Recording the writes that expired unanswered did not finish; the next run retries", "error", err.Error())
+		}
+	})
+	if err != nil {
+		_ = sweep.Close()
+		return nil, fmt.Errorf("the audit of expired writes could not be scheduled: %w", err)
+	}
+	return []io.Closer{sweep, expiry}, nil
+}
+
+// closeAll closes what was started before a later step failed.
+func closeAll(cs []io.Closer) error {
+	var errs []error
+	for _, c := range cs {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/plugin"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -69,6 +70,9 @@ type Plugin struct {
 	excludable atomic.Pointer[[]string]
 	// connect answers the person's /mcp command, once OnActivate made it.
 	connect atomic.Pointer[connect.Service]
+	// audit is the audit trail, once OnActivate made it: a lowered
+	// retention sweeps it at once (loadConfiguration).
+	audit atomic.Pointer[auditing]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -96,6 +100,8 @@ func (p *Plugin) OnActivate() error {
 	}
 	gw := mattermost.NewGateway(p.API, p.Driver)
 	p.gateway.Store(gw)
+	trail := newAuditing(gw)
+	p.audit.Store(trail)
 	ws := workspace.New(gw.BytesKV(), func() workspace.Limits {
 		c := p.config.Get()
 		return workspace.Limits{QuotaBytes: c.WorkspaceQuotaBytes(), MaxFileBytes: c.MaxWorkspaceFileBytes()}
@@ -103,29 +109,36 @@ func (p *Plugin) OnActivate() error {
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
 	streams := p.streamsResponses(gw)
 	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: ensureBot(gw, m),
-		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }})
+		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail})
 	views := &viewcache.Cache{KV: gw.BytesKV()}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals,
-		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views}
+		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views, Audit: trail.trail}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}
 	conn := &connectLate{}
-	t := p.newTransport(manifestID, gw, cat, conn.connected)
+	t := p.newTransport(manifestID, gw, cat, trail.trail, conn.connected)
 	cat.Register(t.MCP)
 	p.transport.Store(t)
 	excludable := cat.Excludable()
 	p.excludable.Store(&excludable)
-	cs := p.newConnect(gw, t, urls.PluginURL)
+	cs := p.newConnect(gw, t, urls.PluginURL, trail.trail)
 	conn.s.Store(cs)
 	p.connect.Store(cs)
 
 	r := routes(manifestID, gw, t, ws, approvals, cs)
+	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays })
 	jobs, err := scheduleJobs(gw, ws, approvals)
 	if err != nil {
 		return err
 	}
+	auditJobs, err := scheduleAuditJobs(gw, trail, approvals, func() int { return p.config.Get().AuditRetentionDays })
+	if err != nil {
+		return errors.Join(err, closeAll(jobs))
+	}
+	// The trail closes last, after the jobs that record into it.
+	jobs = append(append(jobs, auditJobs...), trail.trail)
 
 	p.ready.Lock()
 	p.router = r
@@ -161,7 +174,7 @@ func (p *Plugin) streamsResponses(gw *mattermost.Gateway) bool {
 
 // newTransport is the MCP server over streamable HTTP, offering the
 // catalogue's tools as the configuration allows.
-func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, connected func(transport.SessionRecord)) *transport.Transport {
+func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, rec *audit.Trail, connected func(transport.SessionRecord)) *transport.Transport {
 	return transport.New(transport.Options{
 		PluginID:     manifestID,
 		Version:      version,
@@ -174,8 +187,10 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 		KV:           gw.KV(),
 		Answers:      gw.BytesKV(),
 		Log:          gw.Log(),
+		Audit:        rec,
 		ServerOptions: []server.ServerOption{
 			server.WithToolFilter(cat.Filter(p.current)),
+			server.WithToolHandlerMiddleware(cat.Audited(rec, rec.Used)),
 		},
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
@@ -293,7 +308,14 @@ func (p *Plugin) loadConfiguration() {
 		p.API.LogError("MCP Server settings are invalid; the previous settings stay in force", "error", err.Error())
 		return
 	}
+	before := p.config.Get().AuditRetentionDays
 	p.config.Set(c)
+	if a, gw := p.audit.Load(), p.gateway.Load(); a != nil && gw != nil && c.AuditRetentionDays < before {
+		// An admin who shortens the retention expects the older entries
+		// gone now, not at the next daily sweep (every node sweeps; it is
+		// idempotent).
+		go a.sweep(gw, c.AuditRetentionDays)
+	}
 }
 
 // current is the configuration every tool, question and filter reads: the

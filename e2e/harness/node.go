@@ -27,6 +27,8 @@ type mmNode struct {
 
 func (n *mmNode) logPath() string { return filepath.Join(n.logDir, "mattermost.log") }
 
+func (n *mmNode) auditLogPath() string { return filepath.Join(n.logDir, "audit.log") }
+
 // freePort returns a free TCP port on 127.0.0.1.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -94,6 +96,10 @@ func mattermostEnv(c nodeConfig, n *mmNode) []string {
 		"MM_LOGSETTINGS_ENABLECONSOLE=false",
 		"MM_LOGSETTINGS_ENABLEFILE=true",
 		"MM_LOGSETTINGS_FILELOCATION=" + n.logDir,
+		// Mattermost's own audit log, in a file a test reads back (the plugin
+		// writes its audit entries there on 10.10 and later).
+		"MM_EXPERIMENTALAUDITSETTINGS_FILEENABLED=true",
+		"MM_EXPERIMENTALAUDITSETTINGS_FILENAME=" + n.auditLogPath(),
 		"MM_LOGSETTINGS_ENABLEDIAGNOSTICS=false",
 		"MM_LOGSETTINGS_ENABLESENTRY=false",
 		"MM_RATELIMITSETTINGS_ENABLE=false",

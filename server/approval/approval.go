@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -67,7 +68,9 @@ type Options struct {
 	// would reach the client only once the call gave up waiting for its
 	// answer, so such clients are asked in Mattermost instead.
 	Streams func() bool
-	Now     func() time.Time
+	// Audit records every step of every write (nil: none).
+	Audit audit.Recorder
+	Now   func() time.Time
 }
 
 // Approvals is every pending write of this installation.
@@ -96,7 +99,7 @@ func New(o Options) *Approvals {
 		o.Now = time.Now
 	}
 	kv := o.MM.BytesKV()
-	a := &Approvals{opts: o, store: &Store{KV: kv, Now: o.Now}, signer: NewSigner(kv, o.Now), clients: &clientSessions{kv: kv, now: o.Now},
+	a := &Approvals{opts: o, store: &Store{KV: kv, Now: o.Now, Audit: o.Audit}, signer: NewSigner(kv, o.Now), clients: &clientSessions{kv: kv, now: o.Now},
 		answered: func(c *mattermost.Caller, id, state string) { c.NotifyAnswered(id, state) },
 		told:     func(c *mattermost.Caller, rec Record) { c.NotifyPending(rec.ID, rec.Title) },
 		zone:     (*mattermost.Caller).Location}
@@ -183,7 +186,7 @@ func (a *Approvals) Ask(ctx context.Context, c *mattermost.Caller, plan posting.
 		}
 		return a.executeNow(ctx, c, plan)
 	}
-	rec, err := a.store.Create(c.UserID(), Title(plan), plan, clientSessions)
+	rec, err := a.store.CreateFor(c.UserID(), Title(plan), plan, clientSessions, OriginOf(ctx))
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -210,6 +213,7 @@ func (a *Approvals) waitInMattermost(c *mattermost.Caller, rec Record) {
 
 func (a *Approvals) executeNow(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Outcome, error) {
 	done, err := a.execute(ctx, c, plan)
+	a.recordDoneAtOnce(ctx, c.UserID(), plan, done, err)
 	if err != nil {
 		return Outcome{}, err
 	}

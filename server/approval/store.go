@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -100,6 +101,13 @@ type Record struct {
 	// caused the write (the tool call's and the MCP session's): they may
 	// read the record but never answer it.
 	ClientSessions []string `json:"client_sessions,omitempty"`
+	// Tool, ClientName and ClientVersion are the call that asked and its MCP
+	// client, and Targets the ids the write touches, for the audit entries
+	// of every later step (absent from records of older versions).
+	Tool          string            `json:"tool,omitempty"`
+	ClientName    string            `json:"client_name,omitempty"`
+	ClientVersion string            `json:"client_version,omitempty"`
+	Targets       map[string]string `json:"targets,omitempty"`
 }
 
 // ExpiresAt is when the record leaves the KV store: a pending question
@@ -123,6 +131,8 @@ func (r Record) place() string {
 type Store struct {
 	KV  kvstore.KV
 	Now func() time.Time
+	// Audit records every step of every record (nil: none; see audit.go).
+	Audit audit.Recorder
 }
 
 // The key holds the owner, so another user's id names no record of theirs.
@@ -131,6 +141,12 @@ func key(userID, id string) string { return keyPrefix + userID + "_" + id }
 // Create stores a pending post, refusing it (with a posting.Refusal) when
 // MaxPendingPerPerson of the person's writes already wait.
 func (s *Store) Create(userID, title string, plan posting.Plan, clientSessions []string) (Record, error) {
+	return s.CreateFor(userID, title, plan, clientSessions, Origin{})
+}
+
+// CreateFor is Create for a write asked by origin, which its audit entries
+// name.
+func (s *Store) CreateFor(userID, title string, plan posting.Plan, clientSessions []string, origin Origin) (Record, error) {
 	live, err := s.indexed(userID, false)
 	if err != nil {
 		return Record{}, err
@@ -143,7 +159,8 @@ func (s *Store) Create(userID, title string, plan posting.Plan, clientSessions [
 		return Record{}, fmt.Errorf("random: %w", err)
 	}
 	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(),
-		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Emoji: plan.Emoji, Plan: &plan, ClientSessions: clientSessions}
+		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Emoji: plan.Emoji, Plan: &plan, ClientSessions: clientSessions,
+		Tool: origin.Tool, ClientName: origin.ClientName, ClientVersion: origin.ClientVersion, Targets: writeTargets(plan)}
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return Record{}, err
@@ -173,6 +190,8 @@ func (s *Store) Create(userID, title string, plan posting.Plan, clientSessions [
 		// hour anyway, so a failed delete only leaves it that long.
 		_ = s.KV.Delete(key(userID, id))
 	}
+	s.noteOpen(rec)
+	s.recordStep(rec, audit.OutcomeAsked)
 	return rec, nil
 }
 
@@ -397,7 +416,11 @@ func (s *Store) transition(userID, id string, change func(*Record), ttl time.Dur
 
 // Claim takes a pending post for execution; the caller then Settles it.
 func (s *Store) Claim(userID, id string) (Record, error) {
-	return s.transition(userID, id, func(r *Record) { r.State, r.AnsweredAt = StateExecuting, s.Now() }, PendingLifetime)
+	rec, err := s.transition(userID, id, func(r *Record) { r.State, r.AnsweredAt = StateExecuting, s.Now() }, PendingLifetime)
+	if err == nil {
+		s.recordStep(rec, audit.OutcomeAccepted)
+	}
+	return rec, err
 }
 
 // How the store words a failure: before anything changed, or after part
@@ -441,9 +464,13 @@ func (s *Store) Accept(ctx context.Context, c *mattermost.Caller, id string, exe
 
 // Decline answers no: the plan is dropped and only the outcome stays.
 func (s *Store) Decline(userID, id string) (Record, error) {
-	return s.transition(userID, id, func(r *Record) {
+	rec, err := s.transition(userID, id, func(r *Record) {
 		r.State, r.Plan, r.Outcome, r.AnsweredAt = StateDeclined, nil, "The person declined; nothing was sent.", s.Now()
 	}, OutcomeLifetime)
+	if err == nil {
+		s.recordStep(rec, audit.OutcomeDeclined)
+	}
+	return rec, err
 }
 
 // withdrawnOutcome is a withdrawn write's outcome, as get_pending reads it.
@@ -453,9 +480,13 @@ const withdrawnOutcome = "The AI assistant withdrew it before the person answere
 // plan is dropped and, as after a decline, any later answer gets
 // ErrDecided.
 func (s *Store) Withdraw(userID, id string) (Record, error) {
-	return s.transition(userID, id, func(r *Record) {
+	rec, err := s.transition(userID, id, func(r *Record) {
 		r.State, r.Plan, r.Outcome, r.AnsweredAt = StateWithdrawn, nil, withdrawnOutcome, s.Now()
 	}, OutcomeLifetime)
+	if err == nil {
+		s.recordStep(rec, audit.OutcomeWithdrawn)
+	}
+	return rec, err
 }
 
 // Settle records what became of a claimed post, dropping the plan.
@@ -468,7 +499,15 @@ func (s *Store) Settle(rec Record, state, outcome, postID, permalink string) err
 	if err != nil {
 		return err
 	}
-	return s.KV.Set(key(rec.UserID, rec.ID), raw, OutcomeLifetime)
+	if err := s.KV.Set(key(rec.UserID, rec.ID), raw, OutcomeLifetime); err != nil {
+		return err
+	}
+	step := audit.OutcomeDone
+	if state != StatePosted {
+		step = audit.OutcomeFailed
+	}
+	s.recordStep(rec, step)
+	return nil
 }
 
 // List is the user's records, pending and recently answered, read through

@@ -39,6 +39,8 @@ type Gateway struct {
 	// admission is what this node read of people for the rule of who may
 	// connect (admission.go).
 	admission admissionCache
+	// audit is whether Mattermost takes the plugin's audit records (audit.go).
+	audit auditLog
 }
 
 // NewGateway wraps the plugin API.

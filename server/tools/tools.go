@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -36,6 +37,9 @@ type Deps struct {
 	// Views keeps the whole text of files already converted, so paging a
 	// long file converts it once (nil: every window converts).
 	Views *viewcache.Cache
+	// Audit records every presigned URL and upload handle handed out (nil:
+	// none).
+	Audit audit.Recorder
 }
 
 // All is the whole catalogue, offered or not.

@@ -10,12 +10,14 @@ import (
 
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -318,6 +320,11 @@ func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (res cata
 	if err != nil {
 		return res, workspaceRefusal(err, args.Name, d.Config())
 	}
+	targets := map[string]string{"token_id": p.ID, "direction": args.Direction}
+	if p.FileID != "" {
+		targets["file_id"] = p.FileID
+	}
+	d.record(ctx, audit.KindPresignedURL, c.UserID(), targets)
 	return answer(presignAnswer(presigned{name: args.Name, direction: args.Direction, url: u, expiresAt: p.ExpiresAt, maxFileMiB: d.Config().MaxWorkspaceFileMiB}))
 }
 
@@ -399,6 +406,7 @@ func (d Deps) requestUpload(ctx context.Context, args requestUploadArgs) (res ca
 	if err != nil {
 		return res, workspaceRefusal(err, args.Name, d.Config())
 	}
+	d.record(ctx, audit.KindUploadHandle, c.UserID(), map[string]string{"handle_id": up.HandleID, "token_id": up.TokenID})
 	return answer(uploadAnswer(up, d.URLs.Upload(up.Token), d.Workspace.Now()))
 }
 
@@ -424,4 +432,15 @@ func uploadAnswer(up workspace.Upload, url string, now time.Time) (string, Uploa
 // another person, or under another name, are converted for that read.
 func workspaceViewKey(userID string, f workspace.File) viewcache.Key {
 	return viewcache.Key{Source: "workspace", ID: f.SHA256, Owner: userID, Name: f.Name}
+}
+
+// record puts a presigned URL or an upload handle handed out in the audit
+// trail: ids only, never the file's name.
+func (d Deps) record(ctx context.Context, kind audit.Kind, userID string, targets map[string]string) {
+	if d.Audit == nil {
+		return
+	}
+	client := transport.Client(ctx)
+	d.Audit.Record(audit.Event{Kind: kind, UserID: userID, ClientName: client.Name, ClientVersion: client.Version,
+		Tool: transport.CallOf(ctx).Tool, Targets: targets, Outcome: audit.OutcomeIssued})
 }

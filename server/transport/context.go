@@ -1,6 +1,10 @@
 package transport
 
-import "context"
+import (
+	"context"
+
+	"github.com/mark3labs/mcp-go/server"
+)
 
 type callerKey struct{}
 type sessionCtxKey struct{}
@@ -62,4 +66,37 @@ func withClientSessions(ctx context.Context, rec *SessionRecord, requestSession 
 		ids = append(ids, rec.MattermostSessionID)
 	}
 	return context.WithValue(ctx, clientSessionsKey{}, ids)
+}
+
+type clientKey struct{}
+
+// ClientInfo is the MCP client a request comes from, as it named itself
+// when it opened its session (bounded by the transport).
+type ClientInfo struct {
+	Name, Version string
+}
+
+func withClient(ctx context.Context, rec *SessionRecord) context.Context {
+	if rec == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, clientKey{}, ClientInfo{Name: rec.ClientName, Version: rec.ClientVersion})
+}
+
+// Client is the MCP client a call comes from: as its session recorded it
+// at initialize, or, for a request of protocol 2026-07-28 and later, which
+// has no session, as the request's own _meta names it (cut to the same
+// bounds); empty when the client never said.
+func Client(ctx context.Context) ClientInfo {
+	if c, ok := ctx.Value(clientKey{}).(ClientInfo); ok && (c.Name != "" || c.Version != "") {
+		return c
+	}
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.ClientInfo != nil {
+		return ClientInfo{Name: truncate(info.ClientInfo.Name, maxClientNameBytes), Version: truncate(info.ClientInfo.Version, maxClientVersionBytes)}
+	}
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		i := s.GetClientInfo()
+		return ClientInfo{Name: truncate(i.Name, maxClientNameBytes), Version: truncate(i.Version, maxClientVersionBytes)}
+	}
+	return ClientInfo{}
 }

@@ -148,6 +148,7 @@ func New(opts Options) *Transport {
 			rec := sessionFrom(r.Context())
 			restore(ctx, rec)
 			ctx = withClientSessions(ctx, rec, MattermostSession(r.Context()))
+			ctx = withClient(ctx, rec)
 			ctx = WithMattermostSession(ctx, MattermostSession(r.Context()))
 			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),

@@ -150,6 +150,10 @@ func newNodeWithOAuth(t testing.TB, kv *memKV, log *memLog, active map[string]bo
 		}
 		return mcp.NewToolResultText(fmt.Sprintf("%s elicitation=%v secret-content", CallerID(ctx), caps.Elicitation != nil)), nil
 	})
+	tr.MCP.AddTool(mcp.NewTool("client", mcp.WithDescription("test")), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		c := Client(ctx)
+		return mcp.NewToolResultText(fmt.Sprintf("client=%s/%s", c.Name, c.Version)), nil
+	})
 	mux := http.NewServeMux()
 	mux.HandleFunc(MCPPath, tr.ServeMCP)
 	mux.HandleFunc(MetadataPath, tr.ServeMetadata)
@@ -423,5 +427,38 @@ func TestAnotherUsersDeleteOfASessionIsNotFoundAndTheOwnersSessionGoesOnOnEveryN
 		if got := body(t, post(t, n, "alice", session, callWhoami)); !strings.Contains(got, "alice elicitation=true") {
 			t.Fatalf("alice after bob's delete: %s", got)
 		}
+	}
+}
+
+func TestAToolCallKnowsItsClientsNameAndVersionOnANodeThatNeverSawTheInitialize(t *testing.T) {
+	kv, log := newMemKV(), &memLog{}
+	active := map[string]bool{"alice": true}
+	a, b := node(t, kv, log, active), node(t, kv, log, active)
+	resp := post(t, a.URL, "alice", "", initialize)
+	session := resp.Header.Get(server.HeaderKeySessionID)
+	body(t, resp)
+	got := body(t, post(t, b.URL, "alice", session, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"client","arguments":{}}}`))
+	if !strings.Contains(got, "client=test-client/1") {
+		t.Fatalf("node b answered %s", got)
+	}
+}
+
+func TestAToolCallWithoutASessionKnowsItsClientFromTheRequestsOwnMeta(t *testing.T) {
+	srv := node(t, newMemKV(), &memLog{}, map[string]bool{"alice": true})
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"client","arguments":{},
+		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"stateless-client","version":"9.9"},
+		"io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set(mcp.HeaderMethod, "tools/call")
+	req.Header.Set(mcp.HeaderName, "client")
+	req.Header.Set("Mattermost-User-Id", "alice")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := body(t, resp); !strings.Contains(got, "client=stateless-client/9.9") {
+		t.Fatalf("answered %d %s", resp.StatusCode, got)
 	}
 }

@@ -100,6 +100,9 @@ type Upload struct {
 	MaxSize   int64
 	SHA256    string
 	Handle    string
+	// HandleID and TokenID name the handle and the upload token in the
+	// audit trail without being them.
+	HandleID, TokenID string
 }
 
 // RequestUpload prepares an upload slot in the caller's workspace: a
@@ -150,7 +153,7 @@ func (s *Store) RequestUpload(userID, name string, expectedSize int64, pin strin
 	if err != nil {
 		return Upload{}, err
 	}
-	return Upload{Name: name, Token: p.Token, ExpiresAt: p.ExpiresAt, MaxSize: maxSize, SHA256: pin, Handle: h}, nil
+	return Upload{Name: name, Token: p.Token, ExpiresAt: p.ExpiresAt, MaxSize: maxSize, SHA256: pin, Handle: h, HandleID: id, TokenID: p.ID}, nil
 }
 
 // RedeemedFile is the file a handle stands for, verified. Its bytes come

@@ -3,8 +3,9 @@ package workspace
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 	"path"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 )
 
 // MaxNameBytes bounds a workspace file name (names.MaxFileNameBytes).

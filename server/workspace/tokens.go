@@ -49,7 +49,16 @@ type tokenRecord struct {
 type Presigned struct {
 	Token     string
 	ExpiresAt time.Time
+	// ID names the token in the audit trail without being it: the start of
+	// the hash its record is kept under. FileID is the file a download
+	// token is for (its blob's random id, never derived from its name).
+	ID     string
+	FileID string
 }
+
+// tokenID is the token's audit name: 16 hex digits of its key's hash, which
+// no request can turn back into the token.
+func tokenID(token string) string { return tokenKey(token)[len(prefixToken):][:16] }
 
 func tokenKey(token string) string {
 	sum := sha256.Sum256([]byte(token))
@@ -79,7 +88,7 @@ func (s *Store) issue(rec tokenRecord, life time.Duration) (Presigned, error) {
 	if err := s.kv.Set(tokenKey(tok), raw, life); err != nil {
 		return Presigned{}, err
 	}
-	return Presigned{Token: tok, ExpiresAt: rec.ExpiresAt}, nil
+	return Presigned{Token: tok, ExpiresAt: rec.ExpiresAt, ID: tokenID(tok)}, nil
 }
 
 // PresignDownload issues a reusable download token for one of the caller's
@@ -89,7 +98,9 @@ func (s *Store) PresignDownload(userID, name string) (Presigned, error) {
 	if err != nil {
 		return Presigned{}, err
 	}
-	return s.issue(tokenRecord{Kind: KindDownload, UserID: userID, Name: f.Name, SHA256: f.SHA256}, DownloadLifetime)
+	p, err := s.issue(tokenRecord{Kind: KindDownload, UserID: userID, Name: f.Name, SHA256: f.SHA256}, DownloadLifetime)
+	p.FileID = f.Blob
+	return p, err
 }
 
 // PresignUpload issues a single-use upload token that writes name in the
