@@ -1,7 +1,6 @@
 package mattermost
 
 import (
-	"strconv"
 	"strings"
 	"sync"
 
@@ -21,18 +20,7 @@ type auditLog struct {
 
 // TakesAuditRecords reports whether a Mattermost of this version has
 // LogAuditRec: 10.10 or later.
-func TakesAuditRecords(serverVersion string) bool {
-	parts := strings.SplitN(serverVersion, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return major > 10 || (major == 10 && minor >= 10)
-}
+func TakesAuditRecords(serverVersion string) bool { return AtLeast(serverVersion, 10, 10) }
 
 // LogAudit writes an entry of the plugin's audit trail to Mattermost's own
 // audit log, where the server offers it to plugins; on an older server it

@@ -36,15 +36,19 @@ func OAuthSignIn(cfg *model.Config) (bool, string) {
 // v0.1.22; 9.11 and 11.1 have none): before, a plugin's response reaches the
 // client whole, when ServeHTTP returns. 11.4 is the first version checked
 // to stream; 11.2 and 11.3 are counted out, as they cannot be checked.
-func StreamsResponses(serverVersion string) bool {
+func StreamsResponses(serverVersion string) bool { return AtLeast(serverVersion, 11, 4) }
+
+// AtLeast reports whether a Mattermost version ("11.4.0", "10.10.1-rc1")
+// is major.minor or later; one that does not read as a version is not.
+func AtLeast(serverVersion string, major, minor int) bool {
 	parts := strings.SplitN(serverVersion, ".", 3)
 	if len(parts) < 2 {
 		return false
 	}
-	major, err1 := strconv.Atoi(parts[0])
-	minor, err2 := strconv.Atoi(parts[1])
+	gotMajor, err1 := strconv.Atoi(parts[0])
+	gotMinor, err2 := strconv.Atoi(parts[1])
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	return major > 11 || (major == 11 && minor >= 4)
+	return gotMajor > major || (gotMajor == major && gotMinor >= minor)
 }

@@ -1,5 +1,6 @@
-import React, {useEffect, useRef, useSyncExternalStore} from 'react';
+import React, {useRef, useSyncExternalStore} from 'react';
 
+import {useDialogFocus} from './dialog_focus';
 import {Actions} from './modal/actions';
 import {Destination} from './modal/destination';
 import {Files} from './modal/files';
@@ -33,7 +34,7 @@ export function ConfirmationModal({store}: {store: ConfirmationStore}) {
 // the post it is about, who is notified, the files, the outcome, the answer
 // buttons); this holds focus, Escape and Tab.
 function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
-    const ref = useRef<HTMLDivElement>(null);
+    const ref = useDialogFocus<HTMLDivElement>(store.close);
     const {detail, busy, error} = modal;
     const titleId = `${PLUGIN_ID}-confirmation-${modal.id}`;
 
@@ -47,28 +48,6 @@ function Dialog({modal, store}: {modal: ModalState; store: ConfirmationStore}) {
     if (detail?.heading_line?.length) {
         headingLine.current = detail.heading_line;
     }
-
-    // The dialog itself takes focus, not Accept: a keystroke meant for the message
-    // box must never answer a confirmation that just popped up.
-    useEffect(() => {
-        const previous = document.activeElement as HTMLElement | null;
-        ref.current?.focus();
-        return () => previous?.focus?.();
-    }, []);
-
-    // Capture phase, so Mattermost's own Escape handling (closing the sidebar,
-    // marking the channel read) does not run as well.
-    useEffect(() => {
-        const onKey = (e: KeyboardEvent) => {
-            if (e.key === 'Escape') {
-                e.stopPropagation();
-                e.preventDefault();
-                store.close();
-            }
-        };
-        document.addEventListener('keydown', onKey, true);
-        return () => document.removeEventListener('keydown', onKey, true);
-    }, [store]);
 
     const pending = detail?.state === 'pending' && !error?.gone;
 

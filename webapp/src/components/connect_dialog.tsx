@@ -1,7 +1,8 @@
-import React, {useEffect, useRef, useSyncExternalStore} from 'react';
+import React, {useSyncExternalStore} from 'react';
 
 import {Clients} from './connect/clients';
 import {CopyBlock} from './connect/copy';
+import {useDialogFocus} from './dialog_focus';
 import {connect as styles, modal, shared} from './styles';
 
 import type {Setup} from '../connect_api';
@@ -26,27 +27,8 @@ export function ConnectDialog({store}: {store: ConnectStore}) {
 // The dialog: the URL, how this server signs clients in (and a token when it
 // takes one), each client's setup, and the person's connected clients.
 function Dialog({state, store}: {state: ConnectState; store: ConnectStore}) {
-    const ref = useRef<HTMLDivElement>(null);
+    const ref = useDialogFocus<HTMLDivElement>(store.close);
     const titleId = `${PLUGIN_ID}-connect-title`;
-    useEffect(() => {
-        const previous = document.activeElement as HTMLElement | null;
-        ref.current?.focus();
-        return () => previous?.focus?.();
-    }, []);
-
-    // Capture phase, so Mattermost's own Escape handling does not run as well.
-    useEffect(() => {
-        const onKey = (e: KeyboardEvent) => {
-            if (e.key === 'Escape') {
-                e.stopPropagation();
-                e.preventDefault();
-                store.close();
-            }
-        };
-        document.addEventListener('keydown', onKey, true);
-        return () => document.removeEventListener('keydown', onKey, true);
-    }, [store]);
-
     const o = state.overview;
     const setup = state.token?.setup ?? o?.setup;
     return (
