@@ -18,10 +18,12 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/completion"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/prompts"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
@@ -117,9 +119,15 @@ func (p *Plugin) OnActivate() error {
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}
+	set, err := prompts.New(cat, p.current)
+	if err != nil {
+		return fmt.Errorf("the prompts are malformed: %w", err)
+	}
+	complete := &completion.Provider{MM: gw, Workspace: ws, Prompts: set.Completions()}
 	conn := &connectLate{}
-	t := p.newTransport(manifestID, gw, cat, trail.trail, conn.connected)
+	t := p.newTransport(manifestID, gw, cat, trail.trail, conn.connected, prompting{set, complete})
 	cat.Register(t.MCP)
+	set.Register(t.MCP)
 	p.transport.Store(t)
 	excludable := cat.Excludable()
 	p.excludable.Store(&excludable)
@@ -172,9 +180,16 @@ func (p *Plugin) streamsResponses(gw *mattermost.Gateway) bool {
 	return streams
 }
 
+// prompting is the prompts and the completion of their arguments and of
+// the resource templates' variables.
+type prompting struct {
+	set      *prompts.Set
+	complete *completion.Provider
+}
+
 // newTransport is the MCP server over streamable HTTP, offering the
-// catalogue's tools as the configuration allows.
-func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, rec *audit.Trail, connected func(transport.SessionRecord)) *transport.Transport {
+// catalogue's tools and the prompts as the configuration allows.
+func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, rec *audit.Trail, connected func(transport.SessionRecord), pr prompting) *transport.Transport {
 	return transport.New(transport.Options{
 		PluginID:     manifestID,
 		Version:      version,
@@ -191,8 +206,14 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 		ServerOptions: []server.ServerOption{
 			server.WithToolFilter(cat.Filter(p.current)),
 			server.WithToolHandlerMiddleware(cat.Audited(rec, rec.Used)),
+			server.WithPromptCapabilities(false),
+			server.WithPromptFilter(pr.set.Filter()),
+			server.WithCompletions(),
+			server.WithPromptCompletionProvider(pr.complete),
+			server.WithResourceCompletionProvider(pr.complete),
 		},
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
+		InvalidParams:     pr.set.InvalidParams,
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
 		Connected:         connected,
 	})

@@ -255,6 +255,12 @@ func check(t Tool) error {
 // All returns every tool, offered or not, sorted by name.
 func (c *Catalogue) All() []Tool { return append([]Tool(nil), c.tools...) }
 
+// Tool is the tool called name, offered or not.
+func (c *Catalogue) Tool(name string) (Tool, bool) {
+	t, ok := c.byName[name]
+	return t, ok
+}
+
 // Excludable is the names of the tools an admin may leave out: all but
 // AlwaysOffered.
 func (c *Catalogue) Excludable() []string {

@@ -91,6 +91,12 @@ type Options struct {
 	// answered with it as a tool error; mcp-go's tool filter, which refuses
 	// such a call anyway, would say only "not found". nil: mcp-go answers.
 	NotOffered func(name string) string
+	// InvalidParams answers why a request's params are malformed, naming
+	// the allowed form, or "" when they are not: for the requests mcp-go
+	// hands a handler unchecked and whose handler errors it can only
+	// answer as internal errors (prompts/get). The request is then answered
+	// with a JSON-RPC invalid-params error. nil checks nothing.
+	InvalidParams func(method string, body []byte) string
 	// MaxCallsPerMinute is the setting of the same name, read on every
 	// call so a change applies at once (see rate.go); nil is the default.
 	MaxCallsPerMinute func() int
@@ -390,6 +396,14 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 		}
 		if method == string(mcp.MethodToolsCall) && t.refuseCall(ctx, w, r, userID, tool, body) {
 			return
+		}
+		if t.opts.InvalidParams != nil {
+			if why := t.opts.InvalidParams(method, body); why != "" {
+				writeRPCError(w, http.StatusOK, requestID(body), mcp.INVALID_PARAMS, why)
+				t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
+					"status", http.StatusOK, "invalid_params", true, "duration_ms", time.Since(started).Milliseconds())
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
