@@ -31,6 +31,8 @@ type channelEntry struct {
 	direct bool
 	// other is a direct message's other person's username.
 	other string
+	// lower is name and display in lower case, matched on every keystroke.
+	lower [2]string
 }
 
 // fileEntry is what a file completes by.
@@ -93,7 +95,8 @@ func (p *Provider) person(c *mattermost.Caller) (*personEntry, error) {
 	}
 	e := &personEntry{at: now, channels: make([]channelEntry, 0, len(mine))}
 	for _, m := range mine {
-		ce := channelEntry{id: m.Channel.Id, name: m.Channel.Name, display: m.Channel.DisplayName}
+		ce := channelEntry{id: m.Channel.Id, name: m.Channel.Name, display: m.Channel.DisplayName,
+			lower: [2]string{strings.ToLower(m.Channel.Name), strings.ToLower(m.Channel.DisplayName)}}
 		switch {
 		case m.Team != nil:
 			ce.team, ce.teamDisplay = m.Team.Name, m.Team.DisplayName
@@ -125,7 +128,7 @@ func (p *Provider) channels(c *mattermost.Caller, typed, team string, withDirect
 				out = append(out, "@"+ch.other)
 			}
 		case team != "" && !strings.EqualFold(ch.team, team) && !strings.EqualFold(ch.teamDisplay, team):
-		case starts(typed, ch.name, ch.display):
+		case strings.HasPrefix(ch.lower[0], typed) || strings.HasPrefix(ch.lower[1], typed):
 			out = append(out, ch.name)
 		}
 	}

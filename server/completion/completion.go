@@ -73,6 +73,9 @@ type Provider struct {
 	Prompts map[string]map[string]Kind
 	cache   cache
 	now     func() time.Time
+	// callerOf is who a request comes from; nil is transport.CallerID
+	// (tests name the person directly).
+	callerOf func(context.Context) string
 }
 
 // CompletePromptArgument completes an argument of a prompt; an argument the
@@ -87,7 +90,11 @@ func (p *Provider) CompleteResourceArgument(ctx context.Context, _ string, arg m
 }
 
 func (p *Provider) complete(ctx context.Context, kind Kind, typed string, context map[string]string) (*mcp.Completion, error) {
-	id := transport.CallerID(ctx)
+	callerOf := p.callerOf
+	if callerOf == nil {
+		callerOf = transport.CallerID
+	}
+	id := callerOf(ctx)
 	if id == "" || kind == Free || len(typed) > maxTyped {
 		return values(nil), nil
 	}
