@@ -114,10 +114,11 @@ func restThread(t *testing.T, u harness.User, postID string) []string {
 }
 
 // restChannel is the messages of a channel's newest posts as REST reads
-// them for u.
+// them for u, thread roots only, as the person's Mattermost shows them
+// (collapsed reply threads, the server's default).
 func restChannel(t *testing.T, u harness.User, channelID string) []string {
 	t.Helper()
-	list, _, err := mm.Client(u).GetPostsForChannel(context.Background(), channelID, 0, 60, "", false, false)
+	list, _, err := mm.Client(u).GetPostsForChannel(context.Background(), channelID, 0, 60, "", true, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package completion
 
 import (
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -135,7 +136,10 @@ func (p *Provider) channels(c *mattermost.Caller, typed, team string, withDirect
 	return distinct(out), nil
 }
 
-// channelID is the caller's channel named name (in team, if given), or "".
+// channelID is the id of the channel named name (in team, if given) that
+// the caller can read, or "": from their cached channels, else (a channel
+// joined or created since, or a public one they can read) asked of
+// Mattermost by name in each of their teams that fits.
 func (p *Provider) channelID(c *mattermost.Caller, name, team string) (string, error) {
 	e, err := p.person(c)
 	if err != nil {
@@ -149,6 +153,23 @@ func (p *Provider) channelID(c *mattermost.Caller, name, team string) (string, e
 		if ch.id == name || strings.EqualFold(ch.name, name) {
 			return ch.id, nil
 		}
+	}
+	mine, err := c.Teams()
+	if err != nil {
+		return "", err
+	}
+	for _, m := range mine {
+		if team != "" && !strings.EqualFold(m.Team.Name, team) {
+			continue
+		}
+		ch, err := c.ChannelByName(m.Team.Id, name)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return ch.Id, nil
 	}
 	return "", nil
 }
