@@ -30,12 +30,19 @@ const promptBound = 96<<10 + 4<<10
 // speaking 2025-11-25 (sessions), as Claude Code, VS Code and Cursor do.
 func officialSDK(t testing.TB, u harness.User) *sdk.ClientSession {
 	t.Helper()
+	return officialSDKSpeaking(t, u, "2025-11-25")
+}
+
+// officialSDKSpeaking is officialSDK speaking protocol ("": the SDK's own,
+// 2026-07-28, stateless).
+func officialSDKSpeaking(t testing.TB, u harness.User, protocol string) *sdk.ClientSession {
+	t.Helper()
 	c := sdk.NewClient(&sdk.Implementation{Name: "e2e-prompts", Version: "1.8.0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: mcpURL(mm.URL), MaxRetries: -1, DisableStandaloneSSE: true,
 		HTTPClient: &http.Client{Transport: headerTransport{map[string]string{"Authorization": "Bearer " + u.Token}}, Timeout: 60 * time.Second}},
-		&sdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+		&sdk.ClientSessionOptions{ProtocolVersion: protocol})
 	if err != nil {
 		t.Fatalf("the official SDK could not connect: %v (server log: %s)", err, mm.ServerLogTail(20))
 	}
@@ -213,7 +220,13 @@ func TestEachPromptEmbedsThePostsAndFilesRESTReadsForThePersonWithinItsBounds(t 
 }
 
 func TestABadPromptArgumentIsAnInvalidParamsErrorNamingTheAllowedForm(t *testing.T) {
-	s := officialSDK(t, mm.Users[0])
+	for _, protocol := range []string{"2025-11-25", ""} {
+		badArguments(t, officialSDKSpeaking(t, mm.Users[0], protocol))
+	}
+}
+
+func badArguments(t *testing.T, s *sdk.ClientSession) {
+	t.Helper()
 	for _, tc := range []struct {
 		name string
 		args map[string]string
@@ -227,7 +240,7 @@ func TestABadPromptArgumentIsAnInvalidParamsErrorNamingTheAllowedForm(t *testing
 		_, err := s.GetPrompt(context.Background(), &sdk.GetPromptParams{Name: tc.name, Arguments: tc.args})
 		var werr *jsonrpc.Error
 		if !errors.As(err, &werr) || werr.Code != jsonrpc.CodeInvalidParams || !strings.Contains(werr.Message, tc.says) {
-			t.Errorf("%s %v: %v, want invalid params saying %q", tc.name, tc.args, err, tc.says)
+			t.Errorf("%s %v (protocol %s): %v, want invalid params saying %q", tc.name, tc.args, s.InitializeResult().ProtocolVersion, err, tc.says)
 		}
 	}
 }
