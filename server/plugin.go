@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
@@ -117,9 +118,14 @@ func (p *Plugin) OnActivate() error {
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}
+	res, err := resources.New(cat, tools.Resources(deps), tools.ResourceList(deps))
+	if err != nil {
+		return fmt.Errorf("the resource templates are malformed: %w", err)
+	}
 	conn := &connectLate{}
-	t := p.newTransport(manifestID, gw, cat, trail.trail, conn.connected)
+	t := p.newTransport(manifestID, gw, cat, res, trail.trail, conn.connected)
 	cat.Register(t.MCP)
+	res.Register(t.MCP)
 	p.transport.Store(t)
 	excludable := cat.Excludable()
 	p.excludable.Store(&excludable)
@@ -174,7 +180,7 @@ func (p *Plugin) streamsResponses(gw *mattermost.Gateway) bool {
 
 // newTransport is the MCP server over streamable HTTP, offering the
 // catalogue's tools as the configuration allows.
-func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, rec *audit.Trail, connected func(transport.SessionRecord)) *transport.Transport {
+func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, res *resources.Set, rec *audit.Trail, connected func(transport.SessionRecord)) *transport.Transport {
 	return transport.New(transport.Options{
 		PluginID:     manifestID,
 		Version:      version,
@@ -191,7 +197,10 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 		ServerOptions: []server.ServerOption{
 			server.WithToolFilter(cat.Filter(p.current)),
 			server.WithToolHandlerMiddleware(cat.Audited(rec, rec.Used)),
+			server.WithToolHandlerMiddleware(res.Links(p.current)),
+			server.WithResourceCapabilities(false, false),
 		},
+		Resources:         res.Serve(p.current),
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
 		Connected:         connected,
