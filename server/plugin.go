@@ -200,7 +200,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 			server.WithToolHandlerMiddleware(res.Links(p.current)),
 			server.WithResourceCapabilities(false, false),
 		},
-		Resources:         res.Serve(p.current),
+		Resources:         res.Serve(p.current, rec.Used),
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
 		Connected:         connected,

@@ -96,17 +96,23 @@ func listOffset(cursor string) (int, error) {
 type Serving struct {
 	set     *Set
 	current func() config.Configuration
+	used    func(userID, client string)
 }
 
 var _ transport.Resources = Serving{}
 
-// Serve binds the set to the configuration each request reads.
-func (s *Set) Serve(current func() config.Configuration) Serving {
-	return Serving{set: s, current: current}
+// Serve binds the set to the configuration each request reads; used hears
+// of every read, as of every tool call, for the audit trail's count of who
+// used MCP with which client (nil: not counted).
+func (s *Set) Serve(current func() config.Configuration, used func(userID, client string)) Serving {
+	return Serving{set: s, current: current, used: used}
 }
 
 // Read implements transport.Resources.
 func (v Serving) Read(ctx context.Context, uri string) ([]mcp.ResourceContents, error) {
+	if userID := transport.CallerID(ctx); v.used != nil && userID != "" {
+		v.used(userID, transport.Client(ctx).Name)
+	}
 	return v.set.Read(ctx, uri, v.current())
 }
 

@@ -126,6 +126,13 @@ func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r 
 	}
 	id := requestID(body)
 	userID := callerIDFrom(ctx)
+	// Who reads is known to Resources as to a tool (Client): by the
+	// session, or by the request's own _meta without one.
+	if rec := sessionFrom(ctx); rec != nil {
+		ctx = withClient(ctx, rec)
+	} else if ci := msg.Params.Meta.ClientInfo(); ci != nil {
+		ctx = context.WithValue(ctx, clientKey{}, ClientInfo{Name: truncate(ci.Name, maxClientNameBytes), Version: truncate(ci.Version, maxClientVersionBytes)})
+	}
 	a := &resourceAnswer{}
 	if method == string(mcp.MethodResourcesList) {
 		listed, next, err := res.List(ctx, msg.Params.Cursor)
