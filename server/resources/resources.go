@@ -150,10 +150,18 @@ func (s *Set) match(uri string) (Template, map[string]string, bool) {
 	return Template{}, nil, false
 }
 
+// maxURIBytes bounds a URI a client asks for: every resource's URI is far
+// shorter (a workspace name is at most a few hundred bytes, escaped), and
+// the refusal quotes it.
+const maxURIBytes = 2048
+
 // Read reads uri as the signed-in person of ctx under configuration c. What
 // the person cannot read, a template not offered and a URI of no template
 // are all ErrNotFound, worded with the next step.
 func (s *Set) Read(ctx context.Context, uri string, c config.Configuration) ([]mcp.ResourceContents, error) {
+	if len(uri) > maxURIBytes {
+		return nil, notFound(uri[:64]+"…", fmt.Sprintf("it is longer than the %d bytes of any resource here", maxURIBytes), "resources/list lists yours.")
+	}
 	t, vars, ok := s.match(uri)
 	if !ok {
 		return nil, notFound(uri, "it is no resource of this server", "Resources are "+s.forms()+"; resources/list lists yours.")

@@ -88,10 +88,14 @@ func TestAURINamesItsTemplateAndVariablesOrIsNotFound(t *testing.T) {
 		{"mattermost://post/abc", "", ""},
 		{"https://chat.example.com/engineering/pl/abc", "", ""},
 		{"", "", ""},
+		{"mattermost://workspace/" + strings.Repeat("a", maxURIBytes), "", ""},
 	} {
-		t.Run(tc.uri, func(t *testing.T) {
+		t.Run(tc.uri[:min(len(tc.uri), 60)], func(t *testing.T) {
 			s, reads := testSet(t, textAnswer, nil)
 			contents, err := s.Read(context.Background(), tc.uri, config.Defaults())
+			if err != nil && len(err.Error()) > 1024 {
+				t.Fatalf("the refusal quotes %d bytes", len(err.Error()))
+			}
 			if tc.template == "" {
 				if !errors.Is(err, transport.ErrResourceNotFound) || len(*reads) != 0 {
 					t.Fatalf("got %v after %d reads, want not found without a read", err, len(*reads))
