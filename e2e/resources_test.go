@@ -156,7 +156,12 @@ func TestEachResourceTemplateReadsAsAliceAndIsNotFoundForBobWhoCannotReadIt(t *t
 	for kind, uri := range uris {
 		t.Run("bob "+kind, func(t *testing.T) { notFound(t, bs, uri, -32002) })
 	}
-	// The same as a stateless client of 2026-07-28, which is told so with -32602.
+	// The same as stateless clients of 2026-07-28: alice reads, bob is told
+	// so with -32602, as that revision says.
+	modern := readResource(t, sdkAs(t, alice, ""), uris["thread"])
+	if !strings.Contains(modern[0].Text, "A reply only the vault reads") {
+		t.Fatalf("a stateless read of the thread: %s", modern[0].Text)
+	}
 	notFound(t, sdkAs(t, bob, ""), uris["channel"], -32602)
 	notFound(t, as, "mattermost://channel/"+mm.Team.Name+"/no-such-channel-here", -32002)
 	notFound(t, as, "mattermost://nothing/here", -32002)
