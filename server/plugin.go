@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/prompts"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
@@ -124,10 +125,15 @@ func (p *Plugin) OnActivate() error {
 		return fmt.Errorf("the prompts are malformed: %w", err)
 	}
 	complete := &completion.Provider{MM: gw, Workspace: ws, Prompts: set.Completions()}
+	res, err := resources.New(cat, tools.Resources(deps), tools.ResourceList(deps))
+	if err != nil {
+		return fmt.Errorf("the resource templates are malformed: %w", err)
+	}
 	conn := &connectLate{}
-	t := p.newTransport(manifestID, gw, cat, trail.trail, conn.connected, prompting{set, complete})
+	t := p.newTransport(manifestID, gw, cat, res, trail.trail, conn.connected, prompting{set, complete})
 	cat.Register(t.MCP)
 	set.Register(t.MCP)
+	res.Register(t.MCP)
 	p.transport.Store(t)
 	excludable := cat.Excludable()
 	p.excludable.Store(&excludable)
@@ -188,8 +194,9 @@ type prompting struct {
 }
 
 // newTransport is the MCP server over streamable HTTP, offering the
-// catalogue's tools and the prompts as the configuration allows.
-func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, rec *audit.Trail, connected func(transport.SessionRecord), pr prompting) *transport.Transport {
+// catalogue's tools, the resources and the prompts as the configuration
+// allows.
+func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, res *resources.Set, rec *audit.Trail, connected func(transport.SessionRecord), pr prompting) *transport.Transport {
 	return transport.New(transport.Options{
 		PluginID:     manifestID,
 		Version:      version,
@@ -211,7 +218,10 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 			server.WithCompletions(),
 			server.WithPromptCompletionProvider(pr.complete),
 			server.WithResourceCompletionProvider(pr.complete),
+			server.WithToolHandlerMiddleware(res.Links(p.current)),
+			server.WithResourceCapabilities(false, false),
 		},
+		Resources:         res.Serve(p.current, rec.Used),
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
 		InvalidParams:     pr.set.InvalidParams,
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },

@@ -180,7 +180,11 @@ func draftsAnswer(f draftsFetched) (res catalogue.Result[DraftList], err error) 
 			b.WriteString(" Only the newest 1000 were read; give team to see others.")
 		}
 	}
-	return answer(strings.TrimSpace(b.String()), out)
+	var files []present.FileRef
+	for _, dr := range out.Drafts {
+		files = append(files, dr.Files...)
+	}
+	return answerLinked(strings.TrimSpace(b.String()), out, fileLinks(files))
 }
 
 // ---- schedule_post: Mattermost's own scheduled posts, only where the

@@ -378,7 +378,8 @@ func (d Deps) fileInfo(ctx context.Context, args fileInfoArgs) (res catalogue.Re
 	if u, err := c.Poster(f.info.CreatorId); err == nil {
 		f.postedBy = u.Username
 	}
-	return answer(fileInfoAnswer(f))
+	text, out := fileInfoAnswer(f)
+	return answerLinked(text, out, fileLinks([]present.FileRef{present.RefOf(f.info)}))
 }
 
 // fileInfoFetched is what get_file_info read: the file's metadata, the
@@ -474,7 +475,12 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
-	return answer(searchFilesAnswer(files, complete))
+	text, out := searchFilesAnswer(files, complete)
+	refs := make([]present.FileRef, 0, len(out.Files))
+	for _, f := range out.Files {
+		refs = append(refs, present.FileRef{ID: f.FileID, Name: f.Name, Type: f.Type, Size: f.Size})
+	}
+	return answerLinked(text, out, fileLinks(refs))
 }
 
 // searchFilesAnswer lists the files found, newest first; complete is false

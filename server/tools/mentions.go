@@ -152,7 +152,7 @@ func listMentionsAnswer(f mentionsFound) (catalogue.Result[MentionPage], error) 
 	fmt.Fprintf(&b, "Posts that mention you (%s), newest first: %d to %d. Read a whole conversation with read_thread(post=<id>).",
 		strings.Join(quoted, ", "), offset+1, end)
 	pc.writePosts(&b, page, "Older mentions", "These are all the mentions found.")
-	return answer(b.String(), out)
+	return answerLinked(b.String(), out, postLinks(page.Posts...))
 }
 
 // quoteKeys puts in quotes the keys search would otherwise split (spaces,

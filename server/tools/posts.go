@@ -312,7 +312,7 @@ func readChannelAnswer(f channelPosts) (catalogue.Result[PostPage], error) {
 		more = fmt.Sprintf("Walked back %d posts without finding one to show yet. Continue with", maxScanBatches*fetchBatch)
 	}
 	pc.writePosts(&b, page, more, done)
-	return answer(b.String(), page)
+	return answerLinked(b.String(), page, postLinks(page.Posts...))
 }
 
 // channelWalk is what walking a channel back from a position found.

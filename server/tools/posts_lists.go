@@ -89,7 +89,7 @@ func readThreadAnswer(f threadPosts) (catalogue.Result[PostPage], error) {
 	fmt.Fprintf(&b, "Thread of post %s (%s: the root and %s). Showing posts %d to %d, oldest first.",
 		f.rootID, present.Count(f.total, "post", "posts"), present.Count(f.total-1, "reply", "replies"), f.offset+1, f.end)
 	f.cursor.writePosts(&b, page, "More replies", "This is the end of the thread.")
-	return answer(b.String(), page)
+	return answerLinked(b.String(), page, postLinks(page.Posts...))
 }
 
 // parsePostLink reads the post id out of a permalink.
@@ -196,11 +196,11 @@ func searchPostsAnswer(f foundPosts) (catalogue.Result[PostPage], error) {
 			b.WriteString(" beyond the previous page")
 		}
 		b.WriteString(". Try fewer or other words, a word* prefix, or drop from:/in:/date filters.")
-		return answer(b.String(), page)
+		return answerLinked(b.String(), page, postLinks(page.Posts...))
 	}
 	fmt.Fprintf(&b, "Posts matching %s in %s, newest first: results %d to %d.", strconv.Quote(f.terms), where, offset+1, end)
 	pc.writePosts(&b, page, "More results", "These are all the results.")
-	return answer(b.String(), page)
+	return answerLinked(b.String(), page, postLinks(page.Posts...))
 }
 
 // ---- list_pinned_posts
@@ -272,7 +272,7 @@ func listPinnedAnswer(f pinnedPosts) (catalogue.Result[PostPage], error) {
 		fmt.Fprintf(&b, "Channel %s: %s, newest first.", f.view.shown(), present.Count(len(page.Posts), "pinned post", "pinned posts"))
 	}
 	f.cursor.writePosts(&b, page, "Older pinned posts", "These are all the pinned posts of the channel.")
-	return answer(b.String(), page)
+	return answerLinked(b.String(), page, postLinks(page.Posts...))
 }
 
 // openPostKey is openCursor for listings continued after a post key.
@@ -343,5 +343,5 @@ func listSavedAnswer(pc pageCursor, page PostPage, firstPage bool) (catalogue.Re
 		fmt.Fprintf(&b, "Your saved posts: %d, newest first (posts in channels you can no longer read are left out).", len(page.Posts))
 	}
 	pc.writePosts(&b, page, "Older saved posts", "These are all your saved posts.")
-	return answer(b.String(), page)
+	return answerLinked(b.String(), page, postLinks(page.Posts...))
 }

@@ -22,7 +22,16 @@ func readingGolden[T any](t *testing.T, name string, res catalogue.Result[T], er
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, name, []byte(res.Text+"\n--- structured\n"+string(raw)+"\n"))
+	got := res.Text + "\n--- structured\n" + string(raw) + "\n"
+	if len(res.More) > 0 {
+		// The resource links (and other content) beside the text.
+		more, err := json.MarshalIndent(res.More, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += "--- more\n" + string(more) + "\n"
+	}
+	golden(t, name, []byte(got))
 }
 
 // Fixture values of the read tools' golden tests: a team, its channels, a

@@ -215,5 +215,5 @@ func readUnreadAnswer(f unreadPage) (catalogue.Result[UnreadPage], error) {
 	}
 	collapsedNote(&b, f.collapsed, f.chosen, f.skippedReplies)
 	pc.writePosts(&b, page, "Older unread posts", "These reach your read point: there are no older unread posts.")
-	return answer(b.String(), out)
+	return answerLinked(b.String(), out, postLinks(page.Posts...))
 }

@@ -19,8 +19,9 @@ import (
 // requests of the workspace's side channel) in any minute, per person, on
 // this node. Each node counts its own: a cluster of n nodes lets a person
 // make up to n times the limit, which still stops a runaway loop and costs
-// no shared store a write per call. Only tools/call counts on /mcp:
-// initialize, lists and pings are cheap and a client needs them to recover.
+// no shared store a write per call. Only tools/call and resources/read
+// (which reads what a tool does) count on /mcp: initialize, lists and pings
+// are cheap and a client needs them to recover.
 
 const (
 	// rateWindow is the minute the limit is counted over, in one-second

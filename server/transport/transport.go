@@ -100,6 +100,9 @@ type Options struct {
 	// MaxCallsPerMinute is the setting of the same name, read on every
 	// call so a change applies at once (see rate.go); nil is the default.
 	MaxCallsPerMinute func() int
+	// Resources reads and lists the person's resources before mcp-go
+	// answers (resources.go); nil leaves resources to mcp-go alone.
+	Resources Resources
 	// Connected hears of every MCP session opened, once its record is
 	// stored, and of every new stateless client of a person (its record
 	// has no ID): the audit trail of connections. nil hears nothing.
@@ -136,6 +139,7 @@ func New(opts Options) *Transport {
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		t.sessions.remember(ctx, req, res)
 	})
+	t.resourceHooks(hooks)
 	serverOpts := append([]server.ServerOption{
 		server.WithToolCapabilities(false),
 		server.WithInstructions(opts.Instructions),
@@ -156,6 +160,7 @@ func New(opts Options) *Transport {
 			ctx = withClientSessions(ctx, rec, MattermostSession(r.Context()))
 			ctx = withClient(ctx, rec)
 			ctx = WithMattermostSession(ctx, MattermostSession(r.Context()))
+			ctx = carryResourceAnswer(ctx, r)
 			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),
 		// A standalone GET stream would tie a client to one node's memory;
@@ -404,6 +409,10 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 					"status", http.StatusOK, "invalid_params", true, "duration_ms", time.Since(started).Milliseconds())
 				return
 			}
+		}
+		var handled bool
+		if ctx, handled = t.serveResource(ctx, w, r, method, body); handled {
+			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
