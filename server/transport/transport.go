@@ -167,9 +167,9 @@ func New(opts Options) *Transport {
 		// everything this server says travels on the POST that asked for it.
 		server.WithDisableStreaming(true),
 		server.WithStreamableHTTPLogger(slog.New(mcpLog{log: opts.Log})),
-		// Mattermost authenticates every request with a token a rebinding
-		// page cannot have, and reverse proxies on the same host forward
-		// with the public Host header, which this check would refuse.
+		// Reverse proxies on the same host forward with the public Host
+		// header, which this check would refuse; hostAllowed checks the
+		// Host against the site URL instead (rebinding.go).
 		server.WithDisableLocalhostProtection(true),
 	)
 	start, ok := seedRequestIDs(t.http)
@@ -271,7 +271,8 @@ func (t *Transport) challenge(w http.ResponseWriter, r *http.Request) {
 // of servers: a web page of another site must not reach the endpoint with
 // the person's credentials through their browser. A request without Origin
 // (desktop, command-line and server clients) passes; one from the site's
-// own origin or one the admin lists passes; any other gets 403 with the
+// own origin, from the loopback address the request came to
+// (loopbackSameOrigin) or one the admin lists passes; any other gets 403 with the
 // reason in one line, as a JSON-RPC error without id on the MCP endpoint.
 func (t *Transport) originAllowed(w http.ResponseWriter, r *http.Request) bool {
 	origin := r.Header.Get("Origin")
@@ -284,27 +285,23 @@ func (t *Transport) originAllowed(w http.ResponseWriter, r *http.Request) bool {
 		site, _ = config.NormalizeOrigin(u.Scheme + "://" + u.Host)
 	}
 	normalized, ok := config.NormalizeOrigin(origin)
-	if ok && (normalized == site || (t.opts.AllowsOrigin != nil && t.opts.AllowsOrigin(normalized))) {
+	if ok && (normalized == site || loopbackSameOrigin(normalized, r) || (t.opts.AllowsOrigin != nil && t.opts.AllowsOrigin(normalized))) {
 		return true
 	}
 	message := fmt.Sprintf("Requests from web pages at %.200q may not use Mattermost's MCP server: only %s and the origins a system admin lists in the plugin's setting \"Allowed origins for browser-based MCP clients\" may.", origin, site)
 	t.opts.Log.Info("Refused an MCP request from a web page of another origin", "origin", truncate(origin, 200), "path", r.URL.Path)
-	if strings.HasSuffix(r.URL.Path, MCPPath) {
-		writeRPCError(w, http.StatusForbidden, json.RawMessage("null"), mcp.INVALID_REQUEST, message)
-		return false
-	}
-	http.Error(w, message, http.StatusForbidden)
+	refuse(w, r, message)
 	return false
 }
 
 // Authenticate returns the signed-in user of a request, from the header
 // Mattermost sets only after checking the token (client copies are
-// stripped), once its Origin passed (see originAllowed). Without an active user it answers the 401 challenge (or 503
+// stripped), once its Host and Origin passed (see hostAllowed, originAllowed). Without an active user it answers the 401 challenge (or 503
 // when Mattermost cannot tell), and to a user the admin does not let connect
 // 403 (see admitted); then it returns false. Every route that takes the
 // Mattermost credential goes through it.
 func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
-	if !t.originAllowed(w, r) {
+	if !t.hostAllowed(w, r) || !t.originAllowed(w, r) {
 		return "", false
 	}
 	userID := r.Header.Get("Mattermost-User-Id")

@@ -1,0 +1,124 @@
+// A client of the official MCP TypeScript SDK for the end-to-end tests:
+// it connects to MCP_URL over streamable HTTP (signed in with MCP_TOKEN as
+// a bearer token when set), runs the steps of the plan given as its one
+// argument (JSON) in order, and prints one JSON object on stdout:
+//
+//   {"protocolVersion", "sessionId", "serverInfo", "capabilities",
+//    "instructions", "results": [...], "notifications": [...]}
+//
+// A step is {"method": "...", "params": {...}}. Methods with a helper in
+// the SDK (tools/list, tools/call, resources/list, resources/templates/list,
+// resources/read, prompts/list, prompts/get, completion/complete, ping,
+// logging/setLevel) go through it, so the SDK validates the answer (a
+// tool's structured content against its output schema, once tools/list has
+// been read); any other method is sent as it is. {"method": "wait",
+// "params": {"notification": "notifications/...", "timeoutMs": 5000}} waits
+// for a notification. Each result is {"method", "result"} or {"method",
+// "error": {"code", "message", "data"}}; a failed step does not stop the
+// plan. Notifications are every one the server sent, in order.
+//
+// MCP_CLIENT_NAME names the client (default "e2e-typescript-sdk");
+// MCP_CLIENT_CAPABILITIES is its capabilities as JSON (default {}).
+// It exits 1 (with the reason on stderr) only when it cannot connect.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+
+const url = process.env.MCP_URL;
+if (!url) {
+    console.error('MCP_URL is not set');
+    process.exit(2);
+}
+const plan = JSON.parse(process.argv[2] ?? '[]');
+
+const headers = {};
+if (process.env.MCP_TOKEN) {
+    headers.Authorization = `Bearer ${process.env.MCP_TOKEN}`;
+}
+const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+const client = new Client(
+    { name: process.env.MCP_CLIENT_NAME || 'e2e-typescript-sdk', version: '1.0.0' },
+    { capabilities: JSON.parse(process.env.MCP_CLIENT_CAPABILITIES || '{}') },
+);
+
+const notifications = [];
+const waiting = [];
+client.fallbackNotificationHandler = async (n) => {
+    notifications.push(n);
+    for (const w of waiting.splice(0)) {
+        w(n);
+    }
+};
+
+// waitFor resolves once a notification of the method has arrived (also an
+// earlier one), or rejects after timeoutMs.
+function waitFor(method, timeoutMs) {
+    if (notifications.some((n) => n.method === method)) {
+        return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${method} within ${timeoutMs} ms`)), timeoutMs);
+        const check = (n) => {
+            if (n.method === method) {
+                clearTimeout(timer);
+                resolve();
+            } else {
+                waiting.push(check);
+            }
+        };
+        waiting.push(check);
+    });
+}
+
+const helpers = {
+    'tools/list': (p) => client.listTools(p),
+    'tools/call': (p) => client.callTool(p),
+    'resources/list': (p) => client.listResources(p),
+    'resources/templates/list': (p) => client.listResourceTemplates(p),
+    'resources/read': (p) => client.readResource(p),
+    'prompts/list': (p) => client.listPrompts(p),
+    'prompts/get': (p) => client.getPrompt(p),
+    'completion/complete': (p) => client.complete(p),
+    ping: () => client.ping(),
+    'logging/setLevel': (p) => client.setLoggingLevel(p.level),
+};
+
+async function run(step) {
+    if (step.method === 'wait') {
+        await waitFor(step.params.notification, step.params.timeoutMs ?? 5000);
+        return {};
+    }
+    const helper = helpers[step.method];
+    if (helper) {
+        return helper(step.params ?? {});
+    }
+    return client.request({ method: step.method, params: step.params ?? {} }, ResultSchema);
+}
+
+try {
+    await client.connect(transport);
+} catch (err) {
+    console.error(`could not connect to ${url}: ${err?.stack ?? err}`);
+    process.exit(1);
+}
+
+const results = [];
+for (const step of plan) {
+    try {
+        results.push({ method: step.method, result: await run(step) });
+    } catch (err) {
+        results.push({ method: step.method, error: { code: err?.code ?? null, message: String(err?.message ?? err), data: err?.data ?? null } });
+    }
+}
+
+const out = {
+    protocolVersion: transport.protocolVersion ?? null,
+    sessionId: transport.sessionId ?? null,
+    serverInfo: client.getServerVersion() ?? null,
+    capabilities: client.getServerCapabilities() ?? null,
+    instructions: client.getInstructions() ?? null,
+    results,
+    notifications,
+};
+await client.close();
+process.stdout.write(JSON.stringify(out) + '\n');
