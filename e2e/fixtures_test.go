@@ -40,6 +40,35 @@ func postFiles(t *testing.T, u harness.User, channelID, message string, files ma
 	return post, infos
 }
 
+// vault is a private channel of one person's that nobody else is in: a
+// thread (an opening post and a reply) and a text attachment, the report.
+type vault struct {
+	channel *model.Channel
+	root    *model.Post
+	file    *model.FileInfo
+}
+
+// privateVault makes u a vault, which the other test users cannot read.
+func privateVault(t *testing.T, u harness.User) vault {
+	t.Helper()
+	ch := createChannel(t, u, uniq(t, "vault"), "Vault", model.ChannelTypePrivate)
+	root := createPost(t, u, ch.Id, "The vault's opening post", "")
+	createPost(t, u, ch.Id, "A reply only the vault reads", root.Id)
+	_, infos := postFiles(t, u, ch.Id, "the report", map[string][]byte{"report.txt": []byte(numberedText(40))})
+	return vault{channel: ch, root: root, file: infos[0]}
+}
+
+// holdsLines fails unless a text file's window (numbered lines, a tab
+// before each) holds every line of rest, the file as REST serves it.
+func holdsLines(t *testing.T, what, window string, rest []byte) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimRight(string(rest), "\n"), "\n") {
+		if !strings.Contains(window+"\n", "\t"+line+"\n") {
+			t.Fatalf("%s lacks the line %q REST serves:\n%.2000s", what, line, window)
+		}
+	}
+}
+
 // townSquare is the team's default channel, which every member reads.
 func townSquare(t *testing.T) *model.Channel {
 	t.Helper()

@@ -100,11 +100,8 @@ func links(res *sdk.CallToolResult) map[string]*sdk.ResourceLink {
 func TestEachResourceTemplateReadsAsAliceAndIsNotFoundForBobWhoCannotReadIt(t *testing.T) {
 	alice, bob := mm.Users[0], mm.Users[1]
 	ctx := context.Background()
-	vault := createChannel(t, alice, uniq(t, "vault"), "Vault", model.ChannelTypePrivate)
-	root := createPost(t, alice, vault.Id, "The vault's opening post", "")
-	createPost(t, alice, vault.Id, "A reply only the vault reads", root.Id)
-	report := numberedText(40)
-	_, infos := postFiles(t, alice, vault.Id, "the report", map[string][]byte{"report.txt": []byte(report)})
+	v := privateVault(t, alice)
+	vault, root, infos := v.channel, v.root, []*model.FileInfo{v.file}
 	dm, _, err := mm.Client(alice).CreateDirectChannel(ctx, alice.ID, mm.Admin.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -145,12 +142,7 @@ func TestEachResourceTemplateReadsAsAliceAndIsNotFoundForBobWhoCannotReadIt(t *t
 	if err != nil {
 		t.Fatal(err)
 	}
-	window := readResource(t, as, uris["file"])[0].Text
-	for _, line := range strings.Split(strings.TrimRight(string(rest), "\n"), "\n") {
-		if !strings.Contains(window+"\n", "\t"+line+"\n") {
-			t.Fatalf("the file's resource lacks the line %q REST serves", line)
-		}
-	}
+	holdsLines(t, "the file's resource", readResource(t, as, uris["file"])[0].Text, rest)
 
 	bs := sdkAs(t, bob, "2025-11-25")
 	for kind, uri := range uris {
@@ -196,11 +188,7 @@ func TestAResourceLinkFromReadChannelReadsBackAsTheAttachmentItself(t *testing.T
 				t.Fatalf("the picture read back as %d contents, blob of %d bytes, want the %d bytes REST serves", len(contents), len(contents[len(contents)-1].Blob), len(rest))
 			}
 		case "notes.txt":
-			for _, line := range strings.Split(strings.TrimRight(string(rest), "\n"), "\n") {
-				if !strings.Contains(contents[0].Text+"\n", "\t"+line+"\n") {
-					t.Fatalf("the notes read back without %q REST serves:\n%s", line, contents[0].Text)
-				}
-			}
+			holdsLines(t, "the notes read back", contents[0].Text, rest)
 		}
 	}
 	// The text answer still lists each file id beside it.
