@@ -73,6 +73,9 @@ type Plugin struct {
 	// audit is the audit trail, once OnActivate made it: a lowered
 	// retention sweeps it at once (loadConfiguration).
 	audit atomic.Pointer[auditing]
+	// offered tells connected clients when the tools offered change, once
+	// OnActivate made it (notices.go).
+	offered atomic.Pointer[offeredWatch]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -118,9 +121,11 @@ func (p *Plugin) OnActivate() error {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}
 	conn := &connectLate{}
-	t := p.newTransport(manifestID, gw, cat, trail.trail, conn.connected)
+	t := p.newTransport(manifestID, gw, cat, trail.trail, conn.connected, streams)
 	cat.Register(t.MCP)
 	p.transport.Store(t)
+	offered := watchOffered(cat, p.current, t, licenceRecheck)
+	p.offered.Store(offered)
 	excludable := cat.Excludable()
 	p.excludable.Store(&excludable)
 	cs := p.newConnect(gw, t, urls.PluginURL, trail.trail)
@@ -131,14 +136,14 @@ func (p *Plugin) OnActivate() error {
 	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays })
 	jobs, err := scheduleJobs(gw, ws, approvals)
 	if err != nil {
-		return err
+		return errors.Join(err, offered.Close())
 	}
 	auditJobs, err := scheduleAuditJobs(gw, trail, approvals, func() int { return p.config.Get().AuditRetentionDays })
 	if err != nil {
-		return errors.Join(err, closeAll(jobs))
+		return errors.Join(err, closeAll(jobs), offered.Close())
 	}
 	// The trail closes last, after the jobs that record into it.
-	jobs = append(append(jobs, auditJobs...), trail.trail)
+	jobs = append(append(jobs, auditJobs...), offered, trail.trail)
 
 	p.ready.Lock()
 	p.router = r
@@ -174,7 +179,7 @@ func (p *Plugin) streamsResponses(gw *mattermost.Gateway) bool {
 
 // newTransport is the MCP server over streamable HTTP, offering the
 // catalogue's tools as the configuration allows.
-func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, rec *audit.Trail, connected func(transport.SessionRecord)) *transport.Transport {
+func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, rec *audit.Trail, connected func(transport.SessionRecord), streams bool) *transport.Transport {
 	return transport.New(transport.Options{
 		PluginID:     manifestID,
 		Version:      version,
@@ -195,6 +200,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
 		Connected:         connected,
+		Streams:           func() bool { return streams },
 	})
 }
 
@@ -315,6 +321,9 @@ func (p *Plugin) loadConfiguration() {
 		// gone now, not at the next daily sweep (every node sweeps; it is
 		// idempotent).
 		go a.sweep(gw, c.AuditRetentionDays)
+	}
+	if w := p.offered.Load(); w != nil {
+		w.check() // connected clients hear of a change of the tools offered
 	}
 }
 

@@ -12,6 +12,7 @@ package approval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -275,6 +276,8 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 	defer stop()
 	started, answerBy := callWindow(ctx)
 	a.progress(ctx, started, rec.ID)
+	transport.Tell(ctx, mcp.LoggingLevelInfo, fmt.Sprintf(
+		"A write waits for the person to accept or decline it in Mattermost; the call answers within %d seconds.", int(time.Until(answerBy).Seconds())))
 	deadline := time.NewTimer(time.Until(answerBy))
 	defer deadline.Stop()
 	tick := time.NewTicker(confirmPoll)
@@ -314,6 +317,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 			if done, o, err := check(); done {
 				return o, err
 			}
+			transport.Tell(ctx, mcp.LoggingLevelNotice, "The person has not answered yet: the write stays pending, and get_pending tells its outcome later.")
 			return a.outcome(latest), nil
 		case <-tick.C:
 			if done, o, err := check(); done {
