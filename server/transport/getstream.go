@@ -50,7 +50,9 @@ func (t *Transport) serveStream(ctx context.Context, w http.ResponseWriter, rec 
 	if errors.Is(err, errStreamsFull) {
 		t.opts.Log.Warn("Refused an MCP notice stream: this node holds the most it may", "user_id", rec.UserID, "max_streams", maxStreamsPerNode)
 		w.Header().Set("Retry-After", strconv.Itoa(int(streamsFullRetry/time.Second)))
-		http.Error(w, fmt.Sprintf("This Mattermost server holds %d notice streams, the most it may; everything else works without one. Open the stream again after Retry-After.", maxStreamsPerNode), http.StatusServiceUnavailable)
+		// 405 is how a server says it offers no stream, which clients take
+		// in their stride; some end the whole session on a 5xx.
+		http.Error(w, fmt.Sprintf("This Mattermost server holds %d notice streams, the most it may; everything else works without one. Open the stream again after Retry-After.", maxStreamsPerNode), http.StatusMethodNotAllowed)
 		return
 	}
 	defer t.notices.close(s)

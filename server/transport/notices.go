@@ -51,7 +51,9 @@ const (
 	MaxStreamsPerPerson = 16
 	// maxStreamsPerNode bounds the notice streams of one node, each an open
 	// request of a few KiB in the plugin and in Mattermost: a thousand is a
-	// few MiB. Past it a new stream is refused with 503 and Retry-After.
+	// few MiB. Past it a new GET stream is refused with 405 (no stream
+	// offered now) and a subscriptions/listen with 503, each with
+	// Retry-After.
 	maxStreamsPerNode = 1000
 	// streamsFullRetry is the Retry-After of a stream refused at the
 	// node's bound: streams end when clients close, minutes apart.
