@@ -213,6 +213,9 @@ func (p *Plugin) OnDeactivate() error {
 		errs = append(errs, j.Close())
 	}
 	p.jobs = nil
+	if t := p.transport.Load(); t != nil {
+		t.EndStreams() // an open notice stream would hold the old process's request
+	}
 	if p.views != nil {
 		// Texts still being kept for their next window are written first.
 		p.views.Wait()

@@ -67,7 +67,7 @@ func (t *Transport) serveStream(ctx context.Context, w http.ResponseWriter, rec 
 	if flush.Flush() != nil {
 		return
 	}
-	t.opts.Log.Info("MCP notice stream opened", "user_id", rec.UserID, "streams", t.Streams())
+	t.opts.Log.Info("MCP notice stream opened", "user_id", rec.UserID, "streams", t.OpenStreams())
 	reason := t.holdStream(ctx, w, flush, s, rec)
 	t.opts.Log.Info("MCP notice stream closed", "user_id", rec.UserID, "reason", reason,
 		"duration_s", int(time.Since(opened).Seconds()))
@@ -164,6 +164,10 @@ func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, userI
 	}()
 	return ctx, func() { cancel(); t.notices.close(s) }, true
 }
+
+// EndStreams ends every notice stream open on this node (the plugin
+// stops); clients open them again on the next process.
+func (t *Transport) EndStreams() { t.notices.endWhere(func(*stream) bool { return true }) }
 
 // endStreams ends this node's streams of a session (ended by DELETE) or of
 // a person (deactivated).

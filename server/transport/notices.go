@@ -183,9 +183,9 @@ func (n *noticeStreams) tell(changed List) {
 	}
 }
 
-// Streams is how many notice streams are open on this node, GET and
+// OpenStreams is how many notice streams are open on this node, GET and
 // subscriptions/listen.
-func (t *Transport) Streams() int {
+func (t *Transport) OpenStreams() int {
 	t.notices.mu.Lock()
 	defer t.notices.mu.Unlock()
 	return t.notices.count
@@ -212,7 +212,7 @@ func (t *Transport) ListChanged(changed List) {
 			t.MCP.SendNotificationToAllClients(l.method, nil)
 		}
 	}
-	t.opts.Log.Info("Told connected MCP clients that lists changed", "lists", changed.String(), "streams", t.Streams())
+	t.opts.Log.Info("Told connected MCP clients that lists changed", "lists", changed.String(), "streams", t.OpenStreams())
 }
 
 // String names the lists, for the log.

@@ -98,8 +98,8 @@ func TestAGetStreamOfASessionHearsThatTheToolsChangedFromTheNodeItIsOpenOn(t *te
 	if onB.StatusCode != http.StatusOK || onB.Header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("GET answered %d %s", onB.StatusCode, body(t, onB))
 	}
-	if a.Streams() != 0 || b.Streams() != 1 {
-		t.Fatalf("streams a=%d b=%d, want 0 and 1", a.Streams(), b.Streams())
+	if a.OpenStreams() != 0 || b.OpenStreams() != 1 {
+		t.Fatalf("streams a=%d b=%d, want 0 and 1", a.OpenStreams(), b.OpenStreams())
 	}
 	b.ListChanged(ToolsList | PromptsList)
 	r := bufio.NewReader(onB.Body)
@@ -144,8 +144,8 @@ func TestADeleteOfTheSessionEndsItsStreamAndASecondGetReplacesTheFirst(t *testin
 	if _, err := io.ReadAll(first.Body); err != nil {
 		t.Fatalf("the first stream did not end cleanly: %v", err)
 	}
-	if tr.Streams() != 1 || second.StatusCode != http.StatusOK {
-		t.Fatalf("streams %d, second %d", tr.Streams(), second.StatusCode)
+	if tr.OpenStreams() != 1 || second.StatusCode != http.StatusOK {
+		t.Fatalf("streams %d, second %d", tr.OpenStreams(), second.StatusCode)
 	}
 	req, _ := http.NewRequest(http.MethodDelete, srv.URL+MCPPath, nil)
 	req.Header.Set("Mattermost-User-Id", "alice")
@@ -231,8 +231,8 @@ func TestASubscriptionsListenStreamHearsTheToolsChangedAndCountsAsAStream(t *tes
 	if ack := nextEvent(t, r); !strings.Contains(ack, "notifications/subscriptions/acknowledged") || !strings.Contains(ack, `"toolsListChanged":true`) {
 		t.Fatalf("first event %s (status %d)", ack, resp.StatusCode)
 	}
-	if tr.Streams() != 1 {
-		t.Fatalf("streams %d, want 1", tr.Streams())
+	if tr.OpenStreams() != 1 {
+		t.Fatalf("streams %d, want 1", tr.OpenStreams())
 	}
 	tr.ListChanged(ToolsList)
 	if got := nextEvent(t, r); !strings.Contains(got, "notifications/tools/list_changed") || !strings.Contains(got, "listen-1") {
@@ -292,5 +292,36 @@ func TestACallTheSettingsRefuseCarriesAWarningLogMessageOnlyWhenTheClientAskedFo
 	if resp.Header.Get("Content-Type") != "text/event-stream" || !strings.Contains(got, `"level":"warning"`) ||
 		!strings.Contains(got, "do not offer the tool") || !strings.Contains(got, "turned writing off") {
 		t.Fatalf("with level info: %s", got)
+	}
+}
+
+func TestAStatelessCallSendsLogMessagesOnlyAtTheLevelItsOwnMetaNames(t *testing.T) {
+	_, srv := noticeNode(t, newMemKV(), &memLog{})
+	for _, level := range []string{"", "error"} {
+		meta := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"modern","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}`
+		if level != "" {
+			meta += `,"io.modelcontextprotocol/logLevel":"` + level + `"`
+		}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tell_all","arguments":{},"_meta":{`+meta+`}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set(mcp.HeaderMethod, "tools/call")
+		req.Header.Set(mcp.HeaderName, "tell_all")
+		req.Header.Set("Mattermost-User-Id", "alice")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := body(t, resp)
+		if !strings.Contains(got, `"told"`) {
+			t.Fatalf("level %q: %d %s", level, resp.StatusCode, got)
+		}
+		for _, l := range levels {
+			sent := strings.Contains(got, `"notice at `+string(l)+`"`)
+			if want := level != "" && l.ShouldSendTo(mcp.LoggingLevel(level)); sent != want {
+				t.Fatalf("meta level %q, message at %s sent=%v: %s", level, l, sent, got)
+			}
+		}
 	}
 }
