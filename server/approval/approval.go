@@ -285,6 +285,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 	progress := time.NewTicker(progressEvery)
 	defer progress.Stop()
 	latest := rec
+	toldPending := false
 	// check reads the record again: done is an answer to give now.
 	check := func() (done bool, o Outcome, err error) {
 		now, err := a.store.Load(c.UserID(), rec.ID)
@@ -305,6 +306,13 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 		select {
 		case <-progress.C:
 			a.progress(ctx, started, rec.ID)
+			if left := time.Until(answerBy); left < 2*progressEvery && !toldPending {
+				// Told before the call ends, not as it ends: a notice sent
+				// as the handler returns may miss the stream.
+				transport.Tell(ctx, mcp.LoggingLevelNotice, fmt.Sprintf(
+					"The person has not answered yet: in about %d seconds the call answers that the write stays pending, and get_pending tells its outcome later.", int(left.Seconds())))
+				toldPending = true
+			}
 		case <-ctx.Done():
 			if transport.CancelledByClient(ctx) {
 				return a.withdraw(ctx, c, latest)
@@ -317,7 +325,6 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 			if done, o, err := check(); done {
 				return o, err
 			}
-			transport.Tell(ctx, mcp.LoggingLevelNotice, "The person has not answered yet: the write stays pending, and get_pending tells its outcome later.")
 			return a.outcome(latest), nil
 		case <-tick.C:
 			if done, o, err := check(); done {

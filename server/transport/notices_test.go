@@ -18,9 +18,11 @@ import (
 )
 
 // noticeNode is a node of a Mattermost that streams responses, with a tool
-// that tells the client at every level, and one tool the settings do not
-// offer.
-func noticeNode(t *testing.T, kv *memKV, log *memLog) (*Transport, *httptest.Server) {
+// that tells the client at every level and then waits for proceed (nil:
+// not at all), and one tool the settings do not offer. (mcp-go may drop a
+// notification sent as a handler returns, so a test reads the notices
+// while the tool waits.)
+func noticeNode(t *testing.T, kv *memKV, log *memLog, proceed <-chan struct{}) (*Transport, *httptest.Server) {
 	t.Helper()
 	tr := New(Options{
 		PluginID: "plugin-under-test", Version: "test", Instructions: "test",
@@ -38,6 +40,12 @@ func noticeNode(t *testing.T, kv *memKV, log *memLog) (*Transport, *httptest.Ser
 	tr.MCP.AddTool(mcp.NewTool("tell_all", mcp.WithDescription("test")), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		for _, l := range levels {
 			Tell(ctx, l, "notice at "+string(l))
+		}
+		if proceed != nil {
+			select {
+			case <-proceed:
+			case <-ctx.Done():
+			}
 		}
 		return mcp.NewToolResultText("told"), nil
 	})
@@ -89,8 +97,8 @@ func guard(t *testing.T) context.Context {
 
 func TestAGetStreamOfASessionHearsThatTheToolsChangedFromTheNodeItIsOpenOn(t *testing.T) {
 	kv := newMemKV()
-	a, aSrv := noticeNode(t, kv, &memLog{})
-	b, bSrv := noticeNode(t, kv, &memLog{})
+	a, aSrv := noticeNode(t, kv, &memLog{}, nil)
+	b, bSrv := noticeNode(t, kv, &memLog{}, nil)
 	session := openSession(t, aSrv.URL, "alice", initialize)
 	ctx := guard(t)
 
@@ -117,7 +125,7 @@ func TestAGetStreamOfASessionHearsThatTheToolsChangedFromTheNodeItIsOpenOn(t *te
 
 func TestAGetIsNoStreamWithoutAStreamingMattermostOrASessionOfTheCaller(t *testing.T) {
 	kv := newMemKV()
-	_, srv := noticeNode(t, kv, &memLog{})
+	_, srv := noticeNode(t, kv, &memLog{}, nil)
 	plain := node(t, kv, &memLog{}, map[string]bool{"alice": true, "bob": true}) // Streams nil
 	session := openSession(t, srv.URL, "alice", initialize)
 	ctx := guard(t)
@@ -135,7 +143,7 @@ func TestAGetIsNoStreamWithoutAStreamingMattermostOrASessionOfTheCaller(t *testi
 
 func TestADeleteOfTheSessionEndsItsStreamAndASecondGetReplacesTheFirst(t *testing.T) {
 	kv := newMemKV()
-	tr, srv := noticeNode(t, kv, &memLog{})
+	tr, srv := noticeNode(t, kv, &memLog{}, nil)
 	session := openSession(t, srv.URL, "alice", initialize)
 	ctx := guard(t)
 
@@ -160,7 +168,7 @@ func TestADeleteOfTheSessionEndsItsStreamAndASecondGetReplacesTheFirst(t *testin
 
 func TestAStreamWhoseSessionEndedOnAnotherNodeIsFoundEndedAtItsRecheck(t *testing.T) {
 	kv := newMemKV()
-	tr, srv := noticeNode(t, kv, &memLog{})
+	tr, srv := noticeNode(t, kv, &memLog{}, nil)
 	session := openSession(t, srv.URL, "alice", initialize)
 	rec, err := tr.sessions.load(session)
 	if err != nil || rec == nil {
@@ -213,7 +221,7 @@ func TestStreamsAreBoundedPerPersonByEndingTheOldestAndPerNodeByRefusing(t *test
 }
 
 func TestASubscriptionsListenStreamHearsTheToolsChangedAndCountsAsAStream(t *testing.T) {
-	tr, srv := noticeNode(t, newMemKV(), &memLog{})
+	tr, srv := noticeNode(t, newMemKV(), &memLog{}, nil)
 	ctx := guard(t)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},
 		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"modern","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`))
@@ -240,35 +248,57 @@ func TestASubscriptionsListenStreamHearsTheToolsChangedAndCountsAsAStream(t *tes
 	}
 }
 
+// toldAtOnce reads the answer of a tell_all call as it streams: the log
+// messages sent while the tool waits, which must be exactly those at want
+// and above, then lets the tool answer and reads the rest, which must be
+// its answer alone. With want "" the tool must not wait (nothing would
+// start the answer's stream): proceed is closed already.
+func toldAtOnce(t *testing.T, resp *http.Response, proceed chan<- struct{}, want mcp.LoggingLevel) {
+	t.Helper()
+	defer resp.Body.Close()
+	r := bufio.NewReader(resp.Body)
+	for _, l := range levels {
+		if want == "" || !l.ShouldSendTo(want) {
+			continue
+		}
+		if got := nextEvent(t, r); !strings.Contains(got, `"notice at `+string(l)+`"`) || !strings.Contains(got, `"logger":"mattermost"`) {
+			t.Fatalf("at level %q the next message is %s, want the one at %s", want, got, l)
+		}
+	}
+	if want != "" {
+		close(proceed)
+	}
+	rest, _ := io.ReadAll(r)
+	if strings.Contains(string(rest), "notifications/message") || !strings.Contains(string(rest), `"told"`) {
+		t.Fatalf("at level %q after the messages at it and above: %s", want, rest)
+	}
+}
+
 func TestTheLogLevelIsKeptInTheSessionRecordAndAnotherNodeSendsOnlyThatLevelAndAbove(t *testing.T) {
 	kv := newMemKV()
-	_, a := noticeNode(t, kv, &memLog{})
-	_, b := noticeNode(t, kv, &memLog{})
+	_, a := noticeNode(t, kv, &memLog{}, nil)
+	proceed := make(chan struct{})
+	_, b := noticeNode(t, kv, &memLog{}, proceed)
 	session := openSession(t, a.URL, "alice", initialize)
 	call := `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tell_all","arguments":{}}}`
-	if got := body(t, post(t, b.URL, "alice", session, call)); strings.Contains(got, "notifications/message") {
-		t.Fatalf("a session that set no level got log messages: %s", got)
-	}
-
 	resp := post(t, a.URL, "alice", session, `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"warning"}}`)
 	if got := body(t, resp); resp.StatusCode != http.StatusOK || !strings.Contains(got, `"result":{}`) {
 		t.Fatalf("setLevel answered %d %s", resp.StatusCode, got)
 	}
-	got := body(t, post(t, b.URL, "alice", session, call))
-	for _, l := range levels {
-		sent := strings.Contains(got, `"notice at `+string(l)+`"`)
-		if want := l.ShouldSendTo(mcp.LoggingLevelWarning); sent != want {
-			t.Fatalf("level %s sent=%v, want %v: %s", l, sent, want, got)
-		}
-	}
-	if !strings.Contains(got, `"logger":"mattermost"`) || !strings.Contains(got, `"told"`) {
-		t.Fatalf("answer %s", got)
-	}
+	toldAtOnce(t, post(t, b.URL, "alice", session, call), proceed, mcp.LoggingLevelWarning)
+}
+
+func TestASessionThatSetNoLevelGetsNoLogMessages(t *testing.T) {
+	proceed := make(chan struct{})
+	close(proceed)
+	_, srv := noticeNode(t, newMemKV(), &memLog{}, proceed)
+	session := openSession(t, srv.URL, "alice", initialize)
+	toldAtOnce(t, post(t, srv.URL, "alice", session, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tell_all","arguments":{}}}`), proceed, "")
 }
 
 func TestAnUnknownLogLevelIsRefusedWithTheLevelsToSendAndNothingIsStored(t *testing.T) {
 	kv := newMemKV()
-	tr, srv := noticeNode(t, kv, &memLog{})
+	tr, srv := noticeNode(t, kv, &memLog{}, nil)
 	session := openSession(t, srv.URL, "alice", initialize)
 	got := body(t, post(t, srv.URL, "alice", session, `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"`+strings.Repeat("loud", 1000)+`"}}`))
 	if !strings.Contains(got, `"code":-32602`) || !strings.Contains(got, "debug") || len(got) > 600 {
@@ -280,7 +310,7 @@ func TestAnUnknownLogLevelIsRefusedWithTheLevelsToSendAndNothingIsStored(t *test
 }
 
 func TestACallTheSettingsRefuseCarriesAWarningLogMessageOnlyWhenTheClientAskedForWarnings(t *testing.T) {
-	_, srv := noticeNode(t, newMemKV(), &memLog{})
+	_, srv := noticeNode(t, newMemKV(), &memLog{}, nil)
 	session := openSession(t, srv.URL, "alice", initialize)
 	call := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"post_message","arguments":{}}}`
 	if got := body(t, post(t, srv.URL, "alice", session, call)); strings.Contains(got, "notifications/message") || !strings.Contains(got, "turned writing off") {
@@ -296,11 +326,15 @@ func TestACallTheSettingsRefuseCarriesAWarningLogMessageOnlyWhenTheClientAskedFo
 }
 
 func TestAStatelessCallSendsLogMessagesOnlyAtTheLevelItsOwnMetaNames(t *testing.T) {
-	_, srv := noticeNode(t, newMemKV(), &memLog{})
-	for _, level := range []string{"", "error"} {
+	for _, level := range []mcp.LoggingLevel{"", mcp.LoggingLevelError} {
+		proceed := make(chan struct{})
+		if level == "" {
+			close(proceed)
+		}
+		_, srv := noticeNode(t, newMemKV(), &memLog{}, proceed)
 		meta := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"modern","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}`
 		if level != "" {
-			meta += `,"io.modelcontextprotocol/logLevel":"` + level + `"`
+			meta += `,"io.modelcontextprotocol/logLevel":"` + string(level) + `"`
 		}
 		req, _ := http.NewRequest(http.MethodPost, srv.URL+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tell_all","arguments":{},"_meta":{`+meta+`}}}`))
 		req.Header.Set("Content-Type", "application/json")
@@ -313,15 +347,6 @@ func TestAStatelessCallSendsLogMessagesOnlyAtTheLevelItsOwnMetaNames(t *testing.
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := body(t, resp)
-		if !strings.Contains(got, `"told"`) {
-			t.Fatalf("level %q: %d %s", level, resp.StatusCode, got)
-		}
-		for _, l := range levels {
-			sent := strings.Contains(got, `"notice at `+string(l)+`"`)
-			if want := level != "" && l.ShouldSendTo(mcp.LoggingLevel(level)); sent != want {
-				t.Fatalf("meta level %q, message at %s sent=%v: %s", level, l, sent, got)
-			}
-		}
+		toldAtOnce(t, resp, proceed, level)
 	}
 }
