@@ -57,7 +57,7 @@ func TestTheOfficialConformanceSuitePassesEveryScenarioThatAppliesToAServerWithI
 	// The scenarios the plugin must pass whatever else is built: the
 	// handshake, ping, tools/list, several streams at once, the SSE
 	// stream's fallback to JSON, and DNS rebinding.
-	for _, name := range []string{"server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "server-sse-polling", "dns-rebinding-protection", "resources-list", "prompts-list", "completion-complete"} {
+	for _, name := range []string{"server-initialize", "ping", "tools-list", "server-sse-multiple-streams", "server-sse-polling", "dns-rebinding-protection", "resources-list", "prompts-list", "completion-complete", "logging-set-level"} {
 		if s, ok := run.Scenarios[name]; !ok || !s.Passed {
 			t.Errorf("%s did not pass (ran: %v): %s", name, ok, strings.Join(s.Problems, "; "))
 		}

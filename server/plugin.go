@@ -76,6 +76,9 @@ type Plugin struct {
 	// audit is the audit trail, once OnActivate made it: a lowered
 	// retention sweeps it at once (loadConfiguration).
 	audit atomic.Pointer[auditing]
+	// offered tells connected clients when the tools offered change, once
+	// OnActivate made it (notices.go).
+	offered atomic.Pointer[offeredWatch]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -130,11 +133,14 @@ func (p *Plugin) OnActivate() error {
 		return fmt.Errorf("the resource templates are malformed: %w", err)
 	}
 	conn := &connectLate{}
-	t := p.newTransport(manifestID, gw, cat, res, trail.trail, conn.connected, prompting{set, complete})
+	t := p.newTransport(manifestID, gw, served{cat: cat, resources: res, prompts: set, complete: complete,
+		audit: trail.trail, connected: conn.connected, streams: streams})
 	cat.Register(t.MCP)
 	set.Register(t.MCP)
 	res.Register(t.MCP)
 	p.transport.Store(t)
+	offered := watchOffered(cat, p.current, t, licenceRecheck)
+	p.offered.Store(offered)
 	excludable := cat.Excludable()
 	p.excludable.Store(&excludable)
 	cs := p.newConnect(gw, t, urls.PluginURL, trail.trail)
@@ -145,14 +151,14 @@ func (p *Plugin) OnActivate() error {
 	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays })
 	jobs, err := scheduleJobs(gw, ws, approvals)
 	if err != nil {
-		return err
+		return errors.Join(err, offered.Close())
 	}
 	auditJobs, err := scheduleAuditJobs(gw, trail, approvals, func() int { return p.config.Get().AuditRetentionDays })
 	if err != nil {
-		return errors.Join(err, closeAll(jobs))
+		return errors.Join(err, closeAll(jobs), offered.Close())
 	}
 	// The trail closes last, after the jobs that record into it.
-	jobs = append(append(jobs, auditJobs...), trail.trail)
+	jobs = append(append(jobs, auditJobs...), offered, trail.trail)
 
 	p.ready.Lock()
 	p.router = r
@@ -186,17 +192,26 @@ func (p *Plugin) streamsResponses(gw *mattermost.Gateway) bool {
 	return streams
 }
 
-// prompting is the prompts and the completion of their arguments and of
-// the resource templates' variables.
-type prompting struct {
-	set      *prompts.Set
+// served is what the MCP endpoint offers and whom it tells.
+type served struct {
+	cat       *catalogue.Catalogue
+	resources *resources.Set
+	prompts   *prompts.Set
+	// complete completes the prompts' arguments and the resource
+	// templates' variables.
 	complete *completion.Provider
+	audit    *audit.Trail
+	// connected hears of every client that connects (connectLate).
+	connected func(transport.SessionRecord)
+	// streams is whether this Mattermost streams a plugin's responses.
+	streams bool
 }
 
 // newTransport is the MCP server over streamable HTTP, offering the
 // catalogue's tools, the resources and the prompts as the configuration
 // allows.
-func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *catalogue.Catalogue, res *resources.Set, rec *audit.Trail, connected func(transport.SessionRecord), pr prompting) *transport.Transport {
+func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s served) *transport.Transport {
+	cat, res, rec := s.cat, s.resources, s.audit
 	return transport.New(transport.Options{
 		PluginID:     manifestID,
 		Version:      version,
@@ -213,19 +228,22 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, cat *ca
 		ServerOptions: []server.ServerOption{
 			server.WithToolFilter(cat.Filter(p.current)),
 			server.WithToolHandlerMiddleware(cat.Audited(rec, rec.Used)),
-			server.WithPromptCapabilities(false),
-			server.WithPromptFilter(pr.set.Filter()),
+			// The prompts and resources offered follow the tools offered,
+			// and every change of those is told (notices.go).
+			server.WithPromptCapabilities(true),
+			server.WithPromptFilter(s.prompts.Filter()),
 			server.WithCompletions(),
-			server.WithPromptCompletionProvider(pr.complete),
-			server.WithResourceCompletionProvider(pr.complete),
+			server.WithPromptCompletionProvider(s.complete),
+			server.WithResourceCompletionProvider(s.complete),
 			server.WithToolHandlerMiddleware(res.Links(p.current)),
-			server.WithResourceCapabilities(false, false),
+			server.WithResourceCapabilities(false, true),
 		},
 		Resources:         res.Serve(p.current, rec.Used),
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
-		InvalidParams:     pr.set.InvalidParams,
+		InvalidParams:     s.prompts.InvalidParams,
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
-		Connected:         connected,
+		Connected:         s.connected,
+		Streams:           func() bool { return s.streams },
 	})
 }
 
@@ -238,6 +256,9 @@ func (p *Plugin) OnDeactivate() error {
 		errs = append(errs, j.Close())
 	}
 	p.jobs = nil
+	if t := p.transport.Load(); t != nil {
+		t.EndStreams() // an open notice stream would hold the old process's request
+	}
 	if p.views != nil {
 		// Texts still being kept for their next window are written first.
 		p.views.Wait()
@@ -346,6 +367,9 @@ func (p *Plugin) loadConfiguration() {
 		// gone now, not at the next daily sweep (every node sweeps; it is
 		// idempotent).
 		go a.sweep(gw, c.AuditRetentionDays)
+	}
+	if w := p.offered.Load(); w != nil {
+		w.check() // connected clients hear of a change of the tools offered
 	}
 }
 

@@ -12,6 +12,7 @@ package approval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -275,6 +276,8 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 	defer stop()
 	started, answerBy := callWindow(ctx)
 	a.progress(ctx, started, rec.ID)
+	transport.Tell(ctx, mcp.LoggingLevelInfo, fmt.Sprintf(
+		"A write waits for the person to accept or decline it in Mattermost; the call answers within %d seconds.", int(time.Until(answerBy).Seconds())))
 	deadline := time.NewTimer(time.Until(answerBy))
 	defer deadline.Stop()
 	tick := time.NewTicker(confirmPoll)
@@ -282,6 +285,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 	progress := time.NewTicker(progressEvery)
 	defer progress.Stop()
 	latest := rec
+	toldPending := false
 	// check reads the record again: done is an answer to give now.
 	check := func() (done bool, o Outcome, err error) {
 		now, err := a.store.Load(c.UserID(), rec.ID)
@@ -302,6 +306,13 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 		select {
 		case <-progress.C:
 			a.progress(ctx, started, rec.ID)
+			if left := time.Until(answerBy); left < 2*progressEvery && !toldPending {
+				// Told before the call ends, not as it ends: a notice sent
+				// as the handler returns may miss the stream.
+				transport.Tell(ctx, mcp.LoggingLevelNotice, fmt.Sprintf(
+					"The person has not answered yet: in about %d seconds the call answers that the write stays pending, and get_pending tells its outcome later.", int(left.Seconds())))
+				toldPending = true
+			}
 		case <-ctx.Done():
 			if transport.CancelledByClient(ctx) {
 				return a.withdraw(ctx, c, latest)

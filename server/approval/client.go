@@ -153,6 +153,7 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 	if !a.clientMayAnswer(mode) {
 		// The admin switched to "Always in Mattermost" after the question
 		// went out: whatever the client says, the person answers there.
+		transport.Tell(ctx, mcp.LoggingLevelWarning, "The admin's setting now asks the person in Mattermost, so the answer given in this client was not taken.")
 		a.waitInMattermost(c, rec)
 		return a.waitForAnswer(ctx, c, rec)
 	}

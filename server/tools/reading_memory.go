@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
@@ -211,6 +212,10 @@ func (d Deps) take(ctx context.Context, mem *budget.Budget, cost int64, deadline
 	if release, ok := mem.TryAcquire(cost); ok {
 		return release, nil
 	}
+	capacity, _, waiting := mem.Status()
+	transport.Tell(ctx, mcp.LoggingLevelNotice, fmt.Sprintf(
+		"The read waits its turn for memory: it needs about %s of the %s this server allows for reading files at once, which other reads are using (%d waiting).",
+		mib(cost), mib(capacity), waiting))
 	wait, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	stop := make(chan struct{})
@@ -229,6 +234,7 @@ func (d Deps) take(ctx context.Context, mem *budget.Budget, cost int64, deadline
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case errors.Is(err, context.DeadlineExceeded):
+		transport.Tell(ctx, mcp.LoggingLevelWarning, "The read gave up waiting for memory: this server is busy reading other files; the call answers how to retry.")
 		capacity, _, _ := mem.Status()
 		return nil, &busyError{need: cost, capacity: capacity}
 	}

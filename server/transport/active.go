@@ -61,5 +61,9 @@ func (a *activeUsers) forget(userID string) {
 // UserDeactivated ends a deactivated user's access on this node at once:
 // their next request asks Mattermost again. The plugin calls it from
 // Mattermost's UserHasBeenDeactivated hook and from the cluster event the
-// node that saw the deactivation sends the others.
-func (t *Transport) UserDeactivated(userID string) { t.active.forget(userID) }
+// node that saw the deactivation sends the others. Their notice streams on
+// this node end.
+func (t *Transport) UserDeactivated(userID string) {
+	t.active.forget(userID)
+	t.endStreams(userID, "")
+}

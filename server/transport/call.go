@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -85,6 +86,6 @@ func (t *Transport) refuseCall(ctx context.Context, w http.ResponseWriter, r *ht
 		return false
 	}
 	t.opts.Log.Info("MCP tool call", "user_id", userID, "tool", truncate(tool, 64), "outcome", "not_offered")
-	writeToolError(w, requestID(body), why)
+	writeRefusal(w, rec, requestID(body), why, fmt.Sprintf("The admin's settings do not offer the tool %.64q, so the call was refused without running it.", tool))
 	return true
 }

@@ -207,9 +207,10 @@ func (t *Transport) refuseFastCall(w http.ResponseWriter, userID, tool string, b
 	wait := retrySeconds(v.retry)
 	t.opts.Log.Info("MCP tool call", "user_id", userID, "tool", truncate(tool, 64), "outcome", "rate_limited",
 		"max_calls_per_minute", t.callsPerMinute(), "retry_after_seconds", wait)
-	writeToolError(w, requestID(body), fmt.Sprintf(
+	writeRefusal(w, rec, requestID(body), fmt.Sprintf(
 		"You are going too fast: this Mattermost server takes at most %d tool calls a minute from one person, and you made them within the last minute. %s was not run. Try again in %d seconds (not before), and make fewer calls: read larger pages, and do not repeat a call whose answer you have.",
-		t.callsPerMinute(), truncate(tool, 64), wait))
+		t.callsPerMinute(), truncate(tool, 64), wait), fmt.Sprintf(
+		"The person is over this server's rate of %d tool calls a minute; calls are refused for %d seconds.", t.callsPerMinute(), wait))
 	return true
 }
 

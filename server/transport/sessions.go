@@ -103,6 +103,9 @@ type SessionRecord struct {
 	// with when it opened this MCP session: that session is the client's,
 	// never the person's answer to a question.
 	MattermostSessionID string `json:"mm_session_id,omitempty"`
+	// LogLevel is what the client set with logging/setLevel (one of the
+	// eight level names, logging.go); empty: it gets no log messages.
+	LogLevel string `json:"log_level,omitempty"`
 }
 
 // sessionEntry is one open session in its person's index.

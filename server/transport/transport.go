@@ -107,6 +107,10 @@ type Options struct {
 	// stored, and of every new stateless client of a person (its record
 	// has no ID): the audit trail of connections. nil hears nothing.
 	Connected func(SessionRecord)
+	// Streams answers whether this Mattermost streams a plugin's
+	// responses; only then are notice streams served (getstream.go). nil:
+	// none are, and a GET is refused with 405 as mcp-go does.
+	Streams func() bool
 }
 
 // Transport is the MCP endpoint and its OAuth metadata.
@@ -130,6 +134,8 @@ type Transport struct {
 	clock func() time.Time
 	// signIns is when this node last noted each stateless client (signins.go).
 	signIns signIns
+	// notices is the change-notice streams open on this node (notices.go).
+	notices noticeStreams
 }
 
 // New builds the MCP server and its streamable HTTP handler.
@@ -141,7 +147,9 @@ func New(opts Options) *Transport {
 	})
 	t.resourceHooks(hooks)
 	serverOpts := append([]server.ServerOption{
-		server.WithToolCapabilities(false),
+		// Clients hear of changed lists (notices.go) and take a log level (logging.go).
+		server.WithToolCapabilities(true),
+		server.WithLogging(),
 		server.WithInstructions(opts.Instructions),
 		server.WithHooks(hooks),
 		server.WithRecovery(),
@@ -163,8 +171,8 @@ func New(opts Options) *Transport {
 			ctx = carryResourceAnswer(ctx, r)
 			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),
-		// A standalone GET stream would tie a client to one node's memory;
-		// everything this server says travels on the POST that asked for it.
+		// mcp-go's standalone GET stream would tie a session to one node's
+		// memory: the transport serves GET streams itself (getstream.go).
 		server.WithDisableStreaming(true),
 		server.WithStreamableHTTPLogger(slog.New(mcpLog{log: opts.Log})),
 		// Reverse proxies on the same host forward with the public Host
@@ -451,6 +459,13 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 		}
 	}
 
+	// Notice streams and the log level (getstream.go, logging.go).
+	ctx, release, answered := t.serveNotices(ctx, w, r, method, body)
+	if answered {
+		return
+	}
+	defer release()
+
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	t.http.ServeHTTP(sw, r.WithContext(ctx))
 	if method == string(mcp.MethodInitialize) {
@@ -512,25 +527,6 @@ func (t *Transport) releaseUnstored(userID string, held *reservation) {
 	}
 }
 
-// requestID is the JSON-RPC id of a request, null when it has none.
-func requestID(body []byte) json.RawMessage {
-	var msg struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &msg) != nil || len(msg.ID) == 0 {
-		return json.RawMessage("null")
-	}
-	return msg.ID
-}
-
-// writeRPCError answers a JSON-RPC error with an HTTP status.
-func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": code, "message": message}})
-}
-
 // forgetHere drops this process's copy of a session mcp-go keeps after
 // initialize. Every request is served from the session's KV record on any
 // node (restore), exactly as on a node that never saw the initialize, so
@@ -572,40 +568,3 @@ func (t *Transport) logToolCall(next server.ToolHandlerFunc) server.ToolHandlerF
 		return res, err
 	}
 }
-
-// peekMethod reads the JSON-RPC method (and tool name) for the log line.
-func peekMethod(body []byte) (method, tool string) {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return "", ""
-	}
-	return msg.Method, msg.Params.Name
-}
-
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-	wrote  bool
-}
-
-func (s *statusWriter) WriteHeader(code int) {
-	if !s.wrote {
-		s.status, s.wrote = code, true
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-// Flush keeps streaming responses streaming through the wrapper.
-func (s *statusWriter) Flush() {
-	if f, ok := s.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the plugin RPC writer.
-func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

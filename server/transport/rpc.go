@@ -1,0 +1,62 @@
+package transport
+
+import (
+	"encoding/json"
+	"net/http"
+)
+
+// requestID is the JSON-RPC id of a request, null when it has none.
+func requestID(body []byte) json.RawMessage {
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil || len(msg.ID) == 0 {
+		return json.RawMessage("null")
+	}
+	return msg.ID
+}
+
+// writeRPCError answers a JSON-RPC error with an HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": message}})
+}
+
+// peekMethod reads the JSON-RPC method (and tool name) for the log line.
+func peekMethod(body []byte) (method, tool string) {
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return "", ""
+	}
+	return msg.Method, msg.Params.Name
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (s *statusWriter) WriteHeader(code int) {
+	if !s.wrote {
+		s.status, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// Flush keeps streaming responses streaming through the wrapper.
+func (s *statusWriter) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the plugin RPC writer.
+func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
