@@ -19,15 +19,18 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
-// namingHost sends a request to target as token whose Host header is host,
-// with the given headers, and returns the status, headers and body.
+// namingHost sends a request to target as token whose Host header is host
+// ("": the target's own), with the given headers, and returns the status,
+// headers and body.
 func namingHost(t *testing.T, method, target, host, token, body string, headers map[string]string) (int, http.Header, string) {
 	t.Helper()
 	req, err := http.NewRequest(method, target, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Host = host
+	if host != "" {
+		req.Host = host
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+token)
