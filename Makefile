@@ -114,7 +114,17 @@ MIN_SKIP += TestAFormAnsweredThroughAnotherServerOfTheClusterIsPostedOnce
 MIN_SKIP += TestAnOlderClientThatFailsToAskLeavesTheQuestionToMattermost
 MIN_SKIP += TestPostsAskedAtOnceByOneClientAreEachAskedAndPostedOnceOnACluster
 MIN_SKIP += TestAQuestionLeftUnansweredInTheClientGoesOnInMattermostAndTheCallSaysWhereItWaits
-# 3. Mattermost's post search: 9.11's database search does not find "@here"
+# 3. Change notices travel on a stream held open (GET or subscriptions/listen),
+#    which 9.11's bridge cannot deliver before the request ends: the plugin
+#    declares no listChanged there and refuses subscriptions/listen (a unit
+#    test of server/transport says so); log
+#    messages beside a waiting call need the same stream.
+MIN_SKIP += TestSwitchingWritesOnTellsClientsOnBothNodesWhichThenListTheWriteToolsWithoutReconnecting
+MIN_SKIP += TestTurningAToolsetOffTellsAConnectedClientWhichThenNoLongerListsItsTools
+MIN_SKIP += TestTurningTheFilesToolsetOffTellsAConnectedClientThatItsPromptsAndResourcesChangedToo
+MIN_SKIP += TestAWriteThatWaitsForThePersonSendsLogMessagesAtTheSetLevelAndNoneBelowNorItsContent
+MIN_SKIP += TestReadsThatWaitForMemorySendLogMessagesAtTheSetLevelOnAnyNode
+# 4. Mattermost's post search: 9.11's database search does not find "@here"
 #    even as a quoted term searched alone (11.4 does), and list_mentions finds
 #    channel-wide mentions through that search; this test posts an @here.
 MIN_SKIP += TestListMentionsFindsTheUsernameAMentionKeyAndHereButNotLookalikesOrOwnPosts

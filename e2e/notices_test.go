@@ -27,7 +27,7 @@ type listener struct {
 	// resources/list_changed.
 	prompts, resources chan struct{}
 	mu                 sync.Mutex
-	logs    []*sdk.LoggingMessageParams
+	logs               []*sdk.LoggingMessageParams
 }
 
 // listening connects the official Go SDK to site as the token's user,

@@ -229,14 +229,15 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 			server.WithToolFilter(cat.Filter(p.current)),
 			server.WithToolHandlerMiddleware(cat.Audited(rec, rec.Used)),
 			// The prompts and resources offered follow the tools offered,
-			// and every change of those is told (notices.go).
-			server.WithPromptCapabilities(true),
+			// and every change of those is told (notices.go) where
+			// Mattermost can stream the notice.
+			server.WithPromptCapabilities(s.streams),
 			server.WithPromptFilter(s.prompts.Filter()),
 			server.WithCompletions(),
 			server.WithPromptCompletionProvider(s.complete),
 			server.WithResourceCompletionProvider(s.complete),
 			server.WithToolHandlerMiddleware(res.Links(p.current)),
-			server.WithResourceCapabilities(false, true),
+			server.WithResourceCapabilities(false, s.streams),
 		},
 		Resources:         res.Serve(p.current, rec.Used),
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },

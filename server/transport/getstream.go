@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // The standalone GET stream of a 2025-11-25 session carries only change
@@ -146,6 +148,11 @@ func writeNotices(w io.Writer, changed List) error {
 // function that uncounts it. ok is false when the node is full: then the
 // request was answered.
 func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, userID string, body []byte) (context.Context, func(), bool) {
+	if t.opts.Streams == nil || !t.opts.Streams() {
+		writeRPCError(w, http.StatusOK, requestID(body), mcp.METHOD_NOT_FOUND,
+			"This Mattermost delivers a plugin's responses whole, so it cannot hold a subscriptions/listen stream (Mattermost 11.4 and later can): list tools, prompts and resources again to see changes.")
+		return ctx, nil, false
+	}
 	s, err := t.notices.open(userID, "", true)
 	if err != nil {
 		t.opts.Log.Warn("Refused an MCP subscriptions/listen stream: this node holds the most it may", "user_id", userID, "max_streams", maxStreamsPerNode)

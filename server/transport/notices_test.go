@@ -248,6 +248,44 @@ func TestASubscriptionsListenStreamHearsTheToolsChangedAndCountsAsAStream(t *tes
 	}
 }
 
+func TestASubscriptionsListenIsRefusedAndNoListChangedDeclaredWhereMattermostCannotStream(t *testing.T) {
+	kv := newMemKV()
+	tr := New(Options{
+		PluginID: "plugin-under-test", Version: "test", Instructions: "test",
+		SiteURL:    func() string { return "https://chat.example.com" },
+		UserActive: func(string) (bool, error) { return true, nil },
+		KV:         kv, Answers: rawKV{kv}, Log: &memLog{},
+		Streams: func() bool { return false },
+	})
+	mux := http.NewServeMux()
+	mux.HandleFunc(MCPPath, tr.ServeMCP)
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	post := func(method, body string) string {
+		req, _ := http.NewRequestWithContext(guard(t), http.MethodPost, srv.URL+MCPPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set(mcp.HeaderMethod, method)
+		req.Header.Set("Mattermost-User-Id", "alice")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"modern","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
+	got := post("subscriptions/listen", `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
+	if !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, "list tools, prompts and resources again") || tr.OpenStreams() != 0 {
+		t.Fatalf("listen on a Mattermost that cannot stream answered %s with %d streams open", got, tr.OpenStreams())
+	}
+	if caps := post("server/discover", `{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{`+meta+`}}`); !strings.Contains(caps, `"capabilities"`) || strings.Contains(caps, `"listChanged":true`) {
+		t.Fatalf("a Mattermost that cannot stream declares list changes: %s", caps)
+	}
+}
+
 // toldAtOnce reads the answer of a tell_all call as it streams: the log
 // messages sent while the tool waits, which must be exactly those at want
 // and above, then lets the tool answer and reads the rest, which must be

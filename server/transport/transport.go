@@ -148,7 +148,9 @@ func New(opts Options) *Transport {
 	t.resourceHooks(hooks)
 	serverOpts := append([]server.ServerOption{
 		// Clients hear of changed lists (notices.go) and take a log level (logging.go).
-		server.WithToolCapabilities(true),
+		// Change notices need a stream that stays open: a Mattermost that
+		// delivers a plugin's responses whole cannot carry one.
+		server.WithToolCapabilities(opts.Streams != nil && opts.Streams()),
 		server.WithLogging(),
 		server.WithInstructions(opts.Instructions),
 		server.WithHooks(hooks),
