@@ -1,0 +1,47 @@
+// The thread view (ui://mattermost/thread): an MCP App the client shows for
+// read_thread, read_channel and search_posts. The host hands it the tool's
+// structured result over postMessage (the ext-apps App class); it renders
+// that and nothing else: no fetch, no external load (the page's CSP forbids
+// both).
+
+import {App} from '@modelcontextprotocol/ext-apps/app-with-deps';
+
+import {renderPage, type Options} from './posts';
+import {css} from './style';
+
+type HostContext = {theme?: string; timeZone?: string; locale?: string};
+
+const style = document.createElement('style');
+style.textContent = css;
+document.head.appendChild(style);
+
+const root = document.getElementById('root') as HTMLElement;
+const opts: Options = {};
+let last: unknown = null;
+
+function applyContext(ctx: HostContext | undefined) {
+    if (!ctx) {
+        return;
+    }
+    if (ctx.theme === 'dark' || ctx.theme === 'light') {
+        document.documentElement.dataset.theme = ctx.theme;
+    }
+    opts.timeZone = ctx.timeZone || opts.timeZone;
+    opts.locale = ctx.locale || opts.locale;
+}
+
+const app = new App({name: 'Mattermost posts', version: '1.0.0'});
+app.ontoolresult = (params) => {
+    last = params.structuredContent ?? null;
+    renderPage(document, root, last, opts);
+};
+app.onhostcontextchanged = (ctx) => {
+    applyContext(ctx as HostContext);
+    if (last) {
+        renderPage(document, root, last, opts);
+    }
+};
+root.textContent = 'Loading posts…';
+app.connect().then(() => applyContext(app.getHostContext() as HostContext)).catch(() => {
+    root.textContent = 'This view needs a client that shows MCP Apps.';
+});
