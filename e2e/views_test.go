@@ -24,7 +24,7 @@ import (
 // time zone), then hands it the tool's result. The frame also gets
 // allow-same-origin, only so the test can read what the view drew; the
 // page's own CSP still applies inside it.
-const viewHost = `<!doctype html><html><head><meta charset="utf-8"><style>
+const viewHost = `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style>
 body{margin:0;background:%[1]s}iframe{border:0;width:100%%;display:block;height:200px}</style></head>
 <body><iframe id="view" sandbox="allow-scripts allow-same-origin"></iframe><script>
 const data = %[2]s;
@@ -118,7 +118,7 @@ const viewXSS = `<img src=x onerror="window.pwned=1"> [click](javascript:window.
 
 func TestTheThreadViewShowsTheThreadCarolReadAtPhoneAndLaptopWidthInBothThemes(t *testing.T) {
 	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
-	ch := createChannel(t, dave, uniq(t, "view-"), "Launch "+viewXSS, model.ChannelTypeOpen)
+	ch := createChannel(t, dave, uniq(t, "view-"), "Launch <img src=x onerror=pwned=1>", model.ChannelTypeOpen)
 	if _, _, err := mm.Client(dave).AddChannelMember(context.Background(), ch.Id, carol.ID); err != nil {
 		t.Fatal(err)
 	}

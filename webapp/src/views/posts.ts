@@ -48,7 +48,7 @@ export function renderPage(doc: Document, root: HTMLElement, data: unknown, opts
     const list = doc.createElement('ol');
     list.className = 'posts';
     for (const p of posts) {
-        list.appendChild(renderPost(doc, p, opts));
+        list.appendChild(renderPost(doc, p, opts, title));
     }
     root.appendChild(list);
     if (page.complete === false || page.next_cursor) {
@@ -66,7 +66,7 @@ function channelTitle(page: PostPage, posts: Post[]): string {
     return names.size === 1 ? [...names][0] : '';
 }
 
-function renderPost(doc: Document, p: Post, opts: Options): HTMLElement {
+function renderPost(doc: Document, p: Post, opts: Options, shownChannel: string): HTMLElement {
     const li = doc.createElement('li');
     li.className = p.root_id ? 'post reply' : 'post';
     const head = doc.createElement('div');
@@ -86,8 +86,9 @@ function renderPost(doc: Document, p: Post, opts: Options): HTMLElement {
     } else {
         head.appendChild(el(doc, 'span', 'time', when));
     }
-    if (p.channel_name && !p.root_id) {
-        head.appendChild(el(doc, 'span', 'in', '~' + str(p.channel_name)));
+    const channel = str(p.channel_name);
+    if (channel && channel !== shownChannel) {
+        head.appendChild(el(doc, 'span', 'in', channel.startsWith('~') ? channel : '~' + channel));
     }
     li.appendChild(head);
     const body = doc.createElement('div');
