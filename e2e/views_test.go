@@ -186,3 +186,29 @@ func TestTheThreadViewNeverShowsAThreadThePersonCannotRead(t *testing.T) {
 		t.Fatalf("the view shows %q for a thread carol cannot read", shown)
 	}
 }
+
+func TestTheThreadViewShowsAChannelsPostsWithTheirAttachmentsByNameAndSize(t *testing.T) {
+	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
+	ch := createChannel(t, dave, uniq(t, "vfile-"), "View files", model.ChannelTypeOpen)
+	if _, _, err := mm.Client(dave).AddChannelMember(context.Background(), ch.Id, carol.ID); err != nil {
+		t.Fatal(err)
+	}
+	name := `<img src=x onerror=pwned=1>.txt`
+	postFiles(t, dave, ch.Id, "the notes, attached", map[string][]byte{name: []byte(strings.Repeat("n", 3000))})
+	c := connect(t, mm.URL, carol.Token)
+	page := threadViewPage(t, c)
+	args := map[string]any{"channel": ch.Id}
+	res := call(t, c, "read_channel", args)
+	if res.IsError {
+		t.Fatalf("read_channel: %s", text(res))
+	}
+	tab := hostView(t, page, res, args, "light", laptopWidth)
+	files := pollJS[string](t, tab, "the view shows the attachment", inView(`d.querySelector(".files") ? d.querySelector(".files").textContent : ""`))
+	if !strings.Contains(files, name) || !strings.Contains(files, "2.9 KB") {
+		t.Errorf("the attachment shows as %q, want its name as text and its size", files)
+	}
+	if live := evalJS[float64](t, tab, inView(`d.querySelectorAll("img,[onerror]").length + (f.contentWindow.pwned ? 1 : 0)`)); live != 0 {
+		t.Errorf("the file name became live: %v", live)
+	}
+	shoot(t, tab, laptopWidth, "channel-view-light")
+}
