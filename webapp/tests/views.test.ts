@@ -140,3 +140,16 @@ describe('the thread view', () => {
         expect(formatTime('2026-01-02T03:04:05Z', {timeZone: 'Not/AZone'})).toMatch(/2026/);
     });
 });
+
+describe('the thread view of a channel and of a search', () => {
+    it('shows a channel oldest first without naming the channel on each post, and names it on each found post', () => {
+        document.body.innerHTML = '<main id="root"></main>';
+        const root = document.getElementById('root') as HTMLElement;
+        const post = (id: string, time: string, channel: string) => ({id, author: '@a', time, message: id, channel_name: channel, permalink: 'https://mm.example/t/pl/' + id});
+        renderPage(document, root, {channel: {display_name: 'Town'}, posts: [post('new', '2026-01-02T00:00:00Z', 'town'), post('old', '2026-01-01T00:00:00Z', 'town')]});
+        expect([...root.querySelectorAll('.body')].map((e) => e.textContent)).toEqual(['old', 'new']);
+        expect(root.querySelector('.in')).toBeNull();
+        renderPage(document, root, {posts: [post('b', '2026-01-02T00:00:00Z', 'town'), post('a', '2026-01-01T00:00:00Z', 'dev')]});
+        expect([...root.querySelectorAll('.in')].map((e) => e.textContent)).toEqual(['~town', '~dev']);
+    });
+});

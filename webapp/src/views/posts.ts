@@ -36,6 +36,10 @@ export function renderPage(doc: Document, root: HTMLElement, data: unknown, opts
     root.replaceChildren();
     const page = (data && typeof data === 'object' ? data : {}) as PostPage;
     const posts = Array.isArray(page.posts) ? page.posts.slice(0, maxPosts) : [];
+    if (page.channel) {
+        // read_channel answers newest first; Mattermost shows a channel oldest at the top.
+        posts.sort((a, b) => Date.parse(str(a.time)) - Date.parse(str(b.time)));
+    }
     const title = channelTitle(page, posts);
     if (title) {
         const h = el(doc, 'header', 'channel', title);
@@ -45,10 +49,13 @@ export function renderPage(doc: Document, root: HTMLElement, data: unknown, opts
         root.appendChild(el(doc, 'p', 'empty', 'No posts to show.'));
         return;
     }
+
+    // Each post names its channel only when the page spans several (search).
+    const oneChannel = Boolean(page.channel) || new Set(posts.map((p) => str(p.channel_name))).size === 1;
     const list = doc.createElement('ol');
     list.className = 'posts';
     for (const p of posts) {
-        list.appendChild(renderPost(doc, p, opts, title));
+        list.appendChild(renderPost(doc, p, opts, oneChannel));
     }
     root.appendChild(list);
     if (page.complete === false || page.next_cursor) {
@@ -66,7 +73,7 @@ function channelTitle(page: PostPage, posts: Post[]): string {
     return names.size === 1 ? [...names][0] : '';
 }
 
-function renderPost(doc: Document, p: Post, opts: Options, shownChannel: string): HTMLElement {
+function renderPost(doc: Document, p: Post, opts: Options, oneChannel: boolean): HTMLElement {
     const li = doc.createElement('li');
     li.className = p.root_id ? 'post reply' : 'post';
     const head = doc.createElement('div');
@@ -87,7 +94,7 @@ function renderPost(doc: Document, p: Post, opts: Options, shownChannel: string)
         head.appendChild(el(doc, 'span', 'time', when));
     }
     const channel = str(p.channel_name);
-    if (channel && channel !== shownChannel) {
+    if (channel && !oneChannel) {
         head.appendChild(el(doc, 'span', 'in', channel.startsWith('~') ? channel : '~' + channel));
     }
     li.appendChild(head);
