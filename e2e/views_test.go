@@ -35,10 +35,12 @@ window.addEventListener("message", (e) => {
   const reply = (result) => frame.contentWindow.postMessage({jsonrpc: "2.0", id: m.id, result}, "*");
   if (m.method === "ui/initialize") {
     reply({protocolVersion: m.params.protocolVersion, hostInfo: {name: "e2e-host", version: "1"},
-      hostCapabilities: {}, hostContext: {theme: data.theme, timeZone: data.timeZone, locale: "en-US", displayMode: "inline"}});
+      hostCapabilities: data.serverTools ? {serverTools: {}} : {}, hostContext: {theme: data.theme, timeZone: data.timeZone, locale: "en-US", displayMode: "inline"}});
   } else if (m.method === "ui/notifications/initialized") {
     frame.contentWindow.postMessage({jsonrpc: "2.0", method: "ui/notifications/tool-input", params: {arguments: data.args}}, "*");
     frame.contentWindow.postMessage({jsonrpc: "2.0", method: "ui/notifications/tool-result", params: data.result}, "*");
+  } else if (m.method === "tools/call") {
+    fetch("/call", {method: "POST", body: JSON.stringify(m.params)}).then((r) => r.json()).then(reply);
   } else if (m.method === "ui/notifications/size-changed") {
     if (m.params && m.params.height) frame.style.height = Math.ceil(m.params.height) + "px";
   } else if (m.id !== undefined) {
@@ -49,10 +51,12 @@ frame.srcdoc = data.page;
 </script></body></html>`
 
 // hostView serves the host page with the view's page and a tool result and
-// opens it in a fresh headless Chromium at width.
-func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[string]any, theme string, width int64) context.Context {
+// opens it in a fresh headless Chromium at width. With a client, the host
+// passes the view's read_file calls to the server as that client's person
+// (serverTools), as a real host does over its own connection.
+func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[string]any, theme string, width int64, as ...*client.Client) context.Context {
 	t.Helper()
-	raw, err := json.Marshal(map[string]any{"page": page, "result": result, "args": args, "theme": theme, "timeZone": "Asia/Tokyo"})
+	raw, err := json.Marshal(map[string]any{"page": page, "result": result, "args": args, "theme": theme, "timeZone": "Asia/Tokyo", "serverTools": len(as) > 0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +66,24 @@ func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[st
 	}
 	// The data is JSON inside a script: "<" is escaped so no post can end it.
 	data := strings.ReplaceAll(string(raw), "<", `\u003c`)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/call" {
+			var req struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			}
+			if len(as) == 0 || json.NewDecoder(r.Body).Decode(&req) != nil || req.Name != "read_file" {
+				http.Error(w, "this host passes only read_file", http.StatusBadRequest)
+				return
+			}
+			res, err := as[0].CallTool(r.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: req.Name, Arguments: req.Arguments}})
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			_ = json.NewEncoder(w).Encode(res)
+			return
+		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = fmt.Fprintf(w, viewHost, bg, data)
 	}))
@@ -195,6 +216,7 @@ func TestTheThreadViewShowsAChannelsPostsWithTheirAttachmentsByNameAndSize(t *te
 	}
 	name := `<img src=x onerror=pwned=1>.txt`
 	postFiles(t, dave, ch.Id, "the notes, attached", map[string][]byte{name: []byte(strings.Repeat("n", 3000))})
+	postFiles(t, dave, ch.Id, "the chart", map[string][]byte{"chart.png": tinyPNG(t)})
 	c := connect(t, mm.URL, carol.Token)
 	page := threadViewPage(t, c)
 	args := map[string]any{"channel": ch.Id}
@@ -202,13 +224,17 @@ func TestTheThreadViewShowsAChannelsPostsWithTheirAttachmentsByNameAndSize(t *te
 	if res.IsError {
 		t.Fatalf("read_channel: %s", text(res))
 	}
-	tab := hostView(t, page, res, args, "light", laptopWidth)
-	files := pollJS[string](t, tab, "the view shows the attachment", inView(`d.querySelector(".files") ? d.querySelector(".files").textContent : ""`))
+	tab := hostView(t, page, res, args, "light", laptopWidth, c)
+	files := pollJS[string](t, tab, "the view shows the attachment", inView(`[...d.querySelectorAll(".files")].map(e => e.textContent).join(" | ")`))
 	if !strings.Contains(files, name) || !strings.Contains(files, "2.9 KB") {
 		t.Errorf("the attachment shows as %q, want its name as text and its size", files)
 	}
-	if live := evalJS[float64](t, tab, inView(`d.querySelectorAll("img,[onerror]").length + (f.contentWindow.pwned ? 1 : 0)`)); live != 0 {
+	if live := evalJS[float64](t, tab, inView(`d.querySelectorAll("img:not(.thumb),[onerror]").length + (f.contentWindow.pwned ? 1 : 0)`)); live != 0 {
 		t.Errorf("the file name became live: %v", live)
+	}
+	thumb := pollJS[string](t, tab, "the view draws the image's thumbnail, read as carol", inView(`(() => { const i = d.querySelector("img.thumb"); return i && i.complete && i.naturalWidth > 0 ? i.src : ""; })()`))
+	if !strings.HasPrefix(thumb, "data:image/png;base64,") {
+		t.Errorf("the thumbnail is drawn from %.40s, want read_file's image data", thumb)
 	}
 	shoot(t, tab, laptopWidth, "channel-view-light")
 }

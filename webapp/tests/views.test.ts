@@ -3,7 +3,7 @@
 import {beforeEach, describe, expect, it} from 'vitest';
 
 import {renderMarkdown, safeHref} from '../src/views/markdown';
-import {formatTime, renderPage, type PostPage} from '../src/views/posts';
+import {addThumbnails, formatTime, maxThumbnails, renderPage, type PostPage} from '../src/views/posts';
 
 const payloads = [
     '<script>window.pwned=1</script>',
@@ -151,5 +151,51 @@ describe('the thread view of a channel and of a search', () => {
         expect(root.querySelector('.in')).toBeNull();
         renderPage(document, root, {posts: [post('b', '2026-01-02T00:00:00Z', 'town'), post('a', '2026-01-01T00:00:00Z', 'dev')]});
         expect([...root.querySelectorAll('.in')].map((e) => e.textContent)).toEqual(['~town', '~dev']);
+    });
+});
+
+describe('the thumbnails of the thread view', () => {
+    const page = (type: string) => ({posts: [{id: 'p',
+        author: '@a',
+        time: '2026-01-01T00:00:00Z',
+        message: 'm',
+        permalink: 'https://mm.example/t/pl/p',
+        attachments: [{file_id: 'f1', name: 'a.png', type, size: 10}]}]});
+
+    it('draws an image attachment from the data read_file gave, and nothing from data that is not base64 of an image', async () => {
+        document.body.innerHTML = '<main id="root"></main>';
+        const root = document.getElementById('root') as HTMLElement;
+        const asked: string[] = [];
+        renderPage(document, root, page('image/png'));
+        await addThumbnails(document, root, {thumbnail: async (id) => {
+            asked.push(id);
+            return {mimeType: 'image/png', data: 'iVBORw0KGgo='};
+        }});
+        expect(asked).toEqual(['f1']);
+        expect(root.querySelector('img.thumb')?.getAttribute('src')).toBe('data:image/png;base64,iVBORw0KGgo=');
+
+        const bads = [{mimeType: 'image/svg+xml', data: 'PHN2Zz4='}, {mimeType: 'image/png', data: '" onerror="x'}, {mimeType: 'text/html', data: 'PGI+'}];
+        await Promise.all(bads.map(async (bad) => {
+            const into = document.createElement('main');
+            renderPage(document, into, page('image/png'));
+            await addThumbnails(document, into, {thumbnail: async () => bad});
+            expect(into.querySelector('img')).toBeNull();
+        }));
+    });
+
+    it('asks for no thumbnail of a file that is not an image, nor of more than eight', async () => {
+        document.body.innerHTML = '<main id="root"></main>';
+        const root = document.getElementById('root') as HTMLElement;
+        let asked = 0;
+        const thumbnail = async () => {
+            asked++;
+            return null;
+        };
+        renderPage(document, root, page('application/pdf'));
+        await addThumbnails(document, root, {thumbnail});
+        const many = {posts: [{...page('image/png').posts[0], attachments: Array.from({length: 12}, (_, i) => ({file_id: `f${i}`, name: `${i}.png`, type: 'image/png', size: 1}))}]};
+        renderPage(document, root, many);
+        await addThumbnails(document, root, {thumbnail});
+        expect(asked).toBe(maxThumbnails);
     });
 });

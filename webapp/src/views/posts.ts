@@ -27,7 +27,21 @@ export type PostPage = {
     complete?: boolean;
 };
 
-export type Options = {timeZone?: string; locale?: string};
+export type Image = {mimeType: string; data: string};
+export type Options = {
+    timeZone?: string;
+    locale?: string;
+
+    // thumbnail reads an attached image as the person (read_file through
+    // the host); absent when the host cannot call the server's tools.
+    thumbnail?: (fileId: string) => Promise<Image | null>;
+};
+
+// Thumbnails a page loads at most: each is a read_file call of the person's.
+export const maxThumbnails = 8;
+
+// The image types a thumbnail is drawn from; read_file scales them.
+const thumbnailTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 // A page holds at most 100 posts (the tools' own bound); more is not ours.
 const maxPosts = 200;
@@ -61,6 +75,28 @@ export function renderPage(doc: Document, root: HTMLElement, data: unknown, opts
     if (page.complete === false || page.next_cursor) {
         root.appendChild(el(doc, 'p', 'more', 'More posts follow: ask for the next page.'));
     }
+    addThumbnails(doc, root, opts);
+}
+
+// addThumbnails puts each image attachment's thumbnail before its name,
+// drawn only from base64 data of an image type (CSP: img-src data:).
+export function addThumbnails(doc: Document, root: HTMLElement, opts: Options): Promise<void> {
+    const read = opts.thumbnail;
+    if (!read) {
+        return Promise.resolve();
+    }
+    const items = Array.from(root.querySelectorAll<HTMLElement>('.files li[data-image]')).slice(0, maxThumbnails);
+    return Promise.all(items.map(async (item) => {
+        const img = await read(item.dataset.fileId || '').catch(() => null);
+        if (!img || item.querySelector('.thumb') || !thumbnailTypes.has(img.mimeType) || !(/^[A-Za-z0-9+/]+=*$/).test(img.data)) {
+            return;
+        }
+        const e = doc.createElement('img');
+        e.className = 'thumb';
+        e.alt = item.querySelector('.name')?.textContent || '';
+        e.src = `data:${img.mimeType};base64,${img.data}`;
+        item.prepend(e);
+    })).then(() => undefined);
 }
 
 function channelTitle(page: PostPage, posts: Post[]): string {
@@ -111,6 +147,10 @@ function renderPost(doc: Document, p: Post, opts: Options, oneChannel: boolean):
         ul.className = 'files';
         for (const f of files) {
             const item = doc.createElement('li');
+            item.dataset.fileId = str(f.file_id);
+            if (thumbnailTypes.has(str(f.type).split(';')[0].trim())) {
+                item.dataset.image = '';
+            }
             item.appendChild(el(doc, 'span', 'name', str(f.name)));
             item.appendChild(el(doc, 'span', 'size', formatSize(f.size) + (f.type ? ' · ' + str(f.type) : '')));
             ul.appendChild(item);

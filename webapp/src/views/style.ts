@@ -23,6 +23,7 @@ blockquote{margin:4px 0;padding-left:10px;border-left:3px solid var(--line);colo
 ul{margin:4px 0;padding-left:20px}
 .files{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:6px}
 .files li{border:1px solid var(--line);border-radius:4px;padding:4px 8px;display:flex;flex-direction:column;max-width:100%}
+.files .thumb{display:block;max-width:240px;max-height:160px;width:auto;height:auto;object-fit:contain;border-radius:3px;margin-bottom:4px}
 .files .name{font-weight:600;font-size:13px}
 .reactions{display:flex;gap:4px;margin-top:4px}.reaction{background:var(--chip);border-radius:10px;padding:0 8px;font-size:12px}
 `;
