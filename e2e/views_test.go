@@ -226,8 +226,8 @@ func TestTheThreadViewShowsAChannelsPostsWithTheirAttachmentsByNameAndSize(t *te
 	}
 	tab := hostView(t, page, res, args, "light", laptopWidth, c)
 	files := pollJS[string](t, tab, "the view shows the attachment", inView(`[...d.querySelectorAll(".files")].map(e => e.textContent).join(" | ")`))
-	if !strings.Contains(files, name) || !strings.Contains(files, "2.9 KB") {
-		t.Errorf("the attachment shows as %q, want its name as text and its size", files)
+	if !strings.Contains(files, name+"2.9 KB") || !strings.HasSuffix(files, "chart.png118 B · image/png") {
+		t.Errorf("the attachments show as %q, want each name as text and its size, the older post first", files)
 	}
 	if live := evalJS[float64](t, tab, inView(`d.querySelectorAll("img:not(.thumb),[onerror]").length + (f.contentWindow.pwned ? 1 : 0)`)); live != 0 {
 		t.Errorf("the file name became live: %v", live)

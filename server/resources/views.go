@@ -21,7 +21,8 @@ const (
 	// ViewMIMEType is the MCP Apps profile of HTML.
 	ViewMIMEType = "text/html;profile=mcp-app"
 	// MaxViewScriptBytes bounds a view's script read from the bundle: the
-	// thread view is about 120 KiB; a larger file is not ours.
+	// thread view is about 520 KiB (the ext-apps SDK with its dependencies);
+	// a larger file is not ours.
 	MaxViewScriptBytes = 1 << 20
 )
 

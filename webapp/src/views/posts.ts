@@ -52,7 +52,8 @@ export function renderPage(doc: Document, root: HTMLElement, data: unknown, opts
     const posts = Array.isArray(page.posts) ? page.posts.slice(0, maxPosts) : [];
     if (page.channel) {
         // read_channel answers newest first; Mattermost shows a channel oldest at the top.
-        posts.sort((a, b) => Date.parse(str(a.time)) - Date.parse(str(b.time)));
+        // Times may be equal to the second, so the order is reversed, not sorted.
+        posts.reverse();
     }
     const title = channelTitle(page, posts);
     if (title) {
