@@ -238,3 +238,27 @@ func TestTheThreadViewShowsAChannelsPostsWithTheirAttachmentsByNameAndSize(t *te
 	}
 	shoot(t, tab, laptopWidth, "channel-view-light")
 }
+
+func TestTheThreadViewShowsWhatCarolFoundInTwoChannelsEachWithItsChannel(t *testing.T) {
+	carol := newPerson(t, "carol")
+	word := uniq(t, "zebrafound")
+	var names []string
+	for _, prefix := range []string{"vfa-", "vfb-"} {
+		ch := createChannel(t, carol, uniq(t, prefix), "Found "+prefix, model.ChannelTypeOpen)
+		createPost(t, carol, ch.Id, "the "+word+" is here", "")
+		names = append(names, ch.Name)
+	}
+	c := connect(t, mm.URL, carol.Token)
+	page := threadViewPage(t, c)
+	args := map[string]any{"terms": word}
+	res := call(t, c, "search_posts", args)
+	if res.IsError {
+		t.Fatalf("search_posts: %s", text(res))
+	}
+	tab := hostView(t, page, res, args, "dark", phoneWidth)
+	shown := pollJS[string](t, tab, "the view names each found post's channel", inView(`[...d.querySelectorAll(".post .in")].map(e => e.textContent).sort().join(" ")`))
+	if want := "~" + names[0] + " ~" + names[1]; shown != want {
+		t.Errorf("the found posts name %q, want %q", shown, want)
+	}
+	shoot(t, tab, phoneWidth, "search-view-dark")
+}
