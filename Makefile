@@ -34,11 +34,12 @@ dist/platforms.txt: FORCE
 	@mkdir -p dist && echo '$(PLATFORMS)' | cmp -s - $@ || echo '$(PLATFORMS)' > $@
 
 $(BUNDLE): $(SERVER_BINARIES) webapp plugin.json assets/icon.svg dist/platforms.txt
-	rm -rf dist/bundle && mkdir -p dist/bundle/$(PLUGIN_ID)/server/dist dist/bundle/$(PLUGIN_ID)/webapp/dist
+	rm -rf dist/bundle && mkdir -p dist/bundle/$(PLUGIN_ID)/server/dist dist/bundle/$(PLUGIN_ID)/webapp/dist/views
 	cp plugin.json dist/bundle/$(PLUGIN_ID)/
 	cp -r assets dist/bundle/$(PLUGIN_ID)/
 	cp $(SERVER_BINARIES) dist/bundle/$(PLUGIN_ID)/server/dist/
 	cp webapp/dist/main.js dist/bundle/$(PLUGIN_ID)/webapp/dist/
+	cp webapp/dist/views/thread.js dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
 	tar -czf $@ -C dist/bundle $(PLUGIN_ID)
 	rm -rf dist/bundle
 	@echo "bundle: $@ ($$(du -h $@ | cut -f1))"

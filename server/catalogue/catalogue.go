@@ -69,7 +69,10 @@ type Tool struct {
 	// OutputSchema is the JSON schema of the structured result, derived
 	// from the result struct by Define the same way.
 	OutputSchema json.RawMessage
-	Handler      server.ToolHandlerFunc
+	// View is the MCP Apps view (a ui:// resource) a client that renders
+	// apps shows the structured result in; "" for none.
+	View    string
+	Handler server.ToolHandlerFunc
 }
 
 // Writes reports whether the tool changes anything in Mattermost, even
@@ -148,7 +151,17 @@ func (t Tool) MCP() mcp.Tool {
 			IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
 			OpenWorldHint:   mcp.ToBoolPtr(t.Hints.OpenWorld),
 		},
+		Meta: viewMeta(t.View),
 	}
+}
+
+// viewMeta is the tool's _meta naming its view, as the MCP Apps extension
+// reads it; nil without a view.
+func viewMeta(view string) *mcp.Meta {
+	if view == "" {
+		return nil
+	}
+	return mcp.NewMetaFromMap(map[string]any{"ui": map[string]any{"resourceUri": view}})
 }
 
 // AlwaysOffered is the one tool of no toolset, offered whatever the

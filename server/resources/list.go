@@ -34,6 +34,11 @@ func (s *Set) List(ctx context.Context, cursor string, c config.Configuration) (
 		return nil, "", err
 	}
 	var all []mcp.Resource
+	for _, t := range s.templates {
+		if t.Static() && s.Offered(t, c) {
+			all = append(all, t.Resource())
+		}
+	}
 	if s.list != nil {
 		entries, err := s.list(ctx, func(uriTemplate string) bool {
 			for _, t := range s.templates {
@@ -130,7 +135,7 @@ func (v Serving) Templates() []string {
 	cfg := v.current()
 	var offered []string
 	for _, t := range v.set.templates {
-		if v.set.Offered(t, cfg) {
+		if v.set.Offered(t, cfg) && !t.Static() {
 			offered = append(offered, t.URITemplate)
 		}
 	}

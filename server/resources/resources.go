@@ -54,6 +54,8 @@ type Template struct {
 	Description string
 	// MIMEType is set only when every resource of the template has it.
 	MIMEType string
+	// Meta is the _meta of what Read answers (a view's CSP); nil for none.
+	Meta map[string]any
 	// Priority is the annotation clients may order attachments by.
 	Priority float64
 	// Tool reads the same thing: the template is offered exactly while the
@@ -180,7 +182,12 @@ func (s *Set) Read(ctx context.Context, uri string, c config.Configuration) ([]m
 	if err != nil {
 		return nil, err
 	}
-	return Contents(uri, a), nil
+	out := Contents(uri, a)
+	if tc, ok := out[0].(mcp.TextResourceContents); ok && t.MIMEType != "" {
+		tc.MIMEType, tc.Meta = t.MIMEType, t.Meta
+		out[0] = tc
+	}
+	return out, nil
 }
 
 func (s *Set) forms() string {

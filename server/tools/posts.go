@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/postcontent"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 )
 
 // Bounds of the post tools.
@@ -225,6 +226,7 @@ func readChannel(d Deps) catalogue.Tool {
 		Title:       "Read a Mattermost channel",
 		Description: "Reads a channel's posts, newest first, paged, optionally since or before a time; each attachment carries the file_id read_file takes.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
+		View: resources.ThreadView,
 	}, d.readChannel)
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/paging"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 )
 
 // The post tools that list a thread, a search or a channel's pinned and
@@ -34,6 +35,7 @@ func readThread(d Deps) catalogue.Tool {
 		Title:       "Read a Mattermost thread",
 		Description: "Reads a whole thread from any of its posts (id or permalink): the root post, then the replies oldest first, paged.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
+		View: resources.ThreadView,
 	}, d.readThread)
 }
 
@@ -117,6 +119,7 @@ func searchPosts(d Deps) catalogue.Tool {
 		Title:       "Search Mattermost posts",
 		Description: "Searches the posts you can read with Mattermost's search syntax, in one team or all of yours, newest first, paged, with channels and attachments.",
 		Hints:       readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetChannels,
+		View: resources.ThreadView,
 	}, d.searchPosts)
 }
 

@@ -1,0 +1,264 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
+)
+
+// viewHost is a small MCP Apps host, as a client that shows apps is: it puts
+// the view's page (read with resources/read) into a sandboxed frame and
+// answers the view's ui/initialize over postMessage with its context (theme,
+// time zone), then hands it the tool's result. The frame also gets
+// allow-same-origin, only so the test can read what the view drew; the
+// page's own CSP still applies inside it.
+const viewHost = `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style>
+body{margin:0;background:%[1]s}iframe{border:0;width:100%%;display:block;height:200px}</style></head>
+<body><iframe id="view" sandbox="allow-scripts allow-same-origin"></iframe><script>
+const data = %[2]s;
+const frame = document.getElementById("view");
+window.addEventListener("message", (e) => {
+  if (e.source !== frame.contentWindow) return;
+  const m = e.data || {};
+  const reply = (result) => frame.contentWindow.postMessage({jsonrpc: "2.0", id: m.id, result}, "*");
+  if (m.method === "ui/initialize") {
+    reply({protocolVersion: m.params.protocolVersion, hostInfo: {name: "e2e-host", version: "1"},
+      hostCapabilities: data.serverTools ? {serverTools: {}} : {}, hostContext: {theme: data.theme, timeZone: data.timeZone, locale: "en-US", displayMode: "inline"}});
+  } else if (m.method === "ui/notifications/initialized") {
+    frame.contentWindow.postMessage({jsonrpc: "2.0", method: "ui/notifications/tool-input", params: {arguments: data.args}}, "*");
+    frame.contentWindow.postMessage({jsonrpc: "2.0", method: "ui/notifications/tool-result", params: data.result}, "*");
+  } else if (m.method === "tools/call") {
+    fetch("/call", {method: "POST", body: JSON.stringify(m.params)}).then((r) => r.json()).then(reply);
+  } else if (m.method === "ui/notifications/size-changed") {
+    if (m.params && m.params.height) frame.style.height = Math.ceil(m.params.height) + "px";
+  } else if (m.id !== undefined) {
+    reply({});
+  }
+});
+frame.srcdoc = data.page;
+</script></body></html>`
+
+// hostView serves the host page with the view's page and a tool result and
+// opens it in a fresh headless Chromium at width. With a client, the host
+// passes the view's read_file calls to the server as that client's person
+// (serverTools), as a real host does over its own connection.
+func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[string]any, theme string, width int64, as ...*client.Client) context.Context {
+	t.Helper()
+	raw, err := json.Marshal(map[string]any{"page": page, "result": result, "args": args, "theme": theme, "timeZone": "Asia/Tokyo", "serverTools": len(as) > 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg := "#fff"
+	if theme == "dark" {
+		bg = "#191b1f"
+	}
+	// The data is JSON inside a script: "<" is escaped so no post can end it.
+	data := strings.ReplaceAll(string(raw), "<", `\u003c`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/call" {
+			var req struct {
+				Name      string         `json:"name"`
+				Arguments map[string]any `json:"arguments"`
+			}
+			if len(as) == 0 || json.NewDecoder(r.Body).Decode(&req) != nil || req.Name != "read_file" {
+				http.Error(w, "this host passes only read_file", http.StatusBadRequest)
+				return
+			}
+			res, err := as[0].CallTool(r.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: req.Name, Arguments: req.Arguments}})
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			_ = json.NewEncoder(w).Encode(res)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = fmt.Fprintf(w, viewHost, bg, data)
+	}))
+	t.Cleanup(srv.Close)
+	tab, closeBrowser, err := mm.Browser(context.Background())
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	t.Cleanup(closeBrowser)
+	atWidth(t, tab, width, 900)
+	step(t, tab, chromedp.Navigate(srv.URL))
+	return tab
+}
+
+// inView is expression evaluated on the view's document (d).
+func inView(expression string) string {
+	return `(() => { const f = document.getElementById("view"); const d = f && f.contentDocument; if (!d) return null; return (` + expression + `); })()`
+}
+
+// threadViewPage reads the view's page as carol's client would, checking
+// read_thread names it.
+func threadViewPage(t *testing.T, c *client.Client) string {
+	t.Helper()
+	ctx := context.Background()
+	listed, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, tool := range listed.Tools {
+		if tool.Meta == nil {
+			continue
+		}
+		if ui, ok := tool.Meta.AdditionalFields["ui"].(map[string]any); ok && ui["resourceUri"] == resources.ThreadView {
+			named++
+		}
+	}
+	if named != 3 {
+		t.Fatalf("%d tools name %s, want read_thread, read_channel and search_posts", named, resources.ThreadView)
+	}
+	res, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: resources.ThreadView}})
+	if err != nil {
+		t.Fatalf("read the view: %v", err)
+	}
+	page, ok := res.Contents[0].(mcp.TextResourceContents)
+	if !ok || page.MIMEType != resources.ViewMIMEType || !strings.Contains(page.Text, "Content-Security-Policy") {
+		t.Fatalf("the view is not an MCP App page: %+v", res.Contents[0])
+	}
+	return page.Text
+}
+
+const viewXSS = `<img src=x onerror="window.pwned=1"> [click](javascript:window.pwned=1)`
+
+func TestTheThreadViewShowsTheThreadCarolReadAtPhoneAndLaptopWidthInBothThemes(t *testing.T) {
+	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
+	ch := createChannel(t, dave, uniq(t, "view-"), "Launch <img src=x onerror=pwned=1>", model.ChannelTypeOpen)
+	if _, _, err := mm.Client(dave).AddChannelMember(context.Background(), ch.Id, carol.ID); err != nil {
+		t.Fatal(err)
+	}
+	root := createPost(t, dave, ch.Id, "What did we decide about the **launch**? Plan: https://example.com/plan\n- ship friday\n- `flags` on\n"+viewXSS, "")
+	createPost(t, carol, ch.Id, "> ship friday\nAgreed, I will write the _notes_.", root.Id)
+	c := connect(t, mm.URL, carol.Token)
+	page := threadViewPage(t, c)
+	args := map[string]any{"post": root.Id}
+	res := call(t, c, "read_thread", args)
+	if res.IsError {
+		t.Fatalf("read_thread: %s", text(res))
+	}
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	day := time.UnixMilli(root.CreateAt).In(tokyo).Format("Jan 2, 2006")
+	for _, theme := range []string{"light", "dark"} {
+		for _, width := range []int64{phoneWidth, laptopWidth} {
+			tab := hostView(t, page, res, args, theme, width)
+			if n := pollJS[int](t, tab, "the view shows both posts", inView(`d.querySelectorAll(".post").length`)); n != 2 {
+				t.Fatalf("%d posts shown, want 2", n)
+			}
+			got := evalJS[map[string]any](t, tab, inView(`({
+				authors: [...d.querySelectorAll(".author")].map(e => e.textContent),
+				time: d.querySelector(".time").textContent,
+				permalink: d.querySelector("a.time").href,
+				bold: d.querySelector("strong") && d.querySelector("strong").textContent,
+				theme: d.documentElement.dataset.theme || "",
+				onAttrs: [...d.querySelectorAll("*")].filter(e => [...e.attributes].some(a => a.name.startsWith("on"))).length,
+				imgs: d.querySelectorAll("img,script:not(:first-of-type)").length,
+				badLinks: [...d.querySelectorAll("a")].filter(a => !/^https?:/.test(a.href)).length,
+				pwned: !!(window.pwned || f.contentWindow.pwned),
+				wide: d.documentElement.scrollWidth,
+			})`))
+			if fmt.Sprint(got["authors"]) != fmt.Sprintf("[@%s @%s]", dave.Username, carol.Username) || !strings.Contains(got["time"].(string), day) ||
+				!strings.Contains(got["permalink"].(string), "/pl/"+root.Id) || got["bold"] != "launch" || got["theme"] != theme {
+				t.Errorf("%s %dpx: the view shows %v; want @%s then @%s, %s in Tokyo, the permalink, the bold word", theme, width, got, dave.Username, carol.Username, day)
+			}
+			if got["onAttrs"].(float64) != 0 || got["imgs"].(float64) != 0 || got["badLinks"].(float64) != 0 || got["pwned"] == true {
+				t.Errorf("%s %dpx: something a post holds became live: %v", theme, width, got)
+			}
+			if got["wide"].(float64) > float64(width) {
+				t.Errorf("%s %dpx: the view scrolls sideways: %v wide", theme, width, got["wide"])
+			}
+			shoot(t, tab, width, "thread-view-"+theme)
+		}
+	}
+}
+
+func TestTheThreadViewNeverShowsAThreadThePersonCannotRead(t *testing.T) {
+	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
+	priv := createChannel(t, dave, uniq(t, "vpriv-"), "Dave alone", model.ChannelTypePrivate)
+	root := createPost(t, dave, priv.Id, "the zebra-secret plan", "")
+	c := connect(t, mm.URL, carol.Token)
+	page := threadViewPage(t, c)
+	if strings.Contains(page, "zebra-secret") {
+		t.Fatal("the view's page holds post data")
+	}
+	args := map[string]any{"post": root.Id}
+	res := call(t, c, "read_thread", args)
+	if !res.IsError {
+		t.Fatalf("carol read dave's private thread: %s", text(res))
+	}
+	tab := hostView(t, page, res, args, "light", laptopWidth)
+	shown := pollJS[string](t, tab, "the view has drawn the result", inView(`d.querySelector(".empty") ? d.body.textContent : ""`))
+	if strings.Contains(shown, "zebra") || !strings.Contains(shown, "No posts to show") {
+		t.Fatalf("the view shows %q for a thread carol cannot read", shown)
+	}
+}
+
+func TestTheThreadViewShowsAChannelsPostsWithTheirAttachmentsByNameAndSize(t *testing.T) {
+	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
+	ch := createChannel(t, dave, uniq(t, "vfile-"), "View files", model.ChannelTypeOpen)
+	if _, _, err := mm.Client(dave).AddChannelMember(context.Background(), ch.Id, carol.ID); err != nil {
+		t.Fatal(err)
+	}
+	name := `<img src=x onerror=pwned=1>.txt`
+	postFiles(t, dave, ch.Id, "the notes, attached", map[string][]byte{name: []byte(strings.Repeat("n", 3000))})
+	postFiles(t, dave, ch.Id, "the chart", map[string][]byte{"chart.png": tinyPNG(t)})
+	c := connect(t, mm.URL, carol.Token)
+	page := threadViewPage(t, c)
+	args := map[string]any{"channel": ch.Id}
+	res := call(t, c, "read_channel", args)
+	if res.IsError {
+		t.Fatalf("read_channel: %s", text(res))
+	}
+	tab := hostView(t, page, res, args, "light", laptopWidth, c)
+	files := pollJS[string](t, tab, "the view shows the attachment", inView(`[...d.querySelectorAll(".files")].map(e => e.textContent).join(" | ")`))
+	if !strings.Contains(files, name+"2.9 KB") || !strings.HasSuffix(files, "chart.png118 B · image/png") {
+		t.Errorf("the attachments show as %q, want each name as text and its size, the older post first", files)
+	}
+	if live := evalJS[float64](t, tab, inView(`d.querySelectorAll("img:not(.thumb),[onerror]").length + (f.contentWindow.pwned ? 1 : 0)`)); live != 0 {
+		t.Errorf("the file name became live: %v", live)
+	}
+	thumb := pollJS[string](t, tab, "the view draws the image's thumbnail, read as carol", inView(`(() => { const i = d.querySelector("img.thumb"); return i && i.complete && i.naturalWidth > 0 ? i.src : ""; })()`))
+	if !strings.HasPrefix(thumb, "data:image/png;base64,") {
+		t.Errorf("the thumbnail is drawn from %.40s, want read_file's image data", thumb)
+	}
+	shoot(t, tab, laptopWidth, "channel-view-light")
+}
+
+func TestTheThreadViewShowsWhatCarolFoundInTwoChannelsEachWithItsChannel(t *testing.T) {
+	carol := newPerson(t, "carol")
+	word := uniq(t, "zebrafound")
+	var names []string
+	for _, prefix := range []string{"vfa-", "vfb-"} {
+		ch := createChannel(t, carol, uniq(t, prefix), "Found "+prefix, model.ChannelTypeOpen)
+		createPost(t, carol, ch.Id, "the "+word+" is here", "")
+		names = append(names, ch.Name)
+	}
+	c := connect(t, mm.URL, carol.Token)
+	page := threadViewPage(t, c)
+	args := map[string]any{"terms": word}
+	res := call(t, c, "search_posts", args)
+	if res.IsError {
+		t.Fatalf("search_posts: %s", text(res))
+	}
+	tab := hostView(t, page, res, args, "dark", phoneWidth)
+	shown := pollJS[string](t, tab, "the view names each found post's channel", inView(`[...d.querySelectorAll(".post .in")].map(e => e.textContent).sort().join(" ")`))
+	if want := "~" + names[0] + " ~" + names[1]; shown != want {
+		t.Errorf("the found posts name %q, want %q", shown, want)
+	}
+	shoot(t, tab, phoneWidth, "search-view-dark")
+}

@@ -1,0 +1,77 @@
+package resources
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// MCP Apps views (the ext-apps extension): a tool names a ui:// resource in
+// its _meta.ui.resourceUri; a client that renders apps reads the resource
+// once and shows it in the conversation, handing it the tool's structured
+// result. A client without apps ignores both.
+const (
+	// ThreadView shows the posts read_thread, read_channel and search_posts
+	// answer, as Mattermost shows them.
+	ThreadView = "ui://mattermost/thread"
+	// ViewMIMEType is the MCP Apps profile of HTML.
+	ViewMIMEType = "text/html;profile=mcp-app"
+	// MaxViewScriptBytes bounds a view's script read from the bundle: the
+	// thread view is about 520 KiB (the ext-apps SDK with its dependencies);
+	// a larger file is not ours.
+	MaxViewScriptBytes = 1 << 20
+)
+
+// Static reports a template without variables: one resource, listed in
+// resources/list rather than as a template.
+func (t Template) Static() bool { return len(t.Vars()) == 0 }
+
+// Resource is a static template as resources/list lists it.
+func (t Template) Resource() mcp.Resource {
+	r := mcp.NewResource(t.URITemplate, t.Name, mcp.WithResourceDescription(t.Description), mcp.WithMIMEType(t.MIMEType))
+	r.Title = t.Title
+	return r
+}
+
+// View is the template of a view whose script the plugin's bundle holds
+// (script reads it; built by webapp/vite.views.config.ts), offered while
+// tool is. The page loads nothing from outside: its CSP allows only its
+// own inline script (by hash) and style, and images given as data.
+func View(uri, name, title, description, tool string, script func() ([]byte, error)) Template {
+	return Template{
+		URITemplate: uri, Name: name, Title: title, Description: description, Tool: tool,
+		MIMEType: ViewMIMEType, Priority: 0.1,
+		// No domains: the host allows no connection and no external load.
+		Meta: map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{}, "resourceDomains": []string{}}, "prefersBorder": true}},
+		Read: func(context.Context, map[string]string) (Answer, error) {
+			js, err := script()
+			if err != nil {
+				return Answer{}, fmt.Errorf("the view %s is not in this plugin bundle (%w): reinstall the plugin built with `make dist`", uri, err)
+			}
+			return Answer{Text: Page(title, js)}, nil
+		},
+	}
+}
+
+// Page is the HTML of a view: one inline script, allowed by its hash, and
+// nothing else that runs.
+func Page(title string, js []byte) string {
+	// A script cannot end its own element early: the bundle never holds
+	// "</script", but a stray one would cut the page, so it is escaped.
+	body := strings.ReplaceAll(string(js), "</script", `<\/script`)
+	sum := sha256.Sum256([]byte(body))
+	csp := "default-src 'none'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
+		"'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+	return `<!doctype html><html><head><meta charset="utf-8">` +
+		`<meta http-equiv="Content-Security-Policy" content="` + csp + `">` +
+		`<meta name="viewport" content="width=device-width, initial-scale=1">` +
+		`<title>` + htmlEscape(title) + `</title></head><body><main id="root"></main><script>` + body + `</script></body></html>`
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}

@@ -1,0 +1,211 @@
+// Renders the structured result of read_thread, read_channel and
+// search_posts (a page of posts, tools.PostPage on the server) as Mattermost
+// shows posts. Everything comes from the person's own tool call; nothing is
+// fetched. Every string is set as text, never parsed as HTML.
+
+import {renderMarkdown, safeHref} from './markdown';
+
+export type FileRef = {file_id: string; name: string; type: string; size: number};
+export type Post = {
+    id: string;
+    channel_name?: string;
+    author: string;
+    time: string;
+    message: string;
+    message_cut?: boolean;
+    root_id?: string;
+    reply_count?: number;
+    type?: string;
+    attachments?: FileRef[];
+    permalink: string;
+    reactions?: Array<{emoji: string; count: number}>;
+};
+export type PostPage = {
+    channel?: {name?: string; display_name?: string; team?: string};
+    posts?: Post[];
+    next_cursor?: string;
+    complete?: boolean;
+};
+
+export type Image = {mimeType: string; data: string};
+export type Options = {
+    timeZone?: string;
+    locale?: string;
+
+    // thumbnail reads an attached image as the person (read_file through
+    // the host); absent when the host cannot call the server's tools.
+    thumbnail?: (fileId: string) => Promise<Image | null>;
+};
+
+// Thumbnails a page loads at most: each is a read_file call of the person's.
+export const maxThumbnails = 8;
+
+// The image types a thumbnail is drawn from; read_file scales them.
+const thumbnailTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+// A page holds at most 100 posts (the tools' own bound); more is not ours.
+const maxPosts = 200;
+
+export function renderPage(doc: Document, root: HTMLElement, data: unknown, opts: Options = {}) {
+    root.replaceChildren();
+    const page = (data && typeof data === 'object' ? data : {}) as PostPage;
+    const posts = Array.isArray(page.posts) ? page.posts.slice(0, maxPosts) : [];
+    if (page.channel) {
+        // read_channel answers newest first; Mattermost shows a channel oldest at the top.
+        // Times may be equal to the second, so the order is reversed, not sorted.
+        posts.reverse();
+    }
+    const title = channelTitle(page, posts);
+    if (title) {
+        const h = el(doc, 'header', 'channel', title);
+        root.appendChild(h);
+    }
+    if (posts.length === 0) {
+        root.appendChild(el(doc, 'p', 'empty', 'No posts to show.'));
+        return;
+    }
+
+    // Each post names its channel only when the page spans several (search).
+    const oneChannel = Boolean(page.channel) || new Set(posts.map((p) => str(p.channel_name))).size === 1;
+    const list = doc.createElement('ol');
+    list.className = 'posts';
+    for (const p of posts) {
+        list.appendChild(renderPost(doc, p, opts, oneChannel));
+    }
+    root.appendChild(list);
+    if (page.complete === false || page.next_cursor) {
+        root.appendChild(el(doc, 'p', 'more', 'More posts follow: ask for the next page.'));
+    }
+    addThumbnails(doc, root, opts);
+}
+
+// addThumbnails puts each image attachment's thumbnail before its name,
+// drawn only from base64 data of an image type (CSP: img-src data:).
+export function addThumbnails(doc: Document, root: HTMLElement, opts: Options): Promise<void> {
+    const read = opts.thumbnail;
+    if (!read) {
+        return Promise.resolve();
+    }
+    const items = Array.from(root.querySelectorAll<HTMLElement>('.files li[data-image]')).slice(0, maxThumbnails);
+    return Promise.all(items.map(async (item) => {
+        const img = await read(item.dataset.fileId || '').catch(() => null);
+        if (!img || item.querySelector('.thumb') || !thumbnailTypes.has(img.mimeType) || !(/^[A-Za-z0-9+/]+=*$/).test(img.data)) {
+            return;
+        }
+        const e = doc.createElement('img');
+        e.className = 'thumb';
+        e.alt = item.querySelector('.name')?.textContent || '';
+        e.src = `data:${img.mimeType};base64,${img.data}`;
+        item.prepend(e);
+    })).then(() => undefined);
+}
+
+function channelTitle(page: PostPage, posts: Post[]): string {
+    const c = page.channel;
+    const name = str(c?.display_name) || str(c?.name);
+    if (name) {
+        return name;
+    }
+    const names = new Set(posts.map((p) => str(p.channel_name)).filter(Boolean));
+    return names.size === 1 ? [...names][0] : '';
+}
+
+function renderPost(doc: Document, p: Post, opts: Options, oneChannel: boolean): HTMLElement {
+    const li = doc.createElement('li');
+    li.className = p.root_id ? 'post reply' : 'post';
+    const head = doc.createElement('div');
+    head.className = 'head';
+    head.appendChild(el(doc, 'span', 'author', str(p.author) || 'someone'));
+    const when = formatTime(str(p.time), opts);
+    const href = safeHref(str(p.permalink));
+    if (href) {
+        const a = doc.createElement('a');
+        a.className = 'time';
+        a.href = href;
+        a.target = '_blank';
+        a.rel = 'noopener noreferrer';
+        a.textContent = when;
+        a.title = 'Open in Mattermost';
+        head.appendChild(a);
+    } else {
+        head.appendChild(el(doc, 'span', 'time', when));
+    }
+    const channel = str(p.channel_name);
+    if (channel && !oneChannel) {
+        head.appendChild(el(doc, 'span', 'in', channel.startsWith('~') ? channel : '~' + channel));
+    }
+    li.appendChild(head);
+    const body = doc.createElement('div');
+    body.className = p.type ? 'body system' : 'body';
+    body.appendChild(renderMarkdown(doc, str(p.message)));
+    if (p.message_cut) {
+        body.appendChild(el(doc, 'p', 'cut', '… (cut: open the post to read it all)'));
+    }
+    li.appendChild(body);
+    const files = Array.isArray(p.attachments) ? p.attachments : [];
+    if (files.length > 0) {
+        const ul = doc.createElement('ul');
+        ul.className = 'files';
+        for (const f of files) {
+            const item = doc.createElement('li');
+            item.dataset.fileId = str(f.file_id);
+            if (thumbnailTypes.has(str(f.type).split(';')[0].trim())) {
+                item.dataset.image = '';
+            }
+            item.appendChild(el(doc, 'span', 'name', str(f.name)));
+            item.appendChild(el(doc, 'span', 'size', formatSize(f.size) + (f.type ? ' · ' + str(f.type) : '')));
+            ul.appendChild(item);
+        }
+        li.appendChild(ul);
+    }
+    const reactions = Array.isArray(p.reactions) ? p.reactions : [];
+    if (reactions.length > 0) {
+        const r = doc.createElement('div');
+        r.className = 'reactions';
+        for (const x of reactions) {
+            r.appendChild(el(doc, 'span', 'reaction', ':' + str(x.emoji) + ': ' + String(Number(x.count) || 0)));
+        }
+        li.appendChild(r);
+    }
+    if (p.reply_count && p.reply_count > 0 && !p.root_id) {
+        li.appendChild(el(doc, 'div', 'replies', p.reply_count === 1 ? '1 reply' : `${Number(p.reply_count)} replies`));
+    }
+    return li;
+}
+
+export function formatTime(iso: string, opts: Options): string {
+    const t = new Date(iso);
+    if (isNaN(t.getTime())) {
+        return iso;
+    }
+    const fmt = (tz?: string) => new Intl.DateTimeFormat(opts.locale || 'en-US', {
+        dateStyle: 'medium', timeStyle: 'short', timeZone: tz,
+    }).format(t);
+    try {
+        return fmt(opts.timeZone);
+    } catch {
+        return fmt(undefined); // a time zone the browser does not know
+    }
+}
+
+export function formatSize(n: number): string {
+    const b = Number(n) || 0;
+    if (b < 1024) {
+        return `${b} B`;
+    }
+    if (b < 1024 * 1024) {
+        return `${(b / 1024).toFixed(1)} KB`;
+    }
+    return `${(b / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+function str(v: unknown): string {
+    return typeof v === 'string' ? v : '';
+}
+
+function el(doc: Document, tag: string, cls: string, text: string): HTMLElement {
+    const e = doc.createElement(tag);
+    e.className = cls;
+    e.textContent = text;
+    return e;
+}

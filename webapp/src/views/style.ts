@@ -1,0 +1,29 @@
+// The view's styles, Mattermost's own colours (Denim light, Onyx dark).
+export const css = `
+:root{--bg:#fff;--fg:#3f4350;--muted:rgba(63,67,80,.64);--line:rgba(63,67,80,.12);--link:#1c58d9;--code:rgba(63,67,80,.06);--chip:rgba(28,88,217,.08);color-scheme:light}
+:root[data-theme=dark]{--bg:#191b1f;--fg:#e3e4e8;--muted:rgba(227,228,232,.64);--line:rgba(227,228,232,.12);--link:#5d89ea;--code:rgba(227,228,232,.08);--chip:rgba(93,137,234,.16);color-scheme:dark}
+@media (prefers-color-scheme:dark){:root:not([data-theme=light]){--bg:#191b1f;--fg:#e3e4e8;--muted:rgba(227,228,232,.64);--line:rgba(227,228,232,.12);--link:#5d89ea;--code:rgba(227,228,232,.08);--chip:rgba(93,137,234,.16);color-scheme:dark}}
+*{box-sizing:border-box}
+body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 "Open Sans",-apple-system,"Segoe UI",Roboto,sans-serif}
+main{max-width:880px;margin:0 auto;padding:8px 12px}
+.channel{font-weight:600;font-size:15px;padding:6px 0 8px;border-bottom:1px solid var(--line)}
+.posts{list-style:none;margin:0;padding:0}
+.post{padding:10px 0;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
+.post.reply{padding-left:16px;border-left:2px solid var(--line);margin-left:4px}
+.head{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:baseline}
+.author{font-weight:600}
+.time,.in,.size,.replies,.more,.cut,.empty{color:var(--muted);font-size:12px}
+a{color:var(--link);text-decoration:none}a:hover{text-decoration:underline}
+a.time{color:var(--muted)}
+.body p{margin:4px 0}.body.system{color:var(--muted);font-style:italic}
+pre{background:var(--code);padding:8px;border-radius:4px;overflow-x:auto;white-space:pre-wrap}
+code{background:var(--code);padding:0 3px;border-radius:3px;font:12px/1.4 Menlo,Consolas,monospace}
+pre code{background:none;padding:0}
+blockquote{margin:4px 0;padding-left:10px;border-left:3px solid var(--line);color:var(--muted)}
+ul{margin:4px 0;padding-left:20px}
+.files{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:6px}
+.files li{border:1px solid var(--line);border-radius:4px;padding:4px 8px;display:flex;flex-direction:column;max-width:100%}
+.files .thumb{display:block;max-width:240px;max-height:160px;width:auto;height:auto;object-fit:contain;border-radius:3px;margin-bottom:4px}
+.files .name{font-weight:600;font-size:13px}
+.reactions{display:flex;gap:4px;margin-top:4px}.reaction{background:var(--chip);border-radius:10px;padding:0 8px;font-size:12px}
+`;

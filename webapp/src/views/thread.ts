@@ -1,0 +1,79 @@
+// The thread view (ui://mattermost/thread): an MCP App the client shows for
+// read_thread, read_channel and search_posts. The host hands it the tool's
+// structured result over postMessage (the ext-apps App class); it renders
+// that and nothing else: no fetch, no external load (the page's CSP forbids
+// both).
+
+import {App} from '@modelcontextprotocol/ext-apps/app-with-deps';
+
+import {addThumbnails, renderPage, type Image, type Options} from './posts';
+import {css} from './style';
+
+type HostContext = {theme?: string; timeZone?: string; locale?: string};
+
+const style = document.createElement('style');
+style.textContent = css;
+document.head.appendChild(style);
+
+const root = document.getElementById('root') as HTMLElement;
+const opts: Options = {};
+let last: unknown = null;
+
+function applyContext(ctx: HostContext | undefined) {
+    if (!ctx) {
+        return;
+    }
+    if (ctx.theme === 'dark' || ctx.theme === 'light') {
+        document.documentElement.dataset.theme = ctx.theme;
+    }
+    opts.timeZone = ctx.timeZone || opts.timeZone;
+    opts.locale = ctx.locale || opts.locale;
+}
+
+const app = new App({name: 'Mattermost posts', version: '1.0.0'});
+
+// Thumbnails are read as the person, through the host's own connection:
+// read_file checks access and scales the image; the view holds no credential.
+// Each file is read once, whatever re-renders (a theme change); the cache
+// holds at most a few pages' thumbnails.
+const maxCachedThumbnails = 64;
+const thumbnails = new Map<string, Promise<Image | null>>();
+function thumbnail(fileId: string): Promise<Image | null> {
+    let p = thumbnails.get(fileId);
+    if (!p) {
+        if (thumbnails.size >= maxCachedThumbnails) {
+            thumbnails.clear();
+        }
+        p = readThumbnail(fileId);
+        thumbnails.set(fileId, p);
+    }
+    return p;
+}
+
+async function readThumbnail(fileId: string): Promise<Image | null> {
+    const res = await app.callServerTool({name: 'read_file', arguments: {file_id: fileId}});
+    const content = (res.isError ? [] : res.content) as Array<{type: string; mimeType?: string; data?: string}>;
+    const img = content.find((c) => c.type === 'image');
+    return img?.mimeType && img.data ? {mimeType: img.mimeType, data: img.data} : null;
+}
+
+app.ontoolresult = (params) => {
+    last = params.structuredContent ?? null;
+    renderPage(document, root, last, opts);
+};
+app.onhostcontextchanged = (ctx) => {
+    applyContext(ctx as HostContext);
+    if (last) {
+        renderPage(document, root, last, opts);
+    }
+};
+root.textContent = 'Loading posts…';
+app.connect().then(() => {
+    applyContext(app.getHostContext() as HostContext);
+    if (app.getHostCapabilities()?.serverTools) {
+        opts.thumbnail = thumbnail;
+        addThumbnails(document, root, opts); // a result that came first
+    }
+}).catch(() => {
+    root.textContent = 'This view needs a client that shows MCP Apps.';
+});
