@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
@@ -158,7 +160,7 @@ func TestAToolLeftOutIsNeitherListedNorCallableOnEitherNodeAndAnUnknownNameIsRef
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.PluginSettings.Plugins["mcp-server"]["excludedtools"] = "read_chanel"
+	cfg.PluginSettings.Plugins[harness.PluginID]["excludedtools"] = "read_chanel"
 	_, resp, err := admin.UpdateConfig(ctx, cfg)
 	if err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest ||
 		!strings.Contains(err.Error(), `"read_chanel", which is no tool of this plugin`) || !strings.Contains(err.Error(), "read_channel") {

@@ -172,20 +172,24 @@ func TestScheduledPostsAreOfferedOnlyWithALicenceAndTheSettingOnAndAChangeOfTheS
 func TestSavingAToolLeftOutThatIsNoToolIsRefusedOnceTheCatalogueIsKnown(t *testing.T) {
 	cfg := &model.Config{}
 	cfg.SetDefaults()
-	cfg.PluginSettings.Plugins = map[string]map[string]any{"mcp-server": {"excludedtools": "delete_pots"}}
 	p, _ := configuredPlugin(t, cfg)
+	m, err := p.manifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.PluginSettings.Plugins = map[string]map[string]any{m.Id: {"excludedtools": "delete_pots"}}
 	if _, err := p.ConfigurationWillBeSaved(cfg); err != nil {
 		t.Fatalf("before the catalogue exists nothing can be checked, yet the save was refused: %v", err)
 	}
 	known := []string{"delete_post", "read_file"}
 	p.excludable.Store(&known)
-	_, err := p.ConfigurationWillBeSaved(cfg)
+	_, err = p.ConfigurationWillBeSaved(cfg)
 	appErr, ok := err.(*model.AppError)
 	if !ok || appErr.StatusCode != http.StatusBadRequest || !strings.Contains(appErr.Message, `"delete_pots", which is no tool`) ||
 		!strings.Contains(appErr.Message, "delete_post") {
 		t.Fatalf("saving an unknown tool: %#v", err)
 	}
-	cfg.PluginSettings.Plugins["mcp-server"]["excludedtools"] = "delete_post"
+	cfg.PluginSettings.Plugins[m.Id]["excludedtools"] = "delete_post"
 	if _, err := p.ConfigurationWillBeSaved(cfg); err != nil {
 		t.Fatalf("saving a known tool: %v", err)
 	}
