@@ -4,15 +4,19 @@ import {defineConfig} from 'vite';
 // page whose CSP allows that script alone (by hash). They are separate from
 // the webapp bundle: they run in the MCP client's sandboxed frame, not in
 // Mattermost, so they bundle all they use.
+// Vite builds one IIFE per run: VIEW names the view (package.json's build
+// runs each); the first run, the thread view's, empties the folder.
+const view = process.env.VIEW ?? 'thread'; // eslint-disable-line no-process-env
+
 export default defineConfig({
     define: {'process.env.NODE_ENV': JSON.stringify('production')},
     build: {
         outDir: 'dist/views',
-        emptyOutDir: true,
+        emptyOutDir: view === 'thread',
         target: 'es2020',
         minify: true,
         lib: {
-            entry: {thread: 'src/views/thread.ts'},
+            entry: {[view]: `src/views/${view}.ts`},
             formats: ['iife'],
             name: 'McpServerView',
             fileName: (_format, name) => `${name}.js`,

@@ -18,6 +18,9 @@ const (
 	// ThreadView shows the posts read_thread, read_channel and search_posts
 	// answer, as Mattermost shows them.
 	ThreadView = "ui://mattermost/thread"
+	// FileView shows what read_file read: an image, a text or PDF window,
+	// an archive's entries.
+	FileView = "ui://mattermost/file"
 	// ViewMIMEType is the MCP Apps profile of HTML.
 	ViewMIMEType = "text/html;profile=mcp-app"
 	// MaxViewScriptBytes bounds a view's script read from the bundle: the

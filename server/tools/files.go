@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
 )
 
@@ -122,15 +123,16 @@ func fileTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name:        "read_file",
 			Title:       "Read an attachment",
-			Description: "Reads an attachment as content: text in numbered windows (page as each header says), Office files and PDFs as text (a small PDF also as itself), archives as listings, images upright, at most 1568 px, small audio and video as themselves; others described.",
+			Description: "Reads an attachment: text in numbered windows (page as each header says); Office files and PDFs as text (a small PDF also as itself); archives as listings; images upright, max 1568 px; small audio/video as is; the rest described.",
 			Hints:       readOnly,
+			View:        resources.FileView,
 			Effect:      catalogue.ReadsOnly,
 			Toolset:     config.ToolsetFiles,
 		}, d.readFile),
 		catalogue.Define(catalogue.Tool{
 			Name:        "get_file_info",
 			Title:       "Describe an attachment",
-			Description: "Describes an attachment without reading it: name, type, size, who posted it where, and whether read_file can read it. Give file_id, or a permalink and file_name.",
+			Description: "Describes an attachment without reading it: name, type, size, who posted it where, and whether read_file can read it. By file_id, or permalink and file_name.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
 			Toolset:     config.ToolsetFiles,
@@ -138,7 +140,7 @@ func fileTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name:        "search_files",
 			Title:       "Find attachments",
-			Description: "Finds files in your channels by name, extension, channel and date, newest first, ready for read_file. To search the words of posts, use search_posts.",
+			Description: "Finds files in your channels by name, extension, channel and date, newest first, ready for read_file. To search the text of posts, use search_posts.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
 			Toolset:     config.ToolsetFiles,
