@@ -20,12 +20,27 @@ const payloads = [
     '<object data="javascript:window.pwned=1"></object>',
     '<form action="javascript:window.pwned=1"><button>x</button></form>',
     '../../etc/passwd<a href="javascript:window.pwned=1">x</a>',
+    '<a href="javascript:window.pwned=1">x</a>',
+    '<img src="data:image/svg+xml,<svg onload=window.pwned=1>">',
+    '<video><source onerror="window.pwned=1"></video>',
+    '<audio src=x onerror=window.pwned=1>',
+    '<embed src="javascript:window.pwned=1">',
+    '<input autofocus onfocus=window.pwned=1>',
+    '<marquee onstart=window.pwned=1>',
+    '<base href="https://evil.example/">',
+    '<template><script>window.pwned=1</script></template>',
+    '<noscript><p title="</noscript><img src=x onerror=window.pwned=1>">',
+    '\u202egnp.exe<script>window.pwned=1</script>',
+    '\t<img\tsrc=x\tonerror=window.pwned=1>',
+    '&lt;script&gt;window.pwned=1&lt;/script&gt;',
+    '<x onclick=window.pwned=1>click</x>',
+    ['java', 'script:window.pwned=1'].join(''),
 ];
 
 // inert: no element but the view's own, no handler, no link but http(s),
 // no image but one given as data.
 function inert(root: HTMLElement) {
-    expect(root.querySelectorAll('script,svg,iframe,object,embed,style,link,meta,form,math,details,body,button').length).toBe(0);
+    expect(root.querySelectorAll('script,svg,iframe,object,embed,style,link,meta,form,math,details,body,button,video,audio,source,input,marquee,base,template,noscript,x').length).toBe(0);
     for (const e of Array.from(root.querySelectorAll('*'))) {
         for (const a of Array.from(e.attributes)) {
             expect(a.name.startsWith('on'), `${e.tagName} ${a.name}`).toBe(false);
@@ -54,7 +69,7 @@ describe('the file view', () => {
             kind: 'image',
             size: 4000000,
             permalink: 'https://mm.example/t/pl/abc',
-            image: {width: 1176, height: 1568, original_width: 3024, original_height: 4032, turned: true, scaled: true}},
+            image: {width: 1176, height: 1568, original_width: 4032, original_height: 3024, turned: true, scaled: true}},
         [{type: 'text', text: 'photo.jpg: JPEG image'}, {type: 'image', mimeType: 'image/jpeg', data: png}]);
         const img = root.querySelector('img') as HTMLImageElement;
         expect(img.getAttribute('src')).toBe(`data:image/jpeg;base64,${png}`);
@@ -84,8 +99,9 @@ describe('the file view', () => {
         inert(root);
     });
 
-    it('keeps XSS payloads in file names and archive entry names as text', () => {
+    it('keeps thirty XSS payloads in file names and archive entry names as text', () => {
         const lines = payloads.map((p, i) => ` ${i + 1}\t${p}/evil\t${i} B`).join('\n');
+        expect(payloads.length).toBe(30);
         for (const name of payloads) {
             renderFile(document, root, {name, kind: 'archive', size: 10, permalink: ['java', 'script:window.pwned=1'].join('')},
                 [{type: 'text', text: `${name}: zip archive, ${payloads.length} entries\n\n${lines}`}]);

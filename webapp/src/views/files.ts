@@ -92,7 +92,10 @@ export function renderFile(doc: Document, root: HTMLElement, data: unknown, cont
         if (f.image) {
             const notes = [`${f.image.width} × ${f.image.height}`];
             if (f.image.scaled) {
-                notes.push(`scaled from ${f.image.original_width} × ${f.image.original_height}`);
+                // The original as stored; turned a quarter, it stands the other way.
+                const {original_width: ow, original_height: oh, width, height} = f.image;
+                const swap = f.image.turned && (ow > oh) !== (width > height);
+                notes.push(`scaled from ${swap ? oh : ow} × ${swap ? ow : oh}`);
             }
             if (f.image.turned) {
                 notes.push('turned upright');

@@ -29,7 +29,7 @@ ul{margin:4px 0;padding-left:20px}
 .file-head{display:flex;flex-wrap:wrap;gap:4px 10px;align-items:baseline;padding:6px 0 8px;border-bottom:1px solid var(--line)}
 .file-name{font-weight:600;font-size:15px;overflow-wrap:anywhere}
 .about{color:var(--muted);font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere;margin:8px 0}
-.image{margin:8px 0}.image img{display:block;max-width:100%;height:auto;border-radius:4px;border:1px solid var(--line)}
+.image{margin:8px 0}.image img{display:block;max-width:100%;max-height:640px;width:auto;height:auto;object-fit:contain;border-radius:4px;border:1px solid var(--line)}
 .window{font-size:13px;margin:8px 0 4px}
 .lines{font:12px/1.5 Menlo,Consolas,monospace;background:var(--code);border-radius:4px;padding:6px 0}
 .line{display:flex}.line .n{flex:none;min-width:3.5em;padding:0 8px;text-align:right;color:var(--muted);user-select:none}.line .t{white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
