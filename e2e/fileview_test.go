@@ -124,3 +124,21 @@ func TestTheFileViewShowsAPhotoUprightAPDFsTextAndAZipsEntriesAtPhoneAndLaptopWi
 		shoot(t, tab, width, "file-view-zip-light")
 	}
 }
+
+func TestTheFileViewNeverShowsAFileThePersonCannotRead(t *testing.T) {
+	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
+	priv := createChannel(t, dave, uniq(t, "vfpriv-"), "Dave alone", model.ChannelTypePrivate)
+	_, files := postFiles(t, dave, priv.Id, "secret", map[string][]byte{"zebra-secret.txt": []byte("the zebra plan")})
+	c := connect(t, mm.URL, carol.Token)
+	page := fileViewPage(t, c)
+	args := map[string]any{"file_id": files[0].Id}
+	res := call(t, c, "read_file", args)
+	if !res.IsError {
+		t.Fatalf("carol read dave's private file: %s", text(res))
+	}
+	tab := hostView(t, page, res, args, "light", phoneWidth)
+	shown := pollJS[string](t, tab, "the view has drawn the result", inView(`d.querySelector(".file-head") ? d.body.textContent : ""`))
+	if strings.Contains(shown, "zebra") {
+		t.Fatalf("the view shows %q for a file carol cannot read", shown)
+	}
+}
