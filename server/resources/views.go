@@ -18,6 +18,9 @@ const (
 	// ThreadView shows the posts read_thread, read_channel and search_posts
 	// answer, as Mattermost shows them.
 	ThreadView = "ui://mattermost/thread"
+	// PendingView shows a write waiting for the person: where it goes,
+	// the message and files, until when, and the outcome once answered.
+	PendingView = "ui://mattermost/pending"
 	// ViewMIMEType is the MCP Apps profile of HTML.
 	ViewMIMEType = "text/html;profile=mcp-app"
 	// MaxViewScriptBytes bounds a view's script read from the bundle: the
