@@ -12,7 +12,7 @@ export default defineConfig({
         target: 'es2020',
         minify: true,
         lib: {
-            entry: {thread: 'src/views/thread.ts'},
+            entry: {thread: 'src/views/thread.ts', pending: 'src/views/pending.ts'},
             formats: ['iife'],
             name: 'McpServerView',
             fileName: (_format, name) => `${name}.js`,

@@ -27,3 +27,15 @@ ul{margin:4px 0;padding-left:20px}
 .files .name{font-weight:600;font-size:13px}
 .reactions{display:flex;gap:4px;margin-top:4px}.reaction{background:var(--chip);border-radius:10px;padding:0 8px;font-size:12px}
 `;
+
+// The pending write view's own styles.
+export const pendingCss = `
+.pending{display:flex;flex-direction:column;gap:8px;padding:8px 0;overflow-wrap:anywhere}
+.state{font-weight:600;font-size:15px}
+.state-posted{color:#3db887}.state-declined,.state-failed,.state-withdrawn,.state-expired{color:#d24b4e}
+.label{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.02em}
+.notes{margin:0}
+.pending .post{border:1px solid var(--line);border-radius:4px;padding:8px 12px}
+a.open{align-self:flex-start;background:var(--link);color:#fff;font-weight:600;padding:8px 16px;border-radius:4px}
+a.open:hover{text-decoration:none;opacity:.9}
+`;

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/mattermost/mattermost/server/public/plugin"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
+)
+
+// pendingView is the view of a write waiting for the person, its script
+// (webapp/dist/views/pending.js) read once from the bundle like the
+// thread view's.
+func pendingView(api plugin.API) resources.Template {
+	return resources.View(resources.PendingView, "pending_view", "A write waiting for you",
+		"The view of a write that waits (create_post, get_pending) for clients that show MCP Apps: where it goes, the message, its files, until when, and the outcome.",
+		"get_pending", bundleScript(api, "pending.js"))
+}
+
+// bundleScript reads a view's script from the bundle once, bounded.
+func bundleScript(api plugin.API, name string) func() ([]byte, error) {
+	return sync.OnceValues(func() ([]byte, error) {
+		dir, err := api.GetBundlePath()
+		if err != nil {
+			return nil, err
+		}
+		f, err := os.Open(filepath.Join(dir, "webapp", "dist", "views", name))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		js, err := io.ReadAll(io.LimitReader(f, resources.MaxViewScriptBytes+1))
+		if err == nil && len(js) > resources.MaxViewScriptBytes {
+			err = fmt.Errorf("the script is over %d bytes", resources.MaxViewScriptBytes)
+		}
+		return js, err
+	})
+}
