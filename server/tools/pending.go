@@ -67,7 +67,6 @@ const PreviewMetaKey = "mattermost/pending"
 
 // Preview is the waiting write as the person will see it in Mattermost.
 type Preview struct {
-	Title     string        `json:"title,omitempty"`
 	Place     string        `json:"place,omitempty"`
 	Message   string        `json:"message,omitempty"`
 	Files     []PreviewFile `json:"files,omitempty"`
@@ -84,7 +83,7 @@ type PreviewFile struct {
 }
 
 func previewOf(o approval.Outcome) Preview {
-	p := Preview{Title: o.Record.Title, Place: o.Record.Place, Message: o.Plan.Message, Notes: o.Plan.Notes}
+	p := Preview{Place: o.Record.Place, Message: o.Plan.Message, Notes: o.Plan.Notes}
 	if p.Place == "" {
 		p.Place = o.Plan.Dest.Place
 	}

@@ -35,7 +35,7 @@ func TestAWaitingWriteCarriesItsPreviewInTheResultMetaAndAnAnsweredOneNone(t *te
 		t.Fatal(err)
 	}
 	p, ok := res.Meta[PreviewMetaKey].(Preview)
-	want := Preview{Title: "Post in Town Square", Place: "Town Square, Harbour", Message: "we **ship**", Notes: []string{"@bob is mentioned"},
+	want := Preview{Place: "Town Square, Harbour", Message: "we **ship**", Notes: []string{"@bob is mentioned"},
 		Files: []PreviewFile{{Name: "plan.pdf", Size: 2048, Type: "application/pdf"}}, ExpiresAt: "2026-01-02T03:14:05Z"}
 	if !ok || fmt.Sprint(p) != fmt.Sprint(want) {
 		t.Fatalf("the preview is %+v, want %+v", res.Meta, want)

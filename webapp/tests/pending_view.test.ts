@@ -23,7 +23,7 @@ function inert(root: HTMLElement) {
 
 function waiting(p: string) {
     return pendingOf({state: 'pending', id: 'abc123', url: page}, {[previewMetaKey]: {
-        title: p, place: p, message: p, notes: [p], files: [{name: p, size: 10, type: p}], expires_at: '2026-01-02T03:14:05Z',
+        place: p, message: p, notes: [p], files: [{name: p, size: 10, type: p}], expires_at: '2026-01-02T03:14:05Z',
     }});
 }
 

@@ -12,7 +12,7 @@ export const previewMetaKey = 'mattermost/pending';
 
 export type WriteResult = {state?: string; id?: string; url?: string; outcome?: string; permalink?: string; action?: string};
 export type PreviewFile = {name: string; size: number; type?: string};
-export type Preview = {title?: string; place?: string; message?: string; files?: PreviewFile[]; notes?: string[]; expires_at?: string};
+export type Preview = {place?: string; message?: string; files?: PreviewFile[]; notes?: string[]; expires_at?: string};
 export type Pending = {write: WriteResult; preview: Preview};
 
 const maxFilesShown = 10; // a post takes at most 10 files
@@ -85,9 +85,6 @@ export function renderPending(doc: Document, root: HTMLElement, p: Pending, opts
     const state = el(doc, 'div', `state state-${String(w.state).replace(/[^a-z]/g, '')}`, states[w.state ?? ''] ?? String(w.state));
     state.setAttribute('role', 'status');
     box.appendChild(state);
-    if (v.title) {
-        box.appendChild(el(doc, 'div', 'channel', String(v.title)));
-    }
     if (v.place) {
         const where = el(doc, 'div', 'where', 'To ');
         where.appendChild(el(doc, 'strong', '', String(v.place)));
