@@ -41,6 +41,7 @@ $(BUNDLE): $(SERVER_BINARIES) webapp plugin.json assets/icon.svg dist/platforms.
 	cp webapp/dist/main.js dist/bundle/$(PLUGIN_ID)/webapp/dist/
 	cp webapp/dist/views/thread.js dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
 	cp webapp/dist/views/file.js dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
+	cp webapp/dist/views/pending.js dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
 	tar -czf $@ -C dist/bundle $(PLUGIN_ID)
 	rm -rf dist/bundle
 	@echo "bundle: $@ ($$(du -h $@ | cut -f1))"

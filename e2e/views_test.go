@@ -72,8 +72,8 @@ func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[st
 				Name      string         `json:"name"`
 				Arguments map[string]any `json:"arguments"`
 			}
-			if len(as) == 0 || json.NewDecoder(r.Body).Decode(&req) != nil || req.Name != "read_file" {
-				http.Error(w, "this host passes only read_file", http.StatusBadRequest)
+			if len(as) == 0 || json.NewDecoder(r.Body).Decode(&req) != nil || (req.Name != "read_file" && req.Name != "get_pending") {
+				http.Error(w, "this host passes only read_file and get_pending", http.StatusBadRequest)
 				return
 			}
 			res, err := as[0].CallTool(r.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: req.Name, Arguments: req.Arguments}})

@@ -128,7 +128,7 @@ func (p *Plugin) OnActivate() error {
 		return fmt.Errorf("the prompts are malformed: %w", err)
 	}
 	complete := &completion.Provider{MM: gw, Workspace: ws, Prompts: set.Completions()}
-	res, err := resources.New(cat, append(tools.Resources(deps), threadView(p.API), fileView(p.API)), tools.ResourceList(deps))
+	res, err := resources.New(cat, append(tools.Resources(deps), threadView(p.API), fileView(p.API), pendingView(p.API)), tools.ResourceList(deps))
 	if err != nil {
 		return fmt.Errorf("the resource templates are malformed: %w", err)
 	}

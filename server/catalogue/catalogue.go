@@ -92,6 +92,10 @@ type Result[Out any] struct {
 	// Question, when set, is asked through the client; the client calls the
 	// tool again with the answer. Text and Data are then unused.
 	Question *Question
+	// Meta is the result's _meta: what only a view reads (an MCP Apps
+	// host hands it over; models are not shown it), kept out of the
+	// output schema so tools/list does not grow.
+	Meta map[string]any
 }
 
 // Question is a multi-round-trip question for the client to ask.
@@ -134,7 +138,11 @@ func (r Result[Out]) mcp() *mcp.CallToolResult {
 		return server.NewInputRequestBuilder(q.State).Elicit(q.ID, q.Params).ToolResult()
 	}
 	content := append([]mcp.Content{mcp.NewTextContent(r.Text)}, r.More...)
-	return &mcp.CallToolResult{Content: content, StructuredContent: r.Data, IsError: r.NotDone}
+	res := &mcp.CallToolResult{Content: content, StructuredContent: r.Data, IsError: r.NotDone}
+	if r.Meta != nil {
+		res.Meta = mcp.NewMetaFromMap(r.Meta)
+	}
+	return res
 }
 
 // MCP renders the tool as the protocol lists it.

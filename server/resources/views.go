@@ -21,6 +21,9 @@ const (
 	// FileView shows what read_file read: an image, a text or PDF window,
 	// an archive's entries.
 	FileView = "ui://mattermost/file"
+	// PendingView shows a write waiting for the person: where it goes,
+	// the message and files, until when, and the outcome once answered.
+	PendingView = "ui://mattermost/pending"
 	// ViewMIMEType is the MCP Apps profile of HTML.
 	ViewMIMEType = "text/html;profile=mcp-app"
 	// MaxViewScriptBytes bounds a view's script read from the bundle: the

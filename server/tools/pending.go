@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 )
 
 func pendingOf(o approval.Outcome) WriteResult {
@@ -52,8 +54,46 @@ func outcomeAnswer(o approval.Outcome, asked error, atOnce func(approval.Outcome
 	case rec.State == approval.StateWithdrawn:
 		return notDone("The call that asked for this write was cancelled by the client, so the write was withdrawn: nothing was sent, and the person can no longer accept it. Call the tool again if the person still wants it.", out)
 	}
-	return answer(fmt.Sprintf("The write is waiting for the person to accept it in Mattermost at %s (it expires in %d minutes). Nothing is sent until they do. Call get_pending with id %s to learn the outcome.",
+	res, err = answer(fmt.Sprintf("The write is waiting for the person to accept it in Mattermost at %s (it expires in %d minutes). Nothing is sent until they do. Call get_pending with id %s to learn the outcome.",
 		out.URL, int(approval.PendingLifetime.Minutes()), rec.ID), out)
+	res.Meta = map[string]any{PreviewMetaKey: previewOf(o)}
+	return res, err
+}
+
+// PreviewMetaKey names, in a waiting write's result _meta, what the
+// pending view shows (ui://mattermost/pending): kept out of the
+// structured content so the output schema of every write stays as it is.
+const PreviewMetaKey = "mattermost/pending"
+
+// Preview is the waiting write as the person will see it in Mattermost.
+type Preview struct {
+	Place     string        `json:"place,omitempty"`
+	Message   string        `json:"message,omitempty"`
+	Files     []PreviewFile `json:"files,omitempty"`
+	Notes     []string      `json:"notes,omitempty"`
+	ExpiresAt string        `json:"expires_at,omitempty"`
+}
+
+// PreviewFile is a file of a waiting write: its name, size and type
+// (no content: the view shows no thumbnail it would have to fetch).
+type PreviewFile struct {
+	Name string `json:"name"`
+	Size int64  `json:"size"`
+	Type string `json:"type,omitempty"`
+}
+
+func previewOf(o approval.Outcome) Preview {
+	p := Preview{Place: o.Record.Place, Message: o.Plan.Message, Notes: o.Plan.Notes}
+	if p.Place == "" {
+		p.Place = o.Plan.Dest.Place
+	}
+	if !o.Record.CreatedAt.IsZero() {
+		p.ExpiresAt = o.Record.CreatedAt.Add(approval.PendingLifetime).UTC().Format(time.RFC3339)
+	}
+	for _, f := range o.Plan.Files {
+		p.Files = append(p.Files, PreviewFile{Name: f.Name, Size: f.Size, Type: f.Detected})
+	}
+	return p
 }
 
 // notDone answers a well-formed write that did not happen: a tool error
@@ -97,7 +137,8 @@ type getPendingArgs struct {
 func getPending(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name: "get_pending", Title: "Check a post waiting for confirmation", Hints: readOnly, Effect: catalogue.ReadsOnly, Toolset: config.ToolsetPosting,
-		Description: "Tells what became of a write waiting for the person: pending (with its page), done, declined, failed or withdrawn (call cancelled); without id, lists pending and recent ones (kept an hour).",
+		View:        resources.PendingView,
+		Description: "What became of a write waiting for the person: pending (with its page), done, declined, failed or withdrawn (call cancelled); without id, lists pending and the past hour's.",
 	}, d.getPending)
 }
 
@@ -128,7 +169,7 @@ func (d Deps) getPending(ctx context.Context, a getPendingArgs) (res catalogue.R
 // declined or failed write is a fact to report here, not an error.
 func pendingOneAnswer(o approval.Outcome) (catalogue.Result[PendingList], error) {
 	one, err := outcomeAnswer(o, nil, nil)
-	return catalogue.Result[PendingList]{Text: one.Text, Data: PendingList{Pending: []WriteResult{one.Data}}}, err
+	return catalogue.Result[PendingList]{Text: one.Text, Data: PendingList{Pending: []WriteResult{one.Data}}, Meta: one.Meta}, err
 }
 
 // pendingListAnswer lists the person's pending and recently answered

@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 )
 
 // The post tools that change something: posting (with files), editing,
@@ -263,6 +264,7 @@ func postWriteTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name: "create_post", Title: "Post in a channel", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Posts as the person in a channel, or a thread with root_id, marked as written by an AI for them." + filesNote + confirmationNote,
+			View:        resources.PendingView,
 		}, d.createPost),
 		catalogue.Define(catalogue.Tool{
 			Name: "dm", Title: "Send a direct message", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,

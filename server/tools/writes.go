@@ -16,7 +16,7 @@ import (
 
 // confirmationNote is the part of every write tool's description that says
 // who confirms, as built.
-const confirmationNote = " The person confirms first; if they decline, retry only if they ask."
+const confirmationNote = " The person confirms first; if declined, retry only if asked."
 
 // WriteResult is the structured answer of every tool that writes, and of
 // get_pending: what was done, or where the write stands.

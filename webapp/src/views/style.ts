@@ -36,3 +36,15 @@ ul{margin:4px 0;padding-left:20px}
 .entries{width:100%;border-collapse:collapse;font-size:13px;margin-top:4px}.entries th{text-align:left;color:var(--muted);font-weight:600;font-size:12px}
 .entries td,.entries th{padding:4px 6px;border-bottom:1px solid var(--line);vertical-align:top}.entries .entry{overflow-wrap:anywhere;font-family:Menlo,Consolas,monospace;font-size:12px}.entries .size{white-space:nowrap}
 `;
+
+// The pending write view's own styles.
+export const pendingCss = `
+.pending{display:flex;flex-direction:column;gap:8px;padding:8px 0;overflow-wrap:anywhere}
+.state{font-weight:600;font-size:15px}
+.state-posted{color:#3db887}.state-declined,.state-failed,.state-withdrawn,.state-expired{color:#d24b4e}
+.label{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.02em}
+.notes{margin:0}
+.pending .post{border:1px solid var(--line);border-radius:4px;padding:8px 12px}
+a.open{align-self:flex-start;background:var(--link);color:#fff;font-weight:600;padding:8px 16px;border-radius:4px}
+a.open:hover{text-decoration:none;opacity:.9}
+`;

@@ -1,0 +1,110 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
+)
+
+// pendingViewPage reads the pending view's page, checking create_post and
+// get_pending name it.
+func pendingViewPage(t *testing.T, c *client.Client) string {
+	t.Helper()
+	listed, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var naming []string
+	for _, tool := range listed.Tools {
+		if tool.Meta == nil {
+			continue
+		}
+		if ui, ok := tool.Meta.AdditionalFields["ui"].(map[string]any); ok && ui["resourceUri"] == resources.PendingView {
+			naming = append(naming, tool.Name)
+		}
+	}
+	if fmt.Sprint(naming) != "[create_post get_pending]" {
+		t.Fatalf("the tools naming %s: %v, want create_post and get_pending", resources.PendingView, naming)
+	}
+	res, err := c.ReadResource(t.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: resources.PendingView}})
+	if err != nil {
+		t.Fatalf("read the view: %v", err)
+	}
+	page, ok := res.Contents[0].(mcp.TextResourceContents)
+	if !ok || page.MIMEType != resources.ViewMIMEType || !strings.Contains(page.Text, "Content-Security-Policy") {
+		t.Fatalf("the view is not an MCP App page: %+v", res.Contents[0])
+	}
+	return page.Text
+}
+
+func TestThePendingViewShowsTheWaitingPostAndThenPostedOnceThePersonAcceptsInMattermost(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	c := aliceClient(t)
+	page := pendingViewPage(t, c)
+	marker := uniq(t, "pview")
+	name := `<img src=x onerror=pwned=1>.txt`
+	args := map[string]any{"channel": ch.Id, "message": marker + " we **ship** friday " + viewXSS,
+		"files": []map[string]any{{"name": name, "content": strings.Repeat("n", 3000)}}}
+	// The call waits a bounded time for the person, then answers pending.
+	res := call(t, c, "create_post", args)
+	if res.IsError || res.Meta == nil || res.Meta.AdditionalFields[tools.PreviewMetaKey] == nil {
+		t.Fatalf("create_post did not answer a waiting write with its preview: %s %+v", text(res), res.Meta)
+	}
+	var id string
+	for _, width := range []int64{phoneWidth, laptopWidth} {
+		tab := hostView(t, page, res, args, "light", width, c)
+		if state := pollJS[string](t, tab, "the view shows the waiting write", inView(`(d.querySelector(".state") || {}).textContent || ""`)); state != "Waiting for you in Mattermost" {
+			t.Fatalf("%dpx: the view says %q", width, state)
+		}
+		got := evalJS[map[string]any](t, tab, inView(`({
+			where: (d.querySelector(".where") || {}).textContent,
+			bold: (d.querySelector(".post strong") || {}).textContent,
+			file: (d.querySelector(".files") || {}).textContent,
+			until: (d.querySelector(".time") || {}).textContent,
+			links: [...d.querySelectorAll("a")].map(a => a.href),
+			action: (d.querySelector("a.open") || {}).textContent,
+			onAttrs: [...d.querySelectorAll("*")].filter(e => [...e.attributes].some(a => a.name.startsWith("on"))).length,
+			imgs: d.querySelectorAll("img").length,
+			pwned: !!(window.pwned || f.contentWindow.pwned),
+			wide: d.documentElement.scrollWidth,
+		})`))
+		links, _ := got["links"].([]any)
+		if len(links) != 1 || !strings.HasPrefix(fmt.Sprint(links[0]), confirmBase()+"/") || got["action"] != "Open in Mattermost to answer" {
+			t.Fatalf("%dpx: the view's links are %v, want only the confirmation page", width, got)
+		}
+		id = strings.TrimPrefix(fmt.Sprint(links[0]), confirmBase()+"/")
+		if !strings.Contains(fmt.Sprint(got["where"]), "Town Square") || got["bold"] != "ship" || !strings.Contains(fmt.Sprint(got["file"]), name) ||
+			!strings.Contains(fmt.Sprint(got["file"]), "2.9 KB") || !strings.Contains(fmt.Sprint(got["until"]), "Waits until") {
+			t.Errorf("%dpx: the view shows %v; want Town Square, the bold word, the file by name and size, until when", width, got)
+		}
+		if got["onAttrs"].(float64) != 0 || got["imgs"].(float64) != 0 || got["pwned"] == true {
+			t.Errorf("%dpx: something the message or file name holds became live: %v", width, got)
+		}
+		if got["wide"].(float64) > float64(width) {
+			t.Errorf("%dpx: the view scrolls sideways: %v wide", width, got["wide"])
+		}
+		shoot(t, tab, width, "pending-view-light")
+		if width == laptopWidth {
+			answerOnPage(t, alice, id, "accept", marker)
+			if state := pollJS[string](t, tab, "the view shows the outcome", inView(`(() => { const s = d.querySelector(".state"); return s && s.textContent !== "Waiting for you in Mattermost" && s.textContent !== "Accepted: being done now" ? s.textContent : ""; })()`)); state != "posted" {
+				t.Fatalf("after alice accepted in Mattermost the view says %q, want posted", state)
+			}
+			if n := evalJS[float64](t, tab, inView(`d.querySelectorAll("a").length`)); n != 0 {
+				t.Errorf("the answered view still offers %v links", n)
+			}
+			shoot(t, tab, width, "pending-view-posted")
+		}
+	}
+	if n := postsWith(t, alice, ch.Id, marker); n != 1 {
+		t.Fatalf("%d posts after the accept, want 1", n)
+	}
+}
