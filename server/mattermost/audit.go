@@ -18,6 +18,9 @@ type auditLog struct {
 	ok   bool
 }
 
+// auditEventPrefix begins the name of every audit record the plugin writes.
+const auditEventPrefix = "mcp_"
+
 // TakesAuditRecords reports whether a Mattermost of this version has
 // LogAuditRec: 10.10 or later.
 func TakesAuditRecords(serverVersion string) bool { return AtLeast(serverVersion, 10, 10) }
@@ -55,11 +58,14 @@ func AuditRecord(ev audit.Event) *model.AuditRecord {
 	if ev.ClientVersion != "" {
 		client += " " + ev.ClientVersion
 	}
+	// One name per kind, in Mattermost's snake_case, so an admin filters
+	// the plugin's records by it ("mcp_write", "mcp_sign_in"...).
+	event := auditEventPrefix + string(ev.Kind)
 	rec := &model.AuditRecord{
-		EventName: "mcp_" + string(ev.Kind),
+		EventName: event,
 		Status:    status,
 		Actor:     model.AuditEventActor{UserId: ev.UserID, Client: client},
-		EventData: model.AuditEventData{Parameters: map[string]any{}, ObjectType: "mcp_" + string(ev.Kind)},
+		EventData: model.AuditEventData{Parameters: map[string]any{}, ObjectType: event},
 		Meta:      map[string]any{"at": ev.At.UnixMilli()},
 	}
 	model.AddEventParameterToAuditRec(rec, "tool", ev.Tool)
