@@ -2,41 +2,10 @@
 // post, a file name or a channel name holds can run or load.
 import {beforeEach, describe, expect, it} from 'vitest';
 
+import {payloads} from './xss_payloads';
+
 import {renderMarkdown, safeHref} from '../src/views/markdown';
 import {addThumbnails, formatTime, maxThumbnails, renderPage, type PostPage} from '../src/views/posts';
-
-const payloads = [
-    '<script>window.pwned=1</script>',
-    '<img src=x onerror="window.pwned=1">',
-    '<svg onload="window.pwned=1">',
-    '<iframe src="javascript:window.pwned=1"></iframe>',
-    '[click](javascript:window.pwned=1)',
-    '[click](JaVaScRiPt:window.pwned=1)',
-    '[click]( javascript:window.pwned=1)',
-    '[click](data:text/html,<script>window.pwned=1</script>)',
-    '[click](vbscript:msgbox(1))',
-    '![x](https://evil.example/track.png)',
-    '![x](javascript:window.pwned=1)',
-    '<a href="javascript:window.pwned=1">x</a>',
-    '"><script>window.pwned=1</script>',
-    '\'><img src=x onerror=window.pwned=1>',
-    '<body onload=window.pwned=1>',
-    '<details open ontoggle=window.pwned=1>',
-    '<math><mtext><table><mglyph><style><img src=x onerror=window.pwned=1>',
-    '**<img src=x onerror=window.pwned=1>**',
-    '`<script>window.pwned=1</script>`',
-    '```\n<script>window.pwned=1</script>\n```',
-    '> <img src=x onerror=window.pwned=1>',
-    '- <svg/onload=window.pwned=1>',
-    '[x](https://ok.example/"onmouseover="window.pwned=1)',
-    'https://ok.example/<script>window.pwned=1</script>',
-    '<style>@import url(https://evil.example/x.css)</style>',
-    '<link rel=stylesheet href=https://evil.example/x.css>',
-    '<meta http-equiv="refresh" content="0;url=javascript:window.pwned=1">',
-    '<object data="javascript:window.pwned=1"></object>',
-    '<form action="javascript:window.pwned=1"><button>x</button></form>',
-    '[x](https://user:pass@evil.example/)',
-];
 
 function inert(root: HTMLElement) {
     expect(root.querySelectorAll('script,img,svg,iframe,object,embed,style,link,meta,form,math,details,body').length).toBe(0);

@@ -31,3 +31,38 @@ export const payloads = [
     '<form action="javascript:window.pwned=1"><button>x</button></form>',
     '[x](https://user:pass@evil.example/)',
 ];
+
+// Thirty payloads aimed at names (files, archive entries): tags a name could
+// hold, direction overrides, entities and split schemes.
+export const namePayloads = [
+    '<script>window.pwned=1</script>',
+    '<img src=x onerror="window.pwned=1">',
+    '<svg onload="window.pwned=1">',
+    '<iframe src="javascript:window.pwned=1"></iframe>',
+    '"><script>window.pwned=1</script>',
+    '\'><img src=x onerror=window.pwned=1>',
+    '<body onload=window.pwned=1>',
+    '<details open ontoggle=window.pwned=1>',
+    '<math><mtext><table><mglyph><style><img src=x onerror=window.pwned=1>',
+    '<style>@import url(https://evil.example/x.css)</style>',
+    '<link rel=stylesheet href=https://evil.example/x.css>',
+    '<meta http-equiv="refresh" content="0;url=javascript:window.pwned=1">',
+    '<object data="javascript:window.pwned=1"></object>',
+    '<form action="javascript:window.pwned=1"><button>x</button></form>',
+    '../../etc/passwd<a href="javascript:window.pwned=1">x</a>',
+    '<a href="javascript:window.pwned=1">x</a>',
+    '<img src="data:image/svg+xml,<svg onload=window.pwned=1>">',
+    '<video><source onerror="window.pwned=1"></video>',
+    '<audio src=x onerror=window.pwned=1>',
+    '<embed src="javascript:window.pwned=1">',
+    '<input autofocus onfocus=window.pwned=1>',
+    '<marquee onstart=window.pwned=1>',
+    '<base href="https://evil.example/">',
+    '<template><script>window.pwned=1</script></template>',
+    '<noscript><p title="</noscript><img src=x onerror=window.pwned=1>">',
+    '\u202egnp.exe<script>window.pwned=1</script>',
+    '\t<img\tsrc=x\tonerror=window.pwned=1>',
+    '&lt;script&gt;window.pwned=1&lt;/script&gt;',
+    '<x onclick=window.pwned=1>click</x>',
+    ['java', 'script:window.pwned=1'].join(''),
+];
