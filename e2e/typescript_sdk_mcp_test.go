@@ -289,3 +289,41 @@ func TestTheOfficialTypeScriptSDKCompletesAPrivateChannelForItsMemberAndNotForAn
 		t.Fatalf("bob completes alice's private %q to %v", v.channel.Name, got)
 	}
 }
+
+func TestTheOfficialTypeScriptSDKReadsEachMCPAppsViewThatItsToolNames(t *testing.T) {
+	alice := mm.Users[0]
+	run := runTypeScriptSDK(t, mm.URL, alice.Token, sdkStep{Method: "tools/list"},
+		readStep(resources.ThreadView), readStep(resources.FileView), readStep(resources.PendingView))
+	var listed struct {
+		Tools []struct {
+			Name string `json:"name"`
+			Meta struct {
+				UI struct {
+					ResourceURI string `json:"resourceUri"`
+				} `json:"ui"`
+			} `json:"_meta"`
+		} `json:"tools"`
+	}
+	sdkDecode(t, run, 0, &listed)
+	views := map[string]string{}
+	for _, tool := range listed.Tools {
+		if uri := tool.Meta.UI.ResourceURI; uri != "" {
+			views[tool.Name] = uri
+		}
+	}
+	// Writes are off by default, so create_post is not listed; the rest are.
+	for tool, uri := range map[string]string{"read_thread": resources.ThreadView, "read_channel": resources.ThreadView,
+		"search_posts": resources.ThreadView, "read_file": resources.FileView, "get_pending": resources.PendingView} {
+		if views[tool] != uri {
+			t.Errorf("%s names the view %q, want %q", tool, views[tool], uri)
+		}
+	}
+	for i, uri := range []string{resources.ThreadView, resources.FileView, resources.PendingView} {
+		var got sdkContents
+		sdkDecode(t, run, i+1, &got)
+		if len(got.Contents) != 1 || got.Contents[0].URI != uri || got.Contents[0].MIMEType != resources.ViewMIMEType ||
+			!strings.Contains(got.Contents[0].Text, "<script") || !strings.Contains(got.Contents[0].Text, "Content-Security-Policy") {
+			t.Errorf("%s read as %+v", uri, got.Contents)
+		}
+	}
+}
