@@ -129,3 +129,20 @@ func (c *Caller) memberChannelIDs() ([]string, error) {
 	}
 	return ids, nil
 }
+
+// StoredThumbnail is the thumbnail Mattermost wrote of an image attachment
+// File has already cleared for the caller (already upright, a small JPEG).
+// ok is false when there is none, it cannot be read (the file store answers
+// a missing file as any other failure, and reading the image itself says
+// which it was), or what is stored is over maxBytes and so none of
+// Mattermost's.
+func (c *Caller) StoredThumbnail(f Readable, maxBytes int) (data []byte, ok bool) {
+	if f.info == nil || f.info.ThumbnailPath == "" {
+		return nil, false
+	}
+	data, appErr := c.g.raw.ReadFile(f.info.ThumbnailPath)
+	if appErr != nil || len(data) == 0 || len(data) > maxBytes {
+		return nil, false
+	}
+	return data, true
+}

@@ -161,6 +161,9 @@ func escape(s string) string {
 // FileURI is the resource of an attachment.
 func FileURI(fileID string) string { return "mattermost://file/" + escape(fileID) }
 
+// ThumbnailURI is the small picture of an image attachment.
+func ThumbnailURI(fileID string) string { return FileURI(fileID) + "/thumbnail" }
+
 // ChannelURI is the resource of a channel: team is its team's name, or ""
 // for a direct or group message (then channel is its id).
 func ChannelURI(team, channel string) string {

@@ -25,6 +25,9 @@ import (
 const (
 	// FileTemplate is an attachment, by the file_id posts list.
 	FileTemplate = "mattermost://file/{file_id}"
+	// ThumbnailTemplate is a small picture of an image attachment, for a
+	// view to draw: never the file itself.
+	ThumbnailTemplate = "mattermost://file/{file_id}/thumbnail"
 	// ChannelTemplate is a channel's recent posts: team and channel by name,
 	// as in Mattermost's URLs (/<team>/channels/<channel>). A direct or group
 	// message belongs to no team: its team is NoTeam and its channel the
@@ -209,10 +212,14 @@ func notFound(uri, why, next string) error {
 
 // Contents turns a reading tool's answer into the contents of uri: its text
 // as a text resource, and images, audio and embedded media (already within
-// read_file's caps, images upright and scaled) as blob resources. Resource
+// read_file's caps, images upright and scaled) as blob resources; an answer
+// without text (a thumbnail) is its blobs alone. Resource
 // links an answer carries are left out: the text lists the same files.
 func Contents(uri string, a Answer) []mcp.ResourceContents {
-	out := []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: a.Text}}
+	var out []mcp.ResourceContents
+	if a.Text != "" || len(a.More) == 0 {
+		out = append(out, mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: a.Text})
+	}
 	for _, c := range a.More {
 		switch m := c.(type) {
 		case mcp.ImageContent:

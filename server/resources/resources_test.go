@@ -48,7 +48,7 @@ func testSet(t *testing.T, answer func(tpl string, vars map[string]string) (Answ
 	var reads []read
 	var templates []Template
 	for _, tpl := range []struct{ uri, name, tool string }{
-		{FileTemplate, "attachment", "read_file"}, {ChannelTemplate, "channel", "read_channel"},
+		{FileTemplate, "attachment", "read_file"}, {ThumbnailTemplate, "thumbnail", "read_file"}, {ChannelTemplate, "channel", "read_channel"},
 		{ThreadTemplate, "thread", "read_thread"}, {WorkspaceTemplate, "workspace_file", "files_read"},
 	} {
 		templates = append(templates, Template{URITemplate: tpl.uri, Name: tpl.name, Title: tpl.name, Description: tpl.name, Tool: tpl.tool,
@@ -73,6 +73,7 @@ func TestAURINamesItsTemplateAndVariablesOrIsNotFound(t *testing.T) {
 		vars     string
 	}{
 		{"mattermost://file/abc123", FileTemplate, "file_id=abc123"},
+		{"mattermost://file/abc123/thumbnail", ThumbnailTemplate, "file_id=abc123"},
 		{"mattermost://channel/engineering/town-square", ChannelTemplate, "channel=town-square team=engineering"},
 		{"mattermost://channel/-/%40alice", ChannelTemplate, "channel=@alice team=-"},
 		{"mattermost://channel/-/dmchannelid0000000000000000", ChannelTemplate, "channel=dmchannelid0000000000000000 team=-"},
@@ -82,6 +83,8 @@ func TestAURINamesItsTemplateAndVariablesOrIsNotFound(t *testing.T) {
 		// Not found: no template, an empty variable, a segment too many.
 		{"mattermost://file/", "", ""},
 		{"mattermost://file/%20", "", ""},
+		{"mattermost://file//thumbnail", "", ""},
+		{"mattermost://file/abc123/preview", "", ""},
 		{"mattermost://channel/engineering/", "", ""},
 		{"mattermost://channel/engineering/town-square/extra", "", ""},
 		{"mattermost://channel/-/@alice", "", ""},
@@ -293,5 +296,18 @@ func TestAMalformedSetIsRefused(t *testing.T) {
 		if _, err := New(cat, tpls, nil); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+func TestAnAnswerOfAnImageAloneIsItsBlobWithoutAnEmptyText(t *testing.T) {
+	got := Contents(ThumbnailURI("abc"), Answer{More: []mcp.Content{mcp.NewImageContent("AAAA", "image/jpeg")}})
+	if len(got) != 1 {
+		t.Fatalf("%d contents, want the blob alone", len(got))
+	}
+	if b, ok := got[0].(mcp.BlobResourceContents); !ok || b.MIMEType != "image/jpeg" || b.URI != "mattermost://file/abc/thumbnail" {
+		t.Fatalf("contents %+v, want the JPEG blob of the thumbnail's URI", got[0])
+	}
+	if text := Contents(FileURI("abc"), Answer{}); len(text) != 1 {
+		t.Fatalf("an empty answer is %d contents, want its (empty) text", len(text))
 	}
 }

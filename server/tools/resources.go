@@ -34,6 +34,14 @@ func Resources(d Deps) []resources.Template {
 			},
 		},
 		{
+			URITemplate: resources.ThumbnailTemplate, Name: "thumbnail", Title: "Mattermost image thumbnail",
+			Description: "A small picture of an image attachment, as Mattermost shows beside its name, for a view to draw; read_file reads the image itself.",
+			Priority:    0.2, Tool: "read_file",
+			Read: func(ctx context.Context, v map[string]string) (resources.Answer, error) {
+				return d.thumbnail(ctx, v["file_id"])
+			},
+		},
+		{
 			URITemplate: resources.ChannelTemplate, Name: "channel", Title: "Mattermost channel's recent posts",
 			Description: "The newest posts of a channel, with their attachments' file_ids. team and channel are names as in Mattermost's URLs; a direct or group message has team \"-\" and its channel id.",
 			MIMEType:    "text/plain", Priority: 0.6, Tool: "read_channel",

@@ -16,6 +16,7 @@ import (
 // written out here rather than read from the templates.
 var toolsetOfResource = map[string]config.Toolset{
 	resources.FileTemplate:      config.ToolsetFiles,
+	resources.ThumbnailTemplate: config.ToolsetFiles,
 	resources.ChannelTemplate:   config.ToolsetChannels,
 	resources.ThreadTemplate:    config.ToolsetChannels,
 	resources.WorkspaceTemplate: config.ToolsetWorkspace,
@@ -55,7 +56,7 @@ func TestAResourceTemplateIsHiddenWhenTheAdminLeavesOutTheToolThatReadsIt(t *tes
 	cfg := config.Defaults()
 	cfg.ExcludedTools = "read_file"
 	for _, tpl := range set.Templates() {
-		if got := set.Offered(tpl, cfg); got == (tpl.URITemplate == resources.FileTemplate) {
+		if got := set.Offered(tpl, cfg); got == (tpl.Tool == "read_file") {
 			t.Errorf("with read_file left out, %s offered %v", tpl.URITemplate, got)
 		}
 	}
@@ -63,7 +64,7 @@ func TestAResourceTemplateIsHiddenWhenTheAdminLeavesOutTheToolThatReadsIt(t *tes
 
 func TestTheTemplatesKeepTheVariableNamesCompletionAndPromptsUse(t *testing.T) {
 	want := map[string]string{
-		resources.FileTemplate: "file_id", resources.ChannelTemplate: "team,channel",
+		resources.FileTemplate: "file_id", resources.ThumbnailTemplate: "file_id", resources.ChannelTemplate: "team,channel",
 		resources.ThreadTemplate: "post_id", resources.WorkspaceTemplate: "name",
 	}
 	for _, tpl := range realResources(t).Templates() {
