@@ -4,8 +4,9 @@ import {beforeEach, describe, expect, it} from 'vitest';
 
 import {payloads} from './xss_payloads';
 
+import {glyph} from '../src/views/emoji';
 import {renderMarkdown, safeHref} from '../src/views/markdown';
-import {addThumbnails, formatTime, maxThumbnails, renderPage, type PostPage} from '../src/views/posts';
+import {addThumbnails, formatTime, maxThumbnails, reactedWith, renderPage, thumbnailOf, thumbnailURI, type PostPage} from '../src/views/posts';
 
 function inert(root: HTMLElement) {
     expect(root.querySelectorAll('script,img,svg,iframe,object,embed,style,link,meta,form,math,details,body').length).toBe(0);
@@ -47,11 +48,14 @@ describe('the thread view', () => {
                     channel_name: p,
                     attachments: [{file_id: 'f1', name: p, type: p, size: 10}],
                     permalink: p,
-                    reactions: [{emoji: p, count: 1}],
+                    reactions: [{emoji: p, count: 2, users: [p, '@ann'], others: 0}],
                 }],
             };
             renderPage(document, into, page);
             inert(into);
+            const chip = into.querySelector('.reaction') as HTMLElement;
+            expect(chip.querySelector('.emoji')?.textContent).toBe(`:${p}:`);
+            expect(chip.title).toBe(`${p} and @ann reacted with :${p}:`);
             expect(into.querySelector('.author')?.textContent).toBe(p);
             expect(into.querySelector('.files .name')?.textContent).toBe(p);
             expect(into.querySelector('.channel')?.textContent).toBe(p);
@@ -81,7 +85,7 @@ describe('the thread view', () => {
         expect(root.querySelector('.body a')?.getAttribute('href')).toBe('https://example.com/plan');
         expect(root.querySelector('.files')?.textContent).toContain('plan.pdf');
         expect(root.querySelector('.files')?.textContent).toContain('2.0 KB');
-        expect(root.querySelector('.reaction')?.textContent).toBe(':tada: 3');
+        expect(root.querySelector('.reaction')?.textContent).toBe('🎉3');
         expect(root.querySelector('.replies')?.textContent).toBe('2 replies');
     });
 
@@ -152,7 +156,22 @@ describe('the thumbnails of the thread view', () => {
         }));
     });
 
-    it('asks for no thumbnail of a file that is not an image, nor of more than eight', async () => {
+    it('reads a thumbnail as the server\'s resource of the file and takes only a base64 blob of an image browsers draw', () => {
+        expect(thumbnailURI('abc123')).toBe('mattermost://file/abc123/thumbnail');
+        expect(thumbnailURI('a/b?c')).toBe('mattermost://file/a%2Fb%3Fc/thumbnail');
+        const uri = 'mattermost://file/f1/thumbnail';
+        expect(thumbnailOf({contents: [{uri, mimeType: 'image/jpeg', blob: '/9j/4AAQ'}]})).toEqual({mimeType: 'image/jpeg', data: '/9j/4AAQ'});
+        for (const bad of [
+            {contents: [{uri, mimeType: 'text/plain', text: 'not found'}]},
+            {contents: [{uri, mimeType: 'image/svg+xml', blob: 'PHN2Zz4='}]},
+            {contents: [{uri, mimeType: 'image/png', blob: '" onerror="x'}]},
+            {contents: 'x'}, null, 'x',
+        ]) {
+            expect(thumbnailOf(bad)).toBeNull();
+        }
+    });
+
+    it('asks for no thumbnail of a file that is not an image, nor of more than twenty-four', async () => {
         document.body.innerHTML = '<main id="root"></main>';
         const root = document.getElementById('root') as HTMLElement;
         let asked = 0;
@@ -162,9 +181,52 @@ describe('the thumbnails of the thread view', () => {
         };
         renderPage(document, root, page('application/pdf'));
         await addThumbnails(document, root, {thumbnail});
-        const many = {posts: [{...page('image/png').posts[0], attachments: Array.from({length: 12}, (_, i) => ({file_id: `f${i}`, name: `${i}.png`, type: 'image/png', size: 1}))}]};
+        const many = {posts: [{...page('image/png').posts[0], attachments: Array.from({length: 30}, (_, i) => ({file_id: `f${i}`, name: `${i}.png`, type: 'image/png', size: 1}))}]};
         renderPage(document, root, many);
         await addThumbnails(document, root, {thumbnail});
         expect(asked).toBe(maxThumbnails);
+    });
+});
+
+describe('the reactions of the thread view', () => {
+    const withReactions = (reactions: NonNullable<PostPage['posts']>[0]['reactions'], more = {}) => ({posts: [{id: 'p',
+        author: '@a',
+        time: '2026-01-01T00:00:00Z',
+        message: 'm',
+        permalink: 'https://mm.example/t/pl/p',
+        reactions,
+        ...more}]});
+
+    it('shows each emoji as Mattermost draws it with its count, and who reacted in the tooltip', () => {
+        const root = document.createElement('main');
+        renderPage(document, root, withReactions([
+            {emoji: '+1', count: 7, users: ['@ann', '@bo (Bo Li)'], others: 5},
+            {emoji: 'thumbsup_medium_skin_tone', count: 1, users: ['@ann'], others: 0},
+            {emoji: 'party_parrot', count: 2, users: ['@ann', '@bo (Bo Li)'], others: 0},
+        ], {more_emoji: 2, more_reactions: 3}));
+        const chips = [...root.querySelectorAll<HTMLElement>('.reaction')];
+        expect(chips.map((c) => c.textContent)).toEqual(['👍7', '👍🏽1', ':party_parrot:2', '+2 more']);
+        expect(chips.map((c) => c.title).slice(0, 3)).toEqual([
+            '@ann, @bo (Bo Li) and 5 others reacted with :+1:',
+            '@ann reacted with :thumbsup_medium_skin_tone:',
+            '@ann and @bo (Bo Li) reacted with :party_parrot:',
+        ]);
+        expect(chips[2].querySelector('.emoji.custom')).not.toBeNull();
+        expect(root.querySelectorAll('img').length).toBe(0);
+    });
+
+    it('words the tooltip for one other, for people not named, and for nobody named', () => {
+        expect(reactedWith({emoji: 'tada', count: 2, users: ['@ann'], others: 1}, 'tada', 2)).toBe('@ann and 1 other reacted with :tada:');
+        expect(reactedWith({emoji: 'tada', count: 3, users: []}, 'tada', 3)).toBe('3 people reacted with :tada:');
+        expect(reactedWith({emoji: 'tada', count: 0}, 'tada', 0)).toBe('Someone reacted with :tada:');
+    });
+
+    it('knows Mattermost\'s system emoji by name and no other', () => {
+        expect(glyph('smile')).toBe('😄');
+        expect(glyph('flag-fr')).toBe('🇫🇷');
+        expect(glyph('wave_dark_skin_tone')).toBe('👋🏿');
+        for (const name of ['party_parrot', '', 'constructor', '__proto__', 'smile_dark_skin_tone_x']) {
+            expect(glyph(name)).toBe('');
+        }
     });
 });

@@ -3,6 +3,7 @@
 // shows posts. Everything comes from the person's own tool call; nothing is
 // fetched. Every string is set as text, never parsed as HTML.
 
+import {glyph} from './emoji';
 import {renderMarkdown, safeHref} from './markdown';
 
 export type FileRef = {file_id: string; name: string; type: string; size: number};
@@ -18,8 +19,14 @@ export type Post = {
     type?: string;
     attachments?: FileRef[];
     permalink: string;
-    reactions?: Array<{emoji: string; count: number}>;
+    reactions?: Reaction[];
+    more_emoji?: number;
+    more_reactions?: number;
 };
+
+// One emoji's reactions (tools.ReactionView): the first people who reacted,
+// as Mattermost shows them to the person, and how many others did.
+export type Reaction = {emoji: string; count: number; users?: string[]; others?: number};
 export type PostPage = {
     channel?: {name?: string; display_name?: string; team?: string};
     posts?: Post[];
@@ -32,16 +39,24 @@ export type Options = {
     timeZone?: string;
     locale?: string;
 
-    // thumbnail reads an attached image as the person (read_file through
-    // the host); absent when the host cannot call the server's tools.
+    // thumbnail reads an attached image's thumbnail as the person (the
+    // server's thumbnail resource, through the host); absent when the host
+    // cannot read the server's resources.
     thumbnail?: (fileId: string) => Promise<Image | null>;
 };
 
-// Thumbnails a page loads at most: each is a read_file call of the person's.
-export const maxThumbnails = 8;
+// Thumbnails a page loads at most: each is a small read of Mattermost's own
+// thumbnail, and counts against the person's rate of reads a minute.
+export const maxThumbnails = 24;
 
-// The image types a thumbnail is drawn from; read_file scales them.
-const thumbnailTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+// The image types a thumbnail is drawn from: those browsers draw.
+export const thumbnailTypes = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+
+// What an image's data must be: base64, nothing else in a data: URL.
+const base64 = /^[A-Za-z0-9+/]+=*$/;
+
+// The attachment types the server has a thumbnail of.
+const thumbnailed = new Set([...thumbnailTypes, 'image/bmp', 'image/tiff']);
 
 // A page holds at most 100 posts (the tools' own bound); more is not ours.
 const maxPosts = 200;
@@ -79,6 +94,25 @@ export function renderPage(doc: Document, root: HTMLElement, data: unknown, opts
     addThumbnails(doc, root, opts);
 }
 
+// thumbnailURI is the server's resource of an attachment's thumbnail
+// (resources.ThumbnailTemplate), its id escaped as RFC 6570 does.
+export function thumbnailURI(fileId: string): string {
+    return `mattermost://file/${encodeURIComponent(fileId)}/thumbnail`;
+}
+
+// thumbnailOf is the image a resources/read of a thumbnail answered: the
+// first blob of an image type browsers draw, as base64; else null.
+export function thumbnailOf(res: unknown): Image | null {
+    const contents = (res && typeof res === 'object' && Array.isArray((res as {contents?: unknown}).contents)) ? (res as {contents: unknown[]}).contents : [];
+    for (const c of contents) {
+        const b = (c && typeof c === 'object' ? c : {}) as {mimeType?: unknown; blob?: unknown};
+        if (typeof b.blob === 'string' && typeof b.mimeType === 'string' && thumbnailTypes.has(b.mimeType) && base64.test(b.blob)) {
+            return {mimeType: b.mimeType, data: b.blob};
+        }
+    }
+    return null;
+}
+
 // addThumbnails puts each image attachment's thumbnail before its name,
 // drawn only from base64 data of an image type (CSP: img-src data:).
 export function addThumbnails(doc: Document, root: HTMLElement, opts: Options): Promise<void> {
@@ -89,7 +123,7 @@ export function addThumbnails(doc: Document, root: HTMLElement, opts: Options): 
     const items = Array.from(root.querySelectorAll<HTMLElement>('.files li[data-image]')).slice(0, maxThumbnails);
     return Promise.all(items.map(async (item) => {
         const img = await read(item.dataset.fileId || '').catch(() => null);
-        if (!img || item.querySelector('.thumb') || !thumbnailTypes.has(img.mimeType) || !(/^[A-Za-z0-9+/]+=*$/).test(img.data)) {
+        if (!img || item.querySelector('.thumb') || !thumbnailTypes.has(img.mimeType) || !base64.test(img.data)) {
             return;
         }
         const e = doc.createElement('img');
@@ -149,7 +183,7 @@ function renderPost(doc: Document, p: Post, opts: Options, oneChannel: boolean):
         for (const f of files) {
             const item = doc.createElement('li');
             item.dataset.fileId = str(f.file_id);
-            if (thumbnailTypes.has(str(f.type).split(';')[0].trim())) {
+            if (thumbnailed.has(str(f.type).split(';')[0].trim())) {
                 item.dataset.image = '';
             }
             item.appendChild(el(doc, 'span', 'name', str(f.name)));
@@ -158,12 +192,19 @@ function renderPost(doc: Document, p: Post, opts: Options, oneChannel: boolean):
         }
         li.appendChild(ul);
     }
-    const reactions = Array.isArray(p.reactions) ? p.reactions : [];
+    const reactions = Array.isArray(p.reactions) ? p.reactions.slice(0, maxReactions) : [];
     if (reactions.length > 0) {
         const r = doc.createElement('div');
         r.className = 'reactions';
         for (const x of reactions) {
-            r.appendChild(el(doc, 'span', 'reaction', ':' + str(x.emoji) + ': ' + String(Number(x.count) || 0)));
+            r.appendChild(renderReaction(doc, x));
+        }
+        const more = Number(p.more_emoji) || 0;
+        if (more > 0) {
+            const n = Number(p.more_reactions) || 0;
+            const chip = el(doc, 'span', 'reaction more-emoji', `+${more} more`);
+            chip.title = `${n} more ${n === 1 ? 'reaction' : 'reactions'} with ${more} other emoji: open the post to see them`;
+            r.appendChild(chip);
         }
         li.appendChild(r);
     }
@@ -171,6 +212,41 @@ function renderPost(doc: Document, p: Post, opts: Options, oneChannel: boolean):
         li.appendChild(el(doc, 'div', 'replies', p.reply_count === 1 ? '1 reply' : `${Number(p.reply_count)} replies`));
     }
     return li;
+}
+
+// A post lists at most 8 emoji (the tools' own bound); more is not ours.
+const maxReactions = 50;
+
+// renderReaction is one emoji's chip as Mattermost shows it: the emoji (a
+// custom or unknown one as :name:, never an image) and the count, with who
+// reacted in the tooltip.
+function renderReaction(doc: Document, x: Reaction): HTMLElement {
+    const name = str(x.emoji);
+    const count = Math.max(0, Math.trunc(Number(x.count) || 0));
+    const chip = doc.createElement('span');
+    chip.className = 'reaction';
+    const g = glyph(name);
+    chip.appendChild(el(doc, 'span', g ? 'emoji' : 'emoji custom', g || `:${name}:`));
+    chip.appendChild(el(doc, 'span', 'count', String(count)));
+    chip.title = reactedWith(x, name, count);
+    chip.setAttribute('aria-label', chip.title);
+    return chip;
+}
+
+// reactedWith is the tooltip Mattermost shows on a reaction: "@ann, @bo and
+// 3 others reacted with :tada:".
+export function reactedWith(x: Reaction, name: string, count: number): string {
+    const users = (Array.isArray(x.users) ? x.users : []).map(str).filter(Boolean).slice(0, count || undefined);
+    const others = Math.max(0, Math.trunc(Number(x.others) || 0), users.length === 0 ? count : 0);
+    let who: string;
+    if (others > 0) {
+        who = users.length > 0 ? `${users.join(', ')} and ${others} ${others === 1 ? 'other' : 'others'}` : `${others} ${others === 1 ? 'person' : 'people'}`;
+    } else if (users.length > 1) {
+        who = `${users.slice(0, -1).join(', ')} and ${users[users.length - 1]}`;
+    } else {
+        who = users[0] || 'Someone';
+    }
+    return `${who} reacted with :${name}:`;
 }
 
 export function formatTime(iso: string, opts: Options): string {

@@ -25,7 +25,8 @@ ul{margin:4px 0;padding-left:20px}
 .files li{border:1px solid var(--line);border-radius:4px;padding:4px 8px;display:flex;flex-direction:column;max-width:100%}
 .files .thumb{display:block;max-width:240px;max-height:160px;width:auto;height:auto;object-fit:contain;border-radius:3px;margin-bottom:4px}
 .files .name{font-weight:600;font-size:13px}
-.reactions{display:flex;gap:4px;margin-top:4px}.reaction{background:var(--chip);border-radius:10px;padding:0 8px;font-size:12px}
+.reactions{display:flex;flex-wrap:wrap;gap:4px;margin-top:6px}.reaction{display:inline-flex;align-items:center;gap:4px;background:var(--chip);border:1px solid transparent;border-radius:4px;padding:0 6px;height:24px;font-size:12px;font-weight:600;color:var(--link);cursor:default;max-width:100%}
+.reaction .emoji{font-size:16px;line-height:1}.reaction .emoji.custom{font-size:12px;font-weight:400;color:var(--fg);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}.reaction.more-emoji{color:var(--muted);font-weight:400}
 .file-head{display:flex;flex-wrap:wrap;gap:4px 10px;align-items:baseline;padding:6px 0 8px;border-bottom:1px solid var(--line)}
 .file-name{font-weight:600;font-size:15px;overflow-wrap:anywhere}
 .about{color:var(--muted);font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere;margin:8px 0}

@@ -1,12 +1,13 @@
 // The thread view (ui://mattermost/thread): an MCP App the client shows for
 // read_thread, read_channel and search_posts. The host hands it the tool's
 // structured result over postMessage (the ext-apps App class); it renders
-// that and nothing else: no fetch, no external load (the page's CSP forbids
+// that, and the attachments' thumbnails it reads through the host
+// (resources/read); no fetch, no external load (the page's CSP forbids
 // both).
 
 import {App} from '@modelcontextprotocol/ext-apps/app-with-deps';
 
-import {addThumbnails, renderPage, type Image, type Options} from './posts';
+import {addThumbnails, renderPage, thumbnailOf, thumbnailURI, type Image, type Options} from './posts';
 import {css} from './style';
 
 type HostContext = {theme?: string; timeZone?: string; locale?: string};
@@ -33,9 +34,10 @@ function applyContext(ctx: HostContext | undefined) {
 const app = new App({name: 'Mattermost posts', version: '1.0.0'});
 
 // Thumbnails are read as the person, through the host's own connection:
-// read_file checks access and scales the image; the view holds no credential.
-// Each file is read once, whatever re-renders (a theme change); the cache
-// holds at most a few pages' thumbnails.
+// the server's thumbnail resource checks access and answers Mattermost's
+// own small thumbnail; the view holds no credential. Each file is read once,
+// whatever re-renders (a theme change); the cache holds at most a few
+// pages' thumbnails.
 const maxCachedThumbnails = 64;
 const thumbnails = new Map<string, Promise<Image | null>>();
 function thumbnail(fileId: string): Promise<Image | null> {
@@ -51,10 +53,8 @@ function thumbnail(fileId: string): Promise<Image | null> {
 }
 
 async function readThumbnail(fileId: string): Promise<Image | null> {
-    const res = await app.callServerTool({name: 'read_file', arguments: {file_id: fileId}});
-    const content = (res.isError ? [] : res.content) as Array<{type: string; mimeType?: string; data?: string}>;
-    const img = content.find((c) => c.type === 'image');
-    return img?.mimeType && img.data ? {mimeType: img.mimeType, data: img.data} : null;
+    const res = await app.readServerResource({uri: thumbnailURI(fileId)});
+    return thumbnailOf(res);
 }
 
 app.ontoolresult = (params) => {
@@ -70,7 +70,7 @@ app.onhostcontextchanged = (ctx) => {
 root.textContent = 'Loading posts…';
 app.connect().then(() => {
     applyContext(app.getHostContext() as HostContext);
-    if (app.getHostCapabilities()?.serverTools) {
+    if (app.getHostCapabilities()?.serverResources) {
         opts.thumbnail = thumbnail;
         addThumbnails(document, root, opts); // a result that came first
     }
