@@ -295,7 +295,7 @@ func TestAToolsetTurnedOffHidesItsTemplatesItsResourcesAndItsLinks(t *testing.T)
 		slices.Sort(out)
 		return out
 	}
-	all := []string{resources.ChannelTemplate, resources.FileTemplate, resources.ThreadTemplate, resources.WorkspaceTemplate}
+	all := []string{resources.ChannelTemplate, resources.FileTemplate, resources.ThumbnailTemplate, resources.ThreadTemplate, resources.WorkspaceTemplate}
 	slices.Sort(all)
 	if got := templates(); !slices.Equal(got, all) {
 		t.Fatalf("templates %v, want %v", got, all)

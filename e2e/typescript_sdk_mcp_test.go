@@ -87,7 +87,7 @@ func TestTheOfficialTypeScriptSDKReadsEachResourceTemplateAsAliceAsRESTDoesAndBo
 		listed = append(listed, tpl.URITemplate)
 	}
 	slices.Sort(listed)
-	want := []string{resources.ChannelTemplate, resources.FileTemplate, resources.ThreadTemplate, resources.WorkspaceTemplate}
+	want := []string{resources.ChannelTemplate, resources.FileTemplate, resources.ThumbnailTemplate, resources.ThreadTemplate, resources.WorkspaceTemplate}
 	slices.Sort(want)
 	if !slices.Equal(listed, want) {
 		t.Fatalf("the TypeScript SDK lists the templates %v, want %v", listed, want)

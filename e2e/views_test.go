@@ -29,18 +29,23 @@ body{margin:0;background:%[1]s}iframe{border:0;width:100%%;display:block;height:
 <body><iframe id="view" sandbox="allow-scripts allow-same-origin"></iframe><script>
 const data = %[2]s;
 const frame = document.getElementById("view");
+window.hostSeen = [];
 window.addEventListener("message", (e) => {
   if (e.source !== frame.contentWindow) return;
   const m = e.data || {};
   const reply = (result) => frame.contentWindow.postMessage({jsonrpc: "2.0", id: m.id, result}, "*");
+  if (m.method) window.hostSeen.push(m.method + " " + ((m.params && (m.params.uri || m.params.name)) || ""));
   if (m.method === "ui/initialize") {
     reply({protocolVersion: m.params.protocolVersion, hostInfo: {name: "e2e-host", version: "1"},
-      hostCapabilities: data.serverTools ? {serverTools: {}} : {}, hostContext: {theme: data.theme, timeZone: data.timeZone, locale: "en-US", displayMode: "inline"}});
+      hostCapabilities: data.serverTools ? {serverTools: {}, serverResources: {}} : {}, hostContext: {theme: data.theme, timeZone: data.timeZone, locale: "en-US", displayMode: "inline"}});
   } else if (m.method === "ui/notifications/initialized") {
     frame.contentWindow.postMessage({jsonrpc: "2.0", method: "ui/notifications/tool-input", params: {arguments: data.args}}, "*");
     frame.contentWindow.postMessage({jsonrpc: "2.0", method: "ui/notifications/tool-result", params: data.result}, "*");
   } else if (m.method === "tools/call") {
     fetch("/call", {method: "POST", body: JSON.stringify(m.params)}).then((r) => r.json()).then(reply);
+  } else if (m.method === "resources/read") {
+    fetch("/read", {method: "POST", body: JSON.stringify(m.params)}).then(async (r) => r.ok ? reply(await r.json()) :
+      frame.contentWindow.postMessage({jsonrpc: "2.0", id: m.id, error: {code: -32002, message: await r.text()}}, "*"));
   } else if (m.method === "ui/notifications/size-changed") {
     if (m.params && m.params.height) frame.style.height = Math.ceil(m.params.height) + "px";
   } else if (m.id !== undefined) {
@@ -52,8 +57,10 @@ frame.srcdoc = data.page;
 
 // hostView serves the host page with the view's page and a tool result and
 // opens it in a fresh headless Chromium at width. With a client, the host
-// passes the view's read_file calls to the server as that client's person
-// (serverTools), as a real host does over its own connection.
+// passes the view's read_file and get_pending calls (serverTools) and its
+// resource reads (serverResources) to the server as that client's person,
+// as a real host does over its own connection; window.hostSeen lists what
+// the view asked the host.
 func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[string]any, theme string, width int64, as ...*client.Client) context.Context {
 	t.Helper()
 	raw, err := json.Marshal(map[string]any{"page": page, "result": result, "args": args, "theme": theme, "timeZone": "Asia/Tokyo", "serverTools": len(as) > 0})
@@ -79,6 +86,20 @@ func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[st
 			res, err := as[0].CallTool(r.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: req.Name, Arguments: req.Arguments}})
 			if err != nil {
 				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			_ = json.NewEncoder(w).Encode(res)
+			return
+		}
+		if r.URL.Path == "/read" {
+			var req mcp.ReadResourceParams
+			if len(as) == 0 || json.NewDecoder(r.Body).Decode(&req) != nil {
+				http.Error(w, "this host reads resources only for a client", http.StatusBadRequest)
+				return
+			}
+			res, err := as[0].ReadResource(r.Context(), mcp.ReadResourceRequest{Params: req})
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusNotFound)
 				return
 			}
 			_ = json.NewEncoder(w).Encode(res)
@@ -233,8 +254,8 @@ func TestTheThreadViewShowsAChannelsPostsWithTheirAttachmentsByNameAndSize(t *te
 		t.Errorf("the file name became live: %v", live)
 	}
 	thumb := pollJS[string](t, tab, "the view draws the image's thumbnail, read as carol", inView(`(() => { const i = d.querySelector("img.thumb"); return i && i.complete && i.naturalWidth > 0 ? i.src : ""; })()`))
-	if !strings.HasPrefix(thumb, "data:image/png;base64,") {
-		t.Errorf("the thumbnail is drawn from %.40s, want read_file's image data", thumb)
+	if !strings.HasPrefix(thumb, "data:image/jpeg;base64,") {
+		t.Errorf("the thumbnail is drawn from %.40s, want the data of Mattermost's own JPEG thumbnail", thumb)
 	}
 	shoot(t, tab, laptopWidth, "channel-view-light")
 }

@@ -1,0 +1,172 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/color"
+	_ "image/jpeg" // Mattermost's thumbnails are JPEGs
+	"image/png"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
+)
+
+// photo is a w x h PNG with a gradient, large enough that Mattermost
+// stores a thumbnail smaller than it.
+func photo(t *testing.T, w, h int) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.Set(x, y, color.RGBA{R: uint8(x * 255 / w), G: uint8(y * 255 / h), B: 160, A: 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// thumbnailOf reads an attachment's thumbnail resource with its own
+// request, as c's person, once Mattermost has stored it: the image it holds
+// and its type.
+func thumbnailOf(t *testing.T, c *client.Client, fileID string) (image.Image, string) {
+	t.Helper()
+	var img image.Image
+	var typ, last string
+	eventually(t, "Mattermost's own thumbnail is read back as "+resources.ThumbnailURI(fileID), func() bool {
+		ok, state := readThumbnail(c, fileID, &img, &typ)
+		if state != last {
+			t.Logf("thumbnail of %s: %s", fileID, state)
+			last = state
+		}
+		return ok
+	})
+	return img, typ
+}
+
+// readThumbnail is one read of the thumbnail resource: whether it is
+// Mattermost's own, and what it read.
+func readThumbnail(c *client.Client, fileID string, img *image.Image, typ *string) (bool, string) {
+	res, err := c.ReadResource(context.Background(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: resources.ThumbnailURI(fileID)}})
+	if err != nil {
+		return false, err.Error()
+	}
+	if len(res.Contents) != 1 {
+		return false, fmt.Sprintf("%d contents, want one blob", len(res.Contents))
+	}
+	b, ok := res.Contents[0].(mcp.BlobResourceContents)
+	if !ok {
+		return false, fmt.Sprintf("%T, want a blob", res.Contents[0])
+	}
+	raw, err := base64.StdEncoding.DecodeString(b.Blob)
+	if err != nil {
+		return false, err.Error()
+	}
+	m, _, err := image.Decode(bytes.NewReader(raw))
+	if err != nil {
+		return false, err.Error()
+	}
+	*img, *typ = m, b.MIMEType
+	// Mattermost's thumbnails fit 120x100; one scaled here is larger.
+	return m.Bounds().Dx() <= 120 && m.Bounds().Dy() <= 100, fmt.Sprintf("%s %v", b.MIMEType, m.Bounds())
+}
+
+func TestTheThreadViewDrawsMattermostsOwnThumbnailReadAsTheThumbnailResourceNotAsReadFile(t *testing.T) {
+	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
+	ch := createChannel(t, dave, uniq(t, "vthumb-"), "Thumbnails", model.ChannelTypeOpen)
+	join(t, carol, ch.Id)
+	_, infos := postFiles(t, dave, ch.Id, "the launch photo", map[string][]byte{"launch.png": photo(t, 800, 600)})
+	c := connect(t, mm.URL, carol.Token)
+	img, typ := thumbnailOf(t, c, infos[0].Id)
+	if typ != "image/jpeg" || img.Bounds().Dx() != 120 {
+		t.Errorf("the thumbnail is %s %v, want Mattermost's 120 px wide JPEG of the 800x600 photo", typ, img.Bounds())
+	}
+
+	page := threadViewPage(t, c)
+	args := map[string]any{"channel": ch.Id}
+	res := call(t, c, "read_channel", args)
+	if res.IsError {
+		t.Fatalf("read_channel: %s", text(res))
+	}
+	for _, width := range []int64{phoneWidth, laptopWidth} {
+		tab := hostView(t, page, res, args, "light", width, c)
+		thumb := pollJS[string](t, tab, "the view draws the photo's thumbnail", inView(`(() => { const i = d.querySelector("img.thumb"); return i && i.complete && i.naturalWidth > 0 ? i.naturalWidth + " " + i.src.slice(0, 23) : ""; })()`))
+		if thumb != "120 data:image/jpeg;base64," {
+			t.Errorf("%dpx: the thumbnail is drawn as %q, want Mattermost's 120 px JPEG as data", width, thumb)
+		}
+		seen := evalJS[[]any](t, tab, `window.hostSeen`)
+		read, called := false, false
+		for _, s := range seen {
+			read = read || s == "resources/read "+resources.ThumbnailURI(infos[0].Id)
+			called = called || strings.HasPrefix(s.(string), "tools/call")
+		}
+		if !read || called {
+			t.Errorf("%dpx: the view asked the host %v; want a resources/read of the thumbnail and no tool call", width, seen)
+		}
+		shoot(t, tab, width, "thread-view-thumbnail")
+	}
+}
+
+func TestTheThumbnailOfAFileInAChannelCarolCannotReadIsNotFound(t *testing.T) {
+	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
+	priv := createChannel(t, dave, uniq(t, "vtpriv-"), "Dave's photos", model.ChannelTypePrivate)
+	_, infos := postFiles(t, dave, priv.Id, "the secret photo", map[string][]byte{"secret.png": photo(t, 400, 300)})
+	thumbnailOf(t, connect(t, mm.URL, dave.Token), infos[0].Id) // it is there
+	s := sdkAs(t, carol, "2025-11-25")
+	notFound(t, s, resources.ThumbnailURI(infos[0].Id), -32002)
+	notFound(t, s, resources.ThumbnailURI(model.NewId()), -32002)
+}
+
+func TestTheThreadViewShowsWhoReactedWithWhichEmojiAtPhoneAndLaptopWidth(t *testing.T) {
+	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
+	ch := createChannel(t, dave, uniq(t, "vreact-"), "Reactions", model.ChannelTypeOpen)
+	join(t, carol, ch.Id)
+	root := createPost(t, dave, ch.Id, "We ship on Friday.", "")
+	custom := createEmoji(t, uniq(t, "shipit"))
+	react(t, dave, root.Id, "+1")
+	react(t, carol, root.Id, "+1")
+	react(t, carol, root.Id, "tada")
+	react(t, dave, root.Id, custom.Name)
+	c := connect(t, mm.URL, carol.Token)
+	page := threadViewPage(t, c)
+	args := map[string]any{"post": root.Id}
+	res := call(t, c, "read_thread", args)
+	if res.IsError {
+		t.Fatalf("read_thread: %s", text(res))
+	}
+	for _, theme := range []string{"light", "dark"} {
+		for _, width := range []int64{phoneWidth, laptopWidth} {
+			tab := hostView(t, page, res, args, theme, width)
+			chips := pollJS[[]any](t, tab, "the view shows the reactions", inView(`[...d.querySelectorAll(".reaction")].map(e => e.textContent + " | " + e.title)`))
+			got := fmt.Sprint(chips)
+			for _, want := range []string{
+				"👍2 | ", "reacted with :+1:", "🎉1 | @" + carol.Username, "reacted with :tada:",
+				":" + custom.Name + ":1 | @" + dave.Username, "reacted with :" + custom.Name + ":",
+			} {
+				if !strings.Contains(got, want) {
+					t.Errorf("%s %dpx: the reactions show %s, want %q among them", theme, width, got, want)
+				}
+			}
+			if !strings.Contains(got, "@"+carol.Username) || !strings.Contains(got, "@"+dave.Username) || len(chips) != 3 {
+				t.Errorf("%s %dpx: the reactions show %s, want three emoji and both people who reacted", theme, width, got)
+			}
+			if n := evalJS[float64](t, tab, inView(`d.querySelectorAll(".reactions img").length`)); n != 0 {
+				t.Errorf("%s %dpx: a reaction is drawn as an image", theme, width)
+			}
+			if wide := evalJS[float64](t, tab, inView(`d.documentElement.scrollWidth`)); wide > float64(width) {
+				t.Errorf("%s %dpx: the view scrolls sideways: %v wide", theme, width, wide)
+			}
+			shoot(t, tab, width, "thread-view-reactions-"+theme)
+		}
+	}
+}
