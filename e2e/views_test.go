@@ -223,7 +223,7 @@ func TestTheThreadViewNeverShowsAThreadThePersonCannotRead(t *testing.T) {
 		t.Fatalf("carol read dave's private thread: %s", text(res))
 	}
 	tab := hostView(t, page, res, args, "light", laptopWidth)
-	shown := pollJS[string](t, tab, "the view has drawn the result", inView(`d.querySelector(".empty") ? d.body.textContent : ""`))
+	shown := pollJS[string](t, tab, "the view has drawn the result", inView(`d.querySelector(".empty") ? d.getElementById("root").textContent : ""`))
 	if strings.Contains(shown, "zebra") || !strings.Contains(shown, "No posts to show") {
 		t.Fatalf("the view shows %q for a thread carol cannot read", shown)
 	}
@@ -254,8 +254,8 @@ func TestTheThreadViewShowsAChannelsPostsWithTheirAttachmentsByNameAndSize(t *te
 		t.Errorf("the file name became live: %v", live)
 	}
 	thumb := pollJS[string](t, tab, "the view draws the image's thumbnail, read as carol", inView(`(() => { const i = d.querySelector("img.thumb"); return i && i.complete && i.naturalWidth > 0 ? i.src : ""; })()`))
-	if !strings.HasPrefix(thumb, "data:image/jpeg;base64,") {
-		t.Errorf("the thumbnail is drawn from %.40s, want the data of Mattermost's own JPEG thumbnail", thumb)
+	if !strings.HasPrefix(thumb, "data:image/png;base64,") {
+		t.Errorf("the thumbnail is drawn from %.40s, want the data of Mattermost's own thumbnail", thumb)
 	}
 	shoot(t, tab, laptopWidth, "channel-view-light")
 }

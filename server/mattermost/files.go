@@ -131,7 +131,8 @@ func (c *Caller) memberChannelIDs() ([]string, error) {
 }
 
 // StoredThumbnail is the thumbnail Mattermost wrote of an image attachment
-// File has already cleared for the caller (already upright, a small JPEG).
+// File has already cleared for the caller (already upright, a small JPEG or
+// PNG).
 // ok is false when there is none, it cannot be read (the file store answers
 // a missing file as any other failure, and reading the image itself says
 // which it was), or what is stored is over maxBytes and so none of

@@ -23,9 +23,9 @@ import (
 // Only an image without one is scaled here, within the memory for reading
 // files and the bounds below.
 const (
-	// maxThumbnailBytes bounds a thumbnail: Mattermost's own are JPEGs of
-	// about 120x100 px, a few KiB; a page of 24 at this cap is still under
-	// 2 MiB of base64 in the view.
+	// maxThumbnailBytes bounds a thumbnail: Mattermost's own fit 120x100 px
+	// (a JPEG, or a PNG of an image with transparency), a few KiB; a page
+	// of 24 at this cap is still under 2 MiB of base64 in the view.
 	maxThumbnailBytes = 64 << 10
 	// thumbnailEdge is the long edge of a thumbnail scaled here: the view
 	// draws one at most 240 CSS px wide.
@@ -43,6 +43,7 @@ var thumbnailTypes = map[string]bool{
 }
 
 // drawnTypes are what a thumbnail may be sent as: what every browser draws.
+// What Mattermost stored is sniffed, not trusted to be what its name says.
 var drawnTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
 
 // thumbnail reads the thumbnail of an image attachment the person can read.
