@@ -86,10 +86,15 @@ func TestTheThreadViewDrawsMattermostsOwnThumbnailReadAsTheThumbnailResourceNotA
 	ch := createChannel(t, dave, uniq(t, "vthumb-"), "Thumbnails", model.ChannelTypeOpen)
 	join(t, carol, ch.Id)
 	_, infos := postFiles(t, dave, ch.Id, "the launch photo", map[string][]byte{"launch.png": photo(t, 800, 600)})
+	_, notes := postFiles(t, dave, ch.Id, "the notes", map[string][]byte{"notes.txt": []byte("launch notes\n")})
 	c := connect(t, mm.URL, carol.Token)
 	img, typ := thumbnailOf(t, c, infos[0].Id)
 	if typ != "image/png" && typ != "image/jpeg" || img.Bounds().Dx() != 120 {
 		t.Errorf("the thumbnail is %s %v, want Mattermost's 120 px wide one of the 800x600 photo", typ, img.Bounds())
+	}
+	_, err := c.ReadResource(context.Background(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: resources.ThumbnailURI(notes[0].Id)}})
+	if err == nil || !strings.Contains(err.Error(), "not an image") || !strings.Contains(err.Error(), `read_file(file_id="`+notes[0].Id+`")`) {
+		t.Errorf("the thumbnail of a text file reads as %v, want a refusal naming read_file", err)
 	}
 
 	page := threadViewPage(t, c)

@@ -1,4 +1,5 @@
-// The thirty XSS payloads the views' tests put in messages, file names and channel names.
+// The thirty XSS payloads the views' tests put in messages, file names, channel names,
+// authors, emoji names and the people who reacted.
 export const payloads = [
     '<script>window.pwned=1</script>',
     '<img src=x onerror="window.pwned=1">',
