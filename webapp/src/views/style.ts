@@ -37,6 +37,14 @@ ul{margin:4px 0;padding-left:20px}
 .entries td,.entries th{padding:4px 6px;border-bottom:1px solid var(--line);vertical-align:top}.entries .entry{overflow-wrap:anywhere;font-family:Menlo,Consolas,monospace;font-size:12px}.entries .size{white-space:nowrap}
 `;
 
+// The file view's own styles: a PDF's pages, the notes on what is left out.
+export const fileCss = `
+.note{color:var(--muted);font-size:12px;margin:8px 0;overflow-wrap:anywhere}
+.pages{display:flex;flex-direction:column;gap:12px;margin:8px 0}
+.page{margin:0}.page-canvas{display:block;width:100%;height:auto;background:#fff;border:1px solid var(--line);border-radius:2px}
+.page figcaption{text-align:center;margin-top:2px}
+`;
+
 // The pending write view's own styles.
 export const pendingCss = `
 .pending{display:flex;flex-direction:column;gap:8px;padding:8px 0;overflow-wrap:anywhere}
@@ -48,3 +56,8 @@ export const pendingCss = `
 a.open{align-self:flex-start;background:var(--link);color:#fff;font-weight:600;padding:8px 16px;border-radius:4px}
 a.open:hover{text-decoration:none;opacity:.9}
 `;
+
+// Each view's styles, as the build writes them beside its script
+// (vite.views.config.ts) for the server to put in the page as one <style>
+// it allows by hash.
+export const viewCss: Record<string, string> = {thread: css, file: css + fileCss, pending: css + pendingCss};
