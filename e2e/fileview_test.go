@@ -206,7 +206,16 @@ func TestTheFileViewDrawsAThreePagePDFAsPagesUnderAHeaderForThePersonInBothTheme
 	for _, theme := range []string{"light", "dark"} {
 		for _, width := range []int64{phoneWidth, laptopWidth} {
 			tab := hostView(t, page, res, args, theme, width)
-			if n := pollJS[int](t, tab, "the view draws the PDF's three pages", inView(`d.querySelectorAll("canvas[data-drawn=true]").length === 3 ? 3 : 0`)); n != 3 {
+			pollJS[bool](t, tab, "the view draws the PDF's first page", inView(`!!d.querySelector("canvas[data-drawn=true]")`))
+			if width == laptopWidth {
+				// Pages are drawn as they come into view: at laptop width the
+				// third is below the fold until the person scrolls.
+				if third := evalJS[string](t, tab, inView(`d.querySelectorAll("canvas")[2].dataset.drawn || "not yet"`)); third != "not yet" {
+					t.Errorf("%s %dpx: the third page was drawn (%s) before it came into view", theme, width, third)
+				}
+			}
+			if n := pollJS[int](t, tab, "the view draws the PDF's three pages as the person scrolls",
+				`(window.scrollTo(0, document.documentElement.scrollHeight), `+inView(`d.querySelectorAll("canvas[data-drawn=true]").length === 3 ? 3 : 0`)+`)`); n != 3 {
 				t.Fatalf("%s %dpx: %d pages drawn", theme, width, n)
 			}
 			got := evalJS[map[string]any](t, tab, inView(`({

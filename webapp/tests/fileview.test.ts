@@ -5,7 +5,7 @@ import {beforeEach, describe, expect, it} from 'vitest';
 import {namePayloads as payloads} from './xss_payloads';
 
 import {maxLines, renderFile, splitText, textPages} from '../src/views/files';
-import {maxPagePixels, maxPagesDrawn, maxPdfBytes, maxTotalPixels, pageSize, pdfBytes, type PdfLib, type PdfPage} from '../src/views/pdfpages';
+import {maxPagePixels, maxPagesDrawn, maxPageWidth, maxPdfBytes, maxTotalPixels, pageSize, pdfBytes, type PdfLib, type PdfPage} from '../src/views/pdfpages';
 
 // inert: no element but the view's own, no handler, no link but http(s),
 // no image but one given as data.
@@ -151,6 +151,7 @@ describe('the file view of a PDF', () => {
         await new Promise((r) => setTimeout(r, 0));
         expect(root.querySelectorAll('canvas.page-canvas').length).toBe(3);
         expect(Array.from(root.querySelectorAll('canvas')).map((c) => c.dataset.drawn)).toEqual(['true', 'true', 'true']);
+        expect(Array.from(root.querySelectorAll('canvas')).every((c) => c.width <= maxPageWidth)).toBe(true);
         expect(Array.from(root.querySelectorAll('.page figcaption')).map((c) => c.textContent)).toEqual(['Page 1 of 3', 'Page 2 of 3', 'Page 3 of 3']);
         expect(drawn).toEqual([1, 2, 3]);
         expect(root.querySelector('.file-facts')?.textContent).toBe('PDF document · 1.2 KB · 3 pages');

@@ -24,8 +24,12 @@ export const maxPdfBytes = 3_932_160;
 // The sharpest a page is drawn for a high-density screen.
 const maxPixelRatio = 2;
 
+// The widest a page is shown, in CSS pixels: on a laptop a page as wide as
+// the view would be taller than the screen (the styles cap it the same).
+export const maxPageWidth = 640;
+
 // The width a page is drawn for when the view cannot tell its own.
-const defaultWidth = 800;
+const defaultWidth = maxPageWidth;
 
 export type Viewport = {width: number; height: number};
 export type PdfPage = {
@@ -91,7 +95,7 @@ function el<K extends keyof HTMLElementTagNameMap>(doc: Document, tag: K, cls: s
 export async function drawPages(doc: Document, box: HTMLElement, data: Uint8Array, lib: PdfLib): Promise<Drawn> {
     const pdf = await lib.open(data);
     const n = pdf.numPages;
-    const width = box.clientWidth || doc.documentElement.clientWidth || defaultWidth;
+    const width = Math.min(box.clientWidth || doc.documentElement.clientWidth || defaultWidth, maxPageWidth);
     const ratio = doc.defaultView?.devicePixelRatio ?? 1;
     let budget = maxTotalPixels;
     let cut: Drawn['cut'] = n > maxPagesDrawn ? 'pages' : '';

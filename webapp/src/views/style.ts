@@ -41,7 +41,7 @@ ul{margin:4px 0;padding-left:20px}
 export const fileCss = `
 .note{color:var(--muted);font-size:12px;margin:8px 0;overflow-wrap:anywhere}
 .pages{display:flex;flex-direction:column;gap:12px;margin:8px 0}
-.page{margin:0}.page-canvas{display:block;width:100%;height:auto;background:#fff;border:1px solid var(--line);border-radius:2px}
+.page{margin:0}.page-canvas{display:block;width:100%;max-width:640px;height:auto;margin:0 auto;background:#fff;border:1px solid var(--line);border-radius:2px}
 .page figcaption{text-align:center;margin-top:2px}
 `;
 
@@ -53,7 +53,7 @@ export const pendingCss = `
 .label{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.02em}
 .notes{margin:0}
 .pending .post{border:1px solid var(--line);border-radius:4px;padding:8px 12px}
-a.open{align-self:flex-start;background:var(--link);color:#fff;font-weight:600;padding:8px 16px;border-radius:4px}
+a.open{align-self:flex-start;background:#1c58d9;color:#fff;font-weight:600;padding:8px 16px;border-radius:4px}
 a.open:hover{text-decoration:none;opacity:.9}
 `;
 
