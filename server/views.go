@@ -27,7 +27,7 @@ func threadView(api plugin.API) resources.Template {
 // fileView is read_file's view.
 func fileView(api plugin.API) resources.Template {
 	return resources.View(resources.FileView, "file_view", "Mattermost file",
-		"The view of read_file for clients that show MCP Apps: the image, the text or PDF window, or the archive's entries.",
+		"The view of read_file for clients that show MCP Apps: the image, a PDF's pages, the text window, or the archive's entries.",
 		"read_file", bundleView(api, "file"))
 }
 

@@ -18,8 +18,8 @@ const (
 	// ThreadView shows the posts read_thread, read_channel and search_posts
 	// answer, as Mattermost shows them.
 	ThreadView = "ui://mattermost/thread"
-	// FileView shows what read_file read: an image, a text or PDF window,
-	// an archive's entries.
+	// FileView shows what read_file read: an image, a PDF's pages (or its
+	// text), a text window, an archive's entries.
 	FileView = "ui://mattermost/file"
 	// PendingView shows a write waiting for the person: where it goes,
 	// the message and files, until when, and the outcome once answered.
