@@ -39,9 +39,9 @@ $(BUNDLE): $(SERVER_BINARIES) webapp plugin.json assets/icon.svg dist/platforms.
 	cp -r assets dist/bundle/$(PLUGIN_ID)/
 	cp $(SERVER_BINARIES) dist/bundle/$(PLUGIN_ID)/server/dist/
 	cp webapp/dist/main.js dist/bundle/$(PLUGIN_ID)/webapp/dist/
-	cp webapp/dist/views/thread.js dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
-	cp webapp/dist/views/file.js dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
-	cp webapp/dist/views/pending.js dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
+	cp webapp/dist/views/thread.js webapp/dist/views/thread.css dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
+	cp webapp/dist/views/file.js webapp/dist/views/file.css dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
+	cp webapp/dist/views/pending.js webapp/dist/views/pending.css dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
 	tar -czf $@ -C dist/bundle $(PLUGIN_ID)
 	rm -rf dist/bundle
 	@echo "bundle: $@ ($$(du -h $@ | cut -f1))"

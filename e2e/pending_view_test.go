@@ -60,10 +60,15 @@ func TestThePendingViewShowsTheWaitingPostAndThenPostedOnceThePersonAcceptsInMat
 		t.Fatalf("create_post did not answer a waiting write with its preview: %s %+v", text(res), res.Meta)
 	}
 	var id string
-	for _, width := range []int64{phoneWidth, laptopWidth} {
-		tab := hostView(t, page, res, args, "light", width, c)
+	// Dark first: the last view, light at laptop width, sees the accept.
+	for _, look := range []struct {
+		theme string
+		width int64
+	}{{"dark", phoneWidth}, {"dark", laptopWidth}, {"light", phoneWidth}, {"light", laptopWidth}} {
+		theme, width := look.theme, look.width
+		tab := hostView(t, page, res, args, theme, width, c)
 		if state := pollJS[string](t, tab, "the view shows the waiting write", inView(`(d.querySelector(".state") || {}).textContent || ""`)); state != "Waiting for you in Mattermost" {
-			t.Fatalf("%dpx: the view says %q", width, state)
+			t.Fatalf("%s %dpx: the view says %q", theme, width, state)
 		}
 		got := evalJS[map[string]any](t, tab, inView(`({
 			where: (d.querySelector(".where") || {}).textContent,
@@ -92,8 +97,11 @@ func TestThePendingViewShowsTheWaitingPostAndThenPostedOnceThePersonAcceptsInMat
 		if got["wide"].(float64) > float64(width) {
 			t.Errorf("%dpx: the view scrolls sideways: %v wide", width, got["wide"])
 		}
-		shoot(t, tab, width, "pending-view-light")
-		if width == laptopWidth {
+		if got := evalJS[string](t, tab, inView(`d.documentElement.dataset.theme || ""`)); got != theme {
+			t.Errorf("%s %dpx: the view took the theme %q", theme, width, got)
+		}
+		shoot(t, tab, width, "pending-view-"+theme)
+		if theme == "light" && width == laptopWidth {
 			answerOnPage(t, alice, id, "accept", marker)
 			if state := pollJS[string](t, tab, "the view shows the outcome", inView(`(() => { const s = d.querySelector(".state"); return s && s.textContent !== "Waiting for you in Mattermost" && s.textContent !== "Accepted: being done now" ? s.textContent : ""; })()`)); state != "posted" {
 				t.Fatalf("after alice accepted in Mattermost the view says %q, want posted", state)

@@ -114,6 +114,7 @@ func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[st
 		t.Fatalf("start chromium: %v", err)
 	}
 	t.Cleanup(closeBrowser)
+	watchCSP(t, tab)
 	atWidth(t, tab, width, 900)
 	step(t, tab, chromedp.Navigate(srv.URL))
 	return tab

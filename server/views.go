@@ -21,39 +21,51 @@ import (
 func threadView(api plugin.API) resources.Template {
 	return resources.View(resources.ThreadView, "thread_view", "Mattermost posts",
 		"The view of read_thread, read_channel and search_posts for clients that show MCP Apps: posts as Mattermost shows them.",
-		"read_thread", bundleScript(api, "thread.js"))
+		"read_thread", bundleView(api, "thread"))
 }
 
 // fileView is read_file's view.
 func fileView(api plugin.API) resources.Template {
 	return resources.View(resources.FileView, "file_view", "Mattermost file",
-		"The view of read_file for clients that show MCP Apps: the image, the text or PDF window, or the archive's entries.",
-		"read_file", bundleScript(api, "file.js"))
+		"The view of read_file for clients that show MCP Apps: the image, a PDF's pages, the text window, or the archive's entries.",
+		"read_file", bundleView(api, "file"))
 }
 
 // pendingView is the view of a write waiting for the person.
 func pendingView(api plugin.API) resources.Template {
 	return resources.View(resources.PendingView, "pending_view", "A write waiting for you",
 		"The view of a write that waits (create_post, get_pending) for clients that show MCP Apps: where it goes, the message, its files, until when, and the outcome.",
-		"get_pending", bundleScript(api, "pending.js"))
+		"get_pending", bundleView(api, "pending"))
 }
 
-// bundleScript reads a view's script from the bundle once, bounded.
-func bundleScript(api plugin.API, name string) func() ([]byte, error) {
-	return sync.OnceValues(func() ([]byte, error) {
+// bundleView reads a view's script and styles from the bundle once,
+// bounded.
+func bundleView(api plugin.API, name string) func() (resources.ViewFiles, error) {
+	return sync.OnceValues(func() (resources.ViewFiles, error) {
 		dir, err := api.GetBundlePath()
 		if err != nil {
-			return nil, err
+			return resources.ViewFiles{}, err
 		}
-		f, err := os.Open(filepath.Join(dir, "webapp", "dist", "views", name))
+		dir = filepath.Join(dir, "webapp", "dist", "views")
+		js, err := readBounded(filepath.Join(dir, name+".js"), resources.MaxViewScriptBytes)
 		if err != nil {
-			return nil, err
+			return resources.ViewFiles{}, err
 		}
-		defer f.Close()
-		js, err := io.ReadAll(io.LimitReader(f, resources.MaxViewScriptBytes+1))
-		if err == nil && len(js) > resources.MaxViewScriptBytes {
-			err = fmt.Errorf("the script is over %d bytes", resources.MaxViewScriptBytes)
-		}
-		return js, err
+		css, err := readBounded(filepath.Join(dir, name+".css"), resources.MaxViewStyleBytes)
+		return resources.ViewFiles{Script: js, Style: css}, err
 	})
+}
+
+// readBounded reads a file of at most limit bytes.
+func readBounded(path string, limit int) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err == nil && len(b) > limit {
+		err = fmt.Errorf("%s is over %d bytes", filepath.Base(path), limit)
+	}
+	return b, err
 }

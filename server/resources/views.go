@@ -18,8 +18,8 @@ const (
 	// ThreadView shows the posts read_thread, read_channel and search_posts
 	// answer, as Mattermost shows them.
 	ThreadView = "ui://mattermost/thread"
-	// FileView shows what read_file read: an image, a text or PDF window,
-	// an archive's entries.
+	// FileView shows what read_file read: an image, a PDF's pages (or its
+	// text), a text window, an archive's entries.
 	FileView = "ui://mattermost/file"
 	// PendingView shows a write waiting for the person: where it goes,
 	// the message and files, until when, and the outcome once answered.
@@ -27,10 +27,18 @@ const (
 	// ViewMIMEType is the MCP Apps profile of HTML.
 	ViewMIMEType = "text/html;profile=mcp-app"
 	// MaxViewScriptBytes bounds a view's script read from the bundle: the
-	// thread view is about 520 KiB (the ext-apps SDK with its dependencies);
-	// a larger file is not ours.
-	MaxViewScriptBytes = 1 << 20
+	// thread view is about 520 KiB (the ext-apps SDK with its dependencies),
+	// the file view about 2 MiB (pdf.js too); a larger file is not ours.
+	MaxViewScriptBytes = 4 << 20
+	// MaxViewStyleBytes bounds a view's styles read from the bundle (about
+	// 4 KiB each).
+	MaxViewStyleBytes = 64 << 10
 )
+
+// ViewFiles is what the bundle holds of a view: its script and its styles.
+type ViewFiles struct {
+	Script, Style []byte
+}
 
 // Static reports a template without variables: one resource, listed in
 // resources/list rather than as a template.
@@ -43,39 +51,50 @@ func (t Template) Resource() mcp.Resource {
 	return r
 }
 
-// View is the template of a view whose script the plugin's bundle holds
-// (script reads it; built by webapp/vite.views.config.ts), offered while
-// tool is. The page loads nothing from outside: its CSP allows only its
-// own inline script (by hash) and style, and images given as data.
-func View(uri, name, title, description, tool string, script func() ([]byte, error)) Template {
+// View is the template of a view whose script and styles the plugin's
+// bundle holds (files reads them; built by webapp/vite.views.config.ts),
+// offered while tool is. The page loads nothing from outside: its CSP
+// allows only its own inline script and style (each by hash), and images
+// given as data.
+func View(uri, name, title, description, tool string, files func() (ViewFiles, error)) Template {
 	return Template{
 		URITemplate: uri, Name: name, Title: title, Description: description, Tool: tool,
 		MIMEType: ViewMIMEType, Priority: 0.1,
 		// No domains: the host allows no connection and no external load.
 		Meta: map[string]any{"ui": map[string]any{"csp": map[string]any{"connectDomains": []string{}, "resourceDomains": []string{}}, "prefersBorder": true}},
 		Read: func(context.Context, map[string]string) (Answer, error) {
-			js, err := script()
+			f, err := files()
 			if err != nil {
 				return Answer{}, fmt.Errorf("the view %s is not in this plugin bundle (%w): reinstall the plugin built with `make dist`", uri, err)
 			}
-			return Answer{Text: Page(title, js)}, nil
+			return Answer{Text: Page(title, f.Script, f.Style)}, nil
 		},
 	}
 }
 
-// Page is the HTML of a view: one inline script, allowed by its hash, and
-// nothing else that runs.
-func Page(title string, js []byte) string {
-	// A script cannot end its own element early: the bundle never holds
-	// "</script", but a stray one would cut the page, so it is escaped.
+// Page is the HTML of a view: one inline script and one inline style,
+// each allowed by its hash, and nothing else that runs or styles. Neither
+// the views nor the ext-apps SDK set style attributes (CSSOM properties
+// are not inline styles to the CSP), so no 'unsafe-inline' is needed.
+func Page(title string, js, css []byte) string {
+	// Neither element can end itself early: the bundle never holds
+	// "</script" or "</style", but a stray one would cut the page, so it is
+	// escaped (in CSS, "\/" is "/").
 	body := strings.ReplaceAll(string(js), "</script", `<\/script`)
-	sum := sha256.Sum256([]byte(body))
-	csp := "default-src 'none'; script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
-		"'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+	style := strings.ReplaceAll(string(css), "</style", `<\/style`)
+	csp := "default-src 'none'; script-src " + hashSource(body) + "; style-src " + hashSource(style) +
+		"; img-src data:; base-uri 'none'; form-action 'none'"
 	return `<!doctype html><html><head><meta charset="utf-8">` +
 		`<meta http-equiv="Content-Security-Policy" content="` + csp + `">` +
 		`<meta name="viewport" content="width=device-width, initial-scale=1">` +
-		`<title>` + htmlEscape(title) + `</title></head><body><main id="root"></main><script>` + body + `</script></body></html>`
+		`<title>` + htmlEscape(title) + `</title><style>` + style + `</style></head>` +
+		`<body><main id="root"></main><script>` + body + `</script></body></html>`
+}
+
+// hashSource is the CSP source allowing an inline element of this text.
+func hashSource(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
 
 func htmlEscape(s string) string {

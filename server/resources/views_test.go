@@ -14,10 +14,10 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
-func viewSet(t *testing.T, script func() ([]byte, error)) *Set {
+func viewSet(t *testing.T, files func() (ViewFiles, error)) *Set {
 	t.Helper()
 	s, err := New(testCatalogue(t), []Template{
-		View(ThreadView, "thread_view", "Posts", "The posts view.", "read_thread", script),
+		View(ThreadView, "thread_view", "Posts", "The posts view.", "read_thread", files),
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -25,9 +25,9 @@ func viewSet(t *testing.T, script func() ([]byte, error)) *Set {
 	return s
 }
 
-func TestTheThreadViewIsAnMCPAppPageWhoseCSPAllowsOnlyItsOwnScript(t *testing.T) {
-	js := []byte(`console.log("view")`)
-	s := viewSet(t, func() ([]byte, error) { return js, nil })
+func TestTheThreadViewIsAnMCPAppPageWhoseCSPAllowsOnlyItsOwnScriptAndStyle(t *testing.T) {
+	js, css := []byte(`console.log("view")`), []byte(`body{margin:0}`)
+	s := viewSet(t, func() (ViewFiles, error) { return ViewFiles{Script: js, Style: css}, nil })
 	out, err := s.Read(context.Background(), ThreadView, config.Defaults())
 	if err != nil {
 		t.Fatal(err)
@@ -36,11 +36,17 @@ func TestTheThreadViewIsAnMCPAppPageWhoseCSPAllowsOnlyItsOwnScript(t *testing.T)
 	if !ok || page.MIMEType != "text/html;profile=mcp-app" || page.URI != ThreadView {
 		t.Fatalf("contents %+v", out[0])
 	}
-	sum := sha256.Sum256(js)
-	for _, want := range []string{"default-src 'none'", "script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'", "<script>" + string(js) + "</script>"} {
+	jsSum, cssSum := sha256.Sum256(js), sha256.Sum256(css)
+	for _, want := range []string{"default-src 'none'",
+		"script-src 'sha256-" + base64.StdEncoding.EncodeToString(jsSum[:]) + "';",
+		"style-src 'sha256-" + base64.StdEncoding.EncodeToString(cssSum[:]) + "';",
+		"<script>" + string(js) + "</script>", "<style>" + string(css) + "</style>"} {
 		if !strings.Contains(page.Text, want) {
 			t.Errorf("the page lacks %q", want)
 		}
+	}
+	if strings.Contains(page.Text, "unsafe-inline") || strings.Count(page.Text, "<style") != 1 || strings.Count(page.Text, "<script") != 1 {
+		t.Errorf("the page allows more than its one script and one style: %s", page.Text)
 	}
 	csp := page.Meta["ui"].(map[string]any)["csp"].(map[string]any)
 	if len(csp["connectDomains"].([]string)) != 0 || len(csp["resourceDomains"].([]string)) != 0 {
@@ -49,17 +55,33 @@ func TestTheThreadViewIsAnMCPAppPageWhoseCSPAllowsOnlyItsOwnScript(t *testing.T)
 }
 
 func TestAScriptThatWouldCloseItsElementIsEscapedAndStillHashed(t *testing.T) {
-	page := Page("t", []byte(`a="</script><img src=x onerror=alert(1)>"`))
+	page := Page("t", []byte(`a="</script><img src=x onerror=alert(1)>"`), nil)
 	if strings.Contains(page, "</script><img") {
 		t.Fatal("the script closed its own element")
 	}
 	if strings.Count(page, "</script>") != 1 {
 		t.Fatalf("the page has more than its one script: %s", page)
 	}
+	sum := sha256.Sum256([]byte(`a="<\/script><img src=x onerror=alert(1)>"`))
+	if !strings.Contains(page, base64.StdEncoding.EncodeToString(sum[:])) {
+		t.Errorf("the escaped script is not the one hashed: %s", page)
+	}
+}
+
+func TestAStyleThatWouldCloseItsElementIsEscapedAndStillHashed(t *testing.T) {
+	css := `a{content:"</style><script>alert(1)</script>"}`
+	page := Page("t", nil, []byte(css))
+	if strings.Contains(page, "</style><script>alert") || strings.Count(page, "</style>") != 1 {
+		t.Fatalf("the style closed its own element: %s", page)
+	}
+	sum := sha256.Sum256([]byte(strings.ReplaceAll(css, "</style", `<\/style`)))
+	if !strings.Contains(page, "style-src 'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'") {
+		t.Errorf("the escaped style is not the one hashed: %s", page)
+	}
 }
 
 func TestTheViewIsListedAsOneResourceAndNotAsATemplate(t *testing.T) {
-	s := viewSet(t, func() ([]byte, error) { return nil, nil })
+	s := viewSet(t, func() (ViewFiles, error) { return ViewFiles{}, nil })
 	listed, _, err := s.List(context.Background(), "", config.Defaults())
 	if err != nil || len(listed) != 1 || listed[0].URI != ThreadView || listed[0].MIMEType != ViewMIMEType {
 		t.Fatalf("listed %+v, %v", listed, err)
@@ -78,7 +100,7 @@ func TestTheViewIsListedAsOneResourceAndNotAsATemplate(t *testing.T) {
 }
 
 func TestAViewMissingFromTheBundleSaysHowToGetIt(t *testing.T) {
-	s := viewSet(t, func() ([]byte, error) { return nil, errors.New("no such file") })
+	s := viewSet(t, func() (ViewFiles, error) { return ViewFiles{}, errors.New("no such file") })
 	_, err := s.Read(context.Background(), ThreadView, config.Defaults())
 	if err == nil || !strings.Contains(err.Error(), "make dist") {
 		t.Fatalf("err %v", err)

@@ -8,7 +8,6 @@ import {App} from '@modelcontextprotocol/ext-apps/app-with-deps';
 
 import {pendingOf, renderPending, type Pending} from './pending_render';
 import type {Options} from './posts';
-import {css, pendingCss} from './style';
 
 type HostContext = {theme?: string; timeZone?: string; locale?: string};
 
@@ -17,10 +16,6 @@ const pollEveryMs = 4000;
 // The server forgets an unanswered write after 10 minutes; a view without
 // an expiry still stops asking after this long.
 const maxPollMs = 11 * 60 * 1000;
-
-const style = document.createElement('style');
-style.textContent = css + pendingCss;
-document.head.appendChild(style);
 
 const root = document.getElementById('root') as HTMLElement;
 const opts: Options = {};

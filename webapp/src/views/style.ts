@@ -38,6 +38,14 @@ ul{margin:4px 0;padding-left:20px}
 .entries td,.entries th{padding:4px 6px;border-bottom:1px solid var(--line);vertical-align:top}.entries .entry{overflow-wrap:anywhere;font-family:Menlo,Consolas,monospace;font-size:12px}.entries .size{white-space:nowrap}
 `;
 
+// The file view's own styles: a PDF's pages, the notes on what is left out.
+export const fileCss = `
+.note{color:var(--muted);font-size:12px;margin:8px 0;overflow-wrap:anywhere}
+.pages{display:flex;flex-direction:column;gap:12px;margin:8px 0}
+.page{margin:0}.page-canvas{display:block;width:100%;max-width:640px;height:auto;margin:0 auto;background:#fff;border:1px solid var(--line);border-radius:2px}
+.page figcaption{text-align:center;margin-top:2px}
+`;
+
 // The pending write view's own styles.
 export const pendingCss = `
 .pending{display:flex;flex-direction:column;gap:8px;padding:8px 0;overflow-wrap:anywhere}
@@ -46,6 +54,11 @@ export const pendingCss = `
 .label{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.02em}
 .notes{margin:0}
 .pending .post{border:1px solid var(--line);border-radius:4px;padding:8px 12px}
-a.open{align-self:flex-start;background:var(--link);color:#fff;font-weight:600;padding:8px 16px;border-radius:4px}
+a.open{align-self:flex-start;background:#1c58d9;color:#fff;font-weight:600;padding:8px 16px;border-radius:4px}
 a.open:hover{text-decoration:none;opacity:.9}
 `;
+
+// Each view's styles, as the build writes them beside its script
+// (vite.views.config.ts) for the server to put in the page as one <style>
+// it allows by hash.
+export const viewCss: Record<string, string> = {thread: css, file: css + fileCss, pending: css + pendingCss};
