@@ -27,7 +27,8 @@ const (
 	// ViewMIMEType is the MCP Apps profile of HTML.
 	ViewMIMEType = "text/html;profile=mcp-app"
 	// MaxViewScriptBytes bounds a view's script read from the bundle: the
-	// thread view is about 520 KiB (the ext-apps SDK with its dependencies),
+	// thread view is about 570 KiB (the ext-apps SDK with its dependencies
+	// and the emoji table),
 	// the file view about 2 MiB (pdf.js too); a larger file is not ours.
 	MaxViewScriptBytes = 4 << 20
 	// MaxViewStyleBytes bounds a view's styles read from the bundle (about

@@ -3,18 +3,13 @@
 // structured result over postMessage (the ext-apps App class); it renders
 // that, and the attachments' thumbnails it reads through the host
 // (resources/read); no fetch, no external load (the page's CSP forbids
-// both).
+// both). Its styles are in the page (the server's <style>).
 
 import {App} from '@modelcontextprotocol/ext-apps/app-with-deps';
 
 import {addThumbnails, renderPage, thumbnailOf, thumbnailURI, type Image, type Options} from './posts';
-import {css} from './style';
 
 type HostContext = {theme?: string; timeZone?: string; locale?: string};
-
-const style = document.createElement('style');
-style.textContent = css;
-document.head.appendChild(style);
 
 const root = document.getElementById('root') as HTMLElement;
 const opts: Options = {};
