@@ -2,6 +2,7 @@ package mattermost
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
 )
@@ -102,9 +103,18 @@ func (c *Caller) File(fileID string) (Readable, error) {
 	if !model.IsValidId(fileID) {
 		return Readable{}, ErrNotFound
 	}
+	now := time.Now()
+	if info, ok := c.g.files.get(fileID, now); ok {
+		if f, known, err := c.knownFile(info); known { // file_facts.go
+			return f, err
+		}
+	}
 	info, err := c.g.api.File.GetInfo(fileID)
 	if err != nil {
 		return Readable{}, notFoundOr(err, "read file info")
+	}
+	if cacheable(info) {
+		c.g.files.put(info, now)
 	}
 	if info.DeleteAt != 0 {
 		// Deleting a post deletes its files too.

@@ -41,6 +41,8 @@ type Gateway struct {
 	admission admissionCache
 	// audit is whether Mattermost takes the plugin's audit records (audit.go).
 	audit auditLog
+	// files is what this node keeps of posted files' records (file_facts.go).
+	files fileFacts
 }
 
 // NewGateway wraps the plugin API.
@@ -65,8 +67,8 @@ func (g *Gateway) config() *model.Config {
 	return cfg
 }
 
-// Log is the plugin's key-value logger.
-func (g *Gateway) Log() *pluginapi.LogService { return &g.api.Log }
+// Log is the plugin's key-value logger (logger.go).
+func (g *Gateway) Log() Logger { return Logger{log: &g.api.Log, g: g} }
 
 // SiteURL is Mattermost's configured public URL, without a trailing slash.
 func (g *Gateway) SiteURL() string {

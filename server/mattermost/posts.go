@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
 )
@@ -112,6 +113,10 @@ func (c *Caller) search(teamID, terms string, anyTerm bool, page, perPage int) (
 func (c *Caller) PostFiles(p *model.Post) ([]*model.FileInfo, error) {
 	var out []*model.FileInfo
 	for _, id := range p.FileIds {
+		if info, ok := c.postFile(p, id); ok {
+			out = append(out, info)
+			continue
+		}
 		info, err := c.g.api.File.GetInfo(id)
 		if err != nil {
 			if isNotFound(err) {
@@ -121,6 +126,9 @@ func (c *Caller) PostFiles(p *model.Post) ([]*model.FileInfo, error) {
 		}
 		if info.DeleteAt != 0 || info.PostId != p.Id {
 			continue
+		}
+		if cacheable(info) {
+			c.g.files.put(info, time.Now())
 		}
 		out = append(out, info)
 	}
