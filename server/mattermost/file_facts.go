@@ -3,10 +3,11 @@ package mattermost
 import (
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
 )
 
 // A file's record from Mattermost carries the text Mattermost extracted
@@ -27,59 +28,24 @@ const (
 	maxFileFacts = 4096
 )
 
-type fileFact struct {
-	info model.FileInfo // without Content
-	at   time.Time
+func newFileFacts() *expiring.Map[string, model.FileInfo] {
+	return expiring.New[string, model.FileInfo](fileFactsFor, maxFileFacts)
 }
 
-type fileFacts struct {
-	mu sync.Mutex
-	m  map[string]fileFact
-}
-
-// cacheable is a posted file whose extracted text nothing reads: PDFs are
-// read through their extracted text (tools/pdf.go).
-func cacheable(info *model.FileInfo) bool {
-	return info.PostId != "" && info.ChannelId != "" && info.DeleteAt == 0 &&
-		!strings.EqualFold(info.Extension, "pdf") && info.MimeType != "application/pdf"
-}
-
-func (f *fileFacts) get(id string, now time.Time) (*model.FileInfo, bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	e, ok := f.m[id]
-	if !ok || now.Sub(e.at) >= fileFactsFor || now.Before(e.at) {
-		return nil, false
-	}
-	info := e.info
-	return &info, true
-}
-
-func (f *fileFacts) put(info *model.FileInfo, now time.Time) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.m == nil {
-		f.m = map[string]fileFact{}
-	}
-	if _, ok := f.m[info.Id]; !ok && len(f.m) >= maxFileFacts {
-		for id, e := range f.m {
-			if now.Sub(e.at) >= fileFactsFor {
-				delete(f.m, id)
-			}
-		}
-		if len(f.m) >= maxFileFacts {
-			clear(f.m)
-		}
+// keepFile keeps a posted file's record without its text.
+func (g *Gateway) keepFile(info *model.FileInfo) {
+	if !cacheable(info) {
+		return
 	}
 	kept := *info
 	kept.Content = ""
-	f.m[info.Id] = fileFact{info: kept, at: now}
+	g.files.Put(info.Id, kept, time.Now())
 }
 
-func (f *fileFacts) drop(id string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	delete(f.m, id)
+// keptFile is a copy of the record keepFile kept.
+func (g *Gateway) keptFile(id string) (*model.FileInfo, bool) {
+	info, ok := g.files.Get(id, time.Now())
+	return &info, ok
 }
 
 // knownFile is File for a file this node has the record of: its post says
@@ -90,13 +56,13 @@ func (c *Caller) knownFile(info *model.FileInfo) (f Readable, known bool, err er
 	post, err := c.g.api.Post.GetPost(info.PostId)
 	if err != nil {
 		if isNotFound(err) {
-			c.g.files.drop(info.Id)
+			c.g.files.Drop(info.Id)
 			return Readable{}, true, ErrNotFound
 		}
 		return Readable{}, true, notFoundOr(err, "read post")
 	}
 	if post.DeleteAt != 0 || !slices.Contains(post.FileIds, info.Id) || post.ChannelId != info.ChannelId {
-		c.g.files.drop(info.Id)
+		c.g.files.Drop(info.Id)
 		return Readable{}, false, nil
 	}
 	if !c.canRead(post.ChannelId) {
@@ -108,9 +74,16 @@ func (c *Caller) knownFile(info *model.FileInfo) (f Readable, known bool, err er
 // postFile is a file of a post just read: a record kept here needs no
 // second look at the post.
 func (c *Caller) postFile(p *model.Post, id string) (*model.FileInfo, bool) {
-	info, ok := c.g.files.get(id, time.Now())
+	info, ok := c.g.keptFile(id)
 	if !ok || info.PostId != p.Id || info.ChannelId != p.ChannelId {
 		return nil, false
 	}
 	return info, true
+}
+
+// cacheable is a posted file whose extracted text nothing reads: PDFs are
+// read through their extracted text (tools/pdf.go).
+func cacheable(info *model.FileInfo) bool {
+	return info.PostId != "" && info.ChannelId != "" && info.DeleteAt == 0 &&
+		!strings.EqualFold(info.Extension, "pdf") && info.MimeType != "application/pdf"
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin"
 	"github.com/mattermost/mattermost/server/public/pluginapi"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
 )
 
 // ErrNotFound is the answer for anything missing or not visible to the
@@ -42,12 +44,14 @@ type Gateway struct {
 	// audit is whether Mattermost takes the plugin's audit records (audit.go).
 	audit auditLog
 	// files is what this node keeps of posted files' records (file_facts.go).
-	files fileFacts
+	files *expiring.Map[string, model.FileInfo]
+	// teams is each person's teams as this node read them (teams.go).
+	teams *expiring.Map[string, []Membership]
 }
 
 // NewGateway wraps the plugin API.
 func NewGateway(raw plugin.API, driver plugin.Driver) *Gateway {
-	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil}
+	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache()}
 }
 
 // Reconfigured replaces the configuration the gateway reads with cfg, as

@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
 )
@@ -127,9 +126,7 @@ func (c *Caller) PostFiles(p *model.Post) ([]*model.FileInfo, error) {
 		if info.DeleteAt != 0 || info.PostId != p.Id {
 			continue
 		}
-		if cacheable(info) {
-			c.g.files.put(info, time.Now())
-		}
+		c.g.keepFile(info)
 		out = append(out, info)
 	}
 	return out, nil

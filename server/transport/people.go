@@ -48,7 +48,7 @@ func (t *Transport) ForgetSessions(ids []string) {
 	if len(ids) > MaxSessionsPerPerson {
 		ids = ids[:MaxSessionsPerPerson] // one event ends at most one person's sessions
 	}
-	t.sessions.cached.drop(ids...)
+	t.sessions.records().Drop(ids...)
 }
 
 // EndSessions ends the person's sessions with these ids on every node:

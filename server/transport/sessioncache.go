@@ -1,8 +1,9 @@
 package transport
 
 import (
-	"sync"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
 )
 
 // Reading a session's record from the KV store is a plugin API round trip
@@ -25,59 +26,7 @@ const (
 	maxCachedSessions = 10_000
 )
 
-type cachedRecord struct {
-	rec SessionRecord
-	at  time.Time
-}
-
-// recordCache is this node's copy of the session records it read lately.
-type recordCache struct {
-	mu      sync.Mutex
-	records map[string]cachedRecord
-}
-
-// get returns a copy of a fresh record: callers change theirs (touch,
-// logging/setLevel) and save it.
-func (c *recordCache) get(id string, now time.Time) (*SessionRecord, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.records[id]
-	if !ok || now.Sub(e.at) >= sessionCacheFor || now.Before(e.at) {
-		return nil, false
-	}
-	rec := e.rec
-	return &rec, true
-}
-
-func (c *recordCache) put(rec SessionRecord, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.records == nil {
-		c.records = map[string]cachedRecord{}
-	}
-	if _, ok := c.records[rec.ID]; !ok && len(c.records) >= maxCachedSessions {
-		for id, e := range c.records {
-			if now.Sub(e.at) >= sessionCacheFor {
-				delete(c.records, id)
-			}
-		}
-		if len(c.records) >= maxCachedSessions {
-			clear(c.records)
-		}
-	}
-	c.records[rec.ID] = cachedRecord{rec: rec, at: now}
-}
-
-func (c *recordCache) drop(ids ...string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, id := range ids {
-		delete(c.records, id)
-	}
-}
-
-func (c *recordCache) size() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.records)
+// newRecordCache is this node's copy of the session records it read lately.
+func newRecordCache() *expiring.Map[string, SessionRecord] {
+	return expiring.New[string, SessionRecord](sessionCacheFor, maxCachedSessions)
 }

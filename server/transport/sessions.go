@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
@@ -128,7 +129,7 @@ type sessionStore struct {
 	opened func(SessionRecord)
 	// cached is this node's copy of the records it read (sessioncache.go);
 	// ended tells the other nodes which sessions ended here.
-	cached recordCache
+	cached *expiring.Map[string, SessionRecord]
 	ended  func(ids []string)
 
 	// queues holds, per person, the index changes waiting for this node's
@@ -167,8 +168,8 @@ func (s *sessionStore) load(id string) (*SessionRecord, error) {
 		return nil, nil
 	}
 	now := s.clock()
-	if rec, ok := s.cached.get(id, now); ok {
-		return rec, nil
+	if rec, ok := s.records().Get(id, now); ok {
+		return &rec, nil // a copy: callers change theirs (touch, logging/setLevel) and save it
 	}
 	var rec SessionRecord
 	if err := s.kv.Get(sessionKey(id), &rec); err != nil {
@@ -179,7 +180,7 @@ func (s *sessionStore) load(id string) (*SessionRecord, error) {
 		// opened on another node a moment ago must be found.
 		return nil, nil
 	}
-	s.cached.put(rec, now)
+	s.records().Put(id, rec, now)
 	return &rec, nil
 }
 
@@ -192,11 +193,22 @@ func (s *sessionStore) save(rec *SessionRecord) error {
 		return fmt.Errorf("the session record is %d bytes, above the %d a session may take", len(raw), maxSessionRecordBytes)
 	}
 	if err := s.kv.SetWithExpiry(sessionKey(rec.ID), json.RawMessage(raw), sessionLifetime); err != nil {
-		s.cached.drop(rec.ID)
+		s.records().Drop(rec.ID)
 		return err
 	}
-	s.cached.put(*rec, s.clock())
+	s.records().Put(rec.ID, *rec, s.clock())
 	return nil
+}
+
+// records is s.cached, made on first use for a store made without one (in
+// tests).
+func (s *sessionStore) records() *expiring.Map[string, SessionRecord] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cached == nil {
+		s.cached = newRecordCache()
+	}
+	return s.cached
 }
 
 // clock is s.now, or the time for a store made without one (in tests).
@@ -209,7 +221,7 @@ func (s *sessionStore) clock() time.Time {
 
 // endedHere forgets sessions this node ended and tells the other nodes.
 func (s *sessionStore) endedHere(ids ...string) {
-	s.cached.drop(ids...)
+	s.records().Drop(ids...)
 	if s.ended != nil && len(ids) > 0 {
 		s.ended(ids)
 	}
