@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -244,6 +245,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 		InvalidParams:     s.prompts.InvalidParams,
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
 		Connected:         s.connected,
+		SessionsEnded:     p.tellSessionsEnded,
 		Streams:           func() bool { return s.streams },
 	})
 }
@@ -271,6 +273,18 @@ func (p *Plugin) OnDeactivate() error {
 // user deactivated tells the others; its data is the user's id.
 const clusterUserDeactivated = "user_deactivated"
 
+// clusterSessionsEnded is the cluster event by which the node that ended
+// MCP sessions tells the others to forget their copies of the records; its
+// data is the ids, one per line.
+const clusterSessionsEnded = "mcp_sessions_ended"
+
+func (p *Plugin) tellSessionsEnded(ids []string) {
+	ev := model.PluginClusterEvent{Id: clusterSessionsEnded, Data: []byte(strings.Join(ids, "\n"))}
+	if err := p.API.PublishPluginClusterEvent(ev, model.PluginClusterEventSendOptions{SendType: model.PluginClusterEventSendTypeReliable}); err != nil {
+		p.API.LogWarn("Could not tell the other servers that MCP sessions ended; they forget them within seconds anyway", "sessions", len(ids), "error", err.Error())
+	}
+}
+
 // UserHasBeenDeactivated ends the user's access on every node at once,
 // rather than once this node's trust in their being active has lapsed (see
 // transport.UserDeactivated). Mattermost calls it on the node that
@@ -290,10 +304,15 @@ func (p *Plugin) UserHasBeenDeactivated(_ *plugin.Context, user *model.User) {
 
 // OnPluginClusterEvent hears what the plugin on another node says.
 func (p *Plugin) OnPluginClusterEvent(_ *plugin.Context, ev model.PluginClusterEvent) {
-	if ev.Id == clusterUserDeactivated && model.IsValidId(string(ev.Data)) {
-		if t := p.transport.Load(); t != nil {
-			t.UserDeactivated(string(ev.Data))
-		}
+	t := p.transport.Load()
+	if t == nil {
+		return
+	}
+	switch {
+	case ev.Id == clusterUserDeactivated && model.IsValidId(string(ev.Data)):
+		t.UserDeactivated(string(ev.Data))
+	case ev.Id == clusterSessionsEnded:
+		t.ForgetSessions(strings.Split(string(ev.Data), "\n"))
 	}
 }
 
@@ -323,7 +342,9 @@ func serve(routes http.Handler, c *plugin.Context, w http.ResponseWriter, r *htt
 	if c != nil {
 		sessionID = c.SessionId
 	}
-	routes.ServeHTTP(w, r.WithContext(transport.WithMattermostSession(r.Context(), sessionID)))
+	ok := transport.NewOKWriter(w)
+	defer ok.Finish()
+	routes.ServeHTTP(ok, r.WithContext(transport.WithMattermostSession(r.Context(), sessionID)))
 }
 
 // OnConfigurationChange loads the settings. An invalid configuration (the

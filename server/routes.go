@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
-	"github.com/mattermost/mattermost/server/public/pluginapi"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
@@ -62,7 +61,7 @@ func thePerson(gw *mattermost.Gateway, approvals *approval.Approvals, r *http.Re
 // pending writes (approval.NoteClientSession). Mattermost sets
 // Mattermost-User-Id only after checking the request's token. A session
 // that cannot be noted is not served: it could otherwise answer.
-func noteClientSession(approvals *approval.Approvals, log *pluginapi.LogService, next http.HandlerFunc) http.HandlerFunc {
+func noteClientSession(approvals *approval.Approvals, log mattermost.Logger, next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		userID := r.Header.Get("Mattermost-User-Id")
 		if err := approvals.NoteClientSession(userID, transport.MattermostSession(r.Context())); err != nil {

@@ -2,6 +2,8 @@ package mattermost
 
 import (
 	"fmt"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/mattermost/mattermost/server/public/model"
 )
@@ -102,10 +104,16 @@ func (c *Caller) File(fileID string) (Readable, error) {
 	if !model.IsValidId(fileID) {
 		return Readable{}, ErrNotFound
 	}
+	if info, ok := c.g.keptFile(fileID); ok {
+		if f, known, err := c.knownFile(info); known { // file_facts.go
+			return f, err
+		}
+	}
 	info, err := c.g.api.File.GetInfo(fileID)
 	if err != nil {
 		return Readable{}, notFoundOr(err, "read file info")
 	}
+	c.g.keepFile(info)
 	if info.DeleteAt != 0 {
 		// Deleting a post deletes its files too.
 		return Readable{}, ErrNotFound
@@ -139,11 +147,30 @@ func (c *Caller) FileBytes(f Readable) ([]byte, error) {
 		// The zero Readable cleared nothing.
 		return nil, ErrNotFound
 	}
+	if copyOfFile(f.info) {
+		return []byte(f.info.Content), nil
+	}
 	data, appErr := c.g.raw.GetFile(f.info.Id)
 	if appErr != nil {
 		return nil, notFoundOr(appErr, "read file")
 	}
 	return data, nil
+}
+
+// convertedByMattermost are the extensions whose text Mattermost extracts
+// by converting (its document, PDF and archive extractors): their text is
+// not the file.
+var convertedByMattermost = map[string]bool{"doc": true, "docx": true, "pptx": true, "odt": true, "html": true, "htm": true,
+	"rtf": true, "pdf": true, "zip": true, "tar": true, "gz": true, "tgz": true, "bz2": true, "xz": true, "7z": true, "rar": true, "zst": true}
+
+// copyOfFile reports whether the text Mattermost extracted from a file, which
+// came with its record, is the file itself: for a plain text file
+// Mattermost's extractor keeps the bytes as they are, cut at 1 MiB. The
+// same length and valid UTF-8 tell it was not cut or converted, and the
+// file's bytes need not cross the plugin API a second time.
+func copyOfFile(info *model.FileInfo) bool {
+	return info.Content != "" && int64(len(info.Content)) == info.Size && !info.IsImage() &&
+		!convertedByMattermost[strings.ToLower(info.Extension)] && utf8.ValidString(info.Content)
 }
 
 // notFoundOr turns Mattermost's "not found" into ErrNotFound and wraps the

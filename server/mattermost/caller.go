@@ -50,7 +50,7 @@ type Membership struct {
 }
 
 // Teams lists the caller's teams, sorted by display name.
-func (c *Caller) Teams() ([]Membership, error) { return c.myTeams(c.readTeams) }
+func (c *Caller) Teams() ([]Membership, error) { return c.myTeams(c.keptTeams) }
 
 func (c *Caller) readTeams() ([]Membership, error) {
 	teams, err := c.g.api.Team.List(pluginapi.FilterTeamsByUser(c.userID))

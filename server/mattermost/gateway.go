@@ -13,6 +13,8 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin"
 	"github.com/mattermost/mattermost/server/public/pluginapi"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
 )
 
 // ErrNotFound is the answer for anything missing or not visible to the
@@ -41,11 +43,15 @@ type Gateway struct {
 	admission admissionCache
 	// audit is whether Mattermost takes the plugin's audit records (audit.go).
 	audit auditLog
+	// files is what this node keeps of posted files' records (file_facts.go).
+	files *expiring.Map[string, model.FileInfo]
+	// teams is each person's teams as this node read them (teams.go).
+	teams *expiring.Map[string, []Membership]
 }
 
 // NewGateway wraps the plugin API.
 func NewGateway(raw plugin.API, driver plugin.Driver) *Gateway {
-	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil}
+	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache()}
 }
 
 // Reconfigured replaces the configuration the gateway reads with cfg, as
@@ -65,8 +71,8 @@ func (g *Gateway) config() *model.Config {
 	return cfg
 }
 
-// Log is the plugin's key-value logger.
-func (g *Gateway) Log() *pluginapi.LogService { return &g.api.Log }
+// Log is the plugin's key-value logger (logger.go).
+func (g *Gateway) Log() Logger { return Logger{log: &g.api.Log, g: g} }
 
 // SiteURL is Mattermost's configured public URL, without a trailing slash.
 func (g *Gateway) SiteURL() string {

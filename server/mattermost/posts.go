@@ -112,6 +112,10 @@ func (c *Caller) search(teamID, terms string, anyTerm bool, page, perPage int) (
 func (c *Caller) PostFiles(p *model.Post) ([]*model.FileInfo, error) {
 	var out []*model.FileInfo
 	for _, id := range p.FileIds {
+		if info, ok := c.postFile(p, id); ok {
+			out = append(out, info)
+			continue
+		}
 		info, err := c.g.api.File.GetInfo(id)
 		if err != nil {
 			if isNotFound(err) {
@@ -122,6 +126,7 @@ func (c *Caller) PostFiles(p *model.Post) ([]*model.FileInfo, error) {
 		if info.DeleteAt != 0 || info.PostId != p.Id {
 			continue
 		}
+		c.g.keepFile(info)
 		out = append(out, info)
 	}
 	return out, nil

@@ -7,10 +7,11 @@ import (
 )
 
 // What the person sees of their own MCP sessions (the connect dialog) and
-// how they end them. Every node reads a session from the KV store on every
-// request (ServeMCP loads the record; mcp-go's copy is dropped after
-// initialize, see forgetHere), so a session removed here is unknown to
-// every node at once: there is no per-node cache to tell.
+// how they end them. Every node reads a session from the KV store (ServeMCP
+// loads the record; mcp-go's copy is dropped after initialize, see
+// forgetHere) and keeps it a few seconds (sessioncache.go): a session
+// removed here is forgotten here at once and on the other nodes through
+// the cluster event, or within sessionCacheFor.
 
 // PersonSessions are the person's open MCP sessions, most recently used
 // first: at most MaxSessionsPerPerson, read through the person's index,
@@ -40,6 +41,14 @@ func (t *Transport) PersonSessions(userID string) ([]SessionRecord, error) {
 		out = append(out, *rec)
 	}
 	return out, nil
+}
+
+// ForgetSessions drops this node's copies of sessions another node ended.
+func (t *Transport) ForgetSessions(ids []string) {
+	if len(ids) > MaxSessionsPerPerson {
+		ids = ids[:MaxSessionsPerPerson] // one event ends at most one person's sessions
+	}
+	t.sessions.records().Drop(ids...)
 }
 
 // EndSessions ends the person's sessions with these ids on every node:

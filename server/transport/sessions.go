@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
@@ -126,6 +127,10 @@ type sessionStore struct {
 	now   func() time.Time
 	// opened hears of each session stored (Options.Connected).
 	opened func(SessionRecord)
+	// cached is this node's copy of the records it read (sessioncache.go);
+	// ended tells the other nodes which sessions ended here.
+	cached *expiring.Map[string, SessionRecord]
+	ended  func(ids []string)
 
 	// queues holds, per person, the index changes waiting for this node's
 	// one writer of that person's index (see updateIndex).
@@ -162,13 +167,20 @@ func (s *sessionStore) load(id string) (*SessionRecord, error) {
 	if !strings.HasPrefix(id, sessionIDPrefix) || len(id) > 128 {
 		return nil, nil
 	}
+	now := s.clock()
+	if rec, ok := s.records().Get(id, now); ok {
+		return &rec, nil // a copy: callers change theirs (touch, logging/setLevel) and save it
+	}
 	var rec SessionRecord
 	if err := s.kv.Get(sessionKey(id), &rec); err != nil {
 		return nil, err
 	}
 	if rec.ID == "" {
+		// Not kept: an unknown id asks the KV store again, as a session
+		// opened on another node a moment ago must be found.
 		return nil, nil
 	}
+	s.records().Put(id, rec, now)
 	return &rec, nil
 }
 
@@ -180,7 +192,39 @@ func (s *sessionStore) save(rec *SessionRecord) error {
 	if len(raw) > maxSessionRecordBytes {
 		return fmt.Errorf("the session record is %d bytes, above the %d a session may take", len(raw), maxSessionRecordBytes)
 	}
-	return s.kv.SetWithExpiry(sessionKey(rec.ID), json.RawMessage(raw), sessionLifetime)
+	if err := s.kv.SetWithExpiry(sessionKey(rec.ID), json.RawMessage(raw), sessionLifetime); err != nil {
+		s.records().Drop(rec.ID)
+		return err
+	}
+	s.records().Put(rec.ID, *rec, s.clock())
+	return nil
+}
+
+// records is s.cached, made on first use for a store made without one (in
+// tests).
+func (s *sessionStore) records() *expiring.Map[string, SessionRecord] {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cached == nil {
+		s.cached = newRecordCache()
+	}
+	return s.cached
+}
+
+// clock is s.now, or the time for a store made without one (in tests).
+func (s *sessionStore) clock() time.Time {
+	if s.now == nil {
+		return time.Now()
+	}
+	return s.now()
+}
+
+// endedHere forgets sessions this node ended and tells the other nodes.
+func (s *sessionStore) endedHere(ids ...string) {
+	s.records().Drop(ids...)
+	if s.ended != nil && len(ids) > 0 {
+		s.ended(ids)
+	}
 }
 
 // touch marks a session in use as seen, at most once per
@@ -272,6 +316,7 @@ func (s *sessionStore) open(userID string) (string, error) {
 			s.log.Error("Could not remove an ended MCP session; it stays usable until it expires", "user_id", userID, "error", err.Error())
 		}
 	}
+	s.endedHere(ended...)
 	return id, nil
 }
 
@@ -280,7 +325,9 @@ func (s *sessionStore) close(userID, id string) error {
 	err := s.updateIndex(userID, func(entries []sessionEntry) []sessionEntry {
 		return slices.DeleteFunc(entries, func(e sessionEntry) bool { return e.ID == id })
 	})
-	return errors.Join(err, s.kv.Delete(sessionKey(id)))
+	err = errors.Join(err, s.kv.Delete(sessionKey(id)))
+	s.endedHere(id)
+	return err
 }
 
 // updateIndex applies change to a person's index atomically against other

@@ -42,6 +42,7 @@ const (
 
 // Logger is the plugin API's key-value logger.
 type Logger interface {
+	Debug(msg string, keyValuePairs ...any)
 	Info(msg string, keyValuePairs ...any)
 	Warn(msg string, keyValuePairs ...any)
 	Error(msg string, keyValuePairs ...any)
@@ -103,6 +104,10 @@ type Options struct {
 	// Resources reads and lists the person's resources before mcp-go
 	// answers (resources.go); nil leaves resources to mcp-go alone.
 	Resources Resources
+	// SessionsEnded tells the other nodes of sessions this node ended, so
+	// that they forget their copies of the records at once (ForgetSessions);
+	// nil on a single server.
+	SessionsEnded func(ids []string)
 	// Connected hears of every MCP session opened, once its record is
 	// stored, and of every new stateless client of a person (its record
 	// has no ID): the audit trail of connections. nil hears nothing.
@@ -140,7 +145,7 @@ type Transport struct {
 
 // New builds the MCP server and its streamable HTTP handler.
 func New(opts Options) *Transport {
-	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now, opened: opts.Connected}}
+	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now, opened: opts.Connected, ended: opts.SessionsEnded}}
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		t.sessions.remember(ctx, req, res)
@@ -380,7 +385,7 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		}
 		if isBatch(body) {
 			t.serveBatch(ctx, w, r, body)
-			t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", "batch",
+			t.opts.Log.Debug("MCP request", "user_id", userID, "http_method", r.Method, "method", "batch",
 				"duration_ms", time.Since(started).Milliseconds())
 			return
 		}
@@ -478,7 +483,7 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 
 	// Tool calls are logged with their outcome by logToolCall.
 	if method != string(mcp.MethodToolsCall) || tool == "" {
-		t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
+		t.opts.Log.Debug("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
 			"status", sw.status, "duration_ms", time.Since(started).Milliseconds())
 	}
 }
@@ -546,7 +551,7 @@ func (t *Transport) forgetHere(id string) {
 	t.http.ServeHTTP(&discardWriter{header: http.Header{}, status: http.StatusOK}, req)
 }
 
-// logToolCall logs every tool call: who, which tool, how long, how it ended.
+// logToolCall logs every tool call at debug: who, which tool, how long, how it ended.
 // Never arguments or results: they carry file contents and messages.
 func (t *Transport) logToolCall(next server.ToolHandlerFunc) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -565,7 +570,9 @@ func (t *Transport) logToolCall(next server.ToolHandlerFunc) server.ToolHandlerF
 		case res != nil && res.IsError:
 			outcome = "refused"
 		}
-		t.opts.Log.Info("MCP tool call", "user_id", CallerID(ctx), "tool", req.Params.Name,
+		// At debug, as Mattermost logs its own API calls: the audit trail
+		// keeps who used which tool, and failures are logged above.
+		t.opts.Log.Debug("MCP tool call", "user_id", CallerID(ctx), "tool", req.Params.Name,
 			"duration_ms", time.Since(started).Milliseconds(), "outcome", outcome)
 		return res, err
 	}

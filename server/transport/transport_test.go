@@ -114,6 +114,7 @@ func (l *memLog) add(msg string, kv []any) {
 	l.lines = append(l.lines, logLine{msg, kv})
 	l.mu.Unlock()
 }
+func (l *memLog) Debug(msg string, kv ...any) { l.add(msg, kv) }
 func (l *memLog) Info(msg string, kv ...any)  { l.add(msg, kv) }
 func (l *memLog) Warn(msg string, kv ...any)  { l.add(msg, kv) }
 func (l *memLog) Error(msg string, kv ...any) { l.add(msg, kv) }

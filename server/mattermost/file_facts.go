@@ -1,0 +1,89 @@
+package mattermost
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
+)
+
+// A file's record from Mattermost carries the text Mattermost extracted
+// from it (up to a megabyte for a text file), and the plugin API hands it
+// over whole on every read: paging through a large text file moved that
+// megabyte on every window. What the plugin needs of a posted file (name,
+// size, type, where it was posted) does not change, so each node keeps it
+// without the text for a while; what can change (the post deleted, the
+// file taken off the post, the person's access) is asked on every read,
+// from the post, which is small.
+const (
+	// fileFactsFor is how long a node keeps a file's record: it bounds
+	// only how stale a field Mattermost never changes could be.
+	fileFactsFor = time.Minute
+	// maxFileFacts bounds the records kept (each a few hundred bytes
+	// without its text): past it the stale ones go, and when none is
+	// stale, all.
+	maxFileFacts = 4096
+)
+
+func newFileFacts() *expiring.Map[string, model.FileInfo] {
+	return expiring.New[string, model.FileInfo](fileFactsFor, maxFileFacts)
+}
+
+// keepFile keeps a posted file's record without its text.
+func (g *Gateway) keepFile(info *model.FileInfo) {
+	if !cacheable(info) {
+		return
+	}
+	kept := *info
+	kept.Content = ""
+	g.files.Put(info.Id, kept, time.Now())
+}
+
+// keptFile is a copy of the record keepFile kept.
+func (g *Gateway) keptFile(id string) (*model.FileInfo, bool) {
+	info, ok := g.files.Get(id, time.Now())
+	return &info, ok
+}
+
+// knownFile is File for a file this node has the record of: its post says
+// whether it is still posted, and where. known is false when the post no
+// longer matches the record (the file taken off it in an edit, the thread
+// moved): then Mattermost's record is read again.
+func (c *Caller) knownFile(info *model.FileInfo) (f Readable, known bool, err error) {
+	post, err := c.g.api.Post.GetPost(info.PostId)
+	if err != nil {
+		if isNotFound(err) {
+			c.g.files.Drop(info.Id)
+			return Readable{}, true, ErrNotFound
+		}
+		return Readable{}, true, notFoundOr(err, "read post")
+	}
+	if post.DeleteAt != 0 || !slices.Contains(post.FileIds, info.Id) || post.ChannelId != info.ChannelId {
+		c.g.files.Drop(info.Id)
+		return Readable{}, false, nil
+	}
+	if !c.canRead(post.ChannelId) {
+		return Readable{}, true, ErrNotFound
+	}
+	return Readable{info: info, channelID: post.ChannelId, postID: post.Id}, true, nil
+}
+
+// postFile is a file of a post just read: a record kept here needs no
+// second look at the post.
+func (c *Caller) postFile(p *model.Post, id string) (*model.FileInfo, bool) {
+	info, ok := c.g.keptFile(id)
+	if !ok || info.PostId != p.Id || info.ChannelId != p.ChannelId {
+		return nil, false
+	}
+	return info, true
+}
+
+// cacheable is a posted file whose extracted text nothing reads: PDFs are
+// read through their extracted text (tools/pdf.go).
+func cacheable(info *model.FileInfo) bool {
+	return info.PostId != "" && info.ChannelId != "" && info.DeleteAt == 0 &&
+		!strings.EqualFold(info.Extension, "pdf") && info.MimeType != "application/pdf"
+}

@@ -1,0 +1,41 @@
+package mattermost
+
+import (
+	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
+)
+
+// A person's teams are read with two plugin API round trips and more (the
+// teams, then the membership in each), and nearly every tool needs them:
+// for names, for the people the person may see, for where to search. Each
+// node keeps them a few seconds. What the person may read is still asked
+// of Mattermost channel by channel on every call; what lags is only which
+// teams are named, for at most teamsFor after the person joined or left
+// one on another node.
+const (
+	// teamsFor is how long a node trusts a person's teams, as long as it
+	// trusts that their account is active (transport's activeFor).
+	teamsFor = 10 * time.Second
+	// maxTeamsKept bounds the people whose teams a node keeps.
+	maxTeamsKept = 5000
+)
+
+func newTeamsCache() *expiring.Map[string, []Membership] {
+	return expiring.New[string, []Membership](teamsFor, maxTeamsKept)
+}
+
+// keptTeams reads the caller's teams through the node's copy (the callers
+// of myTeams get copies of the teams, so the kept ones stay as read).
+func (c *Caller) keptTeams() ([]Membership, error) {
+	now := time.Now()
+	if mine, ok := c.g.teams.Get(c.userID, now); ok {
+		return mine, nil
+	}
+	mine, err := c.readTeams()
+	if err != nil {
+		return nil, err
+	}
+	c.g.teams.Put(c.userID, mine, now)
+	return mine, nil
+}
