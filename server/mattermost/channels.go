@@ -160,6 +160,11 @@ func (c *Caller) myTeam(teamID string) (*model.Team, error) {
 	if !model.IsValidId(teamID) {
 		return nil, ErrNotFound
 	}
+	if t, ok := c.keptTeam(teamID); ok {
+		return t, nil
+	}
+	// Not among the teams as this node last read them (joined a moment
+	// ago): Mattermost is asked.
 	m, err := c.teamMember(teamID, c.userID)
 	if err != nil {
 		return nil, notFoundOr(err, "read team membership")

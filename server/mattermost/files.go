@@ -22,6 +22,11 @@ func (c *Caller) PlaceOf(f Readable) (PostPlace, error) {
 	}
 	place := PostPlace{Channel: ch}
 	if ch.TeamId != "" {
+		team, ok := c.keptTeam(ch.TeamId)
+		if ok {
+			place.TeamName = team.Name
+			return place, nil
+		}
 		team, err := c.team(ch.TeamId)
 		if err != nil {
 			return PostPlace{}, notFoundOr(err, "read team")

@@ -3,6 +3,7 @@ package mattermost
 import (
 	"time"
 
+	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
 )
 
@@ -38,4 +39,26 @@ func (c *Caller) keptTeams() ([]Membership, error) {
 	}
 	c.g.teams.Put(c.userID, mine, now)
 	return mine, nil
+}
+
+// keptTeam is one of the caller's teams from their teams as this call or
+// this node already read them, without asking Mattermost anything: when
+// they were not read, reading them all would cost more than the one team.
+func (c *Caller) keptTeam(teamID string) (*model.Team, bool) {
+	c.memo.mu.Lock()
+	mine := c.memo.mine
+	c.memo.mu.Unlock()
+	if mine == nil {
+		var ok bool
+		if mine, ok = c.g.teams.Get(c.userID, time.Now()); !ok {
+			return nil, false
+		}
+	}
+	for _, m := range mine {
+		if m.Team.Id == teamID && m.Team.DeleteAt == 0 {
+			t := *m.Team
+			return &t, true
+		}
+	}
+	return nil, false
 }
