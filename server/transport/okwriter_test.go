@@ -1,7 +1,11 @@
 package transport
 
 import (
+	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -49,6 +53,63 @@ func TestAnOKAnswerSendsItsStatusWithItsBodyAndAnyOtherStatusAtOnce(t *testing.T
 			ok.Finish()
 			if got := strings.Join(rpc.calls, "|"); got != c.want {
 				t.Fatalf("Mattermost's writer saw %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// countingBody counts the reads of a body, each a round trip in a plugin.
+type countingBody struct {
+	r     io.Reader
+	reads int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) { b.reads++; return b.r.Read(p) }
+func (b *countingBody) Close() error               { return nil }
+
+func TestABodyOfADeclaredLengthIsReadInOneReadAndOneOverTheBoundNotAtAll(t *testing.T) {
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_me"}}`
+	for _, c := range []struct {
+		name      string
+		length    string
+		body      string
+		want      string
+		reads     int
+		tooLarge  bool
+		truncated bool
+	}{
+		{"declared", strconv.Itoa(len(msg)), msg, msg, 1, false, false},
+		{"undeclared (chunked)", "", msg, msg, 2, false, false},
+		{"over the bound", "65", strings.Repeat("x", 65), "", 0, true, false},
+		{"shorter than declared", "80", msg, "", 0, false, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			body := &countingBody{r: strings.NewReader(c.body)}
+			r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+			r.Body = body
+			r.Header.Del("Content-Length")
+			if c.length != "" {
+				r.Header.Set("Content-Length", c.length)
+			}
+			limit := int64(64 + len(msg))
+			if c.tooLarge {
+				limit = 64
+			}
+			got, err := readBody(httptest.NewRecorder(), r, limit)
+			var tooLarge *http.MaxBytesError
+			switch {
+			case c.tooLarge:
+				if !errors.As(err, &tooLarge) || body.reads != 0 {
+					t.Fatalf("err %v after %d reads, want too large before any read", err, body.reads)
+				}
+			case c.truncated:
+				if err == nil {
+					t.Fatalf("a body shorter than its length was taken: %q", got)
+				}
+			default:
+				if err != nil || string(got) != c.want || (c.reads > 0 && body.reads > c.reads) {
+					t.Fatalf("body %q, %v after %d reads; want %q in at most %d", got, err, body.reads, c.want, c.reads)
+				}
 			}
 		})
 	}

@@ -2,7 +2,9 @@ package transport
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"strconv"
 )
 
 // requestID is the JSON-RPC id of a request, null when it has none.
@@ -60,3 +62,21 @@ func (s *statusWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the plugin RPC writer.
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// readBody reads a request's body within max bytes. Each read of the body
+// Mattermost hands a plugin is a round trip; a body of a declared length is
+// read in one, without the further read that would only find its end.
+func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
+	n, err := strconv.ParseInt(r.Header.Get("Content-Length"), 10, 64)
+	if err != nil || n < 0 {
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	}
+	if n > max {
+		return nil, &http.MaxBytesError{Limit: max}
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(r.Body, body); err != nil {
+		return nil, err
+	}
+	return body, nil
+}

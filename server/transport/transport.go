@@ -373,7 +373,7 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	if r.Method == http.MethodPost {
 		var err error
-		body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBytes))
+		body, err = readBody(w, r, maxRequestBytes)
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
