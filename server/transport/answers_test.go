@@ -113,11 +113,13 @@ func TestAnElicitationAnswerThatReachesAnotherNodeIsDeliveredToTheCallThatAsked(
 		}
 	}
 	relayed := 0
+	kv.mu.Lock() // a call's collector may still be writing its mailbox
 	for k := range kv.data {
 		if strings.HasPrefix(k, mailboxPrefix) {
 			relayed++
 		}
 	}
+	kv.mu.Unlock()
 	if relayed == 0 {
 		t.Fatal("no answer went through a mailbox, so the test never crossed nodes")
 	}
