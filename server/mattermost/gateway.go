@@ -47,11 +47,13 @@ type Gateway struct {
 	files *expiring.Map[string, model.FileInfo]
 	// teams is each person's teams as this node read them (teams.go).
 	teams *expiring.Map[string, []Membership]
+	// teamsByID is teams read by id, for their names (teams.go).
+	teamsByID *expiring.Map[string, model.Team]
 }
 
 // NewGateway wraps the plugin API.
 func NewGateway(raw plugin.API, driver plugin.Driver) *Gateway {
-	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache()}
+	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache(), teamsByID: newTeamsByID()}
 }
 
 // Reconfigured replaces the configuration the gateway reads with cfg, as

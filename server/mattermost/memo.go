@@ -87,7 +87,7 @@ func (c *Caller) team(id string) (*model.Team, error) {
 	c.memo.mu.Unlock()
 	if !ok {
 		var err error
-		if t, err = c.g.api.Team.Get(id); err != nil {
+		if t, err = c.g.keptTeamByID(id); err != nil {
 			return nil, err
 		}
 		c.memo.mu.Lock()

@@ -20,7 +20,31 @@ const (
 	teamsFor = 10 * time.Second
 	// maxTeamsKept bounds the people whose teams a node keeps.
 	maxTeamsKept = 5000
+	// teamFor is how long a node keeps a team read by its id, for its names
+	// (a permalink's team, a file's place): a renamed team shows its old
+	// name that long. Whether the caller belongs to it is asked apart.
+	teamFor = time.Minute
+	// maxTeamsByID bounds the teams kept by id.
+	maxTeamsByID = 1000
 )
+
+func newTeamsByID() *expiring.Map[string, model.Team] {
+	return expiring.New[string, model.Team](teamFor, maxTeamsByID)
+}
+
+// keptTeamByID is a team by its id as this node read it within teamFor.
+func (g *Gateway) keptTeamByID(id string) (*model.Team, error) {
+	now := time.Now()
+	if t, ok := g.teamsByID.Get(id, now); ok {
+		return &t, nil
+	}
+	t, err := g.api.Team.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	g.teamsByID.Put(id, *t, now)
+	return t, nil
+}
 
 func newTeamsCache() *expiring.Map[string, []Membership] {
 	return expiring.New[string, []Membership](teamsFor, maxTeamsKept)
