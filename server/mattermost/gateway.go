@@ -45,15 +45,17 @@ type Gateway struct {
 	audit auditLog
 	// files is what this node keeps of posted files' records (file_facts.go).
 	files *expiring.Map[string, model.FileInfo]
-	// teams is each person's teams as this node read them (teams.go).
+	// teams is each person's teams as this node read them (kept.go).
 	teams *expiring.Map[string, []Membership]
-	// teamsByID is teams read by id, for their names (teams.go).
+	// teamsByID is teams read by id, for their names (kept.go).
 	teamsByID *expiring.Map[string, model.Team]
+	// systemPerms is the answers kept of two system permissions (kept.go).
+	systemPerms *expiring.Map[[2]string, bool]
 }
 
 // NewGateway wraps the plugin API.
 func NewGateway(raw plugin.API, driver plugin.Driver) *Gateway {
-	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache(), teamsByID: newTeamsByID()}
+	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache(), teamsByID: newTeamsByID(), systemPerms: newSystemPermissions()}
 }
 
 // Reconfigured replaces the configuration the gateway reads with cfg, as

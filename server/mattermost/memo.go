@@ -141,7 +141,7 @@ func (c *Caller) may(channelID, teamID string, p *model.Permission) bool {
 	case teamID != "":
 		ok = c.g.api.User.HasPermissionToTeam(c.userID, teamID, p)
 	default:
-		ok = c.g.api.User.HasPermissionTo(c.userID, p)
+		ok = c.systemPermission(p)
 	}
 	c.memo.mu.Lock()
 	if c.memo.perms == nil {

@@ -26,7 +26,34 @@ const (
 	teamFor = time.Minute
 	// maxTeamsByID bounds the teams kept by id.
 	maxTeamsByID = 1000
+	// maxSystemPermissionsKept bounds the (person, permission) answers kept.
+	maxSystemPermissionsKept = 10_000
 )
+
+// keptSystemPermissions are the system permissions whose answer a node
+// keeps for teamsFor: they only decide what of people is shown (whether
+// the caller sees every member, and emails as an admin does), which nearly
+// every read asks; a role taken away shows for that long.
+var keptSystemPermissions = map[string]bool{model.PermissionViewMembers.Id: true, model.PermissionManageSystem.Id: true}
+
+func newSystemPermissions() *expiring.Map[[2]string, bool] {
+	return expiring.New[[2]string, bool](teamsFor, maxSystemPermissionsKept)
+}
+
+// systemPermission asks Mattermost whether the caller holds a system
+// permission, or takes the answer this node kept (keptSystemPermissions).
+func (c *Caller) systemPermission(p *model.Permission) bool {
+	if !keptSystemPermissions[p.Id] {
+		return c.g.api.User.HasPermissionTo(c.userID, p)
+	}
+	key, now := [2]string{c.userID, p.Id}, time.Now()
+	if ok, found := c.g.systemPerms.Get(key, now); found {
+		return ok
+	}
+	ok := c.g.api.User.HasPermissionTo(c.userID, p)
+	c.g.systemPerms.Put(key, ok, now)
+	return ok
+}
 
 func newTeamsByID() *expiring.Map[string, model.Team] {
 	return expiring.New[string, model.Team](teamFor, maxTeamsByID)
