@@ -80,6 +80,10 @@ type Plugin struct {
 	// offered tells connected clients when the tools offered change, once
 	// OnActivate made it (notices.go).
 	offered atomic.Pointer[offeredWatch]
+	// complete completes prompt arguments and resource variables, once
+	// OnActivate made it: a person's changed channels are forgotten there
+	// (memberships.go).
+	complete atomic.Pointer[completion.Provider]
 
 	// scheduledPostsOn is ServiceSettings.ScheduledPosts, read on every
 	// configuration change; server is what current last found the server
@@ -129,6 +133,7 @@ func (p *Plugin) OnActivate() error {
 		return fmt.Errorf("the prompts are malformed: %w", err)
 	}
 	complete := &completion.Provider{MM: gw, Workspace: ws, Prompts: set.Completions()}
+	p.complete.Store(complete)
 	res, err := resources.New(cat, append(tools.Resources(deps), threadView(p.API), fileView(p.API), pendingView(p.API)), tools.ResourceList(deps))
 	if err != nil {
 		return fmt.Errorf("the resource templates are malformed: %w", err)

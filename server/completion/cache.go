@@ -66,6 +66,14 @@ func (k *cache) get(userID string, now time.Time) *personEntry {
 	return e
 }
 
+// Forget drops what is cached of a person whose channels changed: the next
+// keystroke reads them again.
+func (p *Provider) Forget(userID string) {
+	p.cache.mu.Lock()
+	defer p.cache.mu.Unlock()
+	delete(p.cache.people, userID)
+}
+
 func (k *cache) put(userID string, e *personEntry) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

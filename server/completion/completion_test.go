@@ -212,3 +212,16 @@ func BenchmarkCompleteAChannelOfAPersonWith1000Channels(b *testing.B) {
 		}
 	})
 }
+
+func TestAPersonWhoseChannelsChangedIsReadAgainAtTheNextKeystroke(t *testing.T) {
+	alice := model.NewId()
+	api, p := person(t, alice, 10)
+	now := time.Unix(1_700_000_000, 0)
+	p.now = func() time.Time { return now }
+	complete(t, p, as(alice), Channel, "c", nil)
+	complete(t, p, as(alice), Channel, "ch", nil)
+	api.AssertNumberOfCalls(t, "GetChannelsForTeamForUser", 1)
+	p.Forget(alice) // what the plugin's membership hooks do
+	complete(t, p, as(alice), Channel, "cha", nil)
+	api.AssertNumberOfCalls(t, "GetChannelsForTeamForUser", 2)
+}

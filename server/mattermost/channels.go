@@ -24,6 +24,42 @@ type MyChannel struct {
 	Other *model.User
 }
 
+// MyChannel is one channel as MyChannels lists it, read alone: ok is false
+// where MyChannels would leave it out (not a member, archived, of a team the
+// caller left). The caller can read ch (Channel checked it).
+func (c *Caller) MyChannel(ch *model.Channel) (m MyChannel, ok bool, err error) {
+	if ch.DeleteAt != 0 {
+		return MyChannel{}, false, nil
+	}
+	member, appErr := c.g.raw.GetChannelMember(ch.Id, c.userID)
+	if appErr != nil {
+		if isNotFound(appErr) {
+			return MyChannel{}, false, nil
+		}
+		return MyChannel{}, false, fmt.Errorf("read the caller's channel membership: %w", appErr)
+	}
+	m = MyChannel{Channel: ch, Member: member}
+	if ch.TeamId != "" {
+		if m.Team, ok = c.keptTeam(ch.TeamId); !ok {
+			if m.Team, err = c.myTeam(ch.TeamId); errors.Is(err, ErrNotFound) {
+				return MyChannel{}, false, nil // a channel of a team the caller has left
+			} else if err != nil {
+				return MyChannel{}, false, err
+			}
+		}
+	}
+	if other := ch.GetOtherUserIdForDM(c.userID); ch.Type == model.ChannelTypeDirect && other != "" {
+		u, err := c.g.api.User.Get(other)
+		if err != nil && !isNotFound(err) {
+			return MyChannel{}, false, fmt.Errorf("read the person of a direct message: %w", err)
+		}
+		if u != nil {
+			m.Other = c.shown(u)
+		}
+	}
+	return m, true, nil
+}
+
 // Unread is how many messages arrived since the caller last read the channel.
 func (m MyChannel) Unread() int64 {
 	return max(0, m.Channel.TotalMsgCount-m.Member.MsgCount)

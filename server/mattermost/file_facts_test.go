@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/stretchr/testify/mock"
 )
 
 func TestAPostedFilesRecordIsReadOnceAndItsPostAskedOnEveryLaterRead(t *testing.T) {
@@ -111,4 +112,31 @@ func TestAPersonsTeamsAreReadOnceAFewSecondsAndEachReaderGetsItsOwnCopy(t *testi
 		ms[0].Team.DisplayName = "changed by one reader"
 	}
 	api.AssertNumberOfCalls(t, "GetTeamsForUser", 1)
+}
+
+func TestOneChannelByIdIsReadAloneAsMyChannelsWouldListIt(t *testing.T) {
+	api := accessAPI(t)
+	api.On("GetTeamsForUser", aliceID).Return([]*model.Team{{Id: teamID, Name: "staff"}}, nil)
+	api.On("GetTeamMember", teamID, aliceID).Return(&model.TeamMember{TeamId: teamID, UserId: aliceID}, nil)
+	api.On("GetChannelMember", privateID, aliceID).Return(&model.ChannelMember{ChannelId: privateID, UserId: aliceID, MsgCount: 3}, nil)
+	api.On("GetChannelMember", publicID, aliceID).Return(nil, notFoundErr())
+	c := aliceOn(api)
+	if _, err := c.Teams(); err != nil {
+		t.Fatal(err)
+	}
+	priv, _ := c.Channel(privateID)
+	m, ok, err := c.MyChannel(priv)
+	if err != nil || !ok || m.Member.MsgCount != 3 || m.Team == nil || m.Team.Name != "staff" {
+		t.Fatalf("a member's channel: %+v, %v, %v", m, ok, err)
+	}
+	pub, _ := c.Channel(publicID)
+	if _, ok, err := c.MyChannel(pub); ok || err != nil {
+		t.Fatalf("a channel alice is not in: %v, %v", ok, err)
+	}
+	archived := *priv
+	archived.DeleteAt = 1
+	if _, ok, _ := c.MyChannel(&archived); ok {
+		t.Fatal("an archived channel is not among the caller's channels")
+	}
+	api.AssertNotCalled(t, "GetChannelsForTeamForUser", mock.Anything, mock.Anything, mock.Anything)
 }

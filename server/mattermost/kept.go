@@ -113,3 +113,10 @@ func (c *Caller) keptTeam(teamID string) (*model.Team, bool) {
 	}
 	return nil, false
 }
+
+// ForgetPerson drops what this node kept of a person whose teams or
+// channels changed: their teams and the two system permissions.
+func (g *Gateway) ForgetPerson(userID string) {
+	g.teams.Drop(userID)
+	g.systemPerms.Drop([2]string{userID, model.PermissionViewMembers.Id}, [2]string{userID, model.PermissionManageSystem.Id})
+}

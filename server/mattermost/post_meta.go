@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -64,10 +65,8 @@ func (c *Caller) PostMeta(posts []*model.Post) (map[string]*PostMeta, error) {
 			}
 		}
 		if len(roots) > 0 {
-			if err := priorities(db, driver, roots, func(id string, pr *model.PostPriority) { of(id).Priority = pr }); err != nil {
-				return nil, err
-			}
-			if err := acknowledgements(db, driver, roots, func(a *model.PostAcknowledgement) { m := of(a.PostId); m.Acks = append(m.Acks, a) }); err != nil {
+			if err := prioritiesAndAcks(db, driver, roots, func(id string, pr *model.PostPriority) { of(id).Priority = pr },
+				func(a *model.PostAcknowledgement) { m := of(a.PostId); m.Acks = append(m.Acks, a) }); err != nil {
 				return nil, err
 			}
 		}
@@ -172,46 +171,43 @@ func inQuery(driver, query string, n int) (string, error) {
 	return fmt.Sprintf(query, strings.Join(p, ", ")), nil
 }
 
-func priorities(db *sql.DB, driver string, ids []any, found func(string, *model.PostPriority)) error {
-	q, err := inQuery(driver, "SELECT PostId, Priority, RequestedAck, PersistentNotifications FROM PostsPriority WHERE PostId IN (%s)", len(ids))
+// prioritiesAndAcks reads the posts' priorities and acknowledgements in
+// one query: through the plugin API's database driver every query, every
+// row and closing the rows is a round trip to Mattermost.
+func prioritiesAndAcks(db *sql.DB, driver string, ids []any, priority func(string, *model.PostPriority), ack func(*model.PostAcknowledgement)) error {
+	p, err := placeholders(driver, len(ids))
 	if err != nil {
 		return err
 	}
-	rows, err := db.Query(q, ids...)
-	if err != nil {
-		return fmt.Errorf("read post priority: %w", err)
+	in, args := strings.Join(p, ", "), ids
+	if driver == driverMySQL {
+		args = append(slices.Clone(ids), ids...) // "?" is positional; PostgreSQL's $n are named twice
 	}
-	defer closeRows(rows)
-	for rows.Next() {
-		var id string
-		var level sql.NullString
-		var ack, persistent sql.NullBool
-		if err := rows.Scan(&id, &level, &ack, &persistent); err != nil {
-			return fmt.Errorf("read post priority: %w", err)
-		}
-		found(id, &model.PostPriority{PostId: id, Priority: model.NewPointer(level.String),
-			RequestedAck: model.NewPointer(ack.Bool), PersistentNotifications: model.NewPointer(persistent.Bool)})
-	}
-	return rows.Err()
-}
-
-func acknowledgements(db *sql.DB, driver string, ids []any, found func(*model.PostAcknowledgement)) error {
 	// A withdrawn acknowledgement keeps its row with AcknowledgedAt 0.
-	q, err := inQuery(driver, "SELECT PostId, UserId, AcknowledgedAt FROM PostAcknowledgements WHERE AcknowledgedAt > 0 AND PostId IN (%s) ORDER BY AcknowledgedAt, UserId", len(ids))
+	q := fmt.Sprintf(`SELECT 0, PostId, Priority, RequestedAck, PersistentNotifications, '', 0 FROM PostsPriority WHERE PostId IN (%[1]s)
+UNION ALL
+SELECT 1, PostId, NULL, NULL, NULL, UserId, AcknowledgedAt FROM PostAcknowledgements WHERE AcknowledgedAt > 0 AND PostId IN (%[1]s)
+ORDER BY 1, 7, 6`, in)
+	rows, err := db.Query(q, args...)
 	if err != nil {
-		return err
-	}
-	rows, err := db.Query(q, ids...)
-	if err != nil {
-		return fmt.Errorf("read acknowledgements: %w", err)
+		return fmt.Errorf("read post priority and acknowledgements: %w", err)
 	}
 	defer closeRows(rows)
 	for rows.Next() {
-		var a model.PostAcknowledgement
-		if err := rows.Scan(&a.PostId, &a.UserId, &a.AcknowledgedAt); err != nil {
-			return fmt.Errorf("read acknowledgements: %w", err)
+		var kind int
+		var id, user string
+		var level sql.NullString
+		var requested, persistent sql.NullBool
+		var at int64
+		if err := rows.Scan(&kind, &id, &level, &requested, &persistent, &user, &at); err != nil {
+			return fmt.Errorf("read post priority and acknowledgements: %w", err)
 		}
-		found(&a)
+		if kind == 0 {
+			priority(id, &model.PostPriority{PostId: id, Priority: model.NewPointer(level.String),
+				RequestedAck: model.NewPointer(requested.Bool), PersistentNotifications: model.NewPointer(persistent.Bool)})
+			continue
+		}
+		ack(&model.PostAcknowledgement{PostId: id, UserId: user, AcknowledgedAt: at})
 	}
 	return rows.Err()
 }

@@ -44,6 +44,33 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (place, error) {
 	for _, m := range ms {
 		teams[m.Team.Id] = m.Team
 	}
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return place{}, refusal.New("Give channel: an id, a ~name, a display name, a direct message's @username, or a channel link.", "Call list_channels to see yours.")
+	}
+	if model.IsValidId(ref) {
+		// By id: that one channel and the caller's membership of it, not
+		// every channel of theirs.
+		ch, err := c.Channel(ref)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			mine, err := c.MyChannels()
+			if err != nil {
+				return place{}, err
+			}
+			return place{}, noChannel(ref, mine)
+		}
+		if err != nil {
+			return place{}, err
+		}
+		m, member, err := c.MyChannel(ch)
+		if err != nil {
+			return place{}, err
+		}
+		if member {
+			return placeOfMine(m), nil
+		}
+		return place{ch: ch, team: teams[ch.TeamId]}, nil
+	}
 	mine, err := c.MyChannels()
 	if err != nil {
 		return place{}, err
@@ -59,21 +86,7 @@ func resolveChannel(c *mattermost.Caller, ref, teamRef string) (place, error) {
 		}
 		return place{ch: ch, team: teams[ch.TeamId]}
 	}
-	ref = strings.TrimSpace(ref)
 	none := func() (place, error) { return place{}, noChannel(ref, mine) }
-	if ref == "" {
-		return place{}, refusal.New("Give channel: an id, a ~name, a display name, a direct message's @username, or a channel link.", "Call list_channels to see yours.")
-	}
-	if model.IsValidId(ref) {
-		ch, err := c.Channel(ref)
-		if errors.Is(err, mattermost.ErrNotFound) {
-			return none()
-		}
-		if err != nil {
-			return place{}, err
-		}
-		return found(ch), nil
-	}
 	if link, ok := names.ParseLink(ref); ok {
 		return resolveLink(c, link, ms, mine, found, none)
 	}
