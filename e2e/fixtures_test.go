@@ -200,6 +200,12 @@ func pdfWithText(text string) []byte {
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(stream), stream),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}
+	return pdfOf(objects)
+}
+
+// pdfOf is a PDF of these objects, numbered from 1 (the first the catalog),
+// with the cross-reference table a reader needs.
+func pdfOf(objects []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offsets := make([]int, len(objects))

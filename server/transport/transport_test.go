@@ -325,15 +325,7 @@ func TestAnEndedSessionIsNotFoundOnEveryNode(t *testing.T) {
 	resp := post(t, a.URL, "alice", "", initialize)
 	session := resp.Header.Get(server.HeaderKeySessionID)
 	body(t, resp)
-	req, _ := http.NewRequest(http.MethodDelete, a.URL+MCPPath, nil)
-	req.Header.Set("Mattermost-User-Id", "alice")
-	req.Header.Set(server.HeaderKeySessionID, session)
-	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
-	del, err := http.DefaultClient.Do(req)
-	if err != nil || del.StatusCode != http.StatusOK {
-		t.Fatalf("delete: %v %v", err, del)
-	}
-	del.Body.Close()
+	endOn(t, a.URL, session)
 	if resp := post(t, b.URL, "alice", session, callWhoami); resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("ended session on node b: status %d", resp.StatusCode)
 	}
