@@ -77,8 +77,14 @@ func readThumbnail(c *client.Client, fileID string, img *image.Image, typ *strin
 		return false, err.Error()
 	}
 	*img, *typ = m, b.MIMEType
-	// Mattermost's thumbnails fit 120x100; one scaled here is larger.
-	return m.Bounds().Dx() <= 120 && m.Bounds().Dy() <= 100, fmt.Sprintf("%s %v", b.MIMEType, m.Bounds())
+	return mattermostsThumbnail(m), fmt.Sprintf("%s %v", b.MIMEType, m.Bounds())
+}
+
+// mattermostsThumbnail tells Mattermost's stored thumbnail (at most 100 px
+// high: 120 px wide from 10.x on, 133 for a 4:3 image on 9.11) from one
+// scaled here (240 px on its long edge).
+func mattermostsThumbnail(m image.Image) bool {
+	return m.Bounds().Dy() <= 100 && m.Bounds().Dx() <= 140
 }
 
 func TestTheThreadViewDrawsMattermostsOwnThumbnailReadAsTheThumbnailResourceNotAsReadFile(t *testing.T) {
@@ -89,8 +95,8 @@ func TestTheThreadViewDrawsMattermostsOwnThumbnailReadAsTheThumbnailResourceNotA
 	_, notes := postFiles(t, dave, ch.Id, "the notes", map[string][]byte{"notes.txt": []byte("launch notes\n")})
 	c := connect(t, mm.URL, carol.Token)
 	img, typ := thumbnailOf(t, c, infos[0].Id)
-	if typ != "image/png" && typ != "image/jpeg" || img.Bounds().Dx() != 120 {
-		t.Errorf("the thumbnail is %s %v, want Mattermost's 120 px wide one of the 800x600 photo", typ, img.Bounds())
+	if typ != "image/png" && typ != "image/jpeg" || !mattermostsThumbnail(img) {
+		t.Errorf("the thumbnail is %s %v, want Mattermost's own of the 800x600 photo", typ, img.Bounds())
 	}
 	_, err := c.ReadResource(context.Background(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: resources.ThumbnailURI(notes[0].Id)}})
 	if err == nil || !strings.Contains(err.Error(), "not an image") || !strings.Contains(err.Error(), `read_file(file_id="`+notes[0].Id+`")`) {
@@ -106,8 +112,8 @@ func TestTheThreadViewDrawsMattermostsOwnThumbnailReadAsTheThumbnailResourceNotA
 	for _, width := range []int64{phoneWidth, laptopWidth} {
 		tab := hostView(t, page, res, args, "light", width, c)
 		thumb := pollJS[string](t, tab, "the view draws the photo's thumbnail", inView(`(() => { const i = d.querySelector("img.thumb"); return i && i.complete && i.naturalWidth > 0 ? i.naturalWidth + " " + i.src.split(",")[0] : ""; })()`))
-		if thumb != "120 data:image/png;base64" && thumb != "120 data:image/jpeg;base64" {
-			t.Errorf("%dpx: the thumbnail is drawn as %q, want Mattermost's 120 px thumbnail as data", width, thumb)
+		if want := fmt.Sprint(img.Bounds().Dx()); thumb != want+" data:image/png;base64" && thumb != want+" data:image/jpeg;base64" {
+			t.Errorf("%dpx: the thumbnail is drawn as %q, want Mattermost's %s px thumbnail as data", width, thumb, want)
 		}
 		seen := evalJS[[]any](t, tab, `window.hostSeen`)
 		read, called := false, false
