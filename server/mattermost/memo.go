@@ -26,6 +26,10 @@ type memo struct {
 	perms    map[permAsk]bool
 	// mine is the caller's teams (Teams), when read.
 	mine []Membership
+	// threads are the thread rows PostMeta read with its roots' priority
+	// (threadsOf names the roots asked), for Threads to answer from.
+	threads   map[string]Thread
+	threadsOf map[string]bool
 }
 
 // memoFor bounds how long a call trusts what it read: a read call takes
@@ -40,6 +44,7 @@ func (m *memo) fresh() {
 	if m.since.IsZero() || now.Sub(m.since) > memoFor {
 		m.since = now
 		m.channels, m.teams, m.members, m.perms, m.mine = nil, nil, nil, nil, nil
+		m.threads, m.threadsOf = nil, nil
 	}
 }
 

@@ -168,6 +168,9 @@ func (c *Caller) Threads(rootIDs []string) (map[string]Thread, error) {
 	if len(rootIDs) == 0 || !c.g.hasDB {
 		return out, nil
 	}
+	if kept, ok := c.keptThreads(rootIDs); ok {
+		return kept, nil // read with the roots' priority (PostMeta)
+	}
 	p, err := placeholders(c.g.driverName(), len(rootIDs))
 	if err != nil {
 		return nil, err
@@ -232,4 +235,38 @@ func collapsedFor(setting, choice string) bool {
 		return setting == model.CollapsedThreadsDefaultOn
 	}
 	return false
+}
+
+// keepThreads keeps, for this call, the thread rows read for roots.
+func (c *Caller) keepThreads(roots []any, threads map[string]Thread) {
+	c.memo.mu.Lock()
+	defer c.memo.mu.Unlock()
+	c.memo.fresh()
+	c.memo.threads, c.memo.threadsOf = threads, make(map[string]bool, len(roots))
+	for _, r := range roots {
+		if id, ok := r.(string); ok {
+			c.memo.threadsOf[id] = true
+		}
+	}
+}
+
+// keptThreads answers Threads from what keepThreads kept, when it was read
+// for every one of rootIDs.
+func (c *Caller) keptThreads(rootIDs []string) (map[string]Thread, bool) {
+	c.memo.mu.Lock()
+	defer c.memo.mu.Unlock()
+	c.memo.fresh()
+	if c.memo.threadsOf == nil {
+		return nil, false
+	}
+	out := make(map[string]Thread, len(rootIDs))
+	for _, id := range rootIDs {
+		if !c.memo.threadsOf[id] {
+			return nil, false
+		}
+		if t, ok := c.memo.threads[id]; ok {
+			out[id] = t
+		}
+	}
+	return out, true
 }

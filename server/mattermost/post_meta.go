@@ -65,10 +65,13 @@ func (c *Caller) PostMeta(posts []*model.Post) (map[string]*PostMeta, error) {
 			}
 		}
 		if len(roots) > 0 {
-			if err := prioritiesAndAcks(db, driver, roots, func(id string, pr *model.PostPriority) { of(id).Priority = pr },
-				func(a *model.PostAcknowledgement) { m := of(a.PostId); m.Acks = append(m.Acks, a) }); err != nil {
+			threads := map[string]Thread{}
+			if err := rootFacts(db, driver, roots, func(id string, pr *model.PostPriority) { of(id).Priority = pr },
+				func(a *model.PostAcknowledgement) { m := of(a.PostId); m.Acks = append(m.Acks, a) },
+				func(id string, t Thread) { threads[id] = t }); err != nil {
 				return nil, err
 			}
+			c.keepThreads(roots, threads)
 		}
 	}
 	if Setting(cfg.ServiceSettings.EnableLinkPreviews) {
@@ -171,26 +174,30 @@ func inQuery(driver, query string, n int) (string, error) {
 	return fmt.Sprintf(query, strings.Join(p, ", ")), nil
 }
 
-// prioritiesAndAcks reads the posts' priorities and acknowledgements in
-// one query: through the plugin API's database driver every query, every
-// row and closing the rows is a round trip to Mattermost.
-func prioritiesAndAcks(db *sql.DB, driver string, ids []any, priority func(string, *model.PostPriority), ack func(*model.PostAcknowledgement)) error {
+// rootFacts reads the thread roots' priorities, acknowledgements and
+// threads (reply count, latest reply) in one query: through the plugin
+// API's database driver every query, every row and closing the rows is a
+// round trip to Mattermost (five at least for a query).
+func rootFacts(db *sql.DB, driver string, ids []any, priority func(string, *model.PostPriority), ack func(*model.PostAcknowledgement), thread func(string, Thread)) error {
 	p, err := placeholders(driver, len(ids))
 	if err != nil {
 		return err
 	}
 	in, args := strings.Join(p, ", "), ids
 	if driver == driverMySQL {
-		args = append(slices.Clone(ids), ids...) // "?" is positional; PostgreSQL's $n are named twice
+		// "?" is positional; PostgreSQL's $n are named three times.
+		args = slices.Concat(ids, ids, ids)
 	}
 	// A withdrawn acknowledgement keeps its row with AcknowledgedAt 0.
-	q := fmt.Sprintf(`SELECT 0, PostId, Priority, RequestedAck, PersistentNotifications, '', 0 FROM PostsPriority WHERE PostId IN (%[1]s)
+	q := fmt.Sprintf(`SELECT 0, PostId, Priority, RequestedAck, PersistentNotifications, '', 0, 0 FROM PostsPriority WHERE PostId IN (%[1]s)
 UNION ALL
-SELECT 1, PostId, NULL, NULL, NULL, UserId, AcknowledgedAt FROM PostAcknowledgements WHERE AcknowledgedAt > 0 AND PostId IN (%[1]s)
+SELECT 1, PostId, NULL, NULL, NULL, UserId, AcknowledgedAt, 0 FROM PostAcknowledgements WHERE AcknowledgedAt > 0 AND PostId IN (%[1]s)
+UNION ALL
+SELECT 2, PostId, NULL, NULL, NULL, '', LastReplyAt, ReplyCount FROM Threads WHERE PostId IN (%[1]s)
 ORDER BY 1, 7, 6`, in)
 	rows, err := db.Query(q, args...)
 	if err != nil {
-		return fmt.Errorf("read post priority and acknowledgements: %w", err)
+		return fmt.Errorf("read post priority, acknowledgements and threads: %w", err)
 	}
 	defer closeRows(rows)
 	for rows.Next() {
@@ -198,16 +205,19 @@ ORDER BY 1, 7, 6`, in)
 		var id, user string
 		var level sql.NullString
 		var requested, persistent sql.NullBool
-		var at int64
-		if err := rows.Scan(&kind, &id, &level, &requested, &persistent, &user, &at); err != nil {
-			return fmt.Errorf("read post priority and acknowledgements: %w", err)
+		var at, n int64
+		if err := rows.Scan(&kind, &id, &level, &requested, &persistent, &user, &at, &n); err != nil {
+			return fmt.Errorf("read post priority, acknowledgements and threads: %w", err)
 		}
-		if kind == 0 {
+		switch kind {
+		case 0:
 			priority(id, &model.PostPriority{PostId: id, Priority: model.NewPointer(level.String),
 				RequestedAck: model.NewPointer(requested.Bool), PersistentNotifications: model.NewPointer(persistent.Bool)})
-			continue
+		case 1:
+			ack(&model.PostAcknowledgement{PostId: id, UserId: user, AcknowledgedAt: at})
+		default:
+			thread(id, Thread{ReplyCount: n, LastReplyAt: at})
 		}
-		ack(&model.PostAcknowledgement{PostId: id, UserId: user, AcknowledgedAt: at})
 	}
 	return rows.Err()
 }

@@ -1,7 +1,8 @@
 // Command callprofile shows where one tool call's time goes: it calls each
 // named tool in a loop against one node of a real server and, for each,
 // prints the latency and how many times the call waited on each plugin API
-// method and on the plugin RPC's response writer and body reader (read from
+// method, on the database driver's and on the plugin RPC's response writer
+// and body reader (read from
 // the plugin's block profile: every such wait is a round trip to
 // Mattermost), and keeps the plugin's CPU profile in
 // /tmp/callprofile-cpu-<tool>.pb.gz for `go tool pprof`. It needs a bundle
@@ -211,7 +212,7 @@ func roundTrips(before, after string, calls int) error {
 			continue
 		}
 		fn := f[len(f)-1]
-		for _, kind := range []string{"apiRPCClient).", "httpResponseWriterRPCClient).", "remoteIOReader)."} {
+		for _, kind := range []string{"apiRPCClient).", "httpResponseWriterRPCClient).", "remoteIOReader).", "dbRPCClient)."} {
 			if i := strings.Index(fn, kind); i >= 0 && !strings.HasSuffix(fn, ".Close") {
 				var n float64
 				fmt.Sscan(f[3], &n)
