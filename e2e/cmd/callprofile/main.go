@@ -65,16 +65,13 @@ func run(bundle string, names []string, secs, par int, version string) error {
 	}
 	alice := mm.Users[0]
 	api := mm.Client(alice)
-	town, _, err := api.GetChannelByName(ctx, "town-square", mm.Team.Id, "")
+	town, err := mm.TownSquare(ctx, alice)
 	if err != nil {
 		return err
 	}
-	var text strings.Builder
-	for i := 1; text.Len() < 1<<20; i++ {
-		fmt.Fprintf(&text, "%06d the quick brown fox jumps over the lazy dog, again and again\n", i)
-	}
+	text := harness.MiBOfText()
 	upload := func() (string, error) {
-		up, _, err := api.UploadFile(ctx, []byte(text.String()), town.Id, "big.txt")
+		up, _, err := api.UploadFile(ctx, text, town.Id, "big.txt")
 		if err != nil {
 			return "", err
 		}

@@ -371,19 +371,16 @@ func measure(s settings, call func(client, n int) error) loadFigures {
 func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 	alice := mm.Users[0]
 	api := mm.Client(alice)
-	town, _, err := api.GetChannelByName(ctx, "town-square", mm.Team.Id, "")
+	town, err := mm.TownSquare(ctx, alice)
 	if err != nil {
 		return err
 	}
-	var text strings.Builder
-	for i := 1; text.Len() < 1<<20; i++ {
-		fmt.Fprintf(&text, "%06d the quick brown fox jumps over the lazy dog, again and again\n", i)
-	}
+	text := harness.MiBOfText()
 	// Window 1 of a fresh file each time: a read of a file already read
 	// would be cut from its kept text.
 	fresh := make([]string, 0, s.runs+1)
 	for range s.runs + 1 {
-		up, _, err := api.UploadFile(ctx, []byte(text.String()), town.Id, "big.txt")
+		up, _, err := api.UploadFile(ctx, text, town.Id, "big.txt")
 		if err != nil {
 			return err
 		}

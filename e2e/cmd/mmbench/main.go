@@ -77,15 +77,12 @@ func run(bundle string, runs int) error {
 func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 	alice := mm.Users[0]
 	api := mm.Client(alice)
-	town, _, err := api.GetChannelByName(ctx, "town-square", mm.Team.Id, "")
+	town, err := mm.TownSquare(ctx, alice)
 	if err != nil {
 		return err
 	}
-	var text strings.Builder
-	for i := 1; text.Len() < 1<<20; i++ {
-		fmt.Fprintf(&text, "%06d the quick brown fox jumps over the lazy dog, again and again\n", i)
-	}
-	up, _, err := api.UploadFile(ctx, []byte(text.String()), town.Id, "big.txt")
+	text := harness.MiBOfText()
+	up, _, err := api.UploadFile(ctx, text, town.Id, "big.txt")
 	if err != nil {
 		return err
 	}
@@ -115,8 +112,8 @@ func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 		}
 		defer resp.Body.Close()
 		n, err := io.Copy(io.Discard, resp.Body)
-		if err == nil && n != int64(text.Len()) {
-			err = fmt.Errorf("downloaded %d bytes of %d", n, text.Len())
+		if err == nil && n != int64(len(text)) {
+			err = fmt.Errorf("downloaded %d bytes of %d", n, len(text))
 		}
 		return err
 	}
