@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -18,32 +17,7 @@ import (
 // checking read_file names it.
 func fileViewPage(t *testing.T, c *client.Client) string {
 	t.Helper()
-	ctx := context.Background()
-	listed, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var named []string
-	for _, tool := range listed.Tools {
-		if tool.Meta == nil {
-			continue
-		}
-		if ui, ok := tool.Meta.AdditionalFields["ui"].(map[string]any); ok && ui["resourceUri"] == resources.FileView {
-			named = append(named, tool.Name)
-		}
-	}
-	if strings.Join(named, ",") != "read_file" {
-		t.Fatalf("%v name %s, want read_file alone", named, resources.FileView)
-	}
-	res, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: resources.FileView}})
-	if err != nil {
-		t.Fatalf("read the view: %v", err)
-	}
-	page, ok := res.Contents[0].(mcp.TextResourceContents)
-	if !ok || page.MIMEType != resources.ViewMIMEType || !strings.Contains(page.Text, "Content-Security-Policy") {
-		t.Fatalf("the view is not an MCP App page: %+v", res.Contents[0])
-	}
-	return page.Text
+	return viewPage(t, c, resources.FileView, "read_file")
 }
 
 // liveInView counts what became live in the view: handlers, scripts beyond

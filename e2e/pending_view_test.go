@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
@@ -17,31 +16,7 @@ import (
 // get_pending name it.
 func pendingViewPage(t *testing.T, c *client.Client) string {
 	t.Helper()
-	listed, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var naming []string
-	for _, tool := range listed.Tools {
-		if tool.Meta == nil {
-			continue
-		}
-		if ui, ok := tool.Meta.AdditionalFields["ui"].(map[string]any); ok && ui["resourceUri"] == resources.PendingView {
-			naming = append(naming, tool.Name)
-		}
-	}
-	if fmt.Sprint(naming) != "[create_post get_pending]" {
-		t.Fatalf("the tools naming %s: %v, want create_post and get_pending", resources.PendingView, naming)
-	}
-	res, err := c.ReadResource(t.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: resources.PendingView}})
-	if err != nil {
-		t.Fatalf("read the view: %v", err)
-	}
-	page, ok := res.Contents[0].(mcp.TextResourceContents)
-	if !ok || page.MIMEType != resources.ViewMIMEType || !strings.Contains(page.Text, "Content-Security-Policy") {
-		t.Fatalf("the view is not an MCP App page: %+v", res.Contents[0])
-	}
-	return page.Text
+	return viewPage(t, c, resources.PendingView, "create_post", "get_pending")
 }
 
 func TestThePendingViewShowsTheWaitingPostAndThenPostedOnceThePersonAcceptsInMattermost(t *testing.T) {

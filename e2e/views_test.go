@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,28 +126,30 @@ func inView(expression string) string {
 	return `(() => { const f = document.getElementById("view"); const d = f && f.contentDocument; if (!d) return null; return (` + expression + `); })()`
 }
 
-// threadViewPage reads the view's page as carol's client would, checking
-// read_thread names it.
-func threadViewPage(t *testing.T, c *client.Client) string {
+// viewPage reads a view's page as c's client would, checking that exactly
+// the tools named (in the order tools/list gives them) name it in their
+// _meta.ui.resourceUri.
+func viewPage(t *testing.T, c *client.Client, uri string, naming ...string) string {
 	t.Helper()
-	ctx := context.Background()
-	listed, err := c.ListTools(ctx, mcp.ListToolsRequest{})
+	listed, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	named := 0
+	var named []string
 	for _, tool := range listed.Tools {
 		if tool.Meta == nil {
 			continue
 		}
-		if ui, ok := tool.Meta.AdditionalFields["ui"].(map[string]any); ok && ui["resourceUri"] == resources.ThreadView {
-			named++
+		if ui, ok := tool.Meta.AdditionalFields["ui"].(map[string]any); ok && ui["resourceUri"] == uri {
+			named = append(named, tool.Name)
 		}
 	}
-	if named != 3 {
-		t.Fatalf("%d tools name %s, want read_thread, read_channel and search_posts", named, resources.ThreadView)
+	slices.Sort(named)
+	want := slices.Sorted(slices.Values(naming))
+	if !slices.Equal(named, want) {
+		t.Fatalf("the tools naming %s: %v, want %v", uri, named, want)
 	}
-	res, err := c.ReadResource(ctx, mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: resources.ThreadView}})
+	res, err := c.ReadResource(t.Context(), mcp.ReadResourceRequest{Params: mcp.ReadResourceParams{URI: uri}})
 	if err != nil {
 		t.Fatalf("read the view: %v", err)
 	}
@@ -155,6 +158,13 @@ func threadViewPage(t *testing.T, c *client.Client) string {
 		t.Fatalf("the view is not an MCP App page: %+v", res.Contents[0])
 	}
 	return page.Text
+}
+
+// threadViewPage reads the thread view's page, checking read_thread,
+// read_channel and search_posts name it.
+func threadViewPage(t *testing.T, c *client.Client) string {
+	t.Helper()
+	return viewPage(t, c, resources.ThreadView, "read_thread", "read_channel", "search_posts")
 }
 
 const viewXSS = `<img src=x onerror="window.pwned=1"> [click](javascript:window.pwned=1)`

@@ -14,9 +14,8 @@ import {getDocument} from 'pdfjs-dist/legacy/build/pdf.mjs';
 import * as pdfWorker from 'pdfjs-dist/legacy/build/pdf.worker.mjs';
 
 import {renderFile, type Content} from './files';
+import {applyHostContext, type HostContext} from './host';
 import type {PdfDocument, PdfLib} from './pdfpages';
-
-type HostContext = {theme?: string};
 
 (globalThis as {pdfjsWorker?: unknown}).pdfjsWorker = pdfWorker;
 
@@ -38,9 +37,7 @@ const pdf: PdfLib = {
 const root = document.getElementById('root') as HTMLElement;
 
 function applyContext(ctx: HostContext | undefined) {
-    if (ctx?.theme === 'dark' || ctx?.theme === 'light') {
-        document.documentElement.dataset.theme = ctx.theme;
-    }
+    applyHostContext(ctx);
 }
 
 const app = new App({name: 'Mattermost file', version: '1.0.0'});

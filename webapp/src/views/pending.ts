@@ -6,10 +6,9 @@
 
 import {App} from '@modelcontextprotocol/ext-apps/app-with-deps';
 
+import {applyHostContext, type HostContext} from './host';
 import {pendingOf, renderPending, type Pending} from './pending_render';
 import type {Options} from './posts';
-
-type HostContext = {theme?: string; timeZone?: string; locale?: string};
 
 const pollEveryMs = 4000;
 
@@ -34,14 +33,7 @@ function render() {
 }
 
 function applyContext(ctx: HostContext | undefined) {
-    if (!ctx) {
-        return;
-    }
-    if (ctx.theme === 'dark' || ctx.theme === 'light') {
-        document.documentElement.dataset.theme = ctx.theme;
-    }
-    opts.timeZone = ctx.timeZone || opts.timeZone;
-    opts.locale = ctx.locale || opts.locale;
+    applyHostContext(ctx, opts);
 }
 
 function schedule() {

@@ -7,23 +7,15 @@
 
 import {App} from '@modelcontextprotocol/ext-apps/app-with-deps';
 
+import {applyHostContext, type HostContext} from './host';
 import {addThumbnails, renderPage, thumbnailOf, thumbnailURI, type Image, type Options} from './posts';
-
-type HostContext = {theme?: string; timeZone?: string; locale?: string};
 
 const root = document.getElementById('root') as HTMLElement;
 const opts: Options = {};
 let last: unknown = null;
 
 function applyContext(ctx: HostContext | undefined) {
-    if (!ctx) {
-        return;
-    }
-    if (ctx.theme === 'dark' || ctx.theme === 'light') {
-        document.documentElement.dataset.theme = ctx.theme;
-    }
-    opts.timeZone = ctx.timeZone || opts.timeZone;
-    opts.locale = ctx.locale || opts.locale;
+    applyHostContext(ctx, opts);
 }
 
 const app = new App({name: 'Mattermost posts', version: '1.0.0'});
