@@ -60,16 +60,7 @@ func admissionNode(t *testing.T, kv *memKV, rec audit.Recorder, refused *atomic.
 		Audit: rec,
 		KV:    kv, Answers: rawKV{kv}, Log: &memLog{},
 	})
-	mux := http.NewServeMux()
-	mux.HandleFunc(MCPPath, tr.ServeMCP)
-	mux.HandleFunc("/api/v1/files", func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := tr.Authenticate(w, r); ok {
-			_, _ = w.Write([]byte("files"))
-		}
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	return serveWithFiles(t, tr)
 }
 
 func getAs(t *testing.T, url, user string) *http.Response {

@@ -26,16 +26,7 @@ func originNode(t *testing.T, kv *memKV, listed *atomic.Value) *httptest.Server 
 		UserActive: func(id string) (bool, error) { return id == "alice", nil },
 		KV:         kv, Answers: rawKV{kv}, Log: &memLog{},
 	})
-	mux := http.NewServeMux()
-	mux.HandleFunc(MCPPath, tr.ServeMCP)
-	mux.HandleFunc("/api/v1/files", func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := tr.Authenticate(w, r); ok {
-			_, _ = w.Write([]byte("files"))
-		}
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	return serveWithFiles(t, tr)
 }
 
 func withOrigin(t *testing.T, method, url, origin, body string) *http.Response {
@@ -105,4 +96,20 @@ func TestAnOriginTheAdminListsIsServedFromTheNextRequestOn(t *testing.T) {
 	if resp := withOrigin(t, http.MethodPost, srv.URL+MCPPath, inspector, initialize); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("once the admin removed it: %d %s", resp.StatusCode, body(t, resp))
 	}
+}
+
+// serveWithFiles serves tr's MCP endpoint and, as the side channel's routes
+// do, a route that answers only once Authenticate let the request in.
+func serveWithFiles(t *testing.T, tr *Transport) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc(MCPPath, tr.ServeMCP)
+	mux.HandleFunc("/api/v1/files", func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := tr.Authenticate(w, r); ok {
+			_, _ = w.Write([]byte("files"))
+		}
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
 }

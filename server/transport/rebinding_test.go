@@ -17,16 +17,7 @@ func siteNode(t *testing.T, kv *memKV, site string) *httptest.Server {
 		UserActive: func(id string) (bool, error) { return id == "alice", nil },
 		KV:         kv, Answers: rawKV{kv}, Log: &memLog{},
 	})
-	mux := http.NewServeMux()
-	mux.HandleFunc(MCPPath, tr.ServeMCP)
-	mux.HandleFunc("/api/v1/files", func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := tr.Authenticate(w, r); ok {
-			_, _ = w.Write([]byte("files"))
-		}
-	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	return serveWithFiles(t, tr)
 }
 
 // asSent sends a signed-in request naming host in its Host header with the
