@@ -374,17 +374,7 @@ func TestAStatelessCallSendsLogMessagesOnlyAtTheLevelItsOwnMetaNames(t *testing.
 		if level != "" {
 			meta += `,"io.modelcontextprotocol/logLevel":"` + string(level) + `"`
 		}
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tell_all","arguments":{},"_meta":{`+meta+`}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set(mcp.HeaderMethod, "tools/call")
-		req.Header.Set(mcp.HeaderName, "tell_all")
-		req.Header.Set("Mattermost-User-Id", "alice")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := postStateless(t, srv.URL, "alice", "tools/call", "tell_all", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tell_all","arguments":{},"_meta":{`+meta+`}}}`)
 		toldAtOnce(t, resp, proceed, level)
 	}
 }

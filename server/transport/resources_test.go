@@ -99,19 +99,9 @@ func TestAResourceThePersonCanReadIsAnsweredAndOneTheyCannotIsNotFoundWithTheNex
 
 func TestAStatelessClientIsToldOfAMissingResourceAs2026Says(t *testing.T) {
 	srv := resourceNode(t, 100)
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"mattermost://file/a",
+	resp := postStateless(t, srv.URL, "bob", "resources/read", "mattermost://file/a", `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"mattermost://file/a",
 		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"stateless-client","version":"1"},
-		"io.modelcontextprotocol/clientCapabilities":{}}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set(mcp.HeaderMethod, "resources/read")
-	req.Header.Set(mcp.HeaderName, "mattermost://file/a")
-	req.Header.Set("Mattermost-User-Id", "bob")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+		"io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	if got := rpc(t, body(t, resp)); got.Error == nil || got.Error.Code != mcp.INVALID_PARAMS {
 		t.Fatalf("answered %+v", got.Error)
 	}

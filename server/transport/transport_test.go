@@ -438,20 +438,28 @@ func TestAToolCallKnowsItsClientsNameAndVersionOnANodeThatNeverSawTheInitialize(
 
 func TestAToolCallWithoutASessionKnowsItsClientFromTheRequestsOwnMeta(t *testing.T) {
 	srv := node(t, newMemKV(), &memLog{}, map[string]bool{"alice": true})
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"client","arguments":{},
+	resp := postStateless(t, srv.URL, "alice", "tools/call", "client", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"client","arguments":{},
 		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"stateless-client","version":"9.9"},
-		"io.modelcontextprotocol/clientCapabilities":{}}}}`))
+		"io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	if got := body(t, resp); !strings.Contains(got, "client=stateless-client/9.9") {
+		t.Fatalf("answered %d %s", resp.StatusCode, got)
+	}
+}
+
+// postStateless sends one request of protocol 2026-07-28 (no session) as
+// user, with the headers that protocol has a client name its method by.
+func postStateless(t *testing.T, url, user, method, name, body string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url+MCPPath, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set(mcp.HeaderMethod, "tools/call")
-	req.Header.Set(mcp.HeaderName, "client")
-	req.Header.Set("Mattermost-User-Id", "alice")
+	req.Header.Set(mcp.HeaderMethod, method)
+	req.Header.Set(mcp.HeaderName, name)
+	req.Header.Set("Mattermost-User-Id", user)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := body(t, resp); !strings.Contains(got, "client=stateless-client/9.9") {
-		t.Fatalf("answered %d %s", resp.StatusCode, got)
-	}
+	return resp
 }
