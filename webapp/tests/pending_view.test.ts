@@ -62,6 +62,8 @@ describe('the pending write view', () => {
         expect(root.querySelector('.where')?.textContent).toBe('To Town Square, Harbour');
         expect(root.querySelector('.notes')?.textContent).toBe('Everyone in the channel who follows it');
         expect(root.querySelector('.post strong')?.textContent).toBe('ship');
+        expect(root.querySelector('figure.ai > figcaption')?.textContent).toBe('Written by the AI: it is posted exactly as shown');
+        expect(root.querySelector('figure.ai .post')).not.toBeNull();
         expect(root.querySelector('.post .link')?.getAttribute('title')).toBe('https://example.com/plan');
         expect(Array.from(root.querySelectorAll('.files .name')).map((e) => e.textContent)).toEqual(['plan.pdf', 'b.txt']);
         expect(root.querySelector('.files')?.textContent).toContain('2.0 KB');

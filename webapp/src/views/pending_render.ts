@@ -101,9 +101,15 @@ export function renderPending(doc: Document, root: HTMLElement, p: Pending, opts
     }
     if (typeof v.message === 'string' && v.message) {
         box.appendChild(el(doc, 'div', 'label', 'The message as it will look'));
+
+        // In its own frame, marked as the AI's words, as the confirmation
+        // page shows it: nothing in it is the plugin's or Mattermost's.
+        const frame = el(doc, 'figure', 'ai');
+        frame.appendChild(el(doc, 'figcaption', 'ai-mark', 'Written by the AI: it is posted exactly as shown'));
         const body = el(doc, 'div', 'body post');
         body.appendChild(unlinked(doc, renderMarkdown(doc, v.message)));
-        box.appendChild(body);
+        frame.appendChild(body);
+        box.appendChild(frame);
     }
     const files = Array.isArray(v.files) ? v.files : [];
     if (files.length) {

@@ -54,6 +54,9 @@ export const pendingCss = `
 .label{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.02em}
 .notes{margin:0}
 .pending .post{border:1px solid var(--line);border-radius:4px;padding:8px 12px}
+.pending figure.ai{margin:0;display:flex;flex-direction:column;gap:4px}
+.ai-mark{color:#5b4bb8;font-size:12px;font-weight:600}
+:root[data-theme=dark] .ai-mark{color:#b3a8f5}
 a.open{align-self:flex-start;background:#1c58d9;color:#fff;font-weight:600;padding:8px 16px;border-radius:4px}
 a.open:hover{text-decoration:none;opacity:.9}
 `;
