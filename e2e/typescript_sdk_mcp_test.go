@@ -327,3 +327,32 @@ func TestTheOfficialTypeScriptSDKReadsEachMCPAppsViewThatItsToolNames(t *testing
 		}
 	}
 }
+
+func TestTheOfficialTypeScriptSDKReadsAnImagesThumbnailAsRESTServesItAndBobFindsNone(t *testing.T) {
+	alice, bob := mm.Users[0], mm.Users[1]
+	v := privateVault(t, alice)
+	_, infos := postFiles(t, alice, v.channel.Id, "the launch photo", map[string][]byte{"launch.png": photo(t, 800, 600)})
+	id := infos[0].Id
+	// Mattermost makes the thumbnail after the upload: REST has it first.
+	var rest []byte
+	eventually(t, "REST serves the photo's thumbnail", func() bool {
+		var err error
+		rest, _, err = mm.Client(alice).GetFileThumbnail(context.Background(), id)
+		return err == nil && len(rest) > 0
+	})
+	run := runTypeScriptSDK(t, mm.URL, alice.Token, readStep(resources.ThumbnailURI(id)))
+	var c sdkContents
+	sdkDecode(t, run, 0, &c)
+	if len(c.Contents) != 1 || c.Contents[0].URI != resources.ThumbnailURI(id) || c.Contents[0].Blob == "" {
+		t.Fatalf("the thumbnail read as %+v", c)
+	}
+	blob, err := base64.StdEncoding.DecodeString(c.Contents[0].Blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(blob, rest) {
+		t.Fatalf("the thumbnail is %d bytes of %s, not the %d bytes REST serves as Mattermost's thumbnail", len(blob), c.Contents[0].MIMEType, len(rest))
+	}
+	bobRun := runTypeScriptSDKPlan(t, mm.URL, bob.Token, readStep(resources.ThumbnailURI(id)))
+	sdkErrorIs(t, bobRun, 0, -32002, resources.ThumbnailURI(id)+" was not found")
+}
