@@ -82,6 +82,9 @@ func TestABodyOfADeclaredLengthIsReadInOneReadAndOneOverTheBoundNotAtAll(t *test
 		{"undeclared (chunked)", "", msg, msg, 2, false, false},
 		{"over the bound", "65", strings.Repeat("x", 65), "", 0, true, false},
 		{"shorter than declared", "80", msg, "", 0, false, true},
+		// Declared past what is set aside on a length alone: read as it
+		// arrives, so a client cannot make the plugin hold what it never sends.
+		{"declared large", strconv.Itoa(preallocatedBodyBytes + 1), msg, msg, 0, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			body := &countingBody{r: strings.NewReader(c.body)}
@@ -91,9 +94,16 @@ func TestABodyOfADeclaredLengthIsReadInOneReadAndOneOverTheBoundNotAtAll(t *test
 			if c.length != "" {
 				r.Header.Set("Content-Length", c.length)
 			}
-			limit := int64(64 + len(msg))
+			limit := int64(2 * preallocatedBodyBytes)
 			if c.tooLarge {
 				limit = 64
+			}
+			if c.name == "declared large" {
+				defer func() {
+					if body.reads < 2 {
+						t.Errorf("a large declared body was read in %d read(s), as if set aside whole", body.reads)
+					}
+				}()
 			}
 			got, err := readBody(httptest.NewRecorder(), r, limit)
 			var tooLarge *http.MaxBytesError

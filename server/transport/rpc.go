@@ -63,16 +63,23 @@ func (s *statusWriter) Flush() {
 // Unwrap lets http.ResponseController reach the plugin RPC writer.
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
+// preallocatedBodyBytes is the most readBody sets aside for a body on its
+// declared length alone, before its bytes arrive: a JSON-RPC message is a
+// few hundred bytes, and a client declaring megabytes it never sends must
+// not make the plugin hold them.
+const preallocatedBodyBytes = 64 << 10
+
 // readBody reads a request's body within max bytes. Each read of the body
-// Mattermost hands a plugin is a round trip; a body of a declared length is
-// read in one, without the further read that would only find its end.
+// Mattermost hands a plugin is a round trip; a short body of a declared
+// length is read in one, without the further read that would only find its
+// end.
 func readBody(w http.ResponseWriter, r *http.Request, max int64) ([]byte, error) {
 	n, err := strconv.ParseInt(r.Header.Get("Content-Length"), 10, 64)
-	if err != nil || n < 0 {
-		return io.ReadAll(http.MaxBytesReader(w, r.Body, max))
-	}
 	if n > max {
 		return nil, &http.MaxBytesError{Limit: max}
+	}
+	if err != nil || n < 0 || n > preallocatedBodyBytes {
+		return io.ReadAll(http.MaxBytesReader(w, r.Body, max))
 	}
 	body := make([]byte, n)
 	if _, err := io.ReadFull(r.Body, body); err != nil {
