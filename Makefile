@@ -33,6 +33,11 @@ dist: $(BUNDLE)
 dist/platforms.txt: FORCE
 	@mkdir -p dist && echo '$(PLATFORMS)' | cmp -s - $@ || echo '$(PLATFORMS)' > $@
 
+# Rewritten only when the build tags change, so a plugin built for profiling
+# is built again without them (and the other way round).
+server/dist/tags.txt: FORCE
+	@mkdir -p server/dist && echo '$(GO_TAGS)' | cmp -s - $@ || echo '$(GO_TAGS)' > $@
+
 $(BUNDLE): $(SERVER_BINARIES) webapp plugin.json assets/icon.svg dist/platforms.txt
 	rm -rf dist/bundle && mkdir -p dist/bundle/$(PLUGIN_ID)/server/dist dist/bundle/$(PLUGIN_ID)/webapp/dist/views
 	cp plugin.json dist/bundle/$(PLUGIN_ID)/
@@ -48,7 +53,7 @@ $(BUNDLE): $(SERVER_BINARIES) webapp plugin.json assets/icon.svg dist/platforms.
 
 server: $(SERVER_BINARIES)
 
-server/dist/plugin-%: $(SERVER_SRC)
+server/dist/plugin-%: $(SERVER_SRC) server/dist/tags.txt
 	@mkdir -p server/dist
 	GOOS=$(word 1,$(subst -, ,$(basename $*))) GOARCH=$(word 2,$(subst -, ,$(basename $*))) \
 		$(GO) build -tags '$(GO_TAGS)' -ldflags "$(LDFLAGS)" -o $@ ./server

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -219,8 +220,9 @@ type served struct {
 func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s served) *transport.Transport {
 	cat, res, rec := s.cat, s.resources, s.audit
 	return transport.New(transport.Options{
-		PluginID:     manifestID,
-		Version:      version,
+		PluginID:       manifestID,
+		Version:        version,
+		ValidateOutput: os.Getenv(validateOutputEnv) == "1",
 		Instructions: instructions,
 		SiteURL:      gw.SiteURL,
 		OAuthSignIn:  p.oauthSignIn,

@@ -79,6 +79,10 @@ type Options struct {
 	// ("MM_LOGSETTINGS_FILELEVEL=DEBUG", ...). It overrides the harness's MM_*
 	// settings. Leave PluginSettings.Plugins alone: use PatchPluginSettings.
 	ExtraEnv []string
+	// AsShipped runs the plugin as a production server does: without the
+	// check of every answer against its tool's output schema that the tests
+	// run with (MCP_PLUGIN_VALIDATE_OUTPUT). For the bench commands.
+	AsShipped bool
 }
 
 // User is a Mattermost account created by the harness.
@@ -126,6 +130,9 @@ func (s *Server) logf(format string, args ...any) {
 // in a fresh temp dir, creates the admin, alice, bob and a team, and installs
 // opts.BundlePath when set. On error everything started so far is torn down.
 func Start(ctx context.Context, opts Options) (_ *Server, err error) {
+	if !opts.AsShipped {
+		opts.ExtraEnv = append([]string{"MCP_PLUGIN_VALIDATE_OUTPUT=1"}, opts.ExtraEnv...)
+	}
 	s := &Server{opts: opts, logw: opts.LogWriter, started: time.Now(), closedCh: make(chan struct{})}
 	if s.logw == nil {
 		s.logw = os.Stderr

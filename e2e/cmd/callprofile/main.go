@@ -19,6 +19,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -55,7 +56,7 @@ func main() {
 
 func run(bundle string, names []string, secs, par int, version string) error {
 	ctx := context.Background()
-	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, ExtraEnv: []string{"MCP_PLUGIN_PPROF=" + pprofAddr}})
+	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true, ExtraEnv: []string{"MCP_PLUGIN_PPROF=" + pprofAddr}})
 	if err != nil {
 		return err
 	}
@@ -121,11 +122,15 @@ func run(bundle string, names []string, secs, par int, version string) error {
 		case "search_posts":
 			args = func() (map[string]any, bool) { return map[string]any{"terms": "callprofile"}, true }
 		}
+		size := 0
 		if name != "fresh_read_file" {
 			a, _ := args()
-			if _, err := harness.CallTool(ctx, c, tool, a); err != nil { // warm: the kept text, the caches
+			res, err := harness.CallTool(ctx, c, tool, a) // warm: the kept text, the caches
+			if err != nil {
 				return err
 			}
+			b, _ := json.Marshal(res)
+			size = len(b)
 		}
 		before := "/tmp/callprofile-block-before.pb.gz"
 		after := "/tmp/callprofile-block-" + name + ".pb.gz"
@@ -144,7 +149,7 @@ func run(bundle string, names []string, secs, par int, version string) error {
 			return err
 		}
 		slices.Sort(lat)
-		fmt.Printf("%s: %d calls, p50 %s, p90 %s; waits per call:\n", name, len(lat), lat[len(lat)/2].Round(10*time.Microsecond), lat[len(lat)*9/10].Round(10*time.Microsecond))
+		fmt.Printf("%s: %d calls, p50 %s, p90 %s, answer %d bytes; waits per call:\n", name, len(lat), lat[len(lat)/2].Round(10*time.Microsecond), lat[len(lat)*9/10].Round(10*time.Microsecond), size)
 		if err := roundTrips(before, after, len(lat)); err != nil {
 			return err
 		}

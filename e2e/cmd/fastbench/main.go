@@ -60,6 +60,7 @@ type settings struct {
 	rounds, runs, photos int
 	pprof, mmPprof       string
 	oneNode              bool
+	kinds                string
 }
 
 func main() {
@@ -74,6 +75,7 @@ func main() {
 	flag.StringVar(&s.pprof, "plugin-pprof", "", "with a bundle built with GO_TAGS=mcppprof: the address node 1's plugin serves its profiles on (e.g. 127.0.0.1:6070)")
 	flag.StringVar(&s.mmPprof, "mm-pprof", "", "the address node 1's Mattermost serves its profiles on (MetricsSettings), e.g. 127.0.0.1:6072")
 	flag.BoolVar(&s.oneNode, "one-node", false, "run the load against node 1 alone (for -mm-pprof: a second node would find its port taken)")
+	flag.StringVar(&s.kinds, "kinds", "newest,legacy,rest", "which loads to run, comma-separated (one alone, to profile it): newest, legacy, rest")
 	only := flag.String("only", "", "run only the load (load) or only the single calls (calls)")
 	flag.Parse()
 	if err := run(s, *only); err != nil {
@@ -84,7 +86,7 @@ func main() {
 
 func run(s settings, only string) error {
 	ctx := context.Background()
-	opts := harness.Options{BundlePath: s.bundle, LogWriter: io.Discard}
+	opts := harness.Options{BundlePath: s.bundle, LogWriter: io.Discard, AsShipped: true}
 	if s.pprof != "" {
 		opts.ExtraEnv = append(opts.ExtraEnv, "MCP_PLUGIN_PPROF="+s.pprof)
 	}
@@ -147,13 +149,27 @@ func benchLoad(ctx context.Context, mm *harness.Server, s settings) error {
 		return err
 	}
 	fmt.Printf("\n== load: %d clients of %d people x %d read calls, %s ==\n", s.clients, s.ppl, s.calls, where)
-	kinds := []struct {
+	var kinds []struct {
 		name string
 		run  func() (loadFigures, error)
+	}
+	for _, k := range []struct {
+		key, name string
+		run       func() (loadFigures, error)
 	}{
-		{"MCP, newest protocol", func() (loadFigures, error) { return mcpLoad(ctx, proxy, fx, s, mcp.LATEST_PROTOCOL_VERSION) }},
-		{"MCP, " + legacyVersion + " (sessions)", func() (loadFigures, error) { return mcpLoad(ctx, proxy, fx, s, legacyVersion) }},
-		{"REST, the same tools", func() (loadFigures, error) { return restLoad(ctx, proxy, fx, s) }},
+		{"newest", "MCP, newest protocol", func() (loadFigures, error) { return mcpLoad(ctx, proxy, fx, s, mcp.LATEST_PROTOCOL_VERSION) }},
+		{"legacy", "MCP, " + legacyVersion + " (sessions)", func() (loadFigures, error) { return mcpLoad(ctx, proxy, fx, s, legacyVersion) }},
+		{"rest", "REST, the same tools", func() (loadFigures, error) { return restLoad(ctx, proxy, fx, s) }},
+	} {
+		if slices.Contains(strings.Split(s.kinds, ","), k.key) {
+			kinds = append(kinds, struct {
+				name string
+				run  func() (loadFigures, error)
+			}{k.name, k.run})
+		}
+	}
+	if len(kinds) == 0 {
+		return fmt.Errorf("-kinds %q names none of newest, legacy, rest", s.kinds)
 	}
 	// A warm-up of each, not counted: caches, connections, the JIT of the
 	// database's plans.
@@ -173,6 +189,9 @@ func benchLoad(ctx context.Context, mm *harness.Server, s settings) error {
 			fmt.Printf("round %d  %-28s %6.0f calls/s  p50 %6s  p99 %6s  errors %d %s\n", r+1, k.name, f.perSecond(),
 				f.p50.Round(time.Millisecond), f.p99.Round(time.Millisecond), f.errors, f.firstError)
 		}
+	}
+	if !strings.HasSuffix(s.kinds, "rest") || len(kinds) < 2 {
+		return nil // no ratio without the baseline beside it
 	}
 	rest := figures[len(kinds)-1]
 	for i, k := range kinds[:len(kinds)-1] {

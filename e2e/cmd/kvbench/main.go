@@ -48,7 +48,7 @@ func main() {
 
 func run(bundle string, sessions, workers int) error {
 	ctx := context.Background()
-	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard})
+	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func main() {
 
 func run(bundle string, clients, calls, people int) error {
 	ctx := context.Background()
-	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard})
+	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
 	if err != nil {
 		return err
 	}

@@ -55,7 +55,7 @@ func run(bundle string, runs int) error {
 		}
 		fmt.Println()
 	}
-	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard})
+	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
 	if err != nil {
 		return err
 	}

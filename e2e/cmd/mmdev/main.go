@@ -54,7 +54,7 @@ func run() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	s, err := harness.Start(ctx, harness.Options{BundlePath: *bundle, SitePort: *port})
+	s, err := harness.Start(ctx, harness.Options{BundlePath: *bundle, SitePort: *port, AsShipped: true})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mmdev:", err)
 		return 1
