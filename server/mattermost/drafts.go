@@ -57,24 +57,20 @@ func (c *Caller) Drafts(teamID string) (drafts []Draft, more bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("database: %w", err)
 	}
-	rows, err := db.Query(query, c.userID, teamID, teamID)
-	if err != nil {
-		return nil, false, fmt.Errorf("list drafts: %w", err)
-	}
-	defer closeRows(rows)
 	type row struct {
 		channelID, rootID, message, fileIDs string
 		at                                  int64
 	}
 	var found []row
-	for rows.Next() {
+	err = queryRows(db, query, []any{c.userID, teamID, teamID}, 5, func(scan func(...any) error) error {
 		var r row
-		if err := rows.Scan(&r.channelID, &r.rootID, &r.message, &r.fileIDs, &r.at); err != nil {
-			return nil, false, fmt.Errorf("list drafts: %w", err)
+		if err := scan(&r.channelID, &r.rootID, &r.message, &r.fileIDs, &r.at); err != nil {
+			return err
 		}
 		found = append(found, r)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, false, fmt.Errorf("list drafts: %w", err)
 	}
 	if len(found) > maxDrafts {

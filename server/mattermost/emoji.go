@@ -48,21 +48,17 @@ func (c *Caller) CustomEmoji(prefix, after string, n int) (list []Emoji, more bo
 	if err != nil {
 		return nil, false, fmt.Errorf("database: %w", err)
 	}
-	rows, err := db.Query(query, like, after)
-	if err != nil {
-		return nil, false, fmt.Errorf("list custom emoji: %w", err)
-	}
-	defer closeRows(rows)
-	for rows.Next() {
+	err = queryRows(db, query, []any{like, after}, 3, func(scan func(...any) error) error {
 		var e Emoji
 		var at int64
-		if err := rows.Scan(&e.ID, &e.Name, &at); err != nil {
-			return nil, false, fmt.Errorf("list custom emoji: %w", err)
+		if err := scan(&e.ID, &e.Name, &at); err != nil {
+			return err
 		}
 		e.Created = time.UnixMilli(at).UTC()
 		list = append(list, e)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, false, fmt.Errorf("list custom emoji: %w", err)
 	}
 	if len(list) > n {

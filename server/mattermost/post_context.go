@@ -66,16 +66,11 @@ func (c *Caller) PostReactions(posts []*model.Post, perEmoji int) (map[string][]
 		args = append(args, id)
 	}
 	args = append(args, perEmoji)
-	rows, err := db.Query(q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read reactions: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err = queryRows(db, q, args, 4, func(scan func(...any) error) error {
 		var postID, emoji, userID string
 		var count int
-		if err := rows.Scan(&postID, &emoji, &userID, &count); err != nil {
-			return nil, fmt.Errorf("read reactions: %w", err)
+		if err := scan(&postID, &emoji, &userID, &count); err != nil {
+			return err
 		}
 		groups := out[postID]
 		i := len(groups) - 1
@@ -87,8 +82,9 @@ func (c *Caller) PostReactions(posts []*model.Post, perEmoji int) (map[string][]
 		}
 		groups[i].UserIDs = append(groups[i].UserIDs, userID)
 		out[postID] = groups
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read reactions: %w", err)
 	}
 	return out, nil
@@ -183,20 +179,16 @@ func (c *Caller) Threads(rootIDs []string) (map[string]Thread, error) {
 	for i, id := range rootIDs {
 		args[i] = id
 	}
-	rows, err := db.Query(`SELECT PostId, ReplyCount, LastReplyAt FROM Threads WHERE PostId IN (`+strings.Join(p, ", ")+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read threads: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err = queryRows(db, `SELECT PostId, ReplyCount, LastReplyAt FROM Threads WHERE PostId IN (`+strings.Join(p, ", ")+`)`, args, 3, func(scan func(...any) error) error {
 		var id string
 		var t Thread
-		if err := rows.Scan(&id, &t.ReplyCount, &t.LastReplyAt); err != nil {
-			return nil, fmt.Errorf("read threads: %w", err)
+		if err := scan(&id, &t.ReplyCount, &t.LastReplyAt); err != nil {
+			return err
 		}
 		out[id] = t
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read threads: %w", err)
 	}
 	return out, nil

@@ -195,31 +195,29 @@ SELECT 1, PostId, NULL, NULL, NULL, UserId, AcknowledgedAt, 0 FROM PostAcknowled
 UNION ALL
 SELECT 2, PostId, NULL, NULL, NULL, '', LastReplyAt, ReplyCount FROM Threads WHERE PostId IN (%[1]s)
 ORDER BY 1, 7, 6`, in)
-	rows, err := db.Query(q, args...)
-	if err != nil {
-		return fmt.Errorf("read post priority, acknowledgements and threads: %w", err)
-	}
-	defer closeRows(rows)
-	for rows.Next() {
+	err = queryRows(db, q, args, 8, func(scan func(...any) error) error {
 		var kind int
-		var id, user string
-		var level sql.NullString
-		var requested, persistent sql.NullBool
+		var id, user, level string
+		var requested, persistent bool
 		var at, n int64
-		if err := rows.Scan(&kind, &id, &level, &requested, &persistent, &user, &at, &n); err != nil {
-			return fmt.Errorf("read post priority, acknowledgements and threads: %w", err)
+		if err := scan(&kind, &id, &level, &requested, &persistent, &user, &at, &n); err != nil {
+			return err
 		}
 		switch kind {
 		case 0:
-			priority(id, &model.PostPriority{PostId: id, Priority: model.NewPointer(level.String),
-				RequestedAck: model.NewPointer(requested.Bool), PersistentNotifications: model.NewPointer(persistent.Bool)})
+			priority(id, &model.PostPriority{PostId: id, Priority: model.NewPointer(level),
+				RequestedAck: model.NewPointer(requested), PersistentNotifications: model.NewPointer(persistent)})
 		case 1:
 			ack(&model.PostAcknowledgement{PostId: id, UserId: user, AcknowledgedAt: at})
 		default:
 			thread(id, Thread{ReplyCount: n, LastReplyAt: at})
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read post priority, acknowledgements and threads: %w", err)
 	}
-	return rows.Err()
+	return nil
 }
 
 // openGraph is the part of a stored OpenGraph record a preview shows.
@@ -239,25 +237,20 @@ func previews(db *sql.DB, driver string, hashes []any, found func(int64, *LinkPr
 	if err != nil {
 		return err
 	}
-	rows, err := db.Query(q, hashes...)
-	if err != nil {
-		return fmt.Errorf("read link previews: %w", err)
-	}
-	defer closeRows(rows)
-	for rows.Next() {
+	err = queryRows(db, q, hashes, 4, func(scan func(...any) error) error {
 		var h int64
 		var url, typ string
 		var data []byte
-		if err := rows.Scan(&h, &url, &typ, &data); err != nil {
-			return fmt.Errorf("read link previews: %w", err)
+		if err := scan(&h, &url, &typ, &data); err != nil {
+			return err
 		}
 		// "image" links show as the image itself, "none" as nothing.
 		if typ != string(model.LinkMetadataTypeOpengraph) {
-			continue
+			return nil
 		}
 		var og openGraph
 		if json.Unmarshal(data, &og) != nil || (og.Title == "" && og.Description == "") {
-			continue
+			return nil
 		}
 		pv := &LinkPreview{URL: url, Title: og.Title, Description: og.Description, SiteName: og.SiteName}
 		if len(og.Images) > 0 {
@@ -267,6 +260,10 @@ func previews(db *sql.DB, driver string, hashes []any, found func(int64, *LinkPr
 			}
 		}
 		found(h, pv)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read link previews: %w", err)
 	}
-	return rows.Err()
+	return nil
 }

@@ -336,20 +336,16 @@ func (g *Gateway) postRefs(q postQuery, after PostKey) ([]postRef, error) {
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
-	rows, err := db.Query(query, append(append([]any{}, q.args...), before, same, id)...)
-	if err != nil {
-		return nil, err
-	}
-	defer closeRows(rows)
 	var out []postRef
-	for rows.Next() {
+	err = queryRows(db, query, append(append([]any{}, q.args...), before, same, id), 3, func(scan func(...any) error) error {
 		var r postRef
-		if err := rows.Scan(&r.id, &r.channelID, &r.at); err != nil {
-			return nil, err
+		if err := scan(&r.id, &r.channelID, &r.at); err != nil {
+			return err
 		}
 		out = append(out, r)
-	}
-	return out, rows.Err()
+		return nil
+	})
+	return out, err
 }
 
 func closeRows(rows *sql.Rows) { _ = rows.Close() }

@@ -40,26 +40,22 @@ func (c *Caller) FollowedThreads(max int) (threads []FollowedThread, more bool, 
 	if err != nil {
 		return nil, false, fmt.Errorf("database: %w", err)
 	}
-	rows, err := db.Query(`SELECT Threads.PostId, Threads.ChannelId, Threads.ReplyCount, Threads.LastReplyAt,
+	err = queryRows(db, `SELECT Threads.PostId, Threads.ChannelId, Threads.ReplyCount, Threads.LastReplyAt,
 		ThreadMemberships.LastViewed, ThreadMemberships.UnreadMentions,
 		(SELECT COUNT(Posts.Id) FROM Posts WHERE Posts.RootId = ThreadMemberships.PostId
 			AND Posts.CreateAt > ThreadMemberships.LastViewed AND Posts.DeleteAt = 0) AS UnreadReplies
 		FROM Threads JOIN ThreadMemberships ON ThreadMemberships.PostId = Threads.PostId
 		WHERE ThreadMemberships.UserId = `+p[0]+` AND ThreadMemberships.Following = true
 			AND COALESCE(Threads.ThreadDeleteAt, 0) = 0
-		ORDER BY Threads.LastReplyAt DESC LIMIT `+p[1], c.userID, max+1)
-	if err != nil {
-		return nil, false, fmt.Errorf("read followed threads: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+		ORDER BY Threads.LastReplyAt DESC LIMIT `+p[1], []any{c.userID, max + 1}, 7, func(scan func(...any) error) error {
 		var t FollowedThread
-		if err := rows.Scan(&t.RootID, &t.ChannelID, &t.ReplyCount, &t.LastReplyAt, &t.LastViewedAt, &t.UnreadMentions, &t.UnreadReplies); err != nil {
-			return nil, false, fmt.Errorf("read followed threads: %w", err)
+		if err := scan(&t.RootID, &t.ChannelID, &t.ReplyCount, &t.LastReplyAt, &t.LastViewedAt, &t.UnreadMentions, &t.UnreadReplies); err != nil {
+			return err
 		}
 		threads = append(threads, t)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, false, fmt.Errorf("read followed threads: %w", err)
 	}
 	if len(threads) > max {

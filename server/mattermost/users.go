@@ -188,20 +188,19 @@ func (c *Caller) namesStarting(teamIDs []string, term string, names, emails bool
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
-	rows, err := db.Query(query, args...)
+	var ids []string
+	err = queryRows(db, query, args, 1, func(scan func(...any) error) error {
+		var id string
+		if err := scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("search people by name: %w", err)
 	}
-	defer closeRows(rows)
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("search people by name: %w", err)
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return ids, nil
 }
 
 // userMatches is Mattermost's user search on a profile as the caller is

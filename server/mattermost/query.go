@@ -1,0 +1,140 @@
+package mattermost
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// queryRows runs a read through the plugin API's database driver and calls
+// row for each of its rows, which scan reads into dest (one per column: a
+// *string, *int64, *int, *bool, *[]byte or sql.Scanner; NULL reads as the
+// zero value).
+//
+// Through that driver every call on a connection or its rows is a round
+// trip to Mattermost, and database/sql makes two a query needs not: it asks
+// for the column names before the first row and, after the last, whether
+// another result set follows. A query here knows how many columns it
+// selects, so it reads the rows from the driver's connection itself: the
+// query, a round trip a row and one for the end, and closing the rows.
+func queryRows(db *sql.DB, q string, args []any, columns int, row func(scan func(dest ...any) error) error) error {
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = conn.Close() }()
+	direct := false
+	err = conn.Raw(func(dc any) error {
+		queryer, ok := dc.(driver.QueryerContext)
+		if !ok {
+			return nil
+		}
+		direct = true
+		named := make([]driver.NamedValue, len(args))
+		for i, a := range args {
+			v, err := driver.DefaultParameterConverter.ConvertValue(a)
+			if err != nil {
+				return fmt.Errorf("argument %d: %w", i+1, err)
+			}
+			named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+		}
+		rows, err := queryer.QueryContext(ctx, q, named)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = rows.Close() }()
+		vals := make([]driver.Value, columns)
+		scan := func(dest ...any) error { return assign(vals, dest) }
+		for {
+			err := rows.Next(vals)
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if err := row(scan); err != nil {
+				return err
+			}
+		}
+	})
+	if direct || err != nil {
+		return err
+	}
+	// A driver without a direct query (none that Mattermost runs).
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return err
+	}
+	defer closeRows(rows)
+	got, into, vals := make([]any, columns), make([]any, columns), make([]driver.Value, columns)
+	for i := range got {
+		into[i] = &got[i]
+	}
+	scan := func(dest ...any) error { return assign(vals, dest) }
+	for rows.Next() {
+		if err := rows.Scan(into...); err != nil {
+			return err
+		}
+		for i, v := range got {
+			vals[i] = v
+		}
+		if err := row(scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// assign reads one row's values into dest as database/sql's Scan would for
+// these types, NULL as the zero value.
+func assign(vals []driver.Value, dest []any) error {
+	if len(dest) != len(vals) {
+		return fmt.Errorf("a row of %d columns read into %d values", len(vals), len(dest))
+	}
+	for i, v := range vals {
+		var err error
+		switch d := dest[i].(type) {
+		case sql.Scanner:
+			err = d.Scan(v)
+		case *string:
+			var n sql.NullString
+			err = n.Scan(v)
+			*d = n.String
+		case *int64:
+			var n sql.NullInt64
+			err = n.Scan(v)
+			*d = n.Int64
+		case *int:
+			var n sql.NullInt64
+			err = n.Scan(v)
+			*d = int(n.Int64)
+		case *bool:
+			var n sql.NullBool
+			err = n.Scan(v)
+			*d = n.Bool
+		case *[]byte:
+			switch b := v.(type) {
+			case nil:
+				*d = nil
+			case []byte:
+				*d = bytes.Clone(b)
+			case string:
+				*d = []byte(b)
+			default:
+				err = fmt.Errorf("%T is not bytes", v)
+			}
+		default:
+			err = fmt.Errorf("cannot read into %T", dest[i])
+		}
+		if err != nil {
+			return fmt.Errorf("column %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
