@@ -10,9 +10,11 @@
 //     clients, people and mix; once for clients of the newest protocol
 //     (no MCP sessions) and once for 2025-11-25 (with sessions);
 //   - get_me against a plugin route that does nothing;
-//   - read_file, window 1 of a fresh 1 MB text file, against
-//     GET /api/v4/files/{id} of the whole file;
-//   - read_file, window 2 of it, against get_me;
+//   - read_file, window 1 of a fresh text file, against
+//     GET /api/v4/files/{id} of the whole file: one just over the 1 MiB of
+//     text Mattermost extracts (its record carries that megabyte beside the
+//     bytes) and one of 1 MB (its record's text is the file);
+//   - read_file, window 2 of the first, against get_me;
 //   - read_file of a 12 MP EXIF-6 JPEG (upright, at most 1568 px) against a
 //     REST download and ImageMagick's convert -auto-orient -resize.
 //
@@ -394,20 +396,32 @@ func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 	if err != nil {
 		return err
 	}
-	text := harness.MiBOfText()
 	// Window 1 of a fresh file each time: a read of a file already read
-	// would be cut from its kept text.
-	fresh := make([]string, 0, s.runs+1)
-	for range s.runs + 1 {
-		up, _, err := api.UploadFile(ctx, text, town.Id, "big.txt")
-		if err != nil {
-			return err
+	// would be cut from its kept text. Two sizes: just over the 1 MiB of
+	// text Mattermost extracts, whose record carries that megabyte beside
+	// the file's bytes, and 1 MB, whose record's text is the file.
+	posted := func(text []byte, n int) ([]string, error) {
+		ids := make([]string, 0, n)
+		for range n {
+			up, _, err := api.UploadFile(ctx, text, town.Id, "big.txt")
+			if err != nil {
+				return nil, err
+			}
+			id := up.FileInfos[0].Id
+			if _, _, err := api.CreatePost(ctx, &model.Post{ChannelId: town.Id, Message: "fastbench", FileIds: []string{id}}); err != nil {
+				return nil, err
+			}
+			ids = append(ids, id)
 		}
-		id := up.FileInfos[0].Id
-		if _, _, err := api.CreatePost(ctx, &model.Post{ChannelId: town.Id, Message: "fastbench", FileIds: []string{id}}); err != nil {
-			return err
-		}
-		fresh = append(fresh, id)
+		return ids, nil
+	}
+	fresh, err := posted(harness.MiBOfText(), s.runs+1)
+	if err != nil {
+		return err
+	}
+	freshMB, err := posted(harness.TextOf(1_000_000), s.runs+1)
+	if err != nil {
+		return err
 	}
 	photo, err := twelveMegapixelPhoto()
 	if err != nil {
@@ -458,11 +472,13 @@ func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 		resp.Body.Close()
 		return err
 	}
-	next := 0
-	window1 := func() error {
-		id := fresh[next]
-		next++
-		return call("read_file", map[string]any{"file_id": id})()
+	window1Of := func(ids []string) func() error {
+		next := 0
+		return func() error {
+			id := ids[next]
+			next++
+			return call("read_file", map[string]any{"file_id": id})()
+		}
 	}
 	// The file window 2 is read from, read once (window 1) so its text is
 	// kept; the fresh files' window 1 keep theirs too, none of which is
@@ -502,8 +518,10 @@ func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 		n          int
 	}{
 		{"get_me / a plugin route that does nothing", "at most 1.5x", call("get_me", nil), noop, s.runs},
-		{"read_file window 1 of a fresh 1 MB text / GET /api/v4/files/{id}", "at most 1.1x", window1,
+		{"read_file window 1 of a fresh 1 MiB+ text / GET /api/v4/files/{id}", "at most 1.1x", window1Of(fresh),
 			func() error { return download(fresh[0], io.Discard) }, s.runs},
+		{"read_file window 1 of a fresh 1 MB text / GET /api/v4/files/{id}", "at most 1.1x", window1Of(freshMB),
+			func() error { return download(freshMB[0], io.Discard) }, s.runs},
 		{"read_file window 2 of it / get_me", "at most 1.2x", call("read_file", map[string]any{"file_id": kept, "offset": 501, "limit": 500}),
 			call("get_me", nil), s.runs},
 		{"12 MP EXIF-6 JPEG to 1568 px / REST download + convert", "at most 0.6x", call("read_file", map[string]any{"file_id": photoID}),
