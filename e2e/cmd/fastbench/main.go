@@ -77,7 +77,7 @@ func main() {
 	flag.StringVar(&s.pprof, "plugin-pprof", "", "with a bundle built with GO_TAGS=mcppprof: the address node 1's plugin serves its profiles on (e.g. 127.0.0.1:6070)")
 	flag.StringVar(&s.mmPprof, "mm-pprof", "", "the address node 1's Mattermost serves its profiles on (MetricsSettings), e.g. 127.0.0.1:6072")
 	flag.BoolVar(&s.oneNode, "one-node", false, "run the load against node 1 alone (for -mm-pprof: a second node would find its port taken)")
-	flag.StringVar(&s.kinds, "kinds", "newest,legacy,rest", "which loads to run, comma-separated (one alone, to profile it): newest, legacy, rest")
+	flag.StringVar(&s.kinds, "kinds", "newest,legacy,restmcp,rest", "which loads to run, comma-separated (one alone, to profile it): newest, legacy, restmcp (the same tools from an MCP server over REST), rest")
 	only := flag.String("only", "", "run only the load (load) or only the single calls (calls)")
 	flag.Parse()
 	if err := run(s, *only); err != nil {
@@ -119,6 +119,13 @@ func run(s settings, only string) error {
 	return nil
 }
 
+// loadKind is one of the loads run in turn: its -kinds key, its name and
+// one round of it.
+type loadKind struct {
+	key, name string
+	run       func() (loadFigures, error)
+}
+
 // loadFigures is one round of the load.
 type loadFigures struct {
 	calls, errors int
@@ -150,24 +157,21 @@ func benchLoad(ctx context.Context, mm *harness.Server, s settings) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("\n== load: %d clients of %d people x %d read calls, %s ==\n", s.clients, s.ppl, s.calls, where)
-	var kinds []struct {
-		name string
-		run  func() (loadFigures, error)
+	restMCPURL, stopRESTMCP, err := restMCP(proxy, fx)
+	if err != nil {
+		return err
 	}
-	for _, k := range []struct {
-		key, name string
-		run       func() (loadFigures, error)
-	}{
+	defer stopRESTMCP()
+	fmt.Printf("\n== load: %d clients of %d people x %d read calls, %s ==\n", s.clients, s.ppl, s.calls, where)
+	var kinds []loadKind
+	for _, k := range []loadKind{
 		{"newest", "MCP, newest protocol", func() (loadFigures, error) { return mcpLoad(ctx, proxy, fx, s, mcp.LATEST_PROTOCOL_VERSION) }},
 		{"legacy", "MCP, " + legacyVersion + " (sessions)", func() (loadFigures, error) { return mcpLoad(ctx, proxy, fx, s, legacyVersion) }},
+		{"restmcp", "a REST-based MCP server, " + legacyVersion, func() (loadFigures, error) { return mcpLoad(ctx, restMCPURL, fx, s, legacyVersion) }},
 		{"rest", "REST, the same tools", func() (loadFigures, error) { return restLoad(ctx, proxy, fx, s) }},
 	} {
 		if slices.Contains(strings.Split(s.kinds, ","), k.key) {
-			kinds = append(kinds, struct {
-				name string
-				run  func() (loadFigures, error)
-			}{k.name, k.run})
+			kinds = append(kinds, k)
 		}
 	}
 	if len(kinds) == 0 {
@@ -188,22 +192,30 @@ func benchLoad(ctx context.Context, mm *harness.Server, s settings) error {
 				return err
 			}
 			figures[i] = append(figures[i], f)
-			fmt.Printf("round %d  %-28s %6.0f calls/s  p50 %6s  p99 %6s  errors %d %s\n", r+1, k.name, f.perSecond(),
+			fmt.Printf("round %d  %-36s %6.0f calls/s  p50 %6s  p99 %6s  errors %d %s\n", r+1, k.name, f.perSecond(),
 				f.p50.Round(time.Millisecond), f.p99.Round(time.Millisecond), f.errors, f.firstError)
 		}
 	}
-	if !strings.HasSuffix(s.kinds, "rest") || len(kinds) < 2 {
-		return nil // no ratio without the baseline beside it
-	}
-	rest := figures[len(kinds)-1]
-	for i, k := range kinds[:len(kinds)-1] {
-		var thr, p50, p99 []float64
-		for r := range rest {
-			thr = append(thr, figures[i][r].perSecond()/rest[r].perSecond())
-			p50 = append(p50, float64(figures[i][r].p50)/float64(rest[r].p50))
-			p99 = append(p99, float64(figures[i][r].p99)/float64(rest[r].p99))
+	// Each against the baseline (the REST calls alone), then the
+	// plugin against the REST-based MCP server, like with like.
+	for _, base := range []struct{ key, name, goal string }{
+		{"rest", "REST", " (goal at least 0.8x; p99 at most 1.2x)"}, {"restmcp", "REST-based MCP", ""}} {
+		b := slices.IndexFunc(kinds, func(k loadKind) bool { return k.key == base.key })
+		if b < 0 {
+			continue
 		}
-		fmt.Printf("%-34s throughput %s (goal at least 0.8x)  p50 %s  p99 %s (goal at most 1.2x)\n", k.name+" / REST:", ratio(thr), ratio(p50), ratio(p99))
+		for i, k := range kinds {
+			if k.key == "rest" || k.key == base.key {
+				continue
+			}
+			var thr, p50, p99 []float64
+			for r := range figures[b] {
+				thr = append(thr, figures[i][r].perSecond()/figures[b][r].perSecond())
+				p50 = append(p50, float64(figures[i][r].p50)/float64(figures[b][r].p50))
+				p99 = append(p99, float64(figures[i][r].p99)/float64(figures[b][r].p99))
+			}
+			fmt.Printf("%-46s throughput %s%s  p50 %s  p99 %s\n", k.name+" / "+base.name+":", ratio(thr), base.goal, ratio(p50), ratio(p99))
+		}
 	}
 	return nil
 }
@@ -331,23 +343,30 @@ func restLoad(ctx context.Context, site string, fx fixture, s settings) (loadFig
 
 // rest makes one REST call and reads its answer whole.
 func rest(ctx context.Context, token, method, url string, body []byte) error {
+	_, err := restBody(ctx, token, method, url, body)
+	return err
+}
+
+// restBody makes one REST call and returns its answer.
+func restBody(ctx context.Context, token, method, url string, body []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return err
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
 	}
 	if resp.StatusCode >= 300 {
-		return fmt.Errorf("%s %s: %d", method, url, resp.StatusCode)
+		return nil, fmt.Errorf("%s %s: %d", method, url, resp.StatusCode)
 	}
-	return nil
+	return b, nil
 }
 
 // measure has s.clients clients make s.calls calls each at once.
