@@ -442,6 +442,10 @@ func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 	if err != nil {
 		return err
 	}
+	freshLike, err := posted(harness.MiBOfText(), s.runs/2)
+	if err != nil {
+		return err
+	}
 	photo, err := twelveMegapixelPhoto()
 	if err != nil {
 		return err
@@ -459,15 +463,31 @@ func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 		return err
 	}
 	defer harness.EndMCPSession(ctx, mm.URL, alice.Token, c)
-	call := func(tool string, args map[string]any) func() error {
-		return func() error {
-			res, err := harness.CallTool(ctx, c, tool, args)
-			if err == nil && res.IsError {
-				err = fmt.Errorf("%s refused", tool)
+	callOf := func(c *client.Client) func(tool string, args map[string]any) func() error {
+		return func(tool string, args map[string]any) func() error {
+			return func() error {
+				res, err := harness.CallTool(ctx, c, tool, args)
+				if err == nil && res.IsError {
+					err = fmt.Errorf("%s refused", tool)
+				}
+				return err
 			}
-			return err
 		}
 	}
+	call := callOf(c)
+	// The same calls through the smallest REST-based MCP server (restmcp.go),
+	// like with like: its read_file downloads the whole file every time.
+	restURL, stopREST, err := restMCP(mm.URL, fixture{people: []harness.User{alice}, team: mm.Team.Id, channel: town.Id, fileID: fresh[0]})
+	if err != nil {
+		return err
+	}
+	defer stopREST()
+	rc, err := harness.ConnectMCPVersion(ctx, restURL, alice.Token, "fastbench", legacyVersion)
+	if err != nil {
+		return err
+	}
+	defer harness.EndMCPSession(ctx, restURL, alice.Token, rc)
+	viaREST := callOf(rc)
 	download := func(id string, into io.Writer) error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, mm.URL+"/api/v4/files/"+id, nil)
 		req.Header.Set("Authorization", "Bearer "+alice.Token)
@@ -543,6 +563,11 @@ func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 			func() error { return download(freshMB[0], io.Discard) }, s.runs},
 		{"read_file window 2 of it / get_me", "at most 1.2x", call("read_file", map[string]any{"file_id": kept, "offset": 501, "limit": 500}),
 			call("get_me", nil), s.runs},
+		{"get_me / the REST-based MCP server's", "like with like", call("get_me", nil), viaREST("get_me", nil), s.runs},
+		{"read_file window 1 of a fresh 1 MiB+ text / the REST-based MCP server's", "like with like", window1Of(freshLike),
+			viaREST("read_file", nil), s.runs / 2},
+		{"read_file window 2 / the REST-based MCP server's read_file", "like with like", call("read_file", map[string]any{"file_id": kept, "offset": 501, "limit": 500}),
+			viaREST("read_file", nil), s.runs},
 		{"12 MP EXIF-6 JPEG to 1568 px / REST download + convert", "at most 0.6x", call("read_file", map[string]any{"file_id": photoID}),
 			photoREST, s.photos},
 	}
