@@ -109,9 +109,9 @@ func (c *Caller) File(fileID string) (Readable, error) {
 			return f, err
 		}
 	}
-	info, err := c.g.api.File.GetInfo(fileID)
+	info, err := c.g.fileRecord(fileID)
 	if err != nil {
-		return Readable{}, notFoundOr(err, "read file info")
+		return Readable{}, err
 	}
 	c.g.keepFile(info)
 	if info.DeleteAt != 0 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -45,6 +46,9 @@ type Gateway struct {
 	audit auditLog
 	// files is what this node keeps of posted files' records (file_facts.go).
 	files *expiring.Map[string, model.FileInfo]
+	// fileTableFailed logs once that file records are read through the
+	// plugin API instead (file_record.go).
+	fileTableFailed sync.Once
 	// teams is each person's teams as this node read them (kept.go).
 	teams *expiring.Map[string, []Membership]
 	// teamsByID is teams read by id, for their names (kept.go).

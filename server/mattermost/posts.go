@@ -2,6 +2,7 @@ package mattermost
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -116,12 +117,12 @@ func (c *Caller) PostFiles(p *model.Post) ([]*model.FileInfo, error) {
 			out = append(out, info)
 			continue
 		}
-		info, err := c.g.api.File.GetInfo(id)
+		info, err := c.g.fileRecord(id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
 		if err != nil {
-			if isNotFound(err) {
-				continue
-			}
-			return nil, fmt.Errorf("read file info: %w", err)
+			return nil, err
 		}
 		if info.DeleteAt != 0 || info.PostId != p.Id {
 			continue

@@ -1,0 +1,133 @@
+package mattermost
+
+import (
+	"database/sql/driver"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/plugin"
+	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
+	"github.com/stretchr/testify/mock"
+)
+
+// tableDriver is the plugin API's database driver answering every query
+// with rows (or failing it with err), and remembering the queries.
+type tableDriver struct {
+	mu      sync.Mutex
+	rows    [][]driver.Value
+	err     error
+	queries []string
+	next    map[string]int
+}
+
+func (d *tableDriver) Conn(bool) (string, error) { return "conn", nil }
+func (d *tableDriver) ConnPing(string) error     { return nil }
+func (d *tableDriver) ConnClose(string) error    { return nil }
+func (d *tableDriver) ConnQuery(_, q string, _ []driver.NamedValue) (string, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.queries = append(d.queries, q)
+	if d.err != nil {
+		return "", d.err
+	}
+	if d.next == nil {
+		d.next = map[string]int{}
+	}
+	id := model.NewId()
+	d.next[id] = 0
+	return id, nil
+}
+func (d *tableDriver) ConnExec(string, string, []driver.NamedValue) (plugin.ResultContainer, error) {
+	return plugin.ResultContainer{}, errors.New("no writes")
+}
+func (d *tableDriver) Tx(string, driver.TxOptions) (string, error) {
+	return "", errors.New("no transactions")
+}
+func (d *tableDriver) TxCommit(string) error               { return nil }
+func (d *tableDriver) TxRollback(string) error             { return nil }
+func (d *tableDriver) Stmt(string, string) (string, error) { return "", errors.New("no statements") }
+func (d *tableDriver) StmtClose(string) error              { return nil }
+func (d *tableDriver) StmtNumInput(string) int             { return -1 }
+func (d *tableDriver) StmtQuery(string, []driver.NamedValue) (string, error) {
+	return "", errors.New("no statements")
+}
+func (d *tableDriver) StmtExec(string, []driver.NamedValue) (plugin.ResultContainer, error) {
+	return plugin.ResultContainer{}, errors.New("no statements")
+}
+func (d *tableDriver) RowsColumns(string) []string { return nil }
+func (d *tableDriver) RowsClose(string) error      { return nil }
+func (d *tableDriver) RowsNext(id string, dest []driver.Value) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := d.next[id]
+	if n == len(d.rows) {
+		return io.EOF
+	}
+	copy(dest, d.rows[n])
+	d.next[id] = n + 1
+	return nil
+}
+func (d *tableDriver) RowsHasNextResultSet(string) bool                  { return false }
+func (d *tableDriver) RowsNextResultSet(string) error                    { return io.EOF }
+func (d *tableDriver) RowsColumnTypeDatabaseTypeName(string, int) string { return "" }
+func (d *tableDriver) RowsColumnTypePrecisionScale(string, int) (int64, int64, bool) {
+	return 0, 0, false
+}
+
+// tableAPI is accessAPI on PostgreSQL without read replicas.
+func tableAPI(t *testing.T) *plugintest.API {
+	api := accessAPI(t)
+	cfg := &model.Config{}
+	cfg.SetDefaults()
+	api.On("GetConfig").Return(cfg).Maybe()
+	api.On("GetUnsanitizedConfig").Return(cfg).Maybe()
+	return api
+}
+
+func fileRow(id, postID string, content string) []driver.Value {
+	return []driver.Value{id, aliceID, postID, privateID, int64(1), int64(2), int64(0),
+		"data/a.txt", "", "", "a.txt", "txt", int64(len(content)), "text/plain", int64(0), int64(0), false,
+		nil, "", false, content}
+}
+
+func TestAFilesRecordIsReadFromItsTableWithoutTheExtractedTextItDoesNotNeed(t *testing.T) {
+	api := tableAPI(t)
+	fileID, postID := model.NewId(), model.NewId()
+	d := &tableDriver{rows: [][]driver.Value{fileRow(fileID, postID, "hello\n")}}
+	f, err := NewGateway(api, d).As(aliceID).File(fileID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := f.Info(); info.Name != "a.txt" || info.Size != 6 || info.PostId != postID || info.ChannelId != privateID ||
+		info.Content != "hello\n" || info.MiniPreview != nil || info.RemoteId == nil || f.ChannelID() != privateID {
+		t.Fatalf("record %+v", info)
+	}
+	api.AssertNotCalled(t, "GetFileInfo", mock.Anything)
+	if len(d.queries) != 1 || !strings.Contains(d.queries[0], "OCTET_LENGTH(Content) = Size") || !strings.Contains(d.queries[0], "$1") {
+		t.Fatalf("queries %q: want one, with the text only where it is the file's or a PDF's", d.queries)
+	}
+}
+
+func TestAFileMissingFromItsTableIsNotFound(t *testing.T) {
+	api := tableAPI(t)
+	if _, err := NewGateway(api, &tableDriver{}).As(aliceID).File(model.NewId()); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("%v, want not found", err)
+	}
+	api.AssertNotCalled(t, "GetFileInfo", mock.Anything)
+}
+
+func TestAFileTableThatDoesNotAnswerLeavesTheRecordToThePluginAPI(t *testing.T) {
+	api := tableAPI(t)
+	fileID, postID := model.NewId(), model.NewId()
+	api.On("GetFileInfo", fileID).Return(&model.FileInfo{Id: fileID, PostId: postID, ChannelId: privateID, Name: "a.txt", Size: 3}, nil).Once()
+	api.On("LogWarn", mock.Anything, mock.Anything, mock.Anything).Once()
+	d := &tableDriver{err: errors.New(`column "archived" does not exist`)}
+	f, err := NewGateway(api, d).As(aliceID).File(fileID)
+	if err != nil || f.Info().Name != "a.txt" {
+		t.Fatalf("%+v, %v", f, err)
+	}
+}
