@@ -12,9 +12,10 @@
 //	go run ./e2e/cmd/callprofile -bundle $PWD/dist/mcp-server-0.1.0.tar.gz -tools get_me,read_file,fresh_read_file
 //
 // Tools: get_me, list_channels, read_channel, search_posts, read_file
-// (window 2 of a 1 MiB text, cut from its kept text) and fresh_read_file
-// (window 1 of a 1 MiB text never read before). It measures; it asserts
-// nothing.
+// (window 2 of a 1 MiB text, cut from its kept text), fresh_read_file
+// (window 1 of a text just over 1 MiB never read before) and
+// fresh_read_file_mb (of 1 MB, whose record's text is the file). It
+// measures; it asserts nothing.
 package main
 
 import (
@@ -70,8 +71,7 @@ func run(bundle string, names []string, secs, par int, version string) error {
 	if err != nil {
 		return err
 	}
-	text := harness.MiBOfText()
-	upload := func() (string, error) {
+	uploadText := func(text []byte) (string, error) {
 		up, _, err := api.UploadFile(ctx, text, town.Id, "big.txt")
 		if err != nil {
 			return "", err
@@ -80,6 +80,7 @@ func run(bundle string, names []string, secs, par int, version string) error {
 		_, _, err = api.CreatePost(ctx, &model.Post{ChannelId: town.Id, Message: "callprofile", FileIds: []string{id}})
 		return id, err
 	}
+	upload := func() (string, error) { return uploadText(harness.MiBOfText()) }
 	kept, err := upload()
 	if err != nil {
 		return err
@@ -96,11 +97,15 @@ func run(bundle string, names []string, secs, par int, version string) error {
 			args = func() (map[string]any, bool) {
 				return map[string]any{"file_id": kept, "offset": 501, "limit": 500}, true
 			}
-		case "fresh_read_file":
+		case "fresh_read_file", "fresh_read_file_mb":
 			tool = "read_file"
+			text := harness.MiBOfText()
+			if name == "fresh_read_file_mb" {
+				text = harness.TextOf(1_000_000)
+			}
 			var fresh []string
 			for range 30 * secs {
-				id, err := upload()
+				id, err := uploadText(text)
 				if err != nil {
 					return err
 				}
@@ -123,7 +128,7 @@ func run(bundle string, names []string, secs, par int, version string) error {
 			args = func() (map[string]any, bool) { return map[string]any{"terms": "callprofile"}, true }
 		}
 		size := 0
-		if name != "fresh_read_file" {
+		if !strings.HasPrefix(name, "fresh_") {
 			a, _ := args()
 			res, err := harness.CallTool(ctx, c, tool, a) // warm: the kept text, the caches
 			if err != nil {
