@@ -88,27 +88,44 @@ func tableAPI(t *testing.T) *plugintest.API {
 	return api
 }
 
-func fileRow(id, postID string, content string) []driver.Value {
+func fileRow(id, postID string, size int64, textUsed bool) []driver.Value {
+	used := int64(0)
+	if textUsed {
+		used = 1
+	}
 	return []driver.Value{id, aliceID, postID, privateID, int64(1), int64(2), int64(0),
-		"data/a.txt", "", "", "a.txt", "txt", int64(len(content)), "text/plain", int64(0), int64(0), false,
-		nil, "", false, content}
+		"data/a.docx", "", "", "a.docx", "docx", size, "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+		int64(0), int64(0), false, nil, "", false, used}
 }
 
 func TestAFilesRecordIsReadFromItsTableWithoutTheExtractedTextItDoesNotNeed(t *testing.T) {
 	api := tableAPI(t)
 	fileID, postID := model.NewId(), model.NewId()
-	d := &tableDriver{rows: [][]driver.Value{fileRow(fileID, postID, "hello\n")}}
+	d := &tableDriver{rows: [][]driver.Value{fileRow(fileID, postID, 5<<20, false)}}
 	f, err := NewGateway(api, d).As(aliceID).File(fileID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info := f.Info(); info.Name != "a.txt" || info.Size != 6 || info.PostId != postID || info.ChannelId != privateID ||
-		info.Content != "hello\n" || info.MiniPreview != nil || info.RemoteId == nil || f.ChannelID() != privateID {
+	if info := f.Info(); info.Name != "a.docx" || info.Size != 5<<20 || info.PostId != postID || info.ChannelId != privateID ||
+		info.Content != "" || info.MiniPreview != nil || info.RemoteId == nil || f.ChannelID() != privateID {
 		t.Fatalf("record %+v", info)
 	}
 	api.AssertNotCalled(t, "GetFileInfo", mock.Anything)
-	if len(d.queries) != 1 || !strings.Contains(d.queries[0], "OCTET_LENGTH(Content) = Size") || !strings.Contains(d.queries[0], "$1") {
-		t.Fatalf("queries %q: want one, with the text only where it is the file's or a PDF's", d.queries)
+	if len(d.queries) != 1 || !strings.Contains(d.queries[0], "OCTET_LENGTH(Content) = Size") || !strings.Contains(d.queries[0], "$1") ||
+		strings.Contains(d.queries[0], "THEN COALESCE(Content") {
+		t.Fatalf("queries %q: want one, asking whether the text is the file's or a PDF's without reading it", d.queries)
+	}
+}
+
+func TestARecordWhoseExtractedTextIsUsedComesWithItThroughThePluginAPI(t *testing.T) {
+	api := tableAPI(t)
+	fileID, postID := model.NewId(), model.NewId()
+	api.On("GetFileInfo", fileID).Return(&model.FileInfo{Id: fileID, PostId: postID, ChannelId: privateID, Name: "a.txt", Extension: "txt",
+		Size: 6, Content: "hello\n"}, nil).Once()
+	d := &tableDriver{rows: [][]driver.Value{fileRow(fileID, postID, 6, true)}}
+	f, err := NewGateway(api, d).As(aliceID).File(fileID)
+	if err != nil || f.Info().Content != "hello\n" {
+		t.Fatalf("%+v, %v: want the record with its text", f.Info(), err)
 	}
 }
 
