@@ -1,8 +1,11 @@
 package harness
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -27,4 +30,25 @@ func TextOf(n int) []byte {
 func (s *Server) TownSquare(ctx context.Context, u User) (*model.Channel, error) {
 	ch, _, err := s.Client(u).GetChannelByName(ctx, "town-square", s.Team.Id, "")
 	return ch, err
+}
+
+// WordDocument is the benchmarks' long document: a .docx of plain
+// paragraphs whose XML is about 3 x size bytes (its text about half that,
+// within what one file extracts).
+func WordDocument(size int) []byte {
+	var body strings.Builder
+	for i := 0; body.Len() < size*3; i++ {
+		fmt.Fprintf(&body, `<w:p><w:r><w:t>Paragraph %d: the harbour report lists cranes %d and %d, tide %d cm, and %x.</w:t></w:r></w:p>`, i, i%7, i%11, i%300, i*2654435761)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, p := range []struct{ name, data string }{
+		{"[Content_Types].xml", `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`},
+		{"word/document.xml", `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` + body.String() + `</w:body></w:document>`},
+	} {
+		w, _ := zw.Create(p.name)
+		_, _ = io.WriteString(w, p.data)
+	}
+	_ = zw.Close()
+	return buf.Bytes()
 }

@@ -116,14 +116,21 @@ type Text struct {
 	Size     int64    `json:"size"`
 	About    []string `json:"about,omitempty"`
 	Body     string   `json:"body"`
+	// lines indexes Body's lines once the text is kept (Index): a window of
+	// it then costs the window, not the text.
+	lines *Lines
 }
+
+// Index indexes the text's lines for the windows to come; call it before
+// the text is shared, as it is not safe to call beside Window.
+func (t *Text) Index() { t.lines = IndexLines(t.Body) }
 
 // Window cuts one window of the text, as Convert would from the file.
 func (t *Text) Window(ctx context.Context, req Request) (*View, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return windowView(ctx, t.Body, req, t.Kind, t.Detected, t.Mismatch, t.Size, t.About)
+	return windowViewOf(ctx, t.Body, t.lines, req, t.Kind, t.Detected, t.Mismatch, t.Size, t.About)
 }
 
 // RangeError is returned when a request's window does not exist: Offset past
@@ -249,7 +256,12 @@ func WindowOfText(ctx context.Context, text string, req Request, what string) (*
 // windowView builds the view of one window over text, with a header made of
 // the file line, the about sentences and the window's position and next call.
 func windowView(ctx context.Context, text string, req Request, kind Kind, detected, mismatch string, size int64, about []string) (*View, error) {
-	body, w, err := window(ctx, text, req)
+	return windowViewOf(ctx, text, nil, req, kind, detected, mismatch, size, about)
+}
+
+// windowViewOf is windowView with the text's line index, if it has one.
+func windowViewOf(ctx context.Context, text string, lines *Lines, req Request, kind Kind, detected, mismatch string, size int64, about []string) (*View, error) {
+	body, w, err := window(ctx, text, lines, req)
 	if err != nil {
 		return nil, err
 	}

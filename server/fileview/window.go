@@ -13,9 +13,12 @@ import (
 // the line and "\n"; the whole window, numbers included, stays within
 // MaxWindowBytes. A line that alone does not fit is cut at a character
 // boundary, and the window says the byte column its next part starts at.
-func window(ctx context.Context, text string, req Request) (string, *Window, error) {
+func window(ctx context.Context, text string, lines *Lines, req Request) (string, *Window, error) {
 	limit := windowLimit(req)
-	total := countLines(text)
+	if lines == nil || lines.bytes != len(text) {
+		lines = nil // not this text's: count and scan
+	}
+	total := lines.count(text)
 	if limit < 1 || limit > MaxWindowLines {
 		return "", nil, &RangeError{Offset: req.Offset, TotalLines: total, Limit: limit, Name: visible(req.Name, 512),
 			Valid: renderCall(req, max(1, min(req.Offset, total)), 1, DefaultWindowLines)}
@@ -37,9 +40,9 @@ func window(ctx context.Context, text string, req Request) (string, *Window, err
 		return "", nil, &RangeError{Offset: offset, TotalLines: total, Name: visible(req.Name, 512),
 			Valid: renderCall(req, max(1, total-limit+1), 1, limit)}
 	}
-	// Find the start of line offset.
-	pos := 0
-	for line := 1; line < offset; line++ {
+	// Find the start of line offset, from the nearest indexed line.
+	pos, line := lines.near(offset)
+	for ; line < offset; line++ {
 		if line%(64<<10) == 0 {
 			if err := ctx.Err(); err != nil {
 				return "", nil, err
@@ -120,6 +123,52 @@ func lineAt(text string, pos int) string {
 		return text[pos : pos+i]
 	}
 	return text[pos:]
+}
+
+// lineStride: a text's line index keeps where every lineStride-th line
+// starts, so a window of a long kept text scans at most that many lines to
+// find its first one, and never counts the whole text again; the index of
+// a 16 MiB text of short lines is a few hundred offsets.
+const lineStride = 1024
+
+// Lines indexes a text's lines: how many there are and where every
+// lineStride-th one starts. A nil *Lines is no index: its methods count
+// and scan.
+type Lines struct {
+	bytes  int   // the length of the text it indexes
+	total  int   // countLines of it
+	starts []int // starts[k] is the byte offset of line k*lineStride+1
+}
+
+// IndexLines indexes text's lines.
+func IndexLines(text string) *Lines {
+	l := &Lines{bytes: len(text), total: countLines(text), starts: []int{0}}
+	for pos, line := 0, 1; ; line++ {
+		i := strings.IndexByte(text[pos:], '\n')
+		if i < 0 || pos+i+1 >= len(text) {
+			return l
+		}
+		pos += i + 1
+		if line%lineStride == 0 {
+			l.starts = append(l.starts, pos)
+		}
+	}
+}
+
+func (l *Lines) count(text string) int {
+	if l == nil {
+		return countLines(text)
+	}
+	return l.total
+}
+
+// near is the indexed line at or before line offset and where it starts.
+func (l *Lines) near(offset int) (pos, line int) {
+	if l == nil {
+		return 0, 1
+	}
+	k := min((offset-1)/lineStride, len(l.starts)-1)
+	return l.starts[k], k*lineStride + 1
 }
 
 // countLines counts lines; a final "\n" ends the last line rather than

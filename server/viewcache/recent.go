@@ -46,6 +46,10 @@ func (r *recent) put(key string, t *fileview.Text) {
 	if len(t.Body) > r.max {
 		return
 	}
+	// Its own copy, indexed: every later window on this node cuts it.
+	indexed := *t
+	indexed.Index()
+	t = &indexed
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.byKey == nil {

@@ -14,7 +14,8 @@
 // Tools: get_me, list_channels, read_channel, search_posts, read_file
 // (window 2 of a 1 MiB text, cut from its kept text), fresh_read_file
 // (window 1 of a text just over 1 MiB never read before) and
-// fresh_read_file_mb (of 1 MB, whose record's text is the file). It
+// fresh_read_file_mb (of 1 MB, whose record's text is the file) and
+// docx_read_file (window 2 of a long Word document's kept text). It
 // measures; it asserts nothing.
 package main
 
@@ -121,6 +122,19 @@ func run(bundle string, names []string, secs, par int, version string) error {
 				id := fresh[0]
 				fresh = fresh[1:]
 				return map[string]any{"file_id": id}, true
+			}
+		case "docx_read_file":
+			tool = "read_file"
+			up, _, err := api.UploadFile(ctx, harness.WordDocument(5<<20), town.Id, "big.docx")
+			if err != nil {
+				return err
+			}
+			id := up.FileInfos[0].Id
+			if _, _, err := api.CreatePost(ctx, &model.Post{ChannelId: town.Id, Message: "callprofile", FileIds: []string{id}}); err != nil {
+				return err
+			}
+			args = func() (map[string]any, bool) {
+				return map[string]any{"file_id": id, "offset": 501, "limit": 500}, true
 			}
 		case "read_channel":
 			args = func() (map[string]any, bool) { return map[string]any{"channel": town.Id, "limit": 30}, true }

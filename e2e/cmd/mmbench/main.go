@@ -7,7 +7,6 @@
 package main
 
 import (
-	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -167,7 +166,7 @@ func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 	if err != nil {
 		return err
 	}
-	doc := wordDocument(5 << 20)
+	doc := harness.WordDocument(5 << 20)
 	upDoc, _, err := api.UploadFile(ctx, doc, town.Id, "big.docx")
 	if err != nil {
 		return err
@@ -198,26 +197,6 @@ func benchReadFile(ctx context.Context, mm *harness.Server, runs int) error {
 	fmt.Printf("%-44s %9.2fx, %.2fx of the no-op route (goal: within 2x)\n", "window 2 against get_me",
 		float64(docWindow2)/float64(floor), float64(docWindow2)/float64(route))
 	return nil
-}
-
-// wordDocument is a .docx of plain paragraphs whose XML is about 3 x size
-// bytes (its text about half that, within what one file extracts).
-func wordDocument(size int) []byte {
-	var body strings.Builder
-	for i := 0; body.Len() < size*3; i++ {
-		fmt.Fprintf(&body, `<w:p><w:r><w:t>Paragraph %d: the harbour report lists cranes %d and %d, tide %d cm, and %x.</w:t></w:r></w:p>`, i, i%7, i%11, i%300, i*2654435761)
-	}
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, p := range []struct{ name, data string }{
-		{"[Content_Types].xml", `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>`},
-		{"word/document.xml", `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>` + body.String() + `</w:body></w:document>`},
-	} {
-		w, _ := zw.Create(p.name)
-		_, _ = io.WriteString(w, p.data)
-	}
-	_ = zw.Close()
-	return buf.Bytes()
 }
 
 func benchJPEG(ctx context.Context) error {
