@@ -561,7 +561,7 @@ func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 			func() error { return download(fresh[0], io.Discard) }, s.runs},
 		{"read_file window 1 of a fresh 1 MB text / GET /api/v4/files/{id}", "at most 1.1x", window1Of(freshMB),
 			func() error { return download(freshMB[0], io.Discard) }, s.runs},
-		{"read_file window 2 of it / get_me", "at most 1.2x", call("read_file", map[string]any{"file_id": kept, "offset": 501, "limit": 500}),
+		{"read_file window 2 of the 1 MiB+ text / get_me", "at most 1.2x", call("read_file", map[string]any{"file_id": kept, "offset": 501, "limit": 500}),
 			call("get_me", nil), s.runs},
 		{"get_me / the REST-based MCP server's", "like with like", call("get_me", nil), viaREST("get_me", nil), s.runs},
 		{"read_file window 1 of a fresh 1 MiB+ text / the REST-based MCP server's", "like with like", window1Of(freshLike),
