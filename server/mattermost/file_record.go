@@ -1,9 +1,6 @@
 package mattermost
 
 import (
-	"errors"
-	"fmt"
-
 	"github.com/mattermost/mattermost/server/public/model"
 )
 
@@ -27,7 +24,7 @@ const fileRecordQuery = `SELECT Id, CreatorId, PostId, COALESCE(ChannelId, ''), 
 	MiniPreview, COALESCE(RemoteId, ''), Archived,
 	CASE WHEN OCTET_LENGTH(Content) > 0 AND (OCTET_LENGTH(Content) = Size OR LOWER(Extension) = 'pdf' OR MimeType = 'application/pdf')
 		THEN 1 ELSE 0 END
-	FROM FileInfo WHERE Id = %s`
+	FROM FileInfo WHERE Id IN (%s)`
 
 // fileRecordColumns is how many columns fileRecordQuery selects.
 const fileRecordColumns = 21
@@ -36,16 +33,16 @@ const fileRecordColumns = 21
 // extracted text where nothing here reads it.
 func (g *Gateway) fileRecord(fileID string) (*model.FileInfo, error) {
 	if g.hasDB {
-		info, textUsed, err := g.fileRecordFromTable(fileID)
-		if (err == nil && !textUsed) || errors.Is(err, ErrNotFound) {
-			return info, err
-		}
-		if err == nil {
+		found, err := g.fileRecordsFromTable([]any{fileID})
+		r, ok := found[fileID]
+		switch {
+		case err == nil && !ok:
+			return nil, ErrNotFound
+		case err == nil && !r.textUsed:
+			return r.info, nil
+		case err == nil:
 			return g.fileRecordThroughAPI(fileID)
 		}
-		g.fileTableFailed.Do(func() { // the rest fall back quietly
-			g.Log().Warn("Could not read a file's record from Mattermost's FileInfo table; reading records through the plugin API instead, which carries each file's extracted text", "error", err.Error())
-		})
 	}
 	return g.fileRecordThroughAPI(fileID)
 }
@@ -58,22 +55,70 @@ func (g *Gateway) fileRecordThroughAPI(fileID string) (*model.FileInfo, error) {
 	return info, nil
 }
 
-// fileRecordFromTable is the record without its text, and whether the
-// text is used.
-func (g *Gateway) fileRecordFromTable(fileID string) (_ *model.FileInfo, textUsed bool, _ error) {
-	p, err := placeholders(g.driverName(), 1)
+// KnowFilesOf reads, in one query, the records of the files of posts that
+// this node does not keep yet, and keeps them (file_facts.go): PostFiles
+// then finds each one kept, and a page of posts with attachments asks the
+// table once rather than once per file. Where the table does not answer,
+// PostFiles reads each file as before.
+func (c *Caller) KnowFilesOf(posts []*model.Post) {
+	if !c.g.hasDB {
+		return
+	}
+	var ids []any
+	for _, p := range posts {
+		for _, id := range p.FileIds {
+			if _, kept := c.g.keptFile(id); !kept && model.IsValidId(id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	found, err := c.g.fileRecordsFromTable(ids)
 	if err != nil {
-		return nil, false, err
+		return
+	}
+	for _, r := range found {
+		c.g.keepFile(r.info) // without its text, which no listing reads
+	}
+}
+
+// tableRecord is a file's record read from the table, without its text,
+// and whether that text is used.
+type tableRecord struct {
+	info     *model.FileInfo
+	textUsed bool
+}
+
+// fileRecordsFromTable reads the records of ids, by id; an id without a
+// row is left out. The first failure is logged: then the plugin API
+// answers instead.
+func (g *Gateway) fileRecordsFromTable(ids []any) (map[string]tableRecord, error) {
+	found, err := g.readFileTable(ids)
+	if err != nil {
+		g.fileTableFailed.Do(func() { // the rest fall back quietly
+			g.Log().Warn("Could not read a file's record from Mattermost's FileInfo table; reading records through the plugin API instead, which carries each file's extracted text", "error", err.Error())
+		})
+	}
+	return found, err
+}
+
+func (g *Gateway) readFileTable(ids []any) (map[string]tableRecord, error) {
+	q, err := inQuery(g.driverName(), fileRecordQuery, len(ids))
+	if err != nil {
+		return nil, err
 	}
 	db, err := g.api.Store.GetReplicaDB()
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	var found *model.FileInfo
-	err = queryRows(db, fmt.Sprintf(fileRecordQuery, p[0]), []any{fileID}, fileRecordColumns, func(scan func(...any) error) error {
+	found := make(map[string]tableRecord, len(ids))
+	err = queryRows(db, q, ids, fileRecordColumns, func(scan func(...any) error) error {
 		var f model.FileInfo
 		var mini []byte
 		var remote string
+		var textUsed bool
 		if err := scan(&f.Id, &f.CreatorId, &f.PostId, &f.ChannelId, &f.CreateAt, &f.UpdateAt, &f.DeleteAt,
 			&f.Path, &f.ThumbnailPath, &f.PreviewPath, &f.Name, &f.Extension, &f.Size, &f.MimeType, &f.Width, &f.Height, &f.HasPreviewImage,
 			&mini, &remote, &f.Archived, &textUsed); err != nil {
@@ -83,14 +128,11 @@ func (g *Gateway) fileRecordFromTable(fileID string) (_ *model.FileInfo, textUse
 			f.MiniPreview = &mini
 		}
 		f.RemoteId = &remote
-		found = &f
+		found[f.Id] = tableRecord{info: &f, textUsed: textUsed}
 		return nil
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	if found == nil {
-		return nil, false, ErrNotFound
-	}
-	return found, textUsed, nil
+	return found, nil
 }

@@ -148,3 +148,31 @@ func TestAFileTableThatDoesNotAnswerLeavesTheRecordToThePluginAPI(t *testing.T) 
 		t.Fatalf("%+v, %v", f, err)
 	}
 }
+
+func TestAPageOfPostsReadsItsAttachmentsRecordsInOneQuery(t *testing.T) {
+	api := tableAPI(t)
+	var posts []*model.Post
+	var rows [][]driver.Value
+	for range 3 {
+		p := &model.Post{Id: model.NewId(), ChannelId: privateID}
+		for range 2 {
+			id := model.NewId()
+			p.FileIds = append(p.FileIds, id)
+			rows = append(rows, fileRow(id, p.Id, 100, false))
+		}
+		posts = append(posts, p)
+	}
+	d := &tableDriver{rows: rows}
+	c := NewGateway(api, d).As(aliceID)
+	c.KnowFilesOf(posts)
+	for _, p := range posts {
+		files, err := c.PostFiles(p)
+		if err != nil || len(files) != 2 || files[0].Id != p.FileIds[0] || files[1].Id != p.FileIds[1] {
+			t.Fatalf("post %s: %v, %v", p.Id, files, err)
+		}
+	}
+	if len(d.queries) != 1 || strings.Count(d.queries[0], "$") != 6 {
+		t.Fatalf("queries %q: want one for the six files", d.queries)
+	}
+	api.AssertNotCalled(t, "GetFileInfo", mock.Anything)
+}

@@ -96,6 +96,7 @@ func newPostWriter(c *mattermost.Caller, posts []*model.Post) (*postWriter, erro
 	if err != nil {
 		return nil, err
 	}
+	c.KnowFilesOf(posts) // one query for the page's attachments
 	w := &postWriter{c: c, site: c.SiteURL(), authors: authors, teams: map[string]string{}, chans: map[string]string{}}
 	if err := w.lookContent(posts); err != nil {
 		return nil, err
