@@ -124,34 +124,11 @@ func Config(data []byte) (format string, width, height int, err error) {
 // Errors wrap ErrUnsupported, ErrTooManyPixels, ErrCorrupt or ErrTooLarge;
 // a cancelled ctx returns ctx.Err().
 func Prepare(ctx context.Context, data []byte) (*Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	h, err := inspect(data)
+	h, img, res, err := opened(ctx, data)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	img, err := decode(h.format, data)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
 	photo := isPhoto(h.format, img) // decided before scaling changes the type
-
-	res := &Result{
-		Format:         h.format,
-		OriginalWidth:  h.width,
-		OriginalHeight: h.height,
-		OriginalBytes:  len(data),
-		Orientation:    h.orientation,
-		Frames:         h.frames,
-	}
 
 	upright := h.orientation <= 1
 	if upright && h.frames == 1 && max(h.width, h.height) <= MaxLongEdge &&
@@ -224,6 +201,33 @@ func passThrough(format string) bool {
 
 // isPhoto reports whether the image came from a lossy photo encoding and
 // has no alpha, so it is re-encoded as JPEG; everything else goes to PNG.
+// opened checks data's header and decodes it, as Prepare and Thumbnail
+// both begin, with a cancelled ctx checked between the steps, and starts
+// the Result with what the original is.
+func opened(ctx context.Context, data []byte) (header, image.Image, *Result, error) {
+	if err := ctx.Err(); err != nil {
+		return header{}, nil, nil, err
+	}
+	h, err := inspect(data)
+	if err != nil {
+		return header{}, nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return header{}, nil, nil, err
+	}
+	img, err := decode(h.format, data)
+	if err != nil {
+		return header{}, nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return header{}, nil, nil, err
+	}
+	return h, img, &Result{
+		Format: h.format, OriginalWidth: h.width, OriginalHeight: h.height, OriginalBytes: len(data),
+		Orientation: h.orientation, Frames: h.frames,
+	}, nil
+}
+
 func isPhoto(format string, img image.Image) bool {
 	switch format {
 	case FormatJPEG:

@@ -10,22 +10,12 @@ import (
 // otherwise) in at most maxBytes. It checks, decodes and fails as Prepare
 // does; only the first frame or page is drawn.
 func Thumbnail(ctx context.Context, data []byte, maxEdge, maxBytes int) (*Result, error) {
-	h, err := inspect(data)
+	h, img, res, err := opened(ctx, data)
 	if err != nil {
-		return nil, err
-	}
-	img, err := decode(h.format, data)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	photo := isPhoto(h.format, img)
-	res := &Result{
-		Format: h.format, OriginalWidth: h.width, OriginalHeight: h.height, OriginalBytes: len(data),
-		Orientation: h.orientation, Frames: h.frames, Reencoded: true,
-	}
+	res.Reencoded = true
 	if b := img.Bounds(); b != image.Rect(0, 0, h.width, h.height) {
 		img = onCanvas(img, h.width, h.height)
 	}
