@@ -103,12 +103,8 @@ func TestTheThreadViewDrawsMattermostsOwnThumbnailReadAsTheThumbnailResourceNotA
 		t.Errorf("the thumbnail of a text file reads as %v, want a refusal naming read_file", err)
 	}
 
-	page := threadViewPage(t, c)
 	args := map[string]any{"channel": ch.Id}
-	res := call(t, c, "read_channel", args)
-	if res.IsError {
-		t.Fatalf("read_channel: %s", text(res))
-	}
+	page, res := threadViewOf(t, c, "read_channel", args)
 	for _, width := range []int64{phoneWidth, laptopWidth} {
 		tab := hostView(t, page, res, args, "light", width, c)
 		thumb := pollJS[string](t, tab, "the view draws the photo's thumbnail", inView(`(() => { const i = d.querySelector("img.thumb"); return i && i.complete && i.naturalWidth > 0 ? i.naturalWidth + " " + i.src.split(",")[0] : ""; })()`))
@@ -149,12 +145,8 @@ func TestTheThreadViewShowsWhoReactedWithWhichEmojiAtPhoneAndLaptopWidth(t *test
 	react(t, carol, root.Id, "tada")
 	react(t, dave, root.Id, custom.Name)
 	c := connect(t, mm.URL, carol.Token)
-	page := threadViewPage(t, c)
 	args := map[string]any{"post": root.Id}
-	res := call(t, c, "read_thread", args)
-	if res.IsError {
-		t.Fatalf("read_thread: %s", text(res))
-	}
+	page, res := threadViewOf(t, c, "read_thread", args)
 	for _, theme := range []string{"light", "dark"} {
 		for _, width := range []int64{phoneWidth, laptopWidth} {
 			tab := hostView(t, page, res, args, theme, width)

@@ -167,6 +167,18 @@ func threadViewPage(t *testing.T, c *client.Client) string {
 	return viewPage(t, c, resources.ThreadView, "read_thread", "read_channel", "search_posts")
 }
 
+// threadViewOf is the thread view's page and c's answer from tool, which
+// names it, to args; a refusal fails the test.
+func threadViewOf(t *testing.T, c *client.Client, tool string, args map[string]any) (string, *mcp.CallToolResult) {
+	t.Helper()
+	page := threadViewPage(t, c)
+	res := call(t, c, tool, args)
+	if res.IsError {
+		t.Fatalf("%s: %s", tool, text(res))
+	}
+	return page, res
+}
+
 const viewXSS = `<img src=x onerror="window.pwned=1"> [click](javascript:window.pwned=1)`
 
 func TestTheThreadViewShowsTheThreadCarolReadAtPhoneAndLaptopWidthInBothThemes(t *testing.T) {
@@ -178,12 +190,8 @@ func TestTheThreadViewShowsTheThreadCarolReadAtPhoneAndLaptopWidthInBothThemes(t
 	root := createPost(t, dave, ch.Id, "What did we decide about the **launch**? Plan: https://example.com/plan\n- ship friday\n- `flags` on\n"+viewXSS, "")
 	createPost(t, carol, ch.Id, "> ship friday\nAgreed, I will write the _notes_.", root.Id)
 	c := connect(t, mm.URL, carol.Token)
-	page := threadViewPage(t, c)
 	args := map[string]any{"post": root.Id}
-	res := call(t, c, "read_thread", args)
-	if res.IsError {
-		t.Fatalf("read_thread: %s", text(res))
-	}
+	page, res := threadViewOf(t, c, "read_thread", args)
 	tokyo, _ := time.LoadLocation("Asia/Tokyo")
 	day := time.UnixMilli(root.CreateAt).In(tokyo).Format("Jan 2, 2006")
 	for _, theme := range []string{"light", "dark"} {
@@ -250,12 +258,8 @@ func TestTheThreadViewShowsAChannelsPostsWithTheirAttachmentsByNameAndSize(t *te
 	postFiles(t, dave, ch.Id, "the notes, attached", map[string][]byte{name: []byte(strings.Repeat("n", 3000))})
 	postFiles(t, dave, ch.Id, "the chart", map[string][]byte{"chart.png": tinyPNG(t)})
 	c := connect(t, mm.URL, carol.Token)
-	page := threadViewPage(t, c)
 	args := map[string]any{"channel": ch.Id}
-	res := call(t, c, "read_channel", args)
-	if res.IsError {
-		t.Fatalf("read_channel: %s", text(res))
-	}
+	page, res := threadViewOf(t, c, "read_channel", args)
 	tab := hostView(t, page, res, args, "light", laptopWidth, c)
 	files := pollJS[string](t, tab, "the view shows the attachment", inView(`[...d.querySelectorAll(".files")].map(e => e.textContent).join(" | ")`))
 	if !strings.Contains(files, name+"2.9 KB") || !strings.HasSuffix(files, "chart.png118 B · image/png") {
@@ -281,12 +285,8 @@ func TestTheThreadViewShowsWhatCarolFoundInTwoChannelsEachWithItsChannel(t *test
 		names = append(names, ch.Name)
 	}
 	c := connect(t, mm.URL, carol.Token)
-	page := threadViewPage(t, c)
 	args := map[string]any{"terms": word}
-	res := call(t, c, "search_posts", args)
-	if res.IsError {
-		t.Fatalf("search_posts: %s", text(res))
-	}
+	page, res := threadViewOf(t, c, "search_posts", args)
 	tab := hostView(t, page, res, args, "dark", phoneWidth)
 	shown := pollJS[string](t, tab, "the view names each found post's channel", inView(`[...d.querySelectorAll(".post .in")].map(e => e.textContent).sort().join(" ")`))
 	if want := "~" + names[0] + " ~" + names[1]; shown != want {

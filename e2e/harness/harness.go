@@ -81,7 +81,10 @@ type Options struct {
 	ExtraEnv []string
 	// AsShipped runs the plugin as a production server does: without the
 	// check of every answer against its tool's output schema that the tests
-	// run with (MCP_PLUGIN_VALIDATE_OUTPUT). For the bench commands.
+	// run with (MCP_PLUGIN_VALIDATE_OUTPUT). The e2e suite's own call helper
+	// checks the answers it gets too; the server's check covers every other
+	// client a test drives (the SDK scripts, the conformance suite, the
+	// views' host page). For the bench commands.
 	AsShipped bool
 }
 
