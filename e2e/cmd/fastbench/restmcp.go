@@ -38,14 +38,15 @@ func restMCP(site string, fx fixture) (url string, stop func(), err error) {
 			return mcp.NewToolResultText(text), nil
 		})
 	}
-	bodies := func(ctx context.Context, token string, calls ...[3]string) (string, error) {
+	type restCall struct{ method, path, body string }
+	bodies := func(ctx context.Context, token string, calls ...restCall) (string, error) {
 		var out []string
 		for _, c := range calls {
 			var body []byte
-			if c[2] != "" {
-				body = []byte(c[2])
+			if c.body != "" {
+				body = []byte(c.body)
 			}
-			b, err := restBody(ctx, token, c[0], api+c[1], body)
+			b, err := restBody(ctx, token, c.method, api+c.path, body)
 			if err != nil {
 				return "", err
 			}
@@ -55,18 +56,18 @@ func restMCP(site string, fx fixture) (url string, stop func(), err error) {
 	}
 	search := `{"terms":"fastbench","is_or_search":false,"per_page":20}`
 	tool("get_me", func(ctx context.Context, token string) (string, error) {
-		return bodies(ctx, token, [3]string{http.MethodGet, "/users/me", ""})
+		return bodies(ctx, token, restCall{http.MethodGet, "/users/me", ""})
 	})
 	tool("list_channels", func(ctx context.Context, token string) (string, error) {
-		return bodies(ctx, token, [3]string{http.MethodGet, "/users/me/teams", ""},
-			[3]string{http.MethodGet, "/users/me/teams/" + fx.team + "/channels", ""})
+		return bodies(ctx, token, restCall{http.MethodGet, "/users/me/teams", ""},
+			restCall{http.MethodGet, "/users/me/teams/" + fx.team + "/channels", ""})
 	})
 	tool("read_channel", func(ctx context.Context, token string) (string, error) {
-		return bodies(ctx, token, [3]string{http.MethodGet, "/channels/" + fx.channel + "/posts?per_page=30", ""},
-			[3]string{http.MethodPost, "/users/ids", `["` + fx.people[0].ID + `"]`})
+		return bodies(ctx, token, restCall{http.MethodGet, "/channels/" + fx.channel + "/posts?per_page=30", ""},
+			restCall{http.MethodPost, "/users/ids", `["` + fx.people[0].ID + `"]`})
 	})
 	tool("read_file", func(ctx context.Context, token string) (string, error) {
-		info, err := bodies(ctx, token, [3]string{http.MethodGet, "/files/" + fx.fileID + "/info", ""})
+		info, err := bodies(ctx, token, restCall{http.MethodGet, "/files/" + fx.fileID + "/info", ""})
 		if err != nil {
 			return "", err
 		}
@@ -78,7 +79,7 @@ func restMCP(site string, fx fixture) (url string, stop func(), err error) {
 		return info + "\n" + string(bytes.Join(lines[:min(200, len(lines))], []byte("\n"))), nil
 	})
 	tool("search_posts", func(ctx context.Context, token string) (string, error) {
-		return bodies(ctx, token, [3]string{http.MethodPost, "/teams/" + fx.team + "/posts/search", search})
+		return bodies(ctx, token, restCall{http.MethodPost, "/teams/" + fx.team + "/posts/search", search})
 	})
 	h := server.NewStreamableHTTPServer(s, server.WithHTTPContextFunc(func(ctx context.Context, r *http.Request) context.Context {
 		return context.WithValue(ctx, tokenKey{}, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
