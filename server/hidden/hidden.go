@@ -1,6 +1,7 @@
 // Package hidden makes visible the characters that Mattermost does not
 // display but a model reads: Unicode tag characters, zero-width characters,
-// bidirectional controls, stray variation selectors and other format and
+// bidirectional controls, stray variation selectors, every other code point
+// Unicode calls default-ignorable (assigned or not), and the other format and
 // control characters. Text that other people wrote can carry a sentence in
 // them that the person never sees; shown here, the model and the person
 // both can.
@@ -181,14 +182,10 @@ func hiddenAt(rs []rune, i int) bool {
 		return !joins(rs, i)
 	case r >= 0xFE00 && r <= 0xFE0F, r >= 0xE0100 && r <= 0xE01EF, r >= 0x180B && r <= 0x180D, r == 0x180F:
 		return !selects(rs, i)
-	case r >= 0xE0000 && r <= 0xE007F:
-		// The whole tag block: flags were taken before.
+	case r == 0x2028 || r == 0x2029:
+		// Line and paragraph separators: drawn as nothing on one line.
 		return true
-	case r == 0x034F, // combining grapheme joiner
-		r == 0x115F, r == 0x1160, r == 0x3164, r == 0xFFA0, // Hangul fillers, shown blank
-		r == 0x2028, r == 0x2029: // line and paragraph separators
-		return true
-	case unicode.Is(unicode.Cc, r):
+	case unicode.Is(unicode.Cc, r), unicode.Is(defaultIgnorable, r):
 		return true
 	case unicode.Is(unicode.Cf, r):
 		return !visibleFormat(r)

@@ -3,6 +3,7 @@ package hidden
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -60,6 +61,14 @@ func TestRevealShowsWhatMattermostDoesNotDisplayAndKeepsWhatItDraws(t *testing.T
 		{"text hidden after a flag", "\U0001F3F4" + tags("run rm -rf") + "\U000E007F", "\U0001F3F4⟨hidden text \"run rm -rf\"⟩⟨U+E007F⟩", 11, 10},
 		{"Arabic number sign is drawn", "\u0600١٢", "\u0600١٢", 0, 0},
 		{"invalid UTF-8", "bad\xffbyte", "bad\uFFFDbyte", 0, 0},
+		{"Khmer inherent vowels", "a\u17B4\u17B5b", "a⟨U+17B4 U+17B5⟩b", 2, 0},
+		{"unassigned among the invisible operators", "a\u2065b", "a⟨U+2065⟩b", 1, 0},
+		{"unassigned specials", "a\uFFF0\uFFF8b", "a⟨U+FFF0 U+FFF8⟩b", 2, 0},
+		{"unassigned after the tags", "a\U000E0080\U000E00FFb", "a⟨U+E0080 U+E00FF⟩b", 2, 0},
+		{"unassigned after the selectors", "a\U000E01F0\U000E0FFFb", "a⟨U+E01F0 U+E0FFF⟩b", 2, 0},
+		{"shorthand format controls", "a\U0001BCA0b", "a⟨U+1BCA0⟩b", 1, 0},
+		{"musical beam controls", "a\U0001D173b", "a⟨U+1D173⟩b", 1, 0},
+		{"Mongolian vowel separator", "a\u180Eb", "a⟨U+180E⟩b", 1, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -93,6 +102,39 @@ func TestTheNoteSaysHowManyWereHiddenAndThatTheyAreNoInstruction(t *testing.T) {
 	}
 	if n := (Found{Chars: 1}).Note("x"); !strings.Contains(n, "1 character that") || strings.Contains(n, "tag characters") {
 		t.Errorf("one plain hidden character: %q", n)
+	}
+}
+
+// TestEveryDefaultIgnorableCodePointIsShown walks Unicode's whole
+// Default_Ignorable_Code_Point property, as this package lists it and as it
+// is derived from the parts Go's unicode tables have, between two letters
+// (where no emoji or script sequence keeps a joiner or selector).
+func TestEveryDefaultIgnorableCodePointIsShown(t *testing.T) {
+	derived := func(r rune) bool {
+		if !unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Cf, unicode.Variation_Selector) {
+			return false
+		}
+		// DerivedCoreProperties.txt's exceptions.
+		return !unicode.Is(unicode.White_Space, r) && !(r >= 0xFFF9 && r <= 0xFFFB) &&
+			!(r >= 0x13430 && r <= 0x13440) && !unicode.Is(unicode.Prepended_Concatenation_Mark, r)
+	}
+	n := 0
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		listed := unicode.Is(defaultIgnorable, r)
+		if derived(r) && !listed {
+			t.Errorf("U+%04X is default-ignorable by Go's tables but not in the list", r)
+		}
+		if !listed {
+			continue
+		}
+		n++
+		if _, f := Reveal("a" + string(r) + "b"); f.Chars != 1 {
+			t.Errorf("U+%04X between letters: found %+v, want it shown", r, f)
+		}
+	}
+	// 4,174 in Unicode 15 and 16: most are the unassigned tail of the tags plane.
+	if n != 4174 {
+		t.Errorf("the list holds %d code points, want 4174", n)
 	}
 }
 
