@@ -120,3 +120,36 @@ func TestAPersonInMoreTeamsThanAreHeldIsReadEachTimeAndTheCacheStaysBounded(t *t
 		t.Fatalf("%d people held, bound %d", n, maxAdmissionPeople)
 	}
 }
+
+func TestTheDirectoriesTellNoSuchTeamOrGroupFromAFailedRead(t *testing.T) {
+	api := &plugintest.API{}
+	t.Cleanup(func() { api.AssertExpectations(t) })
+	g := NewGateway(api, nil)
+	missing, broken := model.NewId(), model.NewId()
+	api.On("GetTeam", teamID).Return(&model.Team{Id: teamID, Name: "engineering", DisplayName: "Engineering", DeleteAt: 1}, nil)
+	api.On("GetTeam", missing).Return(nil, model.NewAppError("GetTeam", "app.team.get.find.app_error", nil, "", http.StatusNotFound))
+	api.On("GetTeam", broken).Return(nil, model.NewAppError("GetTeam", "app.team.get.finding.app_error", nil, "", http.StatusInternalServerError))
+	teams := g.TeamDirectory()
+	if l, found, err := teams.ByID(teamID); err != nil || !found || l != (admission.Listing{Named: admission.Named{ID: teamID, Name: "engineering"}, Display: "Engineering", Gone: true}) {
+		t.Fatalf("a team: %+v %v %v", l, found, err)
+	}
+	if _, found, err := teams.ByID(missing); err != nil || found {
+		t.Fatalf("no such team: %v %v", found, err)
+	}
+	if _, _, err := teams.ByID(broken); err == nil {
+		t.Fatal("a failed read reads as no such team")
+	}
+
+	// The groups are read a page at a time, up to the bound.
+	page := make([]*model.Group, groupsPage)
+	for i := range page {
+		page[i] = &model.Group{Id: model.NewId(), Name: model.NewPointer(fmt.Sprintf("g%d", i))}
+	}
+	for i := range maxGroupsCompared / groupsPage {
+		api.On("GetGroups", i, groupsPage, model.GroupSearchOpts{}, (*model.ViewUsersRestrictions)(nil)).Return(page, nil).Once()
+	}
+	all, err := g.GroupDirectory().All()
+	if err != nil || len(all) != maxGroupsCompared || all[1].Name != "g1" {
+		t.Fatalf("%d groups, %v", len(all), err)
+	}
+}
