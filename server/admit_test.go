@@ -65,8 +65,8 @@ func TestSavingATeamOrGroupThatIsNoneIsRefusedAndOneAlreadyInForceIsNotLookedUpA
 	api.On("GetTeam", shaped).Return(nil, notFound)
 	api.On("GetTeamByName", shaped).Return(&model.Team{Id: model.NewId(), Name: shaped, DisplayName: "Lookalike"}, nil)
 	api.On("GetGroupByName", "pilots").Return(nil, model.NewAppError("GetGroupByName", "app.group.no_rows", nil, "", http.StatusNotFound))
-	api.On("GetGroups", 0, 200, model.GroupSearchOpts{}, (*model.ViewUsersRestrictions)(nil)).
-		Return([]*model.Group{{Id: model.NewId(), Name: model.NewPointer("ai-pilots")}}, nil)
+	api.On("GetGroupsBySource", model.GroupSourceLdap).Return([]*model.Group{}, nil)
+	api.On("GetGroupsBySource", model.GroupSourceCustom).Return([]*model.Group{{Id: model.NewId(), Name: model.NewPointer("ai-pilots")}}, nil)
 	save := func(s map[string]any) error {
 		cfg.PluginSettings.Plugins = map[string]map[string]any{m.Id: s}
 		_, err := p.ConfigurationWillBeSaved(cfg)

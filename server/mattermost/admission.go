@@ -158,9 +158,6 @@ func (g *Gateway) readFacts(userID string, need admission.Need) (admission.Facts
 // looked for among the first ones).
 const maxGroupsCompared = 1_000
 
-// groupsPage is how many groups one plugin API round trip reads.
-const groupsPage = 200
-
 // TeamDirectory is this Mattermost's teams, for the check of the admin's
 // list of teams when the settings are saved.
 func (g *Gateway) TeamDirectory() admission.Directory { return teamDirectory{g.raw} }
@@ -224,18 +221,20 @@ func (d groupDirectory) ByName(name string) (admission.Listing, bool, error) {
 	return found(gr, appErr, groupListing)
 }
 
+// All is the LDAP groups, then the custom ones: the plugin API lists all
+// groups only with an LDAP licence, the groups of one source without.
 func (d groupDirectory) All() ([]admission.Listing, error) {
 	var out []admission.Listing
-	for page := 0; len(out) < maxGroupsCompared; page++ {
-		groups, appErr := d.api.GetGroups(page, groupsPage, model.GroupSearchOpts{}, nil)
+	for _, source := range []model.GroupSource{model.GroupSourceLdap, model.GroupSourceCustom} {
+		groups, appErr := d.api.GetGroupsBySource(source)
 		if appErr != nil {
 			return nil, appErr
 		}
 		for _, gr := range groups {
+			if len(out) == maxGroupsCompared {
+				return out, nil
+			}
 			out = append(out, groupListing(gr))
-		}
-		if len(groups) < groupsPage {
-			break
 		}
 	}
 	return out, nil

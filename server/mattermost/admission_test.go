@@ -140,16 +140,16 @@ func TestTheDirectoriesTellNoSuchTeamOrGroupFromAFailedRead(t *testing.T) {
 		t.Fatal("a failed read reads as no such team")
 	}
 
-	// The groups are read a page at a time, up to the bound.
-	page := make([]*model.Group, groupsPage)
-	for i := range page {
-		page[i] = &model.Group{Id: model.NewId(), Name: model.NewPointer(fmt.Sprintf("g%d", i))}
+	// The groups are the LDAP ones, then the custom ones, up to the bound.
+	ldap := []*model.Group{{Id: model.NewId(), Name: model.NewPointer("ldap-0")}}
+	custom := make([]*model.Group, maxGroupsCompared)
+	for i := range custom {
+		custom[i] = &model.Group{Id: model.NewId(), Name: model.NewPointer(fmt.Sprintf("g%d", i))}
 	}
-	for i := range maxGroupsCompared / groupsPage {
-		api.On("GetGroups", i, groupsPage, model.GroupSearchOpts{}, (*model.ViewUsersRestrictions)(nil)).Return(page, nil).Once()
-	}
+	api.On("GetGroupsBySource", model.GroupSourceLdap).Return(ldap, nil).Once()
+	api.On("GetGroupsBySource", model.GroupSourceCustom).Return(custom, nil).Once()
 	all, err := g.GroupDirectory().All()
-	if err != nil || len(all) != maxGroupsCompared || all[1].Name != "g1" {
+	if err != nil || len(all) != maxGroupsCompared || all[0].Name != "ldap-0" || all[1].Name != "g0" {
 		t.Fatalf("%d groups, %v", len(all), err)
 	}
 }
