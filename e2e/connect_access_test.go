@@ -110,6 +110,10 @@ func TestOnlyMembersOfTheListedTeamsConnectByTeamNameOrId(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other, _, err := mm.Client(mm.Admin).CreateTeam(ctx, &model.Team{Name: uniq(t, "other-"), DisplayName: "Other", Type: model.TeamOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
 	insider, outsider, leaver := newPerson(t, "insider"), newPerson(t, "outsider"), newPerson(t, "leaver")
 	for _, u := range []harness.User{insider, leaver} {
 		if _, _, err := mm.Client(mm.Admin).AddTeamMember(ctx, team.Id, u.ID); err != nil {
@@ -121,7 +125,7 @@ func TestOnlyMembersOfTheListedTeamsConnectByTeamNameOrId(t *testing.T) {
 	}
 
 	// By name, as the admin may type it.
-	byName := map[string]any{"ConnectAccess": config.ConnectTeams, "ConnectTeams": "no-such-team, " + strings.ToUpper(team.Name)}
+	byName := map[string]any{"ConnectAccess": config.ConnectTeams, "ConnectTeams": other.Name + ", " + strings.ToUpper(team.Name)}
 	whoMayConnect(t, byName)
 	want := refusal(t, byName, admission.ReasonNotInTeams)
 	refusedEverywhere(t, outsider, want)
@@ -129,7 +133,7 @@ func TestOnlyMembersOfTheListedTeamsConnectByTeamNameOrId(t *testing.T) {
 	servedEverywhere(t, insider)
 
 	// Another team only: the insider is refused too; then by id, served.
-	if err := mm.PatchPluginSettings(map[string]any{"ConnectTeams": "no-such-team"}); err != nil {
+	if err := mm.PatchPluginSettings(map[string]any{"ConnectTeams": other.Name}); err != nil {
 		t.Fatal(err)
 	}
 	refusedEverywhere(t, insider, want)
@@ -142,9 +146,12 @@ func TestOnlyMembersOfTheListedTeamsConnectByTeamNameOrId(t *testing.T) {
 
 func TestOnlyMembersOfTheListedGroupsConnectByGroupNameOrId(t *testing.T) {
 	member, other := newPerson(t, "member"), newPerson(t, "other")
-	name := uniq(t, "pilots-")
+	name, otherName := uniq(t, "pilots-"), uniq(t, "others-")
 	groupID, err := mm.CreateGroup(context.Background(), name, member.ID)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mm.CreateGroup(context.Background(), otherName); err != nil {
 		t.Fatal(err)
 	}
 
@@ -154,7 +161,7 @@ func TestOnlyMembersOfTheListedGroupsConnectByGroupNameOrId(t *testing.T) {
 	refusedEverywhere(t, other, want)
 	servedEverywhere(t, member)
 
-	if err := mm.PatchPluginSettings(map[string]any{"ConnectGroups": "no-such-group"}); err != nil {
+	if err := mm.PatchPluginSettings(map[string]any{"ConnectGroups": otherName}); err != nil {
 		t.Fatal(err)
 	}
 	refusedEverywhere(t, member, want)
@@ -184,4 +191,122 @@ func TestAGuestIsRefusedWhenGuestsMayNotConnectEvenWhenEveryoneMayAndServedWhenT
 		t.Fatal(err)
 	}
 	servedEverywhere(t, guest)
+}
+
+// A team's name is chosen by whoever creates it, and any member may create
+// teams by default: bob names his after the listed team's id. An entry in
+// the form of an id is an id, so his team admits no one.
+func TestATeamNamedAfterTheListedTeamsIdAdmitsNoOne(t *testing.T) {
+	ctx := context.Background()
+	listed, _, err := mm.Client(mm.Admin).CreateTeam(ctx, &model.Team{Name: uniq(t, "listed-"), DisplayName: "Listed", Type: model.TeamOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	insider, bob := newPerson(t, "insider"), newPerson(t, "bob")
+	if _, _, err := mm.Client(mm.Admin).AddTeamMember(ctx, listed.Id, insider.ID); err != nil {
+		t.Fatal(err)
+	}
+	lookalike, _, err := mm.Client(bob).CreateTeam(ctx, &model.Team{Name: listed.Id, DisplayName: "Lookalike", Type: model.TeamInvite})
+	if err != nil {
+		t.Fatalf("bob creates a team named %s: %v", listed.Id, err)
+	}
+	if lookalike.Name != listed.Id || lookalike.Id == listed.Id {
+		t.Fatalf("bob's team: %+v", lookalike)
+	}
+
+	byID := map[string]any{"ConnectAccess": config.ConnectTeams, "ConnectTeams": listed.Id}
+	whoMayConnect(t, byID)
+	refusedEverywhere(t, bob, refusal(t, byID, admission.ReasonNotInTeams))
+	servedEverywhere(t, insider)
+}
+
+// A custom group's name may be any id-shaped text: a group named after the
+// listed group's id admits no one.
+func TestAGroupNamedAfterTheListedGroupsIdAdmitsNoOne(t *testing.T) {
+	ctx := context.Background()
+	member, bob := newPerson(t, "member"), newPerson(t, "bob")
+	listedID, err := mm.CreateGroup(ctx, uniq(t, "listed-"), member.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mm.CreateGroup(ctx, listedID, bob.ID); err != nil {
+		t.Fatalf("a group named %s with bob in it: %v", listedID, err)
+	}
+
+	byID := map[string]any{"ConnectAccess": config.ConnectGroups, "ConnectGroups": listedID}
+	whoMayConnect(t, byID)
+	refusedEverywhere(t, bob, refusal(t, byID, admission.ReasonNotInGroups))
+	servedEverywhere(t, member)
+}
+
+// saveRefused saves settings through the System Console's own API (PUT
+// /api/v4/config) and wants a 400 saying every one of want; the saved
+// settings stay as they were.
+func saveRefused(t *testing.T, settings map[string]any, want ...string) {
+	t.Helper()
+	ctx := context.Background()
+	admin := mm.Client(mm.Admin)
+	before, err := mm.PluginSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _, err := admin.GetConfig(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range settings {
+		cfg.PluginSettings.Plugins[harness.PluginID][strings.ToLower(k)] = v
+	}
+	_, resp, err := admin.UpdateConfig(ctx, cfg)
+	if err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("saving %v: %v (status %v)", settings, err, resp)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("saving %v: %q does not say %q", settings, err, w)
+		}
+	}
+	after, err := mm.PluginSettings()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range settings {
+		if settingValue(after, k) != settingValue(before, k) {
+			t.Errorf("%s is %q after the refused save, was %q", k, settingValue(after, k), settingValue(before, k))
+		}
+	}
+}
+
+func TestSavingATeamOrGroupThatIsNoneIsRefusedNamingTheNearestOrWhatTheEntryIs(t *testing.T) {
+	ctx := context.Background()
+	t.Cleanup(func() {
+		if err := mm.PatchPluginSettings(map[string]any{"ConnectTeams": nil, "ConnectGroups": nil}); err != nil {
+			t.Errorf("clear the lists: %v", err)
+		}
+	})
+	team, _, err := mm.Client(mm.Admin).CreateTeam(ctx, &model.Team{Name: uniq(t, "nearby-"), DisplayName: "Nearby", Type: model.TeamOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := uniq(t, "crew-")
+	if _, err := mm.CreateGroup(ctx, group); err != nil {
+		t.Fatal(err)
+	}
+	// A team whose name has the form of an id, and no team has that id.
+	bob, shaped := newPerson(t, "bob"), model.NewId()
+	if _, _, err := mm.Client(bob).CreateTeam(ctx, &model.Team{Name: shaped, DisplayName: "Shaped", Type: model.TeamInvite}); err != nil {
+		t.Fatal(err)
+	}
+
+	saveRefused(t, map[string]any{"ConnectTeams": team.Name + "x"},
+		`"Teams whose members may connect" names "`+team.Name+`x", which is no team`, team.Name)
+	saveRefused(t, map[string]any{"ConnectTeams": shaped},
+		`"Teams whose members may connect" lists "`+shaped+`", which has the form of an id but is no team's id`, "matches ids only")
+	saveRefused(t, map[string]any{"ConnectGroups": "@" + group + "x"},
+		`"Groups whose members may connect" names "`+group+`x", which is no group`, group)
+	saveRefused(t, map[string]any{"ConnectGroups": model.NewId()},
+		`"Groups whose members may connect" lists`, "which has the form of an id but is no group's id")
+
+	// What names a team or group is saved.
+	whoMayConnect(t, map[string]any{"ConnectTeams": team.Name + ", " + team.Id, "ConnectGroups": "@" + group})
 }

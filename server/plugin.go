@@ -483,6 +483,9 @@ func (p *Plugin) ConfigurationWillBeSaved(newCfg *model.Config) (*model.Config, 
 			err = cfg.CheckExcludedTools(*known, catalogue.AlwaysOffered)
 		}
 	}
+	if err == nil {
+		err = p.checkConnectLists(cfg)
+	}
 	if err != nil {
 		// An AppError reaches the System Console with its message intact;
 		// any other error is replaced by a generic one.

@@ -8,6 +8,8 @@ package admission
 import (
 	"strings"
 
+	"github.com/mattermost/mattermost/server/public/model"
+
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
 
@@ -108,16 +110,26 @@ func Decide(c config.Configuration, f Facts) Verdict {
 	return Allowed
 }
 
-// listed reports whether any membership is on the admin's list (lower-case
-// names or ids, as config keeps them), by id or by name.
+// listed reports whether any membership is on the admin's list (lower
+// case, as config keeps it). An entry in the form of an id (IsID) is an
+// id and matches a team's or group's id only; any other entry is a name
+// and matches a name only. Names are chosen by whoever creates a team or
+// a custom group, ids by Mattermost: were an id entry also compared with
+// names, anyone who may create a team could name theirs after a listed
+// team's id and be let in.
 func listed(list []string, memberships []Named) bool {
-	for _, m := range memberships {
-		id, name := strings.ToLower(m.ID), strings.ToLower(m.Name)
-		for _, l := range list {
-			if l == id || (name != "" && l == name) {
+	for _, l := range list {
+		byID := IsID(l)
+		for _, m := range memberships {
+			if byID && l == strings.ToLower(m.ID) || !byID && m.Name != "" && l == strings.ToLower(m.Name) {
 				return true
 			}
 		}
 	}
 	return false
 }
+
+// IsID reports whether an entry of the admin's lists is an id: Mattermost's
+// shape of one (26 letters or digits). Every such entry is an id, so a team
+// or group whose name has that shape can be listed by its id only.
+func IsID(entry string) bool { return model.IsValidId(entry) }

@@ -113,3 +113,65 @@ func TestTheSettingsNeedOnlyTheFactsTheyRead(t *testing.T) {
 		}
 	}
 }
+
+func TestAnEntryInTheFormOfAnIdMatchesIdsOnlyAndAnyOtherEntryNamesOnly(t *testing.T) {
+	// lookalike is a team or group whose name someone chose to be a listed id.
+	lookalike := func(id string) Named { return Named{ID: "zzzzzzzzzzzzzzzzzzzzzzzzzz", Name: id} }
+	cases := []struct {
+		name    string
+		access  string
+		entries string
+		member  Named
+		allowed bool
+	}{
+		{"a team listed by id lets its member in", "teams", engID, engineering, true},
+		{"a team listed by id in upper case lets its member in", "teams", strings.ToUpper(engID), engineering, true},
+		{"a team named after the listed id does not let its member in", "teams", engID, lookalike(engID), false},
+		{"a team named after the listed id in upper case does not let its member in", "teams", strings.ToUpper(engID), lookalike(engID), false},
+		{"a team named after the listed id in upper case is no match either", "teams", engID, Named{ID: salesID, Name: strings.ToUpper(engID)}, false},
+		{"a team listed by name lets its member in", "teams", "engineering", engineering, true},
+		{"a team listed by name in upper case lets its member in", "teams", "ENGINEERING", engineering, true},
+		{"a name matches no team whose id it is", "teams", "engineering", Named{ID: "engineering", Name: "sales"}, false},
+		{"a name matches a whole name only", "teams", "engineer", engineering, false},
+		{"a name one character short of an id's form is a name", "teams", engID[:25], Named{ID: salesID, Name: engID[:25]}, true},
+		{"a name of an id's length with a hyphen is a name", "teams", "k3d9qzq5tp-8dm1e7wc4xnuy6a", Named{ID: salesID, Name: "k3d9qzq5tp-8dm1e7wc4xnuy6a"}, true},
+
+		{"a group listed by id lets its member in", "groups", pilotsID, pilots, true},
+		{"a group listed by id as a mention lets its member in", "groups", "@" + pilotsID, pilots, true},
+		{"a group named after the listed id does not let its member in", "groups", pilotsID, lookalike(pilotsID), false},
+		{"a group named after the listed id, listed as a mention, does not let its member in", "groups", "@" + strings.ToUpper(pilotsID), lookalike(pilotsID), false},
+		{"a group listed by name lets its member in", "groups", "ai-pilots", pilots, true},
+		{"a group name matches no group whose id it is", "groups", "ai-pilots", Named{ID: "ai-pilots", Name: "crew"}, false},
+		{"a group without a name is matched by its id only", "groups", pilotsID, Named{ID: pilotsID}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			values := map[string]any{"ConnectAccess": tc.access, "ConnectTeams": tc.entries}
+			f := Facts{Has: all, Teams: []Named{tc.member}}
+			if tc.access == "groups" {
+				values = map[string]any{"ConnectAccess": tc.access, "ConnectGroups": tc.entries}
+				f = Facts{Has: all, Groups: []Named{tc.member}}
+			}
+			if v := Decide(settings(t, values), f); v.Allowed != tc.allowed {
+				t.Fatalf("%q with %+v: %+v", tc.entries, tc.member, v)
+			}
+		})
+	}
+}
+
+func TestAnIdIsMattermostsShapeOfOne(t *testing.T) {
+	for entry, want := range map[string]bool{
+		engID:                        true,
+		"zzzzzzzzzzzzzzzzzzzzzzzzzz": true,
+		engID[:25]:                   false,
+		engID + "a":                  false,
+		"k3d9qzq5tp-8dm1e7wc4xnuy6a": false,
+		"k3d9qzq5tp_8dm1e7wc4xnuy6a": false,
+		"engineering":                false,
+		"":                           false,
+	} {
+		if got := IsID(entry); got != want {
+			t.Errorf("IsID(%q) = %v", entry, got)
+		}
+	}
+}

@@ -100,7 +100,9 @@ type Configuration struct {
 	// Connect* values.
 	ConnectAccess string
 	// ConnectTeams and ConnectGroups are the teams and groups (names or
-	// ids, lower case, separated by spaces) whose members may connect.
+	// ids, lower case, separated by spaces) whose members may connect. An
+	// entry in the form of an id is an id, any other a name
+	// (admission.IsID): names are kept as the admin wrote them.
 	ConnectTeams  string
 	ConnectGroups string
 	// AllowGuests lets guest accounts connect (when they are otherwise

@@ -2,8 +2,12 @@ package mattermost
 
 import (
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
+
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/plugin"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 )
@@ -146,4 +150,92 @@ func (g *Gateway) readFacts(userID string, need admission.Need) (admission.Facts
 		}
 	}
 	return f, nil
+}
+
+// maxGroupsCompared bounds the groups an entry that names none is compared
+// with for the nearest names: the check runs while the admin saves, and a
+// directory with more groups than this is rare (the nearest are then
+// looked for among the first ones).
+const maxGroupsCompared = 1_000
+
+// TeamDirectory is this Mattermost's teams, for the check of the admin's
+// list of teams when the settings are saved.
+func (g *Gateway) TeamDirectory() admission.Directory { return teamDirectory{g.raw} }
+
+// GroupDirectory is this Mattermost's groups, for the check of the admin's
+// list of groups when the settings are saved.
+func (g *Gateway) GroupDirectory() admission.Directory { return groupDirectory{g.raw} }
+
+type teamDirectory struct{ api plugin.API }
+
+func teamListing(t *model.Team) admission.Listing {
+	return admission.Listing{Named: admission.Named{ID: t.Id, Name: t.Name}, Display: t.DisplayName, Gone: t.DeleteAt != 0}
+}
+
+// found is a lookup's answer: Mattermost's 404 is no such team or group.
+func found[T any](v T, appErr *model.AppError, listing func(T) admission.Listing) (admission.Listing, bool, error) {
+	if appErr != nil {
+		if appErr.StatusCode == http.StatusNotFound {
+			return admission.Listing{}, false, nil
+		}
+		return admission.Listing{}, false, appErr
+	}
+	return listing(v), true, nil
+}
+
+func (d teamDirectory) ByID(id string) (admission.Listing, bool, error) {
+	t, appErr := d.api.GetTeam(id)
+	return found(t, appErr, teamListing)
+}
+
+func (d teamDirectory) ByName(name string) (admission.Listing, bool, error) {
+	t, appErr := d.api.GetTeamByName(name)
+	return found(t, appErr, teamListing)
+}
+
+func (d teamDirectory) All() ([]admission.Listing, error) {
+	teams, appErr := d.api.GetTeams()
+	if appErr != nil {
+		return nil, appErr
+	}
+	out := make([]admission.Listing, len(teams))
+	for i, t := range teams {
+		out[i] = teamListing(t)
+	}
+	return out, nil
+}
+
+type groupDirectory struct{ api plugin.API }
+
+func groupListing(gr *model.Group) admission.Listing {
+	return admission.Listing{Named: admission.Named{ID: gr.Id, Name: gr.GetName()}, Display: gr.DisplayName, Gone: gr.DeleteAt != 0}
+}
+
+func (d groupDirectory) ByID(id string) (admission.Listing, bool, error) {
+	gr, appErr := d.api.GetGroup(id)
+	return found(gr, appErr, groupListing)
+}
+
+func (d groupDirectory) ByName(name string) (admission.Listing, bool, error) {
+	gr, appErr := d.api.GetGroupByName(name)
+	return found(gr, appErr, groupListing)
+}
+
+// All is the LDAP groups, then the custom ones: the plugin API lists all
+// groups only with an LDAP licence, the groups of one source without.
+func (d groupDirectory) All() ([]admission.Listing, error) {
+	var out []admission.Listing
+	for _, source := range []model.GroupSource{model.GroupSourceLdap, model.GroupSourceCustom} {
+		groups, appErr := d.api.GetGroupsBySource(source)
+		if appErr != nil {
+			return nil, appErr
+		}
+		for _, gr := range groups {
+			if len(out) == maxGroupsCompared {
+				return out, nil
+			}
+			out = append(out, groupListing(gr))
+		}
+	}
+	return out, nil
 }

@@ -120,3 +120,36 @@ func TestAPersonInMoreTeamsThanAreHeldIsReadEachTimeAndTheCacheStaysBounded(t *t
 		t.Fatalf("%d people held, bound %d", n, maxAdmissionPeople)
 	}
 }
+
+func TestTheDirectoriesTellNoSuchTeamOrGroupFromAFailedRead(t *testing.T) {
+	api := &plugintest.API{}
+	t.Cleanup(func() { api.AssertExpectations(t) })
+	g := NewGateway(api, nil)
+	missing, broken := model.NewId(), model.NewId()
+	api.On("GetTeam", teamID).Return(&model.Team{Id: teamID, Name: "engineering", DisplayName: "Engineering", DeleteAt: 1}, nil)
+	api.On("GetTeam", missing).Return(nil, model.NewAppError("GetTeam", "app.team.get.find.app_error", nil, "", http.StatusNotFound))
+	api.On("GetTeam", broken).Return(nil, model.NewAppError("GetTeam", "app.team.get.finding.app_error", nil, "", http.StatusInternalServerError))
+	teams := g.TeamDirectory()
+	if l, found, err := teams.ByID(teamID); err != nil || !found || l != (admission.Listing{Named: admission.Named{ID: teamID, Name: "engineering"}, Display: "Engineering", Gone: true}) {
+		t.Fatalf("a team: %+v %v %v", l, found, err)
+	}
+	if _, found, err := teams.ByID(missing); err != nil || found {
+		t.Fatalf("no such team: %v %v", found, err)
+	}
+	if _, _, err := teams.ByID(broken); err == nil {
+		t.Fatal("a failed read reads as no such team")
+	}
+
+	// The groups are the LDAP ones, then the custom ones, up to the bound.
+	ldap := []*model.Group{{Id: model.NewId(), Name: model.NewPointer("ldap-0")}}
+	custom := make([]*model.Group, maxGroupsCompared)
+	for i := range custom {
+		custom[i] = &model.Group{Id: model.NewId(), Name: model.NewPointer(fmt.Sprintf("g%d", i))}
+	}
+	api.On("GetGroupsBySource", model.GroupSourceLdap).Return(ldap, nil).Once()
+	api.On("GetGroupsBySource", model.GroupSourceCustom).Return(custom, nil).Once()
+	all, err := g.GroupDirectory().All()
+	if err != nil || len(all) != maxGroupsCompared || all[0].Name != "ldap-0" || all[1].Name != "g0" {
+		t.Fatalf("%d groups, %v", len(all), err)
+	}
+}
