@@ -13,8 +13,8 @@ import (
 )
 
 // The e2e tests' Node packages (Node 22 itself, the official MCP
-// conformance suite and the official TypeScript SDK) and the scripts that
-// use them live in e2e/node; `make e2e-test` installs the packages there
+// conformance suite, the official TypeScript SDK and the MCP Inspector's
+// CLI) and the scripts that use them live in e2e/node; `make e2e-test` installs the packages there
 // with npm ci from its package-lock.json.
 const nodeDir = "e2e/node"
 

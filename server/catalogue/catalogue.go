@@ -138,7 +138,7 @@ func (r Result[Out]) mcp() *mcp.CallToolResult {
 		return server.NewInputRequestBuilder(q.State).Elicit(q.ID, q.Params).ToolResult()
 	}
 	content := append([]mcp.Content{mcp.NewTextContent(r.Text)}, r.More...)
-	res := &mcp.CallToolResult{Content: content, StructuredContent: r.Data, IsError: r.NotDone}
+	res := &mcp.CallToolResult{Content: content, StructuredContent: emptyLists(r.Data), IsError: r.NotDone}
 	if r.Meta != nil {
 		res.Meta = mcp.NewMetaFromMap(r.Meta)
 	}

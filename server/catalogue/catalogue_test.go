@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
@@ -256,9 +257,83 @@ func TestAResultFieldLeftOutWhenEmptyIsNeverDeclaredNullable(t *testing.T) {
 	}
 	tl := catalogue.Define(catalogue.Tool{Name: "t", Title: "t", Description: "t", Hints: catalogue.Hints{ReadOnly: true}},
 		func(context.Context, noArgs) (catalogue.Result[out], error) { return catalogue.Result[out]{}, nil })
-	want := `{"properties":{"kept":{"type":["null","array"]},"omitted":{"type":"array"}},"type":"object"}`
+	want := `{"properties":{"kept":{"type":"array"},"omitted":{"type":"array"}},"type":"object"}`
 	if string(tl.OutputSchema) != want {
 		t.Fatalf("output schema %s, want %s", tl.OutputSchema, want)
+	}
+}
+
+func TestAnEmptyListInAResultIsEncodedAsAnEmptyListAsItsOneTypeSays(t *testing.T) {
+	type entry struct {
+		Tags []string `json:"tags"`
+	}
+	type place struct {
+		ID      string   `json:"id"`
+		Members []string `json:"members"`
+	}
+	type out struct {
+		Items   []entry             `json:"items"`
+		Names   []string            `json:"names"`
+		ByKey   map[string][]string `json:"by_key"`
+		Counts  map[string]int      `json:"counts"`
+		Place   *place              `json:"place"`
+		Where   *place              `json:"where,omitempty"`
+		Omitted []string            `json:"omitted,omitempty"`
+	}
+	returned := out{Items: []entry{{}}, ByKey: map[string][]string{"a": nil}, Where: &place{ID: "x"}}
+	tl := catalogue.Define(catalogue.Tool{Name: "t", Title: "t", Description: "t", Hints: catalogue.Hints{ReadOnly: true}},
+		func(context.Context, noArgs) (catalogue.Result[out], error) {
+			return catalogue.Result[out]{Data: returned}, nil
+		})
+
+	// One type per node: a list is an array, never null; a pointer that
+	// may be null is anyOf null and its object; an object lists its fields.
+	wantSchema := `{"properties":{"by_key":{"additionalProperties":{"type":"array"},"type":"object"},` +
+		`"counts":{"additionalProperties":{"type":"integer"},"type":"object"},"items":{"type":"array"},"names":{"type":"array"},` +
+		`"omitted":{"type":"array"},"place":{"anyOf":[{"type":"null"},{"properties":{"id":{"type":"string"},"members":{"type":"array"}},"type":"object"}]},` +
+		`"where":{"properties":{"id":{"type":"string"},"members":{"type":"array"}},"type":"object"}},"type":"object"}`
+	if string(tl.OutputSchema) != wantSchema {
+		t.Errorf("output schema\n %s\nwant\n %s", tl.OutputSchema, wantSchema)
+	}
+
+	res, err := tl.Handler(context.Background(), mcp.CallToolRequest{})
+	if err != nil || res.IsError {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if _, ok := res.StructuredContent.(out); !ok {
+		t.Fatalf("structured content is a %T, not the result struct readers assert", res.StructuredContent)
+	}
+	encoded, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"items":[{"tags":[]}],"names":[],"by_key":{"a":[]},"counts":{},"place":null,"where":{"id":"x","members":[]}}`
+	if string(encoded) != want {
+		t.Errorf("structured content %s, want %s", encoded, want)
+	}
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(tl.OutputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var instance any
+	if err := json.Unmarshal(encoded, &instance); err != nil {
+		t.Fatal(err)
+	}
+	if err := resolved.Validate(instance); err != nil {
+		t.Errorf("the encoded result breaks its own output schema: %v", err)
+	}
+	if returned.Items[0].Tags != nil || returned.ByKey["a"] != nil || returned.Where.Members != nil {
+		t.Errorf("encoding changed the handler's own result (it may share its lists with a cache): %+v", returned)
+	}
+}
+
+func TestAToolThatTakesNoArgumentsListsAnEmptySetOfThemNotABareObject(t *testing.T) {
+	if got := string(tool("read_thing", catalogue.ReadsOnly).InputSchema); got != `{"properties":{},"type":"object"}` {
+		t.Fatalf("input schema %s, want an object with no properties", got)
 	}
 }
 

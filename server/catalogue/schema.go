@@ -2,6 +2,7 @@ package catalogue
 
 import (
 	"bytes"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,8 +127,10 @@ func argumentNames(schema json.RawMessage) []string {
 
 // inputSchema is the argument schema as clients get it: a type list
 // ["null", T] becomes T everywhere, because leaving an argument out says
-// what null would, and some clients reject a list of types; and
-// additionalProperties goes, because bindArguments enforces it.
+// what null would, and some clients reject a list of types;
+// additionalProperties goes, because bindArguments enforces it; and an
+// object of no arguments says so with empty properties, since strict
+// clients (OpenAI's) fall back on an object that names none.
 func inputSchema(raw json.RawMessage) json.RawMessage {
 	var schema any
 	if err := json.Unmarshal(raw, &schema); err != nil {
@@ -149,6 +152,11 @@ func inputSchema(raw json.RawMessage) json.RawMessage {
 					}
 				}
 				plain(child)
+			}
+			_, props := v["properties"]
+			_, values := v["additionalProperties"]
+			if v["type"] == "object" && !props && !values {
+				v["properties"] = map[string]any{}
 			}
 		case []any:
 			for _, child := range v {
@@ -178,61 +186,255 @@ func withoutNull(typ any) any {
 	return kept
 }
 
-// omittedWhenEmpty names the JSON fields of a result struct marked
-// omitempty: encoding/json leaves a nil slice or map out rather than
-// writing null, so their schema need not allow null.
-func omittedWhenEmpty(t reflect.Type) map[string]bool {
-	out := map[string]bool{}
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return out
-	}
-	for f := range t.Fields() {
-		tag := f.Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			for k, v := range omittedWhenEmpty(f.Type) {
-				out[k] = v
-			}
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		if name != "-" && strings.Contains(","+opts+",", ",omitempty,") {
-			out[name] = true
-		}
-	}
-	return out
-}
-
-// compactSchema keeps what a client validates most (the answer's own
-// fields and their types) and drops the rest (which fields are always
-// there, the detail of nested objects): every listed byte sits in the
-// model's context before the first question, and the text of each answer
-// already describes the rest.
+// outputSchema is the result schema as clients get it. It keeps what a
+// client validates most (each field's type, down through objects, their
+// fields and a map's values, to lists) and drops the rest (which fields are
+// always there, what a list holds): every listed byte sits in the model's
+// context before the first question, and the text of each answer already
+// describes the rest. Every node has one type, as clients that map schemas
+// onto a single-type dialect (Gemini's function declarations) need: a list
+// or map is never null (emptyLists encodes it [] or {}), nor a field left
+// out when empty; a pointer that may be null is anyOf null and its object.
 func outputSchema(raw json.RawMessage, out reflect.Type) json.RawMessage {
 	var schema map[string]any
 	if err := json.Unmarshal(raw, &schema); err != nil {
 		return raw
 	}
-	delete(schema, "additionalProperties")
-	delete(schema, "required")
-	omitted := omittedWhenEmpty(out)
-	if props, ok := schema["properties"].(map[string]any); ok {
-		for name, p := range props {
-			if field, ok := p.(map[string]any); ok {
-				typ := field["type"]
-				if omitted[name] {
-					typ = withoutNull(typ)
+	return unescaped(mustJSON(compact(schema, out, false), raw))
+}
+
+// compact is the output schema node of a value of Go type t (nil when not
+// known), held in a field marked omitempty or not.
+func compact(node map[string]any, t reflect.Type, omitempty bool) any {
+	typ := node["type"]
+	nullable := false
+	if list, ok := typ.([]any); ok && slices.Contains(list, "null") {
+		typ = withoutNull(typ)
+		nullable = mayBeNull(t, omitempty)
+	}
+	kept := map[string]any{"type": typ}
+	if typ == "object" {
+		if values, ok := node["additionalProperties"].(map[string]any); ok {
+			kept["additionalProperties"] = compact(values, mapValue(t), false)
+		} else {
+			props, _ := node["properties"].(map[string]any)
+			fields := jsonFields(t)
+			compacted := make(map[string]any, len(props))
+			for name, p := range props {
+				if child, ok := p.(map[string]any); ok {
+					compacted[name] = compact(child, fields[name].Type, fields[name].omitempty)
 				}
-				props[name] = map[string]any{"type": typ}
 			}
+			kept["properties"] = compacted
 		}
 	}
-	return unescaped(mustJSON(schema, raw))
+	if nullable {
+		return map[string]any{"anyOf": []any{map[string]any{"type": "null"}, kept}}
+	}
+	return kept
+}
+
+// mayBeNull reports whether encoding/json can write null for a value of
+// type t: not in a field left out when empty, nor for a list or a map,
+// which emptyLists writes [] or {}; a pointer or an interface can, and so
+// can a type not known or one that encodes itself.
+func mayBeNull(t reflect.Type, omitempty bool) bool {
+	if omitempty {
+		return false
+	}
+	if t == nil || encodesItself(t) {
+		return true
+	}
+	return t.Kind() != reflect.Slice && t.Kind() != reflect.Map
+}
+
+// mapValue is the type of a map's values, or nil when t is not a map.
+func mapValue(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Map {
+		return nil
+	}
+	return t.Elem()
+}
+
+// field is a struct field as encoding/json writes it.
+type field struct {
+	Type      reflect.Type
+	omitempty bool
+}
+
+// jsonFields are the fields of struct type t by their JSON names, those of
+// embedded structs included; none when t is not a struct.
+func jsonFields(t reflect.Type) map[string]field {
+	out := map[string]field{}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == nil || t.Kind() != reflect.Struct {
+		return out
+	}
+	for f := range t.Fields() {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			for k, v := range jsonFields(f.Type) {
+				if _, shadowed := out[k]; !shadowed {
+					out[k] = v
+				}
+			}
+			continue
+		}
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = field{Type: f.Type, omitempty: strings.Contains(","+opts+",", ",omitempty,")}
+	}
+	return out
+}
+
+// emptyLists is v with every nil list and map in it, at any depth, made
+// empty, so that it encodes [] or {} as its output schema says rather than
+// null (encoding/json writes a nil slice or map as null). A value without
+// a nil list is v itself; otherwise the parts on the way to one are copied,
+// never changed in place, since a handler's result may share its lists
+// with a cache. The dynamic type stays the result struct, which readers
+// such as the prompts assert.
+func emptyLists(v any) any {
+	if v == nil {
+		return nil
+	}
+	if filled, changed := withEmptyLists(reflect.ValueOf(v)); changed {
+		return filled.Interface()
+	}
+	return v
+}
+
+// withEmptyLists is emptyLists on a reflect.Value, with whether anything
+// in it changed.
+func withEmptyLists(v reflect.Value) (reflect.Value, bool) {
+	t := v.Type()
+	if encodesItself(t) {
+		return v, false
+	}
+	switch v.Kind() {
+	case reflect.Slice:
+		if v.IsNil() {
+			return reflect.MakeSlice(t, 0, 0), true
+		}
+		if !mayHoldLists(t.Elem()) {
+			return v, false
+		}
+		var out reflect.Value
+		for i := range v.Len() {
+			if e, changed := withEmptyLists(v.Index(i)); changed {
+				if !out.IsValid() {
+					out = reflect.MakeSlice(t, v.Len(), v.Len())
+					reflect.Copy(out, v)
+				}
+				out.Index(i).Set(e)
+			}
+		}
+		return orOriginal(out, v)
+	case reflect.Map:
+		if v.IsNil() {
+			return reflect.MakeMapWithSize(t, 0), true
+		}
+		if !mayHoldLists(t.Elem()) {
+			return v, false
+		}
+		var out reflect.Value
+		for it := v.MapRange(); it.Next(); {
+			if e, changed := withEmptyLists(it.Value()); changed {
+				if !out.IsValid() {
+					out = reflect.MakeMapWithSize(t, v.Len())
+					for c := v.MapRange(); c.Next(); {
+						out.SetMapIndex(c.Key(), c.Value())
+					}
+				}
+				out.SetMapIndex(it.Key(), e)
+			}
+		}
+		return orOriginal(out, v)
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return v, false
+		}
+		e, changed := withEmptyLists(v.Elem())
+		if !changed {
+			return v, false
+		}
+		if v.Kind() == reflect.Pointer {
+			p := reflect.New(t.Elem())
+			p.Elem().Set(e)
+			return p, true
+		}
+		out := reflect.New(t).Elem()
+		out.Set(e)
+		return out, true
+	case reflect.Struct:
+		var out reflect.Value
+		for i := range t.NumField() {
+			if !t.Field(i).IsExported() {
+				continue // encoding/json skips it; reflect cannot set it
+			}
+			if e, changed := withEmptyLists(v.Field(i)); changed {
+				if !out.IsValid() {
+					out = reflect.New(t).Elem()
+					out.Set(v)
+				}
+				out.Field(i).Set(e)
+			}
+		}
+		return orOriginal(out, v)
+	case reflect.Array:
+		var out reflect.Value
+		for i := range v.Len() {
+			if e, changed := withEmptyLists(v.Index(i)); changed {
+				if !out.IsValid() {
+					out = reflect.New(t).Elem()
+					out.Set(v)
+				}
+				out.Index(i).Set(e)
+			}
+		}
+		return orOriginal(out, v)
+	}
+	return v, false
+}
+
+func orOriginal(changed, original reflect.Value) (reflect.Value, bool) {
+	if changed.IsValid() {
+		return changed, true
+	}
+	return original, false
+}
+
+// mayHoldLists reports whether a value of type t can hold a list or map:
+// a list of strings or numbers need not be walked element by element.
+func mayHoldLists(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.String, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return false
+	}
+	return !encodesItself(t)
+}
+
+var (
+	jsonMarshaler = reflect.TypeFor[json.Marshaler]()
+	textMarshaler = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+// encodesItself reports whether values of type t (or pointers to them)
+// write their own JSON, which emptyLists leaves as they are: a nil
+// json.RawMessage is null, and an empty one is not JSON at all.
+func encodesItself(t reflect.Type) bool {
+	p := reflect.PointerTo(t)
+	return t.Implements(jsonMarshaler) || t.Implements(textMarshaler) || p.Implements(jsonMarshaler) || p.Implements(textMarshaler)
 }
 
 func mustJSON(v any, fallback json.RawMessage) json.RawMessage {

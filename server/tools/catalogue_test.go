@@ -83,10 +83,12 @@ func TestEveryToolOfTheCatalogueDeclaresAllFourHints(t *testing.T) {
 
 // maxToolList is what tools/list may weigh with every tool offered: every
 // client loads it into the model's context before the first question.
-// With 55 tools it is 48,960 bytes; a new tool or argument pays for itself in shorter text.
-const maxToolList = 48 << 10
+// With 55 tools it is 53,167 bytes, 4.4 KB of them the fields of the objects
+// inside results (a channel, an image), which output schemas list so that
+// no object is bare; a new tool or argument pays for itself in shorter text.
+const maxToolList = 52 << 10
 
-func TestTheWholeToolListStaysUnder48KiB(t *testing.T) {
+func TestTheWholeToolListStaysUnder52KiB(t *testing.T) {
 	var listed []mcp.Tool
 	for _, tool := range realCatalogue(t).All() {
 		listed = append(listed, tool.MCP())

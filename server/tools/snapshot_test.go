@@ -93,3 +93,68 @@ func firstDifference(want, got []byte) string {
 	}
 	return "(no line differs)"
 }
+
+// TestEveryToolsSchemaHasOneTypePerNodeAndNoBareObject holds every input
+// and output schema to what every model provider takes: a client that maps
+// schemas onto one type per node (Gemini's function declarations) rejects a
+// type list or drops the constraint, and OpenAI's strict mode falls back on
+// an object that says nothing of its fields.
+func TestEveryToolsSchemaHasOneTypePerNodeAndNoBareObject(t *testing.T) {
+	var snaps []toolSnapshot
+	if err := json.Unmarshal(catalogueSnapshot(t), &snaps); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps {
+		for _, kind := range []string{"inputSchema", "outputSchema"} {
+			raw := s.InputSchema
+			if kind == "outputSchema" {
+				raw = s.OutputSchema
+			}
+			var schema any
+			if err := json.Unmarshal(raw, &schema); err != nil {
+				t.Fatalf("%s %s: %v", s.Name, kind, err)
+			}
+			for _, problem := range unportable(schema, kind) {
+				t.Errorf("%s: %s", s.Name, problem)
+			}
+		}
+	}
+}
+
+// unportable is what in the schema node at path a single-type client could
+// not take: a node without one type (or an anyOf of such nodes), and an
+// object with neither properties nor a typed additionalProperties.
+func unportable(node any, path string) []string {
+	n, ok := node.(map[string]any)
+	if !ok {
+		return []string{fmt.Sprintf("%s is %v, not a schema object", path, node)}
+	}
+	var out []string
+	if branches, ok := n["anyOf"].([]any); ok {
+		for i, b := range branches {
+			out = append(out, unportable(b, fmt.Sprintf("%s.anyOf[%d]", path, i))...)
+		}
+		return out
+	}
+	typ, ok := n["type"].(string)
+	if !ok {
+		return append(out, fmt.Sprintf("%s has type %v: give it one type, or anyOf branches of one type each", path, n["type"]))
+	}
+	if typ == "object" {
+		props, hasProps := n["properties"].(map[string]any)
+		values, hasValues := n["additionalProperties"].(map[string]any)
+		if !hasProps && !hasValues {
+			out = append(out, fmt.Sprintf("%s is a bare object: list its properties, or its values' type in additionalProperties", path))
+		}
+		for name, p := range props {
+			out = append(out, unportable(p, path+".properties."+name)...)
+		}
+		if hasValues {
+			out = append(out, unportable(values, path+".additionalProperties")...)
+		}
+	}
+	if items, ok := n["items"]; ok {
+		out = append(out, unportable(items, path+".items")...)
+	}
+	return out
+}
