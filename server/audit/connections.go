@@ -9,7 +9,7 @@ import (
 // session or a new stateless client: the one entry a client causes as
 // often as it likes, without the person acting and without the rate of
 // calls counting it. The Trail stores it at most once a minute per person
-// and client name, and at most maxConnectionsAMinute a minute per person;
+// and client name, and at most MaxConnectionsAMinute a minute per person;
 // the rest are counted in the day's head (Repeated), not stored.
 const ReasonConnected = "connected"
 
@@ -17,13 +17,13 @@ const (
 	// connectionWindow is how long one client's connection entry stands
 	// for the next ones of the same person and client.
 	connectionWindow = time.Minute
-	// maxConnectionsAMinute bounds the connection entries a person gets
+	// MaxConnectionsAMinute bounds the connection entries a person gets
 	// stored a minute, whatever the clients' names: a person starts a few
 	// clients at once (an editor, a desktop app, a terminal); more new
 	// names within a minute are one client renaming itself.
-	maxConnectionsAMinute = 3
+	MaxConnectionsAMinute = 3
 	// maxConnectionPeople bounds this process's memory of recent
-	// connections (at most maxConnectionsAMinute names each): past it, the
+	// connections (at most MaxConnectionsAMinute names each): past it, the
 	// people not seen within the minute are forgotten, then everyone, which
 	// only lets a few more entries through.
 	maxConnectionPeople = 10000
@@ -58,7 +58,7 @@ func (c *connections) admit(at time.Time, userID, client string) bool {
 			seen = append(seen, k)
 		}
 	}
-	repeat := len(seen) >= maxConnectionsAMinute
+	repeat := len(seen) >= MaxConnectionsAMinute
 	for _, k := range seen {
 		repeat = repeat || k.client == client
 	}

@@ -178,7 +178,7 @@ func TestConnectionsAreStoredOnceAMinutePerPersonAndClientAndTheRestCounted(t *t
 		conns  []conn
 		stored int
 	}{
-		{"200 new names in a minute", names(malloryID, 200, 100*time.Millisecond), maxConnectionsAMinute},
+		{"200 new names in a minute", names(malloryID, 200, 100*time.Millisecond), MaxConnectionsAMinute},
 		{"one client every 10 seconds for a minute", same(aliceID, "claude", 7, 10*time.Second), 2},
 		{"one client once a minute", same(aliceID, "claude", 5, time.Minute), 5},
 		{"two people with two clients each", append(same(aliceID, "claude", 5, time.Second), append(same(aliceID, "cursor", 5, time.Second),
