@@ -6,6 +6,7 @@ package audit
 // and those chunks instead of the whole day.
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -14,13 +15,13 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
-// peopleShard is one stored shard: each person's chunk numbers, ascending.
+// peopleShard is one stored shard: each person's chunks, as a chunkSet.
 type peopleShard struct {
-	V     int              `json:"v"`
-	Users map[string][]int `json:"u"`
+	V     int               `json:"v"`
+	Users map[string]string `json:"u"`
 }
 
-const peopleVersion = 1
+const peopleVersion = 2
 
 func personShard(userID string) int {
 	h := fnv.New32a()
@@ -28,8 +29,36 @@ func personShard(userID string) int {
 	return int(h.Sum32() % peopleShards)
 }
 
-// readPeople decodes a shard; a value that is not one reads as empty, and
-// a person's chunk numbers are kept only where a day has chunks.
+// chunkSet is the chunks of a day that hold a person's entries, a bit a
+// chunk, stored as hex: 26 characters for any number of chunks, decoded
+// as one string rather than a list of numbers.
+type chunkSet [(DayCap/chunkEntries + 7) / 8]byte
+
+// parseChunkSet reads a stored set; what is not one reads as empty.
+func parseChunkSet(s string) chunkSet {
+	var c chunkSet
+	if b, err := hex.DecodeString(s); err == nil && len(b) == len(c) {
+		copy(c[:], b)
+	}
+	return c
+}
+
+func (c chunkSet) String() string { return hex.EncodeToString(c[:]) }
+
+// add puts chunk n in the set and says whether it was not there.
+func (c *chunkSet) add(n int) bool {
+	if n < 0 || n >= DayCap/chunkEntries || c[n/8]&(1<<(n%8)) != 0 {
+		return false
+	}
+	c[n/8] |= 1 << (n % 8)
+	return true
+}
+
+func (c chunkSet) has(n int) bool {
+	return n >= 0 && n < DayCap/chunkEntries && c[n/8]&(1<<(n%8)) != 0
+}
+
+// readPeople decodes a shard; a value that is not one reads as empty.
 func readPeople(raw []byte) peopleShard {
 	var p peopleShard
 	if raw != nil && (json.Unmarshal(raw, &p) != nil || p.V != peopleVersion) {
@@ -37,10 +66,7 @@ func readPeople(raw []byte) peopleShard {
 	}
 	p.V = peopleVersion
 	if p.Users == nil {
-		p.Users = map[string][]int{}
-	}
-	for user, chunks := range p.Users {
-		p.Users[user] = slices.DeleteFunc(chunks, func(n int) bool { return n < 0 || n >= DayCap/chunkEntries })
+		p.Users = map[string]string{}
 	}
 	return p
 }
@@ -73,13 +99,11 @@ func (s *Store) index(day string, memo *dayMemo, start int, placed []Event) erro
 			p := readPeople(raw)
 			changed := false
 			for user, chunks := range add[sh] {
+				set := parseChunkSet(p.Users[user])
 				for _, n := range chunks {
-					if !slices.Contains(p.Users[user], n) {
-						p.Users[user] = append(p.Users[user], n)
-						changed = true
-					}
+					changed = set.add(n) || changed
 				}
-				slices.Sort(p.Users[user])
+				p.Users[user] = set.String()
 			}
 			if !changed {
 				return kvstore.Change{}, kvstore.Unchanged
@@ -105,23 +129,26 @@ func (s *Store) index(day string, memo *dayMemo, start int, placed []Event) erro
 // before the day had an index.
 func (s *Store) chunksOf(day, userID string, h head) ([]int, error) {
 	chunks := (h.Count + chunkEntries - 1) / chunkEntries
+	if chunks == 0 {
+		return nil, nil
+	}
 	if h.Indexed == nil {
 		return descending(0, chunks), nil
 	}
 	before := (*h.Indexed + chunkEntries - 1) / chunkEntries
-	out := descending(0, before)
+	var out []int
 	raw, err := s.KV.Get(peopleKey(day, personShard(userID)))
 	if err != nil {
 		return nil, fmt.Errorf("read the audit day %s's people: %w", day, err)
 	}
-	for _, n := range readPeople(raw).Users[userID] {
-		if n >= before && n < chunks {
+	set := parseChunkSet(readPeople(raw).Users[userID])
+	for n := chunks - 1; n >= before; n-- {
+		if set.has(n) {
 			out = append(out, n)
 		}
 	}
-	slices.Sort(out)
-	slices.Reverse(out)
-	return slices.Compact(out), nil
+	// Newest first: the index's chunks, then those begun before it.
+	return append(out, descending(0, before)...), nil
 }
 
 // descending is hi-1 down to lo.

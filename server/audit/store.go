@@ -53,7 +53,7 @@ const (
 	// by something else than this store: twice what DayCap/shareWatch allows.
 	maxHeadPeople = 2 * DayCap / shareWatch
 	// peopleShards spreads a day's index of people over keys, by person: at
-	// the cap, 20,000 people with one entry each, a shard is about 45 KiB.
+	// the cap, 20,000 people with one entry each, a shard is about 70 KiB.
 	peopleShards = 16
 	// maxChunksRead bounds the chunks one query reads (a full day is
 	// DayCap/chunkEntries = 100): beyond it the query answers what it found
