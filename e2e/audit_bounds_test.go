@@ -16,11 +16,11 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
 
-// modernPing is a stateless (2026-07-28) ping of token that declares its
-// client as name: a new stateless client of the person, each new name.
-func modernPing(t *testing.T, token, name string) {
+// modernList is a stateless (2026-07-28) tools/list of token that declares
+// its client as name: a new stateless client of the person, each new name.
+func modernList(t *testing.T, token, name string) {
 	t.Helper()
-	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",`+
 		`"io.modelcontextprotocol/clientInfo":{"name":%q,"version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`, name)
 	req, err := http.NewRequest(http.MethodPost, mcpURL(mm.URL), strings.NewReader(body))
 	if err != nil {
@@ -29,7 +29,7 @@ func modernPing(t *testing.T, token, name string) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set(mcp.HeaderMethod, "ping")
+	req.Header.Set(mcp.HeaderMethod, "tools/list")
 	req.Header.Set("Authorization", "Bearer "+token)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -38,7 +38,7 @@ func modernPing(t *testing.T, token, name string) {
 	defer resp.Body.Close()
 	got, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(got), `"result"`) {
-		t.Fatalf("ping as %s: %d %s", name, resp.StatusCode, got)
+		t.Fatalf("tools/list as %s: %d %s", name, resp.StatusCode, got)
 	}
 }
 
@@ -53,9 +53,9 @@ func TestOnePersonsManyClientNamesWithinAMinuteLeaveAFewConnectionEntriesAndTheR
 	if code != http.StatusOK {
 		t.Fatalf("the admin reads the trail: %d %s", code, body)
 	}
-	const pings = 4 * audit.MaxConnectionsAMinute
-	for i := range pings {
-		modernPing(t, u.Token, fmt.Sprintf("renamed-client-%02d", i))
+	const lists = 4 * audit.MaxConnectionsAMinute
+	for i := range lists {
+		modernList(t, u.Token, fmt.Sprintf("renamed-client-%02d", i))
 	}
 
 	// The held-back ones are counted within the writer's flush (seconds).
@@ -64,13 +64,13 @@ func TestOnePersonsManyClientNamesWithinAMinuteLeaveAFewConnectionEntriesAndTheR
 		if code, after, body = auditPage(t, adminToken, audit.APIPath, q); code != http.StatusOK {
 			t.Fatalf("the admin reads the trail: %d %s", code, body)
 		}
-		if after.Repeated-before.Repeated >= pings-audit.MaxConnectionsAMinute && len(after.Entries) >= audit.MaxConnectionsAMinute {
+		if after.Repeated-before.Repeated >= lists-audit.MaxConnectionsAMinute && len(after.Entries) >= audit.MaxConnectionsAMinute {
 			break
 		}
 	}
-	if len(after.Entries) != audit.MaxConnectionsAMinute || after.Repeated-before.Repeated < pings-audit.MaxConnectionsAMinute {
-		t.Fatalf("%d pings with new names stored %d connection entries (want %d) and counted %d more as repeated: %s",
-			pings, len(after.Entries), audit.MaxConnectionsAMinute, after.Repeated-before.Repeated, body)
+	if len(after.Entries) != audit.MaxConnectionsAMinute || after.Repeated-before.Repeated < lists-audit.MaxConnectionsAMinute {
+		t.Fatalf("%d requests with new names stored %d connection entries (want %d) and counted %d more as repeated: %s",
+			lists, len(after.Entries), audit.MaxConnectionsAMinute, after.Repeated-before.Repeated, body)
 	}
 	for _, e := range after.Entries {
 		if e.UserID != u.ID || e.Reason != audit.ReasonConnected || !strings.HasPrefix(e.ClientName, "renamed-client-") {
