@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -25,9 +26,12 @@ func newAuditing(gw *mattermost.Gateway) *auditing {
 	return a
 }
 
-// register adds the trail's REST routes and the admin's page.
-func (a *auditing) register(r *mux.Router, gw *mattermost.Gateway, manifestID string, retention func() int) {
-	(&audit.Routes{Store: a.store, IsAdmin: gw.IsSystemAdmin, UserID: gw.UserIDByUsername, Log: gw.Log()}).Register(r)
+// register adds the trail's REST routes and the admin's page; limit counts
+// a person's reads of their own entries against their rate of calls
+// (transport.LimitRequest).
+func (a *auditing) register(r *mux.Router, gw *mattermost.Gateway, manifestID string, retention func() int,
+	limit func(w http.ResponseWriter, userID, route string) bool) {
+	(&audit.Routes{Store: a.store, IsAdmin: gw.IsSystemAdmin, UserID: gw.UserIDByUsername, Limit: limit, Log: gw.Log()}).Register(r)
 	(&adminpage.Routes{IsAdmin: gw.IsSystemAdmin, OAuth: gw.OAuthStatus, Trail: a.store, Usage: a.usage, Retention: retention,
 		PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }, Log: gw.Log()}).Register(r)
 }

@@ -155,7 +155,7 @@ func (p *Plugin) OnActivate() error {
 	p.connect.Store(cs)
 
 	r := routes(manifestID, gw, t, ws, approvals, cs)
-	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays })
+	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays }, t.LimitRequest)
 	jobs, err := scheduleJobs(gw, ws, approvals)
 	if err != nil {
 		return errors.Join(err, offered.Close())

@@ -57,14 +57,24 @@ type Page struct {
 	// read as many days as one query may: ask again with until set to it
 	// (and page 0) for older entries.
 	NextUntil *time.Time `json:"next_until,omitempty"`
-	// Dropped counts the entries the days read left out beyond their cap:
-	// those are in Mattermost's audit log and the server log only.
+	// Dropped counts the entries the days read left out beyond their cap
+	// or a person's share: those are in Mattermost's audit log and the
+	// server log only.
 	Dropped int `json:"dropped"`
+	// Cut counts, by person, the entries the days read left out past that
+	// person's share of a day (only the person's own, for a query by
+	// person).
+	Cut map[string]int `json:"cut,omitempty"`
+	// Repeated counts the connections the days read counted but did not
+	// store: a person's client connecting again within a minute.
+	Repeated int `json:"repeated,omitempty"`
 }
 
 // Query answers one page of the entries f selects, newest first. It reads
-// whole days, newest first, at most maxChunksRead chunks in all (but always
-// at least one day), and only the days the range covers.
+// whole days, newest first, at most maxChunksRead chunks and maxDaysRead
+// days in all (but always at least one day), and only the days the range
+// covers. A query for one person reads only the chunks the day's index of
+// people names for them.
 func (s *Store) Query(f Filter) (Page, error) {
 	if f.PerPage <= 0 {
 		f.PerPage = DefaultPerPage
@@ -78,7 +88,7 @@ func (s *Store) Query(f Filter) (Page, error) {
 	}
 	skip, want := f.Page*f.PerPage, f.PerPage
 	out := Page{Page: f.Page, PerPage: f.PerPage, Entries: []Event{}}
-	read := 0
+	read, daysRead := 0, 0
 	for i := len(days) - 1; i >= 0; i-- {
 		day := days[i]
 		start, _ := time.Parse(dayLayout, day)
@@ -89,19 +99,39 @@ func (s *Store) Query(f Filter) (Page, error) {
 		if !f.Since.IsZero() && !end.After(f.Since) {
 			break
 		}
+		if daysRead >= maxDaysRead {
+			until := end
+			out.NextUntil = &until
+			break
+		}
 		raw, err := s.KV.Get(headKey(day))
 		if err != nil {
 			return Page{}, fmt.Errorf("read the audit day %s: %w", day, err)
 		}
 		h := readHead(raw)
-		chunks := (h.Count + chunkEntries - 1) / chunkEntries
-		if read > 0 && read+chunks > maxChunksRead {
+		chunks := descending(0, (h.Count+chunkEntries-1)/chunkEntries)
+		if f.UserID != "" {
+			if chunks, err = s.chunksOf(day, f.UserID, h); err != nil {
+				return Page{}, err
+			}
+		}
+		if daysRead > 0 && read+len(chunks) > maxChunksRead {
 			until := end
 			out.NextUntil = &until
 			break
 		}
-		read += chunks
+		read += len(chunks)
+		daysRead++
 		out.Dropped += h.Dropped
+		out.Repeated += h.Repeated
+		for user, n := range h.Cut {
+			if f.UserID == "" || user == f.UserID {
+				if out.Cut == nil {
+					out.Cut = map[string]int{}
+				}
+				out.Cut[user] += n
+			}
+		}
 		matched, err := s.dayMatches(day, chunks, f)
 		if err != nil {
 			return Page{}, err
@@ -129,12 +159,12 @@ func (s *Store) Query(f Filter) (Page, error) {
 	return out, nil
 }
 
-// dayMatches reads a day's chunks and keeps what f selects, newest first.
-// A chunk that cannot be read is skipped: one damaged value must not hide
-// the rest of the trail.
-func (s *Store) dayMatches(day string, chunks int, f Filter) ([]Event, error) {
+// dayMatches reads the chunks of a day numbered in chunks and keeps what f
+// selects, newest first. A chunk that cannot be read is skipped: one
+// damaged value must not hide the rest of the trail.
+func (s *Store) dayMatches(day string, chunks []int, f Filter) ([]Event, error) {
 	var matched []Event
-	for n := chunks - 1; n >= 0; n-- {
+	for _, n := range chunks {
 		raw, err := s.KV.Get(chunkKey(day, n))
 		if err != nil {
 			return nil, fmt.Errorf("read the audit chunk %s/%d: %w", day, n, err)

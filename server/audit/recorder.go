@@ -15,6 +15,10 @@ const (
 	maxBatch = chunkEntries
 	// closeWait bounds how long deactivating waits for the queue to drain.
 	closeWait = 5 * time.Second
+	// repeatedFlush is how long the count of repeated connections waits for
+	// the next batch before it is written alone: during a flood of
+	// connections, one write of the day's head per node every 10 seconds.
+	repeatedFlush = 10 * time.Second
 )
 
 // Logger is the plugin API's key-value logger.
@@ -46,6 +50,7 @@ type Trail struct {
 	// closed queue.
 	mu     sync.RWMutex
 	closed bool
+	conns  connections
 }
 
 // item is one thing for the writer: an entry, or a use of MCP to note.
@@ -71,6 +76,9 @@ func (t *Trail) Record(ev Event) {
 		ev.At = t.opts.Now()
 	}
 	ev = Bounded(ev)
+	if ev.Kind == KindConnection && ev.Reason == ReasonConnected && !t.conns.admit(ev.At, ev.UserID, ev.ClientName) {
+		return
+	}
 	if !t.send(item{ev: ev}) {
 		t.logLost("The audit queue is full or closed; this entry is only in the server log", ev)
 	}
@@ -120,7 +128,21 @@ func (t *Trail) Close() error {
 
 func (t *Trail) write() {
 	defer close(t.done)
-	for first := range t.queue {
+	tick := time.NewTicker(repeatedFlush)
+	defer tick.Stop()
+	for {
+		var first item
+		select {
+		case it, ok := <-t.queue:
+			if !ok {
+				t.store(nil) // the repeated connections counted last
+				return
+			}
+			first = it
+		case <-tick.C:
+			t.store(nil)
+			continue
+		}
 		batch := []item{first}
 	more:
 		for len(batch) < maxBatch {
@@ -138,10 +160,12 @@ func (t *Trail) write() {
 	}
 }
 
-// store writes a batch: the entries to the sink and, by day, to the store;
-// the uses to the usage record.
+// store writes a batch: the entries to the sink and, by day, to the store,
+// with the repeated connections counted since the last write; the uses to
+// the usage record.
 func (t *Trail) store(batch []item) {
 	byDay := map[string][]Event{}
+	repeated := t.conns.take()
 	var days []string
 	for _, it := range batch {
 		if it.usage {
@@ -159,15 +183,24 @@ func (t *Trail) store(batch []item) {
 		}
 		byDay[day] = append(byDay[day], it.ev)
 	}
+	for day := range repeated {
+		if _, ok := byDay[day]; !ok {
+			days = append(days, day)
+		}
+	}
 	for _, day := range days {
 		evs := byDay[day]
-		res, err := t.opts.Store.Append(day, evs)
+		res, err := t.opts.Store.appendCounting(day, evs, repeated[day])
 		for _, ev := range res.dropped {
 			t.logLost("The audit trail reached its cap for the day; this entry is only in Mattermost's audit log and the server log", ev)
 		}
+		for _, ev := range res.cut {
+			t.logLost("The person's share of the day's audit trail is used; this entry is only in Mattermost's audit log and the server log", ev)
+		}
 		if err != nil {
-			lost := evs[res.stored : len(evs)-len(res.dropped)]
-			t.opts.Log.Error("Could not store audit entries; they are in Mattermost's audit log", "lost", len(lost), "error", err.Error())
+			lost := res.placed[res.stored:]
+			t.opts.Log.Error("Could not store audit entries; they are in Mattermost's audit log", "lost", len(lost),
+				"repeated_connections_uncounted", repeated[day], "error", err.Error())
 			for _, ev := range lost {
 				t.logLost("An audit entry that could not be stored", ev)
 			}

@@ -33,8 +33,15 @@ type Routes struct {
 	// UserID resolves a username to the user's id ("" and no error: there
 	// is no such user).
 	UserID func(username string) (string, error)
-	Log    Logger
+	// Limit counts a request of a person for their own entries against the
+	// person's rate of calls (transport.LimitRequest); over it, it answers
+	// 429 with Retry-After and reports false. nil: no limit.
+	Limit func(w http.ResponseWriter, userID, route string) bool
+	Log   Logger
 }
+
+// mineRoute names /mine in the rate's log lines.
+const mineRoute = "audit_mine"
 
 // Register adds the routes.
 func (rt *Routes) Register(r *mux.Router) {
@@ -65,6 +72,9 @@ func (rt *Routes) mine(w http.ResponseWriter, r *http.Request) {
 	userID := r.Header.Get("Mattermost-User-Id")
 	if userID == "" {
 		writeError(w, http.StatusUnauthorized, signInText)
+		return
+	}
+	if rt.Limit != nil && !rt.Limit(w, userID, mineRoute) {
 		return
 	}
 	rt.serve(w, r, userID, false)

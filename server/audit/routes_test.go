@@ -159,3 +159,39 @@ func TestCSVCellsThatLookLikeFormulasGetAnApostrophe(t *testing.T) {
 		}
 	}
 }
+
+func TestAPersonsReadsOfTheirOwnEntriesCountAgainstTheirRateAndTheAdminsDoNot(t *testing.T) {
+	s := NewStore(kvtest.New())
+	appendAll(t, s, ev(day0, aliceID, "create_post", OutcomeAsked))
+	counted := map[string]int{}
+	r := mux.NewRouter()
+	(&Routes{Store: s, Log: &memLog{}, IsAdmin: func(id string) bool { return id == adminID },
+		Limit: func(w http.ResponseWriter, userID, route string) bool {
+			counted[userID+" "+route]++
+			if counted[userID+" "+route] > 2 {
+				w.Header().Set("Retry-After", "42")
+				http.Error(w, "Too many requests", http.StatusTooManyRequests)
+				return false
+			}
+			return true
+		}}).Register(r)
+	for i := range 2 {
+		if w := get(r, aliceID, MinePath); w.Code != http.StatusOK {
+			t.Fatalf("read %d: %d %s", i+1, w.Code, w.Body)
+		}
+	}
+	if w := get(r, aliceID, MinePath); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "42" {
+		t.Fatalf("the third read past the rate: %d %s", w.Code, w.Body)
+	}
+	for range 3 {
+		if w := get(r, adminID, APIPath); w.Code != http.StatusOK {
+			t.Fatalf("the admin: %d", w.Code)
+		}
+	}
+	if w := get(r, "", MinePath); w.Code != http.StatusUnauthorized || counted[" "+mineRoute] != 0 {
+		t.Fatalf("nobody: %d, counted %v", w.Code, counted)
+	}
+	if len(counted) != 1 || counted[aliceID+" audit_mine"] != 3 {
+		t.Fatalf("counted %v", counted)
+	}
+}

@@ -119,7 +119,7 @@ func TestADayPastItsCapCountsWhatItLeftOut(t *testing.T) {
 	s := NewStore(kvtest.New())
 	batch := make([]Event, DayCap+7)
 	for i := range batch {
-		batch[i] = ev(day0, "alice", "create_post", OutcomeAsked)
+		batch[i] = ev(day0, person(i), "create_post", OutcomeAsked)
 	}
 	res, err := s.Append(Day(day0), batch)
 	if err != nil {
@@ -216,13 +216,13 @@ func TestAQueryReadsABoundedNumberOfDaysAndSaysWhereToGoOn(t *testing.T) {
 		at := day0.AddDate(0, 0, -d)
 		batch := make([]Event, DayCap)
 		for i := range batch {
-			batch[i] = ev(at, "alice", "create_post", OutcomeAsked)
+			batch[i] = ev(at, person(i), "create_post", OutcomeAsked)
 		}
 		if _, err := s.Append(Day(at), batch); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p, err := s.Query(Filter{UserID: "nobody"})
+	p, err := s.Query(Filter{Tool: "no_such_tool"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -338,10 +338,12 @@ func (s *Service) Disconnect(userID, personSession, id string) (Disconnected, er
 	return d, nil
 }
 
-// Connected records a client's new MCP session (transport.Options.Connected).
+// Connected records a client's new MCP session (transport.Options.Connected);
+// the trail stores one a minute per person and client and counts the rest
+// (audit.ReasonConnected).
 func (s *Service) Connected(rec transport.SessionRecord) {
 	s.opts.Audit.Record(audit.Event{At: s.opts.Now(), Kind: audit.KindConnection, UserID: rec.UserID,
-		ClientName: rec.ClientName, ClientVersion: rec.ClientVersion, Outcome: audit.OutcomeDone, Reason: "connected",
+		ClientName: rec.ClientName, ClientVersion: rec.ClientVersion, Outcome: audit.OutcomeDone, Reason: audit.ReasonConnected,
 		Targets: targets("session_id", rec.MattermostSessionID)})
 }
 
