@@ -184,6 +184,7 @@ func New(opts Options) *Transport {
 			ctx = withClient(ctx, rec)
 			ctx = WithMattermostSession(ctx, MattermostSession(r.Context()))
 			ctx = carryResourceAnswer(ctx, r)
+			ctx = t.withReadCounter(ctx, callerIDFrom(r.Context()), rec)
 			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),
 		// mcp-go's standalone GET stream would tie a session to one node's
@@ -420,6 +421,9 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			t.noteSignIn(userID, MattermostSession(ctx), body)
 		}
 		if method == string(mcp.MethodToolsCall) && t.refuseCall(ctx, w, r, userID, tool, body) {
+			return
+		}
+		if t.refuseRated(ctx, w, r, method, body) {
 			return
 		}
 		if t.opts.InvalidParams != nil {
