@@ -99,7 +99,8 @@ func TestAnOriginTheAdminListsIsServedFromTheNextRequestOn(t *testing.T) {
 }
 
 // serveWithFiles serves tr's MCP endpoint and, as the side channel's routes
-// do, a route that answers only once Authenticate let the request in.
+// do, a route that answers only once Authenticate let the request in, both
+// behind CheckOrigins as the plugin's router serves every route.
 func serveWithFiles(t *testing.T, tr *Transport) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -109,7 +110,7 @@ func serveWithFiles(t *testing.T, tr *Transport) *httptest.Server {
 			_, _ = w.Write([]byte("files"))
 		}
 	})
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(tr.CheckOrigins(mux))
 	t.Cleanup(srv.Close)
 	return srv
 }
