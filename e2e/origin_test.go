@@ -92,9 +92,14 @@ func TestAPageOfAForeignOriginGets403OnEveryPluginRouteAndCannotAnswerAPendingWr
 	if code, body := answerFrom("https://attacker.example"); code != http.StatusForbidden || !strings.Contains(body, originRefusal) {
 		t.Fatalf("an accept from a page of another origin: %d %s", code, body)
 	}
-	if code, body := fromOrigin(t, web, http.MethodPost, pageOf(w.id)+"/accept", "https://attacker.example", "csrf="+csrf,
-		map[string]string{"Content-Type": "application/x-www-form-urlencoded"}); code != http.StatusForbidden || !strings.Contains(body, originRefusal) {
-		t.Fatalf("the page's form posted from a page of another origin: %d %s", code, body)
+	// The page's own form, posted from another site's page, or from its
+	// sandboxed frame (Origin "null", which the confirmation page's own
+	// posts send too, but with Sec-Fetch-Site same-origin).
+	for _, origin := range []string{"https://attacker.example", "null"} {
+		if code, body := fromOrigin(t, web, http.MethodPost, pageOf(w.id)+"/accept", origin, "csrf="+csrf,
+			map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site"}); code != http.StatusForbidden || !strings.Contains(body, originRefusal) {
+			t.Fatalf("the page's form posted from %s: %d %s", origin, code, body)
+		}
 	}
 	nothingHappened(t, w)
 

@@ -127,15 +127,19 @@ func TestEveryRouteRefusesAPageOfAnotherOriginWith403InOneLineAndServesTheSitesO
 			req := httptest.NewRequest(rr.method, rr.path, nil)
 			req.Host = "chat.example.com"
 			req.Header.Set("Origin", origin)
+			req.Header.Set("Sec-Fetch-Site", "cross-site")
 			req.Header.Set("Mattermost-User-Id", "alice")
 			w, reached := serveOnce(r, req)
 			if reached || strings.Count(strings.TrimSpace(w.Body.String()), "\n") != 0 {
 				t.Errorf("%s %s from %s reached its handler: %d %.300s", rr.method, rr.path, origin, w.Code, w.Body)
 			}
 		}
-		for _, origin := range []string{"", "https://chat.example.com", "https://listed.example"} {
+		// "null" with Sec-Fetch-Site same-origin: the confirmation page's
+		// own form post (its referrer policy hides its origin).
+		for _, origin := range []string{"", "https://chat.example.com", "https://listed.example", "null"} {
 			req := httptest.NewRequest(rr.method, rr.path, nil)
 			req.Host = "chat.example.com"
+			req.Header.Set("Sec-Fetch-Site", "same-origin")
 			if origin != "" {
 				req.Header.Set("Origin", origin)
 			}

@@ -80,6 +80,26 @@ func TestRequestsWithoutOriginOrFromTheSitesOwnAreServed(t *testing.T) {
 	}
 }
 
+func TestANullOriginIsServedOnlyWhenTheBrowserSaysTheRequestIsSameOrigin(t *testing.T) {
+	srv := originNode(t, newMemKV(), &atomic.Value{})
+	for site, want := range map[string]int{"same-origin": http.StatusOK, "cross-site": http.StatusForbidden, "same-site": http.StatusForbidden, "": http.StatusForbidden} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/files", nil)
+		req.Header.Set("Mattermost-User-Id", "alice")
+		req.Header.Set("Origin", "null")
+		if site != "" {
+			req.Header.Set("Sec-Fetch-Site", site)
+		}
+		req.Host = "chat.example.com"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := body(t, resp); resp.StatusCode != want {
+			t.Errorf("Origin null, Sec-Fetch-Site %q: %d %s, want %d", site, resp.StatusCode, text, want)
+		}
+	}
+}
+
 func TestAnOriginTheAdminListsIsServedFromTheNextRequestOn(t *testing.T) {
 	kv := newMemKV()
 	listed := &atomic.Value{}

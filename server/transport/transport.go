@@ -305,13 +305,19 @@ func (t *Transport) challenge(w http.ResponseWriter, r *http.Request) {
 // address the request came to (loopbackSameOrigin) or from one the admin
 // lists passes; any other does not. site is the site's origin, which a
 // refusal names.
+//
+// A page whose referrer policy is no-referrer (the confirmation page's)
+// has the browser send "null" as the Origin of its own form posts; then
+// Sec-Fetch-Site, which no page can set, says whether the request is the
+// site's own. A "null" from anywhere else (a sandboxed frame of another
+// site) does not pass.
 func (t *Transport) originPasses(r *http.Request) (ok bool, site string) {
 	origin := r.Header.Get("Origin")
 	if u, err := url.Parse(t.siteURL(r)); err == nil {
 		// The site's origin, whatever path Mattermost is served under.
 		site, _ = config.NormalizeOrigin(u.Scheme + "://" + u.Host)
 	}
-	if origin == "" {
+	if origin == "" || origin == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin" {
 		return true, site
 	}
 	normalized, ok := config.NormalizeOrigin(origin)
