@@ -1,12 +1,15 @@
 package e2e
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
@@ -96,5 +99,86 @@ func TestPastItsCallsAMinuteAPersonIsToldWhenToTryAgainTheSideChannelAnswers429A
 	}
 	if resp, got := httpDo(t, http.MethodGet, presigned.URL, "", nil); resp.StatusCode != http.StatusOK || string(got) != "counted\n" {
 		t.Fatalf("the presigned download after the limit was raised: %d %q", resp.StatusCode, got)
+	}
+}
+
+// tooFast fails unless text is the rate's refusal: the limit, what was not
+// run (notRun, or any read for "") and a wait of 1 to 60 seconds.
+func tooFast(t *testing.T, what, text, notRun string) {
+	t.Helper()
+	m := tryAgainIn.FindStringSubmatch(text)
+	if m == nil || !strings.Contains(text, "going too fast") || !strings.Contains(text, "at most 10 tool calls a minute") ||
+		!regexp.MustCompile(regexp.QuoteMeta(notRun)+`[a-z_/]* was not run`).MatchString(text) {
+		t.Fatalf("%s: %s", what, text)
+	}
+	if wait, _ := strconv.Atoi(m[1]); wait < 1 || wait > 60 {
+		t.Fatalf("%s says to wait %d seconds", what, wait)
+	}
+}
+
+func TestWithTheRateAt10TheEleventhReadIsRefusedWithTheWaitInsideAPromptAndCompletionsAndResourceListsCountToo(t *testing.T) {
+	u := newPerson(t, "promptrate")
+	// One node: the limit is counted on each node separately.
+	s := officialSDK(t, u)
+	if err := mm.PatchPluginSettings(map[string]any{"MaxCallsPerMinute": config.MinMaxCallsPerMinute}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := mm.PatchPluginSettings(map[string]any{"MaxCallsPerMinute": config.DefaultMaxCallsPerMinute}); err != nil {
+			t.Errorf("restore the calls a minute: %v", err)
+		}
+	})
+	ctx := context.Background()
+
+	// Nine reads: four tool calls, three completions, two resource lists.
+	for range 4 {
+		sdkCall(t, s, "get_me", nil)
+	}
+	for range 3 {
+		completePrompt(t, s, "summarize_channel", "channel", "to", nil)
+	}
+	for range 2 {
+		if _, err := s.ListResources(ctx, &sdk.ListResourcesParams{}); err != nil {
+			t.Fatalf("resources/list within the rate: %v", err)
+		}
+	}
+	// catch_up reads at least three times (unreads, mentions, threads): its
+	// first read is the tenth, its second the eleventh.
+	parts := partsOf(t, getPrompt(t, s, "catch_up", nil))
+	if first := parts.texts["mattermost://unreads"]; first == "" || strings.Contains(first, "too fast") {
+		t.Fatalf("the tenth read, catch_up's first: %q", first)
+	}
+	refused := 0
+	for _, uri := range parts.uris[1:] {
+		if text := parts.texts[uri]; strings.Contains(text, "going too fast") {
+			tooFast(t, "a read inside catch_up past the rate", text, "")
+			refused++
+		} else if uri != "mattermost://unreads" {
+			t.Fatalf("catch_up's read of %s past the rate was run: %.300s", uri, text)
+		}
+	}
+	if refused < 2 {
+		t.Fatalf("%d of catch_up's reads were refused, want every one after the first: %v", refused, parts.uris)
+	}
+
+	// Read back on requests of their own: the minute is used up for every
+	// kind of read, with the same answer, while tools/list is still free.
+	res, err := s.CallTool(ctx, &sdk.CallToolParams{Name: "get_me"})
+	if err != nil || !res.IsError {
+		t.Fatalf("get_me past the rate: %v %+v", err, res)
+	}
+	tooFast(t, "get_me past the rate", res.Content[0].(*sdk.TextContent).Text, "get_me")
+	_, err = s.Complete(ctx, &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/prompt", Name: "summarize_channel"},
+		Argument: sdk.CompleteParamsArgument{Name: "channel", Value: "to"}})
+	if err == nil {
+		t.Fatal("completion/complete past the rate was answered")
+	}
+	tooFast(t, "completion/complete past the rate", err.Error(), "completion/complete")
+	if _, err = s.ListResources(ctx, &sdk.ListResourcesParams{}); err == nil {
+		t.Fatal("resources/list past the rate was answered")
+	}
+	tooFast(t, "resources/list past the rate", err.Error(), "resources/list")
+	if tools, err := s.ListTools(ctx, &sdk.ListToolsParams{}); err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("tools/list past the rate: %v", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 const (
@@ -25,7 +26,8 @@ const (
 )
 
 // reader calls the catalogue's own tools for a prompt, as the person, and
-// keeps the prompt within maxPromptBytes.
+// keeps the prompt within maxPromptBytes. Each tool it runs counts against
+// the person's rate as a tool call (transport.CountRead).
 type reader struct {
 	cat  *catalogue.Catalogue
 	cfg  config.Configuration
@@ -49,6 +51,9 @@ func (r *reader) read(ctx context.Context, tool string, args map[string]any) ans
 	t, ok := r.cat.Tool(tool)
 	if !ok || !catalogue.Offered(t, r.cfg) {
 		return answer{call: call, refused: true, text: tool + " is not offered on this Mattermost now, so this part was left out."}
+	}
+	if refusal := transport.CountRead(ctx, tool); refusal != "" {
+		return answer{call: call, refused: true, text: refusal}
 	}
 	req := mcp.CallToolRequest{}
 	req.Params.Name = tool

@@ -80,6 +80,26 @@ func TestRequestsWithoutOriginOrFromTheSitesOwnAreServed(t *testing.T) {
 	}
 }
 
+func TestANullOriginIsServedOnlyWhenTheBrowserSaysTheRequestIsSameOrigin(t *testing.T) {
+	srv := originNode(t, newMemKV(), &atomic.Value{})
+	for site, want := range map[string]int{"same-origin": http.StatusOK, "cross-site": http.StatusForbidden, "same-site": http.StatusForbidden, "": http.StatusForbidden} {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/api/v1/files", nil)
+		req.Header.Set("Mattermost-User-Id", "alice")
+		req.Header.Set("Origin", "null")
+		if site != "" {
+			req.Header.Set("Sec-Fetch-Site", site)
+		}
+		req.Host = "chat.example.com"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if text := body(t, resp); resp.StatusCode != want {
+			t.Errorf("Origin null, Sec-Fetch-Site %q: %d %s, want %d", site, resp.StatusCode, text, want)
+		}
+	}
+}
+
 func TestAnOriginTheAdminListsIsServedFromTheNextRequestOn(t *testing.T) {
 	kv := newMemKV()
 	listed := &atomic.Value{}
@@ -99,7 +119,8 @@ func TestAnOriginTheAdminListsIsServedFromTheNextRequestOn(t *testing.T) {
 }
 
 // serveWithFiles serves tr's MCP endpoint and, as the side channel's routes
-// do, a route that answers only once Authenticate let the request in.
+// do, a route that answers only once Authenticate let the request in, both
+// behind CheckOrigins as the plugin's router serves every route.
 func serveWithFiles(t *testing.T, tr *Transport) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -109,7 +130,7 @@ func serveWithFiles(t *testing.T, tr *Transport) *httptest.Server {
 			_, _ = w.Write([]byte("files"))
 		}
 	})
-	srv := httptest.NewServer(mux)
+	srv := httptest.NewServer(tr.CheckOrigins(mux))
 	t.Cleanup(srv.Close)
 	return srv
 }

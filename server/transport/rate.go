@@ -1,15 +1,18 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -19,9 +22,12 @@ import (
 // requests of the workspace's side channel) in any minute, per person, on
 // this node. Each node counts its own: a cluster of n nodes lets a person
 // make up to n times the limit, which still stops a runaway loop and costs
-// no shared store a write per call. Only tools/call and resources/read
-// (which reads what a tool does) count on /mcp: initialize, lists and pings
-// are cheap and a client needs them to recover.
+// no shared store a write per call. On /mcp everything that reads
+// Mattermost for the person counts as a call: tools/call, the requests of
+// ratedMethods, and each tool a prompt runs (CountRead), so no request
+// reads more than the rate allows. initialize, ping and the lists of tools,
+// prompts and resource templates do not count: they read only the plugin's
+// settings, and a client needs them to recover.
 
 const (
 	// rateWindow is the minute the limit is counted over, in one-second
@@ -190,6 +196,72 @@ func (t *Transport) now() time.Time {
 	return time.Now()
 }
 
+// ratedMethods are the requests besides tools/call that read Mattermost for
+// the person, each counted as one call: a resource read reads what a tool
+// does, resources/list the person's channels and files, completion/complete
+// their channels, teams, threads or files.
+var ratedMethods = []string{string(mcp.MethodResourcesRead), string(mcp.MethodResourcesList), string(mcp.MethodCompletionComplete)}
+
+// tooFast is what the model reads when what was refused for the rate: the
+// same for a tool call, a read inside a prompt and any other request, with
+// the wait in whole seconds.
+func (t *Transport) tooFast(what string, wait int) string {
+	return fmt.Sprintf("You are going too fast: this Mattermost server takes at most %d tool calls a minute from one person (resource reads and lists, completions and each read a prompt makes count as calls), and you made them within the last minute. %s was not run. Try again in %d seconds (not before), and make fewer calls: read larger pages, and do not repeat a call whose answer you have.",
+		t.callsPerMinute(), truncate(what, 64), wait)
+}
+
+// refuseRated answers a request of ratedMethods of a person over their rate
+// with a JSON-RPC error saying so and the wait, and reports whether it
+// answered. A request in an unknown session is left to mcp-go, whose 404
+// tells the client to initialize again, uncounted.
+func (t *Transport) refuseRated(ctx context.Context, w http.ResponseWriter, r *http.Request, method string, body []byte) bool {
+	rec := sessionFrom(ctx)
+	if !slices.Contains(ratedMethods, method) || r.Header.Get(server.HeaderKeySessionID) != "" && rec == nil {
+		return false
+	}
+	userID := callerIDFrom(ctx)
+	v := t.admit(userID, method, rec)
+	if v.ok {
+		return false
+	}
+	wait := retrySeconds(v.retry)
+	t.opts.Log.Info("MCP request", "user_id", userID, "method", method, "outcome", "rate_limited",
+		"max_calls_per_minute", t.callsPerMinute(), "retry_after_seconds", wait)
+	writeRPCError(w, http.StatusOK, requestID(body), rateLimitedCode, t.tooFast(method, wait))
+	return true
+}
+
+type readCounterKey struct{}
+
+// withReadCounter lets the handlers of the request count the reads they
+// make beyond it (CountRead) against the person's rate.
+func (t *Transport) withReadCounter(ctx context.Context, userID string, rec *SessionRecord) context.Context {
+	count := func(what string) string {
+		v := t.admit(userID, what, rec)
+		if v.ok {
+			return ""
+		}
+		wait := retrySeconds(v.retry)
+		t.opts.Log.Info("MCP read inside a request", "user_id", userID, "tool", truncate(what, 64), "outcome", "rate_limited",
+			"max_calls_per_minute", t.callsPerMinute(), "retry_after_seconds", wait)
+		return t.tooFast(what, wait)
+	}
+	return context.WithValue(ctx, readCounterKey{}, count)
+}
+
+// CountRead counts one read a request makes for the person beyond the
+// request itself (each tool a prompt runs: catch_up runs up to eight)
+// against their rate, as a tool call of the tool what: "" when admitted,
+// else what the model reads, that the person is going too fast and when to
+// try again; then the read must not run. Outside a request of the transport
+// (a test of a prompt alone) nothing is counted.
+func CountRead(ctx context.Context, what string) string {
+	if count, ok := ctx.Value(readCounterKey{}).(func(string) string); ok {
+		return count(what)
+	}
+	return ""
+}
+
 // retrySeconds is a wait rounded up to whole seconds, as Retry-After and
 // the model read it: a call made that many seconds later is admitted.
 func retrySeconds(d time.Duration) int {
@@ -207,9 +279,7 @@ func (t *Transport) refuseFastCall(w http.ResponseWriter, userID, tool string, b
 	wait := retrySeconds(v.retry)
 	t.opts.Log.Info("MCP tool call", "user_id", userID, "tool", truncate(tool, 64), "outcome", "rate_limited",
 		"max_calls_per_minute", t.callsPerMinute(), "retry_after_seconds", wait)
-	writeRefusal(w, rec, requestID(body), fmt.Sprintf(
-		"You are going too fast: this Mattermost server takes at most %d tool calls a minute from one person, and you made them within the last minute. %s was not run. Try again in %d seconds (not before), and make fewer calls: read larger pages, and do not repeat a call whose answer you have.",
-		t.callsPerMinute(), truncate(tool, 64), wait), fmt.Sprintf(
+	writeRefusal(w, rec, requestID(body), t.tooFast(tool, wait), fmt.Sprintf(
 		"The person is over this server's rate of %d tool calls a minute; calls are refused for %d seconds.", t.callsPerMinute(), wait))
 	return true
 }

@@ -281,3 +281,102 @@ func BenchmarkTheRateCheck(b *testing.B) {
 		l.admit(people[i%len(people)], start.Add(time.Duration(i)*time.Microsecond), 6000)
 	}
 }
+
+// eightReads is a prompt that reads eight times, as catch_up may: each read
+// asks CountRead first, and the prompt's text says which were run.
+func eightReads(runs *atomic.Int64) (mcp.Prompt, func(context.Context, mcp.GetPromptRequest) (*mcp.GetPromptResult, error)) {
+	return mcp.NewPrompt("eight_reads"), func(ctx context.Context, _ mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		var msgs []mcp.PromptMessage
+		for range 8 {
+			text := "read"
+			if refusal := CountRead(ctx, "read_unread"); refusal != "" {
+				text = refusal
+			} else {
+				runs.Add(1)
+			}
+			msgs = append(msgs, mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(text)))
+		}
+		return mcp.NewGetPromptResult("eight reads", msgs), nil
+	}
+}
+
+const getEightReads = `{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"eight_reads"}}`
+
+func TestEveryReadInsideAPromptCountsAgainstTheRateAndTheEleventhIsRefusedWithTheWait(t *testing.T) {
+	var limit atomic.Int64
+	limit.Store(10)
+	var now atomic.Pointer[time.Time]
+	start := at(0)
+	now.Store(&start)
+	tr, srv, calls, rec := rateNode(t, &limit, &now)
+	reads := &atomic.Int64{}
+	tr.MCP.AddPrompt(eightReads(reads))
+	session := openSession(t, srv.URL, "alice", initialize)
+
+	if got := body(t, post(t, srv.URL, "alice", session, getEightReads)); strings.Contains(got, "too fast") || reads.Load() != 8 {
+		t.Fatalf("the first prompt ran %d reads: %s", reads.Load(), got)
+	}
+	later := at(1500 * time.Millisecond)
+	now.Store(&later)
+	got := body(t, post(t, srv.URL, "alice", session, getEightReads))
+	if reads.Load() != 10 {
+		t.Fatalf("the two prompts ran %d reads, want the 10 the rate admits: %s", reads.Load(), got)
+	}
+	for _, want := range []string{"going too fast", "at most 10 tool calls a minute", "read_unread was not run", "Try again in 59 seconds"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the eleventh read's refusal lacks %q: %s", want, got)
+		}
+	}
+	// Read back on another request: the prompt's reads used the minute up.
+	if got := body(t, post(t, srv.URL, "alice", session, callCount)); !strings.Contains(got, "count was not run") || calls.Load() != 0 {
+		t.Fatalf("a tool call after the prompts' ten reads: %s", got)
+	}
+	if e := rec.all(); len(e) != 1 || e[0].Tool != "read_unread" || e[0].Reason != "rate_limited" || e[0].UserID != "alice" {
+		t.Fatalf("recorded %+v", e)
+	}
+}
+
+func TestCompletionsAndResourceListsCountAgainstTheRateWhileInitializeListsOfToolsAndPromptsAndPingsDoNot(t *testing.T) {
+	var limit atomic.Int64
+	limit.Store(10)
+	var now atomic.Pointer[time.Time]
+	start := at(0)
+	now.Store(&start)
+	tr, srv, _, _ := rateNode(t, &limit, &now)
+	tr.opts.Resources = aliceOnly{offered: []string{"mattermost://file/{file_id}"}}
+	tr.MCP.AddPrompt(eightReads(&atomic.Int64{}))
+	session := openSession(t, srv.URL, "alice", initialize)
+	const (
+		complete = `{"jsonrpc":"2.0","id":9,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"eight_reads"},"argument":{"name":"channel","value":"to"}}}`
+		list     = `{"jsonrpc":"2.0","id":10,"method":"resources/list","params":{}}`
+	)
+	for range 5 {
+		for _, m := range []string{complete, list} {
+			if got := body(t, post(t, srv.URL, "alice", session, m)); strings.Contains(got, "too fast") {
+				t.Fatalf("%s within the rate: %s", m, got)
+			}
+		}
+	}
+	for _, m := range []string{complete, list, readFileA} {
+		got := rpc(t, body(t, post(t, srv.URL, "alice", session, m)))
+		if got.Error == nil || got.Error.Code != rateLimitedCode || !strings.Contains(got.Error.Message, "going too fast") ||
+			!strings.Contains(got.Error.Message, "at most 10 tool calls a minute") || !strings.Contains(got.Error.Message, "Try again in 60 seconds") {
+			t.Fatalf("%s past the rate: %s %+v", m, got.Result, got.Error)
+		}
+	}
+	for _, m := range []string{
+		initialize,
+		`{"jsonrpc":"2.0","id":11,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":12,"method":"prompts/list"}`,
+		`{"jsonrpc":"2.0","id":13,"method":"resources/templates/list"}`,
+		`{"jsonrpc":"2.0","id":14,"method":"ping"}`,
+	} {
+		s := session
+		if strings.Contains(m, `"initialize"`) {
+			s = ""
+		}
+		if resp := post(t, srv.URL, "alice", s, m); resp.StatusCode != http.StatusOK || strings.Contains(body(t, resp), "too fast") {
+			t.Fatalf("%s was refused past the rate", m)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 
@@ -49,8 +48,8 @@ func (e *ResourceNotFound) Is(target error) bool { return target == ErrResourceN
 // ErrBadResourceCursor is a resources/list cursor the server did not make.
 var ErrBadResourceCursor = errors.New("bad cursor")
 
-// rateLimitedCode is the JSON-RPC error of a resources/read over the
-// person's rate: a server error at a bound, as sessionsInUseCode.
+// rateLimitedCode is the JSON-RPC error of a request of ratedMethods over
+// the person's rate: a server error at a bound, as sessionsInUseCode.
 const rateLimitedCode = -32000
 
 type resourceAnswerKey struct{}
@@ -150,15 +149,6 @@ func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r 
 	}
 	if msg.Params.URI == "" {
 		return ctx, false // mcp-go answers "uri is required"
-	}
-	// A read costs what a tool call does, so it counts against the rate.
-	if v := t.admit(userID, "resources/read", sessionFrom(ctx)); !v.ok {
-		wait := retrySeconds(v.retry)
-		t.opts.Log.Info("MCP resource read", "user_id", userID, "outcome", "rate_limited", "retry_after_seconds", wait)
-		writeRPCError(w, http.StatusOK, id, rateLimitedCode, fmt.Sprintf(
-			"Too many requests: this Mattermost server takes at most %d tool calls and resource reads a minute from one person. Try again in %d seconds.",
-			t.callsPerMinute(), wait))
-		return ctx, true
 	}
 	contents, err := res.Read(ctx, msg.Params.URI)
 	switch {

@@ -184,6 +184,7 @@ func New(opts Options) *Transport {
 			ctx = withClient(ctx, rec)
 			ctx = WithMattermostSession(ctx, MattermostSession(r.Context()))
 			ctx = carryResourceAnswer(ctx, r)
+			ctx = t.withReadCounter(ctx, callerIDFrom(r.Context()), rec)
 			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),
 		// mcp-go's standalone GET stream would tie a session to one node's
@@ -290,41 +291,80 @@ func (t *Transport) challenge(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.WriteString(w, message)
 }
 
-// originAllowed validates a request's Origin, as MCP's transport requires
-// of servers: a web page of another site must not reach the endpoint with
-// the person's credentials through their browser. A request without Origin
-// (desktop, command-line and server clients) passes; one from the site's
-// own origin, from the loopback address the request came to
-// (loopbackSameOrigin) or one the admin lists passes; any other gets 403 with the
-// reason in one line, as a JSON-RPC error without id on the MCP endpoint.
-func (t *Transport) originAllowed(w http.ResponseWriter, r *http.Request) bool {
+// Origins: one rule for every route of the plugin.
+// MCP's transport requires servers to validate Origin: a web page of another
+// site must not reach the plugin with the person's credentials through
+// their browser. That holds for every route a browser can reach, not only
+// the MCP endpoint: the workspace API, the confirmation pages and their API,
+// the connect and audit APIs, the admin's page and the sign-in metadata.
+
+// originPasses is the rule, decided for every route by this one function:
+// a request without Origin (desktop, command-line and server clients, a
+// browser's same-origin GET) passes; one from the site's own origin (the
+// plugin's pages, loaded by Mattermost's web app), from the loopback
+// address the request came to (loopbackSameOrigin) or from one the admin
+// lists passes; any other does not. site is the site's origin, which a
+// refusal names.
+//
+// A page whose referrer policy is no-referrer (the confirmation page's)
+// has the browser send "null" as the Origin of its own form posts; then
+// Sec-Fetch-Site, which no page can set, says whether the request is the
+// site's own. A "null" from anywhere else (a sandboxed frame of another
+// site) does not pass.
+func (t *Transport) originPasses(r *http.Request) (ok bool, site string) {
 	origin := r.Header.Get("Origin")
-	if origin == "" {
-		return true
-	}
-	site := ""
 	if u, err := url.Parse(t.siteURL(r)); err == nil {
 		// The site's origin, whatever path Mattermost is served under.
 		site, _ = config.NormalizeOrigin(u.Scheme + "://" + u.Host)
 	}
+	if origin == "" || origin == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin" {
+		return true, site
+	}
 	normalized, ok := config.NormalizeOrigin(origin)
-	if ok && (normalized == site || loopbackSameOrigin(normalized, r) || (t.opts.AllowsOrigin != nil && t.opts.AllowsOrigin(normalized))) {
+	return ok && (normalized == site || loopbackSameOrigin(normalized, r) || (t.opts.AllowsOrigin != nil && t.opts.AllowsOrigin(normalized))), site
+}
+
+// CheckOrigins is the router's middleware that applies originPasses to
+// every route: a request from another origin gets 403 with the reason in
+// one line (as a JSON-RPC error without id on the MCP endpoint) and
+// reaches no handler. Answers to the origins that pass (CORS headers,
+// preflights) belong here too, so that they follow the same rule.
+func (t *Transport) CheckOrigins(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if t.originAllowed(w, r) {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// originAllowed answers 403 to a request whose Origin does not pass, and
+// reports whether the request may go on. A page of another origin that also
+// names another host is told of the host (a rebound name; see hostAllowed),
+// whose fix is the more useful one.
+func (t *Transport) originAllowed(w http.ResponseWriter, r *http.Request) bool {
+	ok, site := t.originPasses(r)
+	if ok {
 		return true
 	}
+	if !t.hostAllowed(w, r) {
+		return false
+	}
+	origin := r.Header.Get("Origin")
 	message := fmt.Sprintf("Requests from web pages at %.200q may not use Mattermost's MCP server: only %s and the origins a system admin lists in the plugin's setting \"Allowed origins for browser-based MCP clients\" may.", origin, site)
-	t.opts.Log.Info("Refused an MCP request from a web page of another origin", "origin", truncate(origin, 200), "path", r.URL.Path)
+	t.opts.Log.Info("Refused a request from a web page of another origin", "origin", truncate(origin, 200), "path", r.URL.Path)
 	refuse(w, r, message)
 	return false
 }
 
 // Authenticate returns the signed-in user of a request, from the header
 // Mattermost sets only after checking the token (client copies are
-// stripped), once its Host and Origin passed (see hostAllowed, originAllowed). Without an active user it answers the 401 challenge (or 503
-// when Mattermost cannot tell), and to a user the admin does not let connect
-// 403 (see admitted); then it returns false. Every route that takes the
-// Mattermost credential goes through it.
+// stripped), once its Host passed (see hostAllowed; its Origin passed the
+// router's CheckOrigins before). Without an active user it answers the 401
+// challenge (or 503 when Mattermost cannot tell), and to a user the admin
+// does not let connect 403 (see admitted); then it returns false. Every
+// route that takes the Mattermost credential goes through it.
 func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string, bool) {
-	if !t.hostAllowed(w, r) || !t.originAllowed(w, r) {
+	if !t.hostAllowed(w, r) {
 		return "", false
 	}
 	userID := r.Header.Get("Mattermost-User-Id")
@@ -420,6 +460,9 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			t.noteSignIn(userID, MattermostSession(ctx), body)
 		}
 		if method == string(mcp.MethodToolsCall) && t.refuseCall(ctx, w, r, userID, tool, body) {
+			return
+		}
+		if t.refuseRated(ctx, w, r, method, body) {
 			return
 		}
 		if t.opts.InvalidParams != nil {

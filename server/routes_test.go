@@ -1,0 +1,151 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/mux"
+	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/adminpage"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore/kvtest"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
+)
+
+type quietLog struct{}
+
+func (quietLog) Debug(string, ...any) {}
+func (quietLog) Info(string, ...any)  {}
+func (quietLog) Warn(string, ...any)  {}
+func (quietLog) Error(string, ...any) {}
+
+// everyRoute is the plugin's router as OnActivate builds it, at the site
+// https://chat.example.com whose admin lists https://listed.example, over
+// no store: a handler that is reached panics or answers from nothing.
+func everyRoute(t *testing.T) *mux.Router {
+	t.Helper()
+	gw := mattermost.NewGateway(&plugintest.API{}, nil)
+	tr := transport.New(transport.Options{PluginID: "mcp-server", Version: "test", Instructions: "test",
+		SiteURL:      func() string { return "https://chat.example.com" },
+		AllowsOrigin: func(origin string) bool { return origin == "https://listed.example" },
+		Answers:      kvtest.New(), Log: quietLog{}})
+	r := routes("mcp-server", gw, tr, nil, nil, nil)
+	(&auditing{}).register(r, gw, "mcp-server", func() int { return 30 })
+	return r
+}
+
+// routeRequest is one request for each method of each route of r, its
+// variables filled with a value their pattern takes.
+type routeRequest struct{ method, path string }
+
+func routeRequests(t *testing.T, r *mux.Router) []routeRequest {
+	t.Helper()
+	var out []routeRequest
+	err := r.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		template, err := route.GetPathTemplate()
+		if err != nil {
+			return err
+		}
+		names, err := route.GetVarNames()
+		if err != nil {
+			return err
+		}
+		path, err := fillVars(route, names, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", template, err)
+		}
+		methods, err := route.GetMethods()
+		if err != nil {
+			methods = []string{http.MethodGet} // a route for every method
+		}
+		for _, m := range methods {
+			out = append(out, routeRequest{m, path})
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// fillVars is the route's path with names given values their patterns take.
+func fillVars(route *mux.Route, names, pairs []string) (string, error) {
+	if len(names) == 0 {
+		u, err := route.URLPath(pairs...)
+		if err != nil {
+			return "", err
+		}
+		return u.Path, nil
+	}
+	for _, v := range []string{"0a1b2c", "1", "accept"} {
+		if path, err := fillVars(route, names[1:], append(slices.Clone(pairs), names[0], v)); err == nil {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("no value for {%s}", names[0])
+}
+
+// serveOnce serves req and reports whether a handler was reached: it
+// panicked (its store is nil) or answered anything but the Origin refusal.
+func serveOnce(r http.Handler, req *http.Request) (w *httptest.ResponseRecorder, reached bool) {
+	w = httptest.NewRecorder()
+	defer func() {
+		if recover() != nil {
+			reached = true
+		}
+	}()
+	r.ServeHTTP(w, req)
+	return w, w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "Allowed origins for browser-based MCP clients")
+}
+
+func TestEveryRouteRefusesAPageOfAnotherOriginWith403InOneLineAndServesTheSitesOwnAListedOneAndNone(t *testing.T) {
+	r := everyRoute(t)
+	reqs := routeRequests(t, r)
+	var paths []string
+	for _, rr := range reqs {
+		paths = append(paths, rr.path)
+	}
+	// The walk sees the routes the issue names, so it is no empty check.
+	for _, want := range []string{transport.MCPPath, transport.MetadataPath, connect.APIPath, audit.MinePath, audit.APIPath,
+		approval.APIPath + "/0a1b2c/accept", approval.Path + "/0a1b2c", adminpage.Path, workspace.APIPath} {
+		if !slices.Contains(paths, want) {
+			t.Fatalf("the walk did not see %s among %v", want, paths)
+		}
+	}
+	for _, rr := range reqs {
+		for _, origin := range []string{"https://evil.example", "null", "http://chat.example.com", "https://chat.example.com.evil.example"} {
+			req := httptest.NewRequest(rr.method, rr.path, nil)
+			req.Host = "chat.example.com"
+			req.Header.Set("Origin", origin)
+			req.Header.Set("Sec-Fetch-Site", "cross-site")
+			req.Header.Set("Mattermost-User-Id", "alice")
+			w, reached := serveOnce(r, req)
+			if reached || strings.Count(strings.TrimSpace(w.Body.String()), "\n") != 0 {
+				t.Errorf("%s %s from %s reached its handler: %d %.300s", rr.method, rr.path, origin, w.Code, w.Body)
+			}
+		}
+		// "null" with Sec-Fetch-Site same-origin: the confirmation page's
+		// own form post (its referrer policy hides its origin).
+		for _, origin := range []string{"", "https://chat.example.com", "https://listed.example", "null"} {
+			req := httptest.NewRequest(rr.method, rr.path, nil)
+			req.Host = "chat.example.com"
+			req.Header.Set("Sec-Fetch-Site", "same-origin")
+			if origin != "" {
+				req.Header.Set("Origin", origin)
+			}
+			if w, reached := serveOnce(r, req); !reached {
+				t.Errorf("%s %s from %q was refused: %d %s", rr.method, rr.path, origin, w.Code, w.Body)
+			}
+		}
+	}
+}
