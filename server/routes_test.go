@@ -39,7 +39,7 @@ func everyRoute(t *testing.T) *mux.Router {
 		AllowsOrigin: func(origin string) bool { return origin == "https://listed.example" },
 		Answers:      kvtest.New(), Log: quietLog{}})
 	r := routes("mcp-server", gw, tr, nil, nil, nil)
-	(&auditing{}).register(r, gw, "mcp-server", func() int { return 30 })
+	(&auditing{}).register(r, gw, "mcp-server", func() int { return 30 }, tr.LimitRequest)
 	return r
 }
 
