@@ -54,6 +54,10 @@ const (
 	// the sessions are held by requests on this node: most end within a
 	// few seconds.
 	sessionsBusyRetry = 5 * time.Second
+	// maxLeasedHere bounds the leases a node remembers writing (a session
+	// id and a time each): past it those that no longer spare a request a
+	// write go, and when none does, all (the next requests lease again).
+	maxLeasedHere = 10_000
 	// nodeIDBytes is the size of a node's random lease name: 32 bits, so
 	// the few nodes of a cluster do not share one.
 	nodeIDBytes = 4
@@ -197,6 +201,17 @@ func (s *sessionStore) noteLeased(ids []string, gone map[string]bool, until time
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.ready()
+	if len(h.leased) >= maxLeasedHere {
+		soon := until.Add(-sessionLeaseFor + sessionLeaseRenew) // what covers no request started now
+		for id, end := range h.leased {
+			if !end.After(soon) {
+				delete(h.leased, id)
+			}
+		}
+		if len(h.leased) >= maxLeasedHere {
+			clear(h.leased)
+		}
+	}
 	for _, id := range ids {
 		if gone[id] || h.count[id] == 0 {
 			continue // a lease of a session no longer held here is dropped with the next write

@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -621,5 +622,23 @@ func TestASessionRecordsTheProtocolVersionTheServerAgreedTo(t *testing.T) {
 	rec, _ := (&sessionStore{kv: kv}).load(session)
 	if rec == nil || rec.ProtocolVersion == "1999-01-01" || rec.ProtocolVersion == "" {
 		t.Fatalf("the record keeps protocol %+v", rec)
+	}
+}
+
+func TestTheLeasesANodeRemembersAreBounded(t *testing.T) {
+	s, now := clockStore(newMemKV())
+	until := leaseEnd(*now)
+	for i := range maxLeasedHere + 10 {
+		id := fmt.Sprintf("mm-mcp-%d", i)
+		release := s.holdNew("alice", id)
+		s.noteLeased([]string{id}, nil, until)
+		release()
+		if i == maxLeasedHere/2 {
+			*now = now.Add(sessionLeaseFor) // the first half no longer spares a request a write
+			until = leaseEnd(*now)
+		}
+	}
+	if n := len(s.holds.leased); n > maxLeasedHere || n < maxLeasedHere/2 {
+		t.Fatalf("the node remembers %d leases, want at most %d and the recent ones", n, maxLeasedHere)
 	}
 }
