@@ -39,26 +39,23 @@ const (
 	// a new session on 404 as the protocol requires, so this only trades KV
 	// rows against an occasional re-initialize.
 	sessionLifetime = 7 * 24 * time.Hour
-	// sessionRefreshAfter avoids a KV write on every request: a session in
-	// use is marked seen at most once a minute, so every node knows within a
-	// minute which sessions are in use, for one index write per client and
-	// minute.
+	// sessionRefreshAfter is how often a stateless client is noted
+	// (signins.go).
 	sessionRefreshAfter = time.Minute
-	// sessionIdleAfter is how long a session goes unseen before it counts as
-	// idle, and only an idle session is ever ended to make room: an agent
-	// between two calls (the model thinking, a build running) is silent for
-	// minutes, and a session ended under it fails its next call. Ten
-	// refreshes long, so a session in use is never taken for idle.
-	sessionIdleAfter = 10 * time.Minute
+	// sessionRecordRefresh is how often a session in use has its record
+	// stored again, so that it does not expire under its client: an hour
+	// against a lifetime of a week costs one write an hour.
+	sessionRecordRefresh = time.Hour
 
 	// MaxSessionsPerPerson bounds one person's open MCP sessions, and with
 	// them the bytes the person's sessions take in the KV store (at most
 	// MaxSessionsPerPerson records of maxSessionRecordBytes, plus an index of
 	// maxIndexBytes). It is large enough for a fleet of agents on one
-	// service account: past it, the least recently used idle session ends
-	// (its client gets 404 and initializes again, as the protocol requires),
-	// and when every session is in use the next initialize is refused with
-	// 503 and Retry-After instead of ending one that is in use.
+	// service account: past it, the least recently used session not in use
+	// ends (inuse.go: nothing of it in flight, no stream open; its client
+	// gets 404 and initializes again, as the protocol requires), and when
+	// every session is in use the next initialize is refused with 503 and
+	// Retry-After instead of ending one that is in use.
 	MaxSessionsPerPerson = 256
 	// maxClientNameBytes, maxClientVersionBytes and maxProtocolVersionBytes
 	// bound what a session keeps of what the client declared: a client's
@@ -74,10 +71,12 @@ const (
 	// this is refused rather than stored.
 	maxSessionRecordBytes = 2 << 10
 	// maxIndexEntryBytes bounds one entry of a person's index: a session id
-	// (55 bytes), a time to the second and JSON punctuation.
-	maxIndexEntryBytes = 100
+	// (55 bytes), a time to the second and JSON punctuation (100 bytes), and
+	// up to maxLeasesPerSession leases of 22 bytes (a node's 8-character
+	// name and a Unix time) in a field of their own.
+	maxIndexEntryBytes = 100 + 10 + maxLeasesPerSession*22
 	// maxIndexBytes bounds the person's index record, which every initialize
-	// and every minute of every session in use rewrites: about 25 KiB.
+	// and every lease rewrites: 50 KiB.
 	maxIndexBytes = MaxSessionsPerPerson * maxIndexEntryBytes
 )
 
@@ -112,10 +111,13 @@ type SessionRecord struct {
 // sessionEntry is one open session in its person's index.
 type sessionEntry struct {
 	ID string `json:"id"`
-	// Seen is when the session was opened or last marked seen, to the
-	// second: the index ends the least recently seen idle session first, and
-	// forgets entries whose record has expired by then.
+	// Seen is when the session was opened or last leased, to the second:
+	// the least recently seen session not in use ends first, and entries
+	// unseen for a session's lifetime are forgotten.
 	Seen time.Time `json:"seen"`
+	// Leases are the nodes holding the session in use, each with the Unix
+	// time its lease ends (inuse.go).
+	Leases map[string]int64 `json:"held,omitempty"`
 }
 
 type sessionStore struct {
@@ -136,6 +138,12 @@ type sessionStore struct {
 	// one writer of that person's index (see updateIndex).
 	mu     sync.Mutex
 	queues map[string][]*indexChange
+
+	// holds is what this node holds in use, and its leases (inuse.go);
+	// renews is whether a renewer keeps the leases of long holds running
+	// (New sets it; tests renew by hand).
+	holds  holds
+	renews bool
 }
 
 // indexChange is one change to a person's index. apply may run several
@@ -222,102 +230,126 @@ func (s *sessionStore) clock() time.Time {
 // endedHere forgets sessions this node ended and tells the other nodes.
 func (s *sessionStore) endedHere(ids ...string) {
 	s.records().Drop(ids...)
+	s.holds.mu.Lock()
+	for _, id := range ids {
+		delete(s.holds.leased, id)
+	}
+	s.holds.mu.Unlock()
 	if s.ended != nil && len(ids) > 0 {
 		s.ended(ids)
 	}
 }
 
-// touch marks a session in use as seen, at most once per
-// sessionRefreshAfter, and reports whether the session is still open. A
-// session no longer in its person's index was ended (as idle, to make room,
-// or by a DELETE on another node): it is left to expire rather than brought
-// back, and this request is answered 404 like any ended session's.
+// touch leases a session in use for the other nodes unless this node's
+// lease of it runs long enough (inuse.go), and reports whether the session
+// is still open. A session no longer in its person's index was ended (to
+// make room, or by a DELETE on another node): it is left to expire rather
+// than brought back, and this request is answered 404 like any ended
+// session's.
 func (s *sessionStore) touch(rec *SessionRecord) bool {
-	now := s.now()
-	if now.Sub(rec.SeenAt) < sessionRefreshAfter {
-		return true
-	}
-	indexed := false
-	err := s.updateIndex(rec.UserID, func(entries []sessionEntry) []sessionEntry {
-		indexed = false
-		for i := range entries {
-			if entries[i].ID == rec.ID {
-				entries[i].Seen, indexed = seenStamp(now), true
-			}
-		}
-		return entries
-	})
-	if err != nil {
-		// The session stays usable; the next request marks it again.
-		s.log.Warn("Could not mark an MCP session as in use", "user_id", rec.UserID, "error", err.Error())
-		return true
-	}
-	if !indexed {
+	now := s.clock()
+	covered, ending := s.leaseCovers(rec.ID, now)
+	if ending {
 		return false
 	}
-	rec.SeenAt = now
-	if err := s.save(rec); err != nil {
+	if covered {
+		return true
+	}
+	gone, err := s.lease(rec.UserID, []string{rec.ID})
+	if err != nil {
+		// The session stays usable; the next request leases it again.
 		s.log.Warn("Could not mark an MCP session as in use", "user_id", rec.UserID, "error", err.Error())
+		return true
+	}
+	if gone[rec.ID] {
+		return false
+	}
+	if now.Sub(rec.SeenAt) >= sessionRecordRefresh {
+		rec.SeenAt = now
+		if err := s.save(rec); err != nil {
+			s.log.Warn("Could not renew an MCP session's record", "user_id", rec.UserID, "error", err.Error())
+		}
 	}
 	return true
 }
 
 // errSessionsInUse refuses a new session while all of a person's sessions
-// are in use; RetryAfter is when the least recently used one turns idle.
+// are in use; RetryAfter is when to ask again: when the first lease of
+// another node runs out, or soon when they are held here.
 type errSessionsInUse struct{ RetryAfter time.Duration }
 
 func (e *errSessionsInUse) Error() string {
 	return fmt.Sprintf("all %d MCP sessions of the person are in use", MaxSessionsPerPerson)
 }
 
-// open counts a new session among its person's sessions and returns its id,
-// before the client learns it. At MaxSessionsPerPerson the least recently
-// used idle session ends to make room: its record is deleted, so every node
-// answers its next request 404 like any unknown session. When none is idle,
-// nothing ends and open answers *errSessionsInUse.
-func (s *sessionStore) open(userID string) (string, error) {
-	id, err := newSessionID()
+// open counts a new session among its person's sessions and returns its
+// id, before the client learns it, held in use until release is called
+// (the initialize is done). At MaxSessionsPerPerson the least recently used
+// session not in use ends to make room: its record is deleted, so every
+// node answers its next request 404 like any unknown session. When every
+// one is in use, nothing ends and open answers *errSessionsInUse.
+func (s *sessionStore) open(userID string) (id string, release func(), err error) {
+	id, err = newSessionID()
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
+	release = s.holdNew(userID, id)
 	var ended []string
 	var refused *errSessionsInUse
+	var until time.Time
 	err = s.updateIndex(userID, func(entries []sessionEntry) []sessionEntry {
-		ended, refused = nil, nil
 		// Taken on every attempt: the new session is the most recent one
 		// however long it waited for the index.
 		now := s.now()
+		until = leaseEnd(now)
+		h := &s.holds
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.ending.Drop(ended...) // marked by an attempt that lost
+		ended, refused = nil, nil
 		for len(entries) >= MaxSessionsPerPerson {
-			lru := 0
+			lru, retry := -1, time.Duration(0)
 			for i, e := range entries {
-				if e.Seen.Before(entries[lru].Seen) {
+				busy, after := h.inUse(e, now)
+				switch {
+				case busy && (retry == 0 || after < retry):
+					retry = after
+				case !busy && (lru < 0 || e.Seen.Before(entries[lru].Seen)):
 					lru = i
 				}
 			}
-			if idleAt := entries[lru].Seen.Add(sessionIdleAfter); now.Before(idleAt) {
-				refused = &errSessionsInUse{RetryAfter: idleAt.Sub(now)}
+			if lru < 0 {
+				refused = &errSessionsInUse{RetryAfter: retry}
 				return entries
 			}
+			// Not served here from now on, even by a request that loaded
+			// its record a moment ago.
+			h.ending.Put(entries[lru].ID, true, now)
 			ended = append(ended, entries[lru].ID)
 			entries = slices.Delete(entries, lru, lru+1)
 		}
-		return append(entries, sessionEntry{ID: id, Seen: seenStamp(now)})
+		return append(entries, sessionEntry{ID: id, Seen: seenStamp(now), Leases: map[string]int64{h.node: until.Unix()}})
 	})
-	if err != nil {
-		return "", err
+	if err != nil || refused != nil {
+		s.holds.mu.Lock()
+		s.holds.ending.Drop(ended...)
+		s.holds.mu.Unlock()
+		release()
+		if err == nil {
+			err = refused
+		}
+		return "", nil, err
 	}
-	if refused != nil {
-		return "", refused
-	}
+	s.noteLeased([]string{id}, nil, until)
 	for _, old := range ended {
-		s.log.Info("Ended a person's least recently used idle MCP session to make room for a new one", "user_id", userID,
-			"max_sessions", MaxSessionsPerPerson, "idle_minutes", int(sessionIdleAfter/time.Minute))
+		s.log.Info("Ended a person's least recently used MCP session not in use to make room for a new one", "user_id", userID,
+			"max_sessions", MaxSessionsPerPerson)
 		if err := errors.Join(s.kv.Delete(sessionKey(old)), s.kv.Delete(mailboxKey(old))); err != nil {
 			s.log.Error("Could not remove an ended MCP session; it stays usable until it expires", "user_id", userID, "error", err.Error())
 		}
 	}
 	s.endedHere(ended...)
-	return id, nil
+	return id, release, nil
 }
 
 // close ends one session: its record and its place in the index.
@@ -384,6 +416,7 @@ func (s *sessionStore) storeIndex(userID string, batch []*indexChange) error {
 		for _, c := range batch {
 			entries = c.apply(entries)
 		}
+		entries = s.dropLeases(entries, now)
 		raw, err := json.Marshal(entries)
 		if err != nil {
 			return kvstore.Change{}, err
@@ -405,6 +438,8 @@ func (s *sessionStore) storeIndex(userID string, batch []*indexChange) error {
 type reservation struct {
 	id     string
 	stored atomic.Bool
+	// release ends the initialize's hold of the session (inuse.go).
+	release func()
 }
 
 type reservationKey struct{}

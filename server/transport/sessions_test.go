@@ -1,7 +1,9 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -12,8 +14,10 @@ import (
 	"time"
 )
 
-// Many clients of one person at once: a session in use is never ended; the
-// bound is the bytes the person's sessions take in the KV store.
+// Many clients of one person at once: a session in use (a request in
+// flight, a stream open, on any node) is never ended, any other one may be,
+// least recently used first; the bound is the bytes the person's sessions
+// take in the KV store.
 
 // clockStore is a session store over kv whose clock the test moves.
 func clockStore(kv *memKV) (*sessionStore, *time.Time) {
@@ -23,10 +27,11 @@ func clockStore(kv *memKV) (*sessionStore, *time.Time) {
 
 // tryCreate opens a session of user with its record, as an initialize does.
 func (s *sessionStore) tryCreate(user string) (*SessionRecord, error) {
-	id, err := s.open(user)
+	id, release, err := s.open(user)
 	if err != nil {
 		return nil, err
 	}
+	defer release() // the initialize is done
 	rec := &SessionRecord{ID: id, UserID: user, CreatedAt: s.now(), SeenAt: s.now()}
 	return rec, s.save(rec)
 }
@@ -62,6 +67,20 @@ func TestThePersonsSessionsTakeAtMostTheStatedBytesInTheKVStore(t *testing.T) {
 		}
 		*now = now.Add(time.Second)
 	}
+	// Every session held on as many nodes as an entry keeps leases of.
+	ids := kv.sessionsOf("alice")
+	for range maxLeasesPerSession {
+		n := &sessionStore{kv: kv, index: rawKV{kv}, log: &memLog{}, now: s.now}
+		for _, id := range ids {
+			defer n.holdNew("alice", id)()
+		}
+		if _, err := n.lease("alice", ids); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if held := kv.index(t, "alice")[0].Leases; len(held) != maxLeasesPerSession {
+		t.Fatalf("a session held on %d nodes has %d leases: %v", maxLeasesPerSession, len(held), held)
+	}
 	total := len(kv.raw(sessionIndexKey("alice")))
 	if total > maxIndexBytes {
 		t.Fatalf("the index of %d sessions takes %d bytes, above %d", MaxSessionsPerPerson, total, maxIndexBytes)
@@ -75,30 +94,7 @@ func TestThePersonsSessionsTakeAtMostTheStatedBytesInTheKVStore(t *testing.T) {
 	t.Logf("%d sessions of the largest kind take %d KiB with their index", MaxSessionsPerPerson, total>>10)
 }
 
-func TestWhenEverySessionIsInUseTheNextIsRefusedWithWhenOneTurnsIdleAndNoneEnds(t *testing.T) {
-	kv := newMemKV()
-	s, now := clockStore(kv)
-	for range MaxSessionsPerPerson {
-		s.create(t, "alice")
-	}
-	*now = now.Add(3 * time.Minute)
-	_, err := s.tryCreate("alice")
-	full, ok := err.(*errSessionsInUse)
-	if !ok {
-		t.Fatalf("a session past the cap with every one in use: %v", err)
-	}
-	if full.RetryAfter != sessionIdleAfter-3*time.Minute {
-		t.Fatalf("retry after %s, want %s", full.RetryAfter, sessionIdleAfter-3*time.Minute)
-	}
-	if n := len(kv.sessionsOf("alice")); n != MaxSessionsPerPerson {
-		t.Fatalf("%d of alice's sessions are stored, want all %d", n, MaxSessionsPerPerson)
-	}
-	if n := len(kv.index(t, "alice")); n != MaxSessionsPerPerson {
-		t.Fatalf("alice's index counts %d sessions", n)
-	}
-}
-
-func TestTheLeastRecentlyUsedIdleSessionMakesRoomAndASessionInUseIsKept(t *testing.T) {
+func TestTheLeastRecentlyUsedSessionMakesRoomAtOnceHoweverRecentlyItWasUsed(t *testing.T) {
 	kv := newMemKV()
 	s, now := clockStore(kv)
 	var recs []*SessionRecord
@@ -106,60 +102,211 @@ func TestTheLeastRecentlyUsedIdleSessionMakesRoomAndASessionInUseIsKept(t *testi
 		recs = append(recs, s.create(t, "alice"))
 		*now = now.Add(time.Second)
 	}
-	// Everything turns idle but the first session, which is used again.
-	*now = now.Add(sessionIdleAfter)
-	if !s.touch(recs[0]) {
-		t.Fatal("the session in use was taken for ended")
+	// Each was used seconds ago, and none is in use now: clients that never
+	// said goodbye.
+	if _, err := s.tryCreate("alice"); err != nil {
+		t.Fatalf("a session past the cap, with none in use: %v", err)
 	}
-	s.create(t, "alice")
-	if rec, _ := s.load(recs[0].ID); rec == nil {
-		t.Fatal("the session in use was ended")
+	if rec, _ := s.load(recs[0].ID); rec != nil {
+		t.Fatal("the least recently used session was kept past the cap")
 	}
-	if rec, _ := s.load(recs[1].ID); rec != nil {
-		t.Fatal("the least recently used idle session was kept past the cap")
-	}
-	if rec, _ := s.load(recs[2].ID); rec == nil {
+	if rec, _ := s.load(recs[1].ID); rec == nil {
 		t.Fatal("more than one session was ended for one new session")
+	}
+	if n := len(kv.index(t, "alice")); n != MaxSessionsPerPerson {
+		t.Fatalf("alice's index counts %d sessions, want %d", n, MaxSessionsPerPerson)
 	}
 }
 
-func TestASessionUsedWithinAMinuteIsNotWrittenAgainAndLaterIsMarkedSeen(t *testing.T) {
+func TestASessionHeldHereOrOnAnotherNodeIsKeptAndTheLeastRecentlyUsedOtherOneEnds(t *testing.T) {
+	kv := newMemKV()
+	s, now := clockStore(kv)
+	other := &sessionStore{kv: kv, index: rawKV{kv}, log: &memLog{}, now: s.now}
+	var recs []*SessionRecord
+	for range MaxSessionsPerPerson {
+		recs = append(recs, s.create(t, "alice"))
+		*now = now.Add(time.Second)
+	}
+	// The two least recently used are in use: one here, one on the other node.
+	for _, held := range []struct {
+		node *sessionStore
+		rec  *SessionRecord
+	}{{s, recs[0]}, {other, recs[1]}} {
+		release, open := held.node.hold(held.rec)
+		if !open {
+			t.Fatal("a session in use was taken for ended")
+		}
+		defer release()
+	}
+	s.create(t, "alice")
+	for i, want := range []bool{true, true, false, true} {
+		if rec, _ := s.load(recs[i].ID); (rec != nil) != want {
+			t.Fatalf("session %d kept %v, want %v", i, rec != nil, want)
+		}
+	}
+}
+
+func TestWhenEverySessionIsInUseTheNextIsRefusedAndNoneEndsAndOnceOneIsNotItMakesRoom(t *testing.T) {
+	kv := newMemKV()
+	s, _ := clockStore(kv)
+	var releases []func()
+	for range MaxSessionsPerPerson {
+		release, open := s.hold(s.create(t, "alice"))
+		if !open {
+			t.Fatal("a new session was taken for ended")
+		}
+		releases = append(releases, release)
+	}
+	_, err := s.tryCreate("alice")
+	full, ok := err.(*errSessionsInUse)
+	if !ok || full.RetryAfter != sessionsBusyRetry {
+		t.Fatalf("a session past the cap with every one in use: %v", err)
+	}
+	if n := len(kv.sessionsOf("alice")); n != MaxSessionsPerPerson {
+		t.Fatalf("%d of alice's sessions are stored, want all %d", n, MaxSessionsPerPerson)
+	}
+	releases[7]()
+	if _, err := s.tryCreate("alice"); err != nil {
+		t.Fatalf("a session past the cap once one is no longer in use: %v", err)
+	}
+	if n := len(kv.sessionsOf("alice")); n != MaxSessionsPerPerson {
+		t.Fatalf("%d of alice's sessions are stored, want %d", n, MaxSessionsPerPerson)
+	}
+	for _, release := range releases {
+		release()
+	}
+}
+
+func TestAnotherNodesLeaseKeepsASessionInUseUntilItRunsOutOrThatNodeDropsIt(t *testing.T) {
+	kv := newMemKV()
+	s, now := clockStore(kv)
+	other := &sessionStore{kv: kv, index: rawKV{kv}, log: &memLog{}, now: s.now}
+	var releases []func()
+	for range MaxSessionsPerPerson {
+		release, open := other.hold(other.create(t, "alice"))
+		if !open {
+			t.Fatal("a new session was taken for ended")
+		}
+		releases = append(releases, release)
+	}
+	*now = now.Add(10 * time.Second)
+	_, err := s.tryCreate("alice")
+	if full, ok := err.(*errSessionsInUse); !ok || full.RetryAfter != sessionLeaseFor-10*time.Second {
+		t.Fatalf("every session held on the other node: %v", err)
+	}
+	// The other node's requests end; its next write of the index drops its
+	// leases of them, and the sessions may end.
+	for _, release := range releases {
+		release()
+	}
+	other.create(t, "alice")
+	if _, err := s.tryCreate("alice"); err != nil {
+		t.Fatalf("after the other node dropped its leases: %v", err)
+	}
+	// A node that stops (no release, no write) leaves leases that run out.
+	stopped := &sessionStore{kv: kv, index: rawKV{kv}, log: &memLog{}, now: s.now}
+	var held []func()
+	for _, id := range kv.sessionsOf("alice") {
+		held = append(held, stopped.holdNew("alice", id))
+	}
+	if _, err := stopped.lease("alice", kv.sessionsOf("alice")); err != nil {
+		t.Fatal(err)
+	}
+	for _, release := range held {
+		release()
+	}
+	if _, err := s.tryCreate("alice"); err == nil {
+		t.Fatal("a session leased by a node that stopped a moment ago was ended")
+	}
+	*now = now.Add(sessionLeaseFor)
+	if _, err := s.tryCreate("alice"); err != nil {
+		t.Fatalf("after the stopped node's leases ran out: %v", err)
+	}
+}
+
+func TestASessionHeldLongerThanItsLeaseIsRenewedAndStaysInUseOnEveryNode(t *testing.T) {
+	kv := newMemKV()
+	s, now := clockStore(kv)
+	other := &sessionStore{kv: kv, index: rawKV{kv}, log: &memLog{}, now: s.now}
+	first := other.create(t, "alice")
+	release, _ := other.hold(first) // a stream that stays open
+	defer release()
+	for range MaxSessionsPerPerson - 1 {
+		s.create(t, "alice")
+	}
+	for range 10 { // ten minutes
+		*now = now.Add(sessionLeaseRenew)
+		other.renewDue()
+		*now = now.Add(sessionLeaseRenew)
+		other.renewDue()
+		s.create(t, "alice")
+	}
+	if rec, _ := s.load(first.ID); rec == nil {
+		t.Fatal("the session held for ten minutes on the other node was ended")
+	}
+}
+
+func TestARequestInsideItsNodesLeaseWritesNothingAndOneNearItsEndLeasesAgain(t *testing.T) {
 	kv := newMemKV()
 	s, now := clockStore(kv)
 	rec := s.create(t, "alice")
+	hold := func() {
+		release, open := s.hold(rec)
+		if !open {
+			t.Fatal("the session was taken for ended")
+		}
+		release()
+	}
+	hold() // leases it
 	before := string(kv.raw(sessionIndexKey("alice")))
-	*now = now.Add(sessionRefreshAfter - time.Second)
-	s.touch(rec)
+	*now = now.Add(sessionLeaseFor - sessionLeaseRenew - time.Second)
+	for range 100 {
+		hold()
+	}
 	if after := string(kv.raw(sessionIndexKey("alice"))); after != before {
-		t.Fatalf("a request within a minute rewrote the index: %s", after)
+		t.Fatalf("requests inside the lease rewrote the index: %s", after)
 	}
-	*now = now.Add(time.Second)
-	s.touch(rec)
-	if seen := kv.index(t, "alice")[0].Seen; !seen.Equal(seenStamp(*now)) {
-		t.Fatalf("the index says seen %s, want %s", seen, *now)
+	*now = now.Add(2 * time.Second)
+	release, _ := s.hold(rec)
+	defer release()
+	e := kv.index(t, "alice")[0]
+	if !e.Seen.Equal(seenStamp(*now)) || len(e.Leases) != 1 {
+		t.Fatalf("the index after a request near the lease's end: %+v", e)
 	}
-	stored, _ := s.load(rec.ID)
-	if stored == nil || !stored.SeenAt.Equal(*now) {
-		t.Fatalf("the record says seen %v", stored)
+	for _, end := range e.Leases {
+		if end != now.Add(sessionLeaseFor).Unix() {
+			t.Fatalf("the lease ends at %d, want %d", end, now.Add(sessionLeaseFor).Unix())
+		}
 	}
 }
 
-func TestASessionEndedAsIdleIsNotBroughtBackByARequestInFlight(t *testing.T) {
+func TestASessionEndedToMakeRoomIsNotBroughtBackByARequestThatLoadedItBefore(t *testing.T) {
 	kv := newMemKV()
 	s, now := clockStore(kv)
+	other := &sessionStore{kv: kv, index: rawKV{kv}, log: &memLog{}, now: s.now}
 	first := s.create(t, "alice")
-	for range MaxSessionsPerPerson - 1 {
+	second := s.create(t, "alice")
+	for range MaxSessionsPerPerson - 2 {
 		*now = now.Add(time.Second)
 		s.create(t, "alice")
 	}
-	*now = now.Add(sessionIdleAfter)
 	s.create(t, "alice") // ends the first, the least recently used
-	// A request loaded the record just before it was ended.
-	if s.touch(first) {
-		t.Fatal("the ended session was answered as open")
+	s.create(t, "alice") // and the second
+	// Requests loaded the records just before they were ended: here, and
+	// on a node that did not end them.
+	if release, open := s.hold(first); open {
+		release()
+		t.Fatal("the ended session was served on its node")
+	}
+	if release, open := other.hold(second); open {
+		release()
+		t.Fatal("the ended session was served on another node")
 	}
 	if rec, _ := s.load(first.ID); rec != nil {
 		t.Fatal("an ended session came back")
+	}
+	if n := len(kv.index(t, "alice")); n != MaxSessionsPerPerson {
+		t.Fatalf("alice's index counts %d sessions", n)
 	}
 }
 
@@ -218,15 +365,17 @@ func TestTheIndexAndTheRecordsAgreeAfterManySessionsOpenedAtOnceOnTwoNodes(t *te
 	wg.Wait()
 	entries := kv.index(t, "alice")
 	stored := kv.sessionsOf("alice")
-	if len(entries) != MaxSessionsPerPerson || len(stored) != MaxSessionsPerPerson || refused.Load() != MaxSessionsPerPerson {
-		t.Fatalf("%d sessions indexed, %d stored, %d refused, want %d each", len(entries), len(stored), refused.Load(), MaxSessionsPerPerson)
+	// Sessions still initializing are in use, so some openings may have
+	// been refused; the others ended the least recently used.
+	if len(entries) != MaxSessionsPerPerson || len(stored) != MaxSessionsPerPerson {
+		t.Fatalf("%d sessions indexed, %d stored, want %d each", len(entries), len(stored), MaxSessionsPerPerson)
 	}
 	for _, e := range entries {
 		if rec, _ := nodes[0].load(e.ID); rec == nil {
 			t.Fatalf("the index names %s, which is not stored", e.ID)
 		}
 	}
-	t.Logf("%d sessions opened at once on two nodes: %d writes of the index tried", 2*MaxSessionsPerPerson, writes.Load())
+	t.Logf("%d sessions opened at once on two nodes: %d refused, %d writes of the index tried", 2*MaxSessionsPerPerson, refused.Load(), writes.Load())
 }
 
 // initializeAt is one initialize over HTTP, from any goroutine.
@@ -274,24 +423,155 @@ func TestTwoHundredInitializesOfOnePersonAtOnceOnTwoNodesAllSucceed(t *testing.T
 	}
 }
 
-func TestTheInitializePastTheCapIsAnswered503WithRetryAfterAndAJSONRPCError(t *testing.T) {
-	kv := newMemKV()
-	active := map[string]bool{"alice": true, "bob": true}
-	srv := node(t, kv, &memLog{}, active)
-	var first string
-	for i := range MaxSessionsPerPerson {
-		id := openSession(t, srv.URL, "alice", initialize)
-		if i == 0 {
-			first = id
+// callAt posts a tools/call of tool in session on url and returns the
+// answer's body, from any goroutine.
+func callAt(url, user, session, tool string) (int, string) {
+	req, _ := http.NewRequest(http.MethodPost, url+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+tool+`","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+	req.Header.Set("Mattermost-User-Id", user)
+	req.Header.Set("Mcp-Session-Id", session)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// fill opens sessions of user on url until the person has
+// MaxSessionsPerPerson, each answering nothing further: short-lived
+// clients that never said goodbye.
+func fill(t *testing.T, url, user string, have int) []string {
+	t.Helper()
+	var ids []string
+	for range MaxSessionsPerPerson - have {
+		ids = append(ids, openSession(t, url, user, initialize))
+	}
+	return ids
+}
+
+// heldOn waits until tr holds n sessions in use.
+func heldOn(t *testing.T, tr *Transport, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		tr.sessions.holds.mu.Lock()
+		got := len(tr.sessions.holds.count)
+		tr.sessions.holds.mu.Unlock()
+		if got == n {
+			return
 		}
 	}
+	t.Fatalf("the node never held %d sessions", n)
+}
+
+// inFlight starts a call of tell_all (which waits for proceed) in session
+// on url, and returns where its answer comes.
+func inFlight(url, user, session string) <-chan string {
+	done := make(chan string, 1)
+	go func() {
+		code, text := callAt(url, user, session, "tell_all")
+		done <- strconv.Itoa(code) + " " + text
+	}()
+	return done
+}
+
+func TestASessionWithACallInFlightIsNeverEndedToMakeRoomAndTheLeastRecentlyUsedOtherOneIs(t *testing.T) {
+	kv := newMemKV()
+	proceed := make(chan struct{})
+	goOn := sync.OnceFunc(func() { close(proceed) })
+	tr, srv := noticeNode(t, kv, &memLog{}, proceed)
+	t.Cleanup(goOn) // runs before the servers' Close, which waits for the calls: a failed test ends
+	busy := openSession(t, srv.URL, "alice", initialize)
+	answered := inFlight(srv.URL, "alice", busy)
+	heldOn(t, tr, 1)
+	others := fill(t, srv.URL, "alice", 1)
+	openSession(t, srv.URL, "alice", initialize)
+	goOn()
+	if got := <-answered; !strings.HasPrefix(got, "200 ") || !strings.Contains(got, "told") {
+		t.Fatalf("the call in flight: %s", got)
+	}
+	if code, _ := callAt(srv.URL, "alice", busy, "tell_all"); code != http.StatusOK {
+		t.Fatalf("the session whose call was in flight answers %d", code)
+	}
+	if code, _ := callAt(srv.URL, "alice", others[0], "tell_all"); code != http.StatusNotFound {
+		t.Fatalf("the least recently used session not in use answers %d, want 404", code)
+	}
+	if n := len(kv.sessionsOf("alice")); n != MaxSessionsPerPerson {
+		t.Fatalf("%d of alice's sessions are stored", n)
+	}
+}
+
+func TestASessionWhoseCallWaitsForThePersonOnAnotherNodeIsNotEndedThere(t *testing.T) {
+	kv := newMemKV()
+	proceed := make(chan struct{})
+	goOn := sync.OnceFunc(func() { close(proceed) })
+	a, srvA := noticeNode(t, kv, &memLog{}, proceed)
+	b, srvB := noticeNode(t, kv, &memLog{}, proceed)
+	t.Cleanup(goOn) // runs before the servers' Close, which waits for the calls: a failed test ends
+	waiting := openSession(t, srvA.URL, "alice", initialize)
+	answered := inFlight(srvB.URL, "alice", waiting) // as a write waits for the person's answer
+	heldOn(t, b, 1)
+	heldOn(t, a, 0)
+	others := fill(t, srvA.URL, "alice", 1)
+	for range 3 {
+		openSession(t, srvA.URL, "alice", initialize)
+	}
+	goOn()
+	if got := <-answered; !strings.HasPrefix(got, "200 ") {
+		t.Fatalf("the waiting call: %s", got)
+	}
+	for _, srv := range []string{srvA.URL, srvB.URL} {
+		if code, _ := callAt(srv, "alice", waiting, "tell_all"); code != http.StatusOK {
+			t.Fatalf("the session whose call waited on the other node answers %d", code)
+		}
+	}
+	if code, _ := callAt(srvB.URL, "alice", others[0], "tell_all"); code != http.StatusNotFound {
+		t.Fatalf("an ended session answers %d on the other node, want 404", code)
+	}
+}
+
+func TestASessionWithAnOpenStreamIsNeverEndedToMakeRoom(t *testing.T) {
+	kv := newMemKV()
+	tr, srv := noticeNode(t, kv, &memLog{}, nil)
+	listening := openSession(t, srv.URL, "alice", initialize)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	if resp := openStream(t, ctx, srv.URL, "alice", listening); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the stream: %d", resp.StatusCode)
+	}
+	heldOn(t, tr, 1)
+	others := fill(t, srv.URL, "alice", 1)
+	openSession(t, srv.URL, "alice", initialize)
+	if code, _ := callAt(srv.URL, "alice", listening, "tell_all"); code != http.StatusOK {
+		t.Fatalf("the session with a stream open answers %d", code)
+	}
+	if code, _ := callAt(srv.URL, "alice", others[0], "tell_all"); code != http.StatusNotFound {
+		t.Fatalf("the least recently used session not in use answers %d, want 404", code)
+	}
+}
+
+func TestWhenEverySessionIsInUseTheInitializeGets503WithRetryAfterAndOnceOneIsNotItSucceeds(t *testing.T) {
+	kv := newMemKV()
+	proceed := make(chan struct{})
+	goOn := sync.OnceFunc(func() { close(proceed) })
+	tr, srv := noticeNode(t, kv, &memLog{}, proceed)
+	t.Cleanup(goOn) // runs before the servers' Close, which waits for the calls: a failed test ends
+	ids := fill(t, srv.URL, "alice", 0)
+	var answers []<-chan string
+	for _, id := range ids {
+		answers = append(answers, inFlight(srv.URL, "alice", id))
+	}
+	heldOn(t, tr, MaxSessionsPerPerson)
 	resp := post(t, srv.URL, "alice", "", initialize)
 	text := body(t, resp)
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Mcp-Session-Id") != "" {
 		t.Fatalf("the initialize past the cap: %d %s", resp.StatusCode, text)
 	}
 	retry, err := strconv.Atoi(resp.Header.Get("Retry-After"))
-	if err != nil || retry < 1 || retry > int(sessionIdleAfter/time.Second) {
+	if err != nil || retry != int(sessionsBusyRetry/time.Second) {
 		t.Fatalf("Retry-After %q", resp.Header.Get("Retry-After"))
 	}
 	var msg struct {
@@ -302,17 +582,22 @@ func TestTheInitializePastTheCapIsAnswered503WithRetryAfterAndAJSONRPCError(t *t
 		} `json:"error"`
 	}
 	if err := json.Unmarshal([]byte(text), &msg); err != nil || msg.ID != 1 || msg.Error.Code != sessionsInUseCode ||
-		!strings.Contains(msg.Error.Message, "256 MCP sessions open") || !strings.Contains(msg.Error.Message, "Try again in "+strconv.Itoa(retry)+" seconds") {
+		!strings.Contains(msg.Error.Message, "256 MCP sessions open") || !strings.Contains(msg.Error.Message, "every one is in use right now") ||
+		!strings.Contains(msg.Error.Message, "Try again in "+strconv.Itoa(retry)+" seconds") {
 		t.Fatalf("the JSON-RPC error: %s (%v)", text, err)
 	}
 	// Nothing in use was ended, and another person is not refused.
-	if got := body(t, post(t, srv.URL, "alice", first, callWhoami)); !strings.Contains(got, "alice") {
-		t.Fatalf("the oldest session after the refusal: %s", got)
-	}
 	if n := len(kv.sessionsOf("alice")); n != MaxSessionsPerPerson {
 		t.Fatalf("%d of alice's sessions are stored", n)
 	}
 	openSession(t, srv.URL, "bob", initialize)
+	goOn()
+	for _, answered := range answers {
+		if got := <-answered; !strings.HasPrefix(got, "200 ") {
+			t.Fatalf("a call in flight during the refusal: %s", got)
+		}
+	}
+	openSession(t, srv.URL, "alice", initialize)
 }
 
 func TestAFailedInitializeLeavesNothingCounted(t *testing.T) {
@@ -337,5 +622,23 @@ func TestASessionRecordsTheProtocolVersionTheServerAgreedTo(t *testing.T) {
 	rec, _ := (&sessionStore{kv: kv}).load(session)
 	if rec == nil || rec.ProtocolVersion == "1999-01-01" || rec.ProtocolVersion == "" {
 		t.Fatalf("the record keeps protocol %+v", rec)
+	}
+}
+
+func TestTheLeasesANodeRemembersAreBounded(t *testing.T) {
+	s, now := clockStore(newMemKV())
+	until := leaseEnd(*now)
+	for i := range maxLeasedHere + 10 {
+		id := fmt.Sprintf("mm-mcp-%d", i)
+		release := s.holdNew("alice", id)
+		s.noteLeased([]string{id}, nil, until)
+		release()
+		if i == maxLeasedHere/2 {
+			*now = now.Add(sessionLeaseFor) // the first half no longer spares a request a write
+			until = leaseEnd(*now)
+		}
+	}
+	if n := len(s.holds.leased); n > maxLeasedHere || n < maxLeasedHere/2 {
+		t.Fatalf("the node remembers %d leases, want at most %d and the recent ones", n, maxLeasedHere)
 	}
 }

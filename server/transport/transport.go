@@ -151,7 +151,7 @@ type Transport struct {
 
 // New builds the MCP server and its streamable HTTP handler.
 func New(opts Options) *Transport {
-	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now, opened: opts.Connected, ended: opts.SessionsEnded}}
+	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now, opened: opts.Connected, ended: opts.SessionsEnded, renews: true}}
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		t.sessions.remember(ctx, req, res)
@@ -416,6 +416,15 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		ctx = withSession(ctx, rec)
+		if rec != nil && r.Method != http.MethodDelete {
+			// In use while it is served, on every node (inuse.go).
+			release, open := t.sessions.hold(rec)
+			defer release()
+			if !open {
+				http.Error(w, "Unknown MCP session: initialize a new one.", http.StatusNotFound)
+				return
+			}
+		}
 	}
 
 	var body []byte
@@ -547,11 +556,10 @@ const sessionsInUseCode = -32000
 
 // reserveSession counts the session an initialize opens before mcp-go
 // answers it, so that a person whose every session is in use is refused
-// before a session id is handed out: with 503, Retry-After (when the least
-// recently used session turns idle) and a JSON-RPC error saying why and
-// what to do.
+// before a session id is handed out: with 503, Retry-After and a JSON-RPC
+// error saying why and what to do.
 func (t *Transport) reserveSession(w http.ResponseWriter, userID string, body []byte) (*reservation, bool) {
-	id, err := t.sessions.open(userID)
+	id, release, err := t.sessions.open(userID)
 	var full *errSessionsInUse
 	switch {
 	case errors.As(err, &full):
@@ -560,8 +568,8 @@ func (t *Transport) reserveSession(w http.ResponseWriter, userID string, body []
 			"max_sessions", MaxSessionsPerPerson, "retry_after_seconds", retry)
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), sessionsInUseCode, fmt.Sprintf(
-			"No new MCP session now: you have %d MCP sessions open and each was used within the last %d minutes, the most one person may keep; none was ended, because a session in use is never ended to make room. Try again in %d seconds (Retry-After), when the least recently used one has been idle %d minutes, or end sessions you no longer use (an HTTP DELETE of /mcp with their Mcp-Session-Id).",
-			MaxSessionsPerPerson, int(sessionIdleAfter/time.Minute), retry, int(sessionIdleAfter/time.Minute)))
+			"No new MCP session now: you have %d MCP sessions open, the most one person may keep, and every one is in use right now (a request of it is being answered, a call of it waits for you, or its stream is open); none was ended, because a session in use is never ended to make room. Try again in %d seconds (Retry-After), or end sessions you no longer use (an HTTP DELETE of /mcp with their Mcp-Session-Id).",
+			MaxSessionsPerPerson, retry))
 		return nil, false
 	case err != nil:
 		t.opts.Log.Error("Could not count a new MCP session among the person's sessions", "user_id", userID, "error", err.Error())
@@ -570,13 +578,14 @@ func (t *Transport) reserveSession(w http.ResponseWriter, userID string, body []
 			"Mattermost could not open your MCP session just now: initialize again in a moment.")
 		return nil, false
 	}
-	return &reservation{id: id}, true
+	return &reservation{id: id, release: release}, true
 }
 
-// releaseUnstored ends a counted session whose initialize stored no record
-// (mcp-go refused it, or the store failed): its client never learned a
-// usable id.
+// releaseUnstored ends the initialize's hold of its session and then ends
+// the session when no record was stored (mcp-go refused it, or the store
+// failed): its client never learned a usable id.
 func (t *Transport) releaseUnstored(userID string, held *reservation) {
+	held.release()
 	if held.stored.Load() {
 		return
 	}
