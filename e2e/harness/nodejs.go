@@ -72,6 +72,12 @@ func (e *NodeScriptError) Unwrap() error { return e.Err }
 // prints anything but one JSON value, is a *NodeScriptError carrying both
 // outputs. ctx ends the script.
 func RunNodeScript(ctx context.Context, script string, args []string, env map[string]string, out any) error {
+	return RunNodeScriptWithInput(ctx, script, args, env, nil, out)
+}
+
+// RunNodeScriptWithInput is RunNodeScript with stdin as the script's
+// standard input (nil: none), for input too large for an argument.
+func RunNodeScriptWithInput(ctx context.Context, script string, args []string, env map[string]string, stdin []byte, out any) error {
 	node, err := NodeBinary()
 	if err != nil {
 		return err
@@ -82,6 +88,9 @@ func RunNodeScript(ctx context.Context, script string, args []string, env map[st
 	cmd.Env = os.Environ()
 	for k, v := range env {
 		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
 	}
 	stdout, stderr := &capped{max: maxScriptOutput}, &capped{max: maxScriptOutput}
 	cmd.Stdout, cmd.Stderr = stdout, stderr

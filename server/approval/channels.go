@@ -26,6 +26,7 @@ var channelWrites = []Write{joinWrite, leaveWrite, createChannelWrite}
 var joinWrite = Write{
 	Action:  ActionJoin,
 	Tools:   []string{"join_channel"},
+	Asks:    "add you to a public channel",
 	Heading: func(p posting.Plan) posting.Line { return say("Join the public channel " + p.Dest.PlaceText()) },
 	Lede:    "It asks to add you to this channel. Mattermost posts that you joined, for everyone in it to see. Nothing changes until you accept.",
 	Box:     "Join it", Accept: "Accept and join",
@@ -45,6 +46,7 @@ var joinWrite = Write{
 var leaveWrite = Write{
 	Action: ActionLeave,
 	Tools:  []string{"leave_channel"},
+	Asks:   "take you out of a channel",
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Leave the " + channelSpec(p).Kind() + " " + p.Dest.PlaceText())
 	},
@@ -92,6 +94,7 @@ func orChannel(place string) string {
 var createChannelWrite = Write{
 	Action: ActionCreateChan,
 	Tools:  []string{"create_channel"},
+	Asks:   "create a channel as you",
 	Heading: func(p posting.Plan) posting.Line {
 		ch := channelSpec(p)
 		rest := " in " + ch.Team

@@ -23,6 +23,7 @@ var draftWrites = []Write{scheduleWrite}
 var scheduleWrite = Write{
 	Action: ActionSchedule,
 	Tools:  []string{"schedule_post"},
+	Asks:   "schedule a post as you",
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Schedule a post in " + p.Dest.PlaceText() + " for " + posting.When(p.SendAt, p.SendZone, time.Now()))
 	},

@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
@@ -13,102 +12,65 @@ import (
 
 // The bot's direct message is markdown that the person's Mattermost renders
 // as soon as it arrives, before anyone answers: an image there is fetched at
-// once, a link invites a click. So no text the model chose, and no name
-// others wrote, reaches it as markup. A value the model chose is inline
-// code (codeSpan); the plugin's sentences, with the names of channels,
-// teams and files in them, are escaped (markdownText). The only link in the
-// message is the confirmation page the plugin built.
+// once, a link invites a click. So it is built of two parts that never mix:
+// the plugin's own sentences, which hold no value anyone chose, and one
+// fenced code block (present.Fenced) that holds every such value as
+// labelled lines: the model's, and the names others wrote (channels, teams,
+// files, the post a write is about). The only link in the message is the
+// one the plugin built (the confirmation page, or the post made).
 
-// codeSpan is a short value as inline code: shown exactly, rendering
-// nothing (no link, image, mention, emoji or emphasis). Its fence is one
-// backtick longer than the longest run of backticks inside, so the value
-// cannot close it; line breaks and control characters are made visible, so
-// it cannot end the line it stands in.
-func codeSpan(v string) string {
-	v = oneLineOf(v)
-	if v == "" {
-		return "(empty)"
+// block is the values of a message, as the lines of one fenced code block.
+type block struct{ lines []string }
+
+// line adds "label: value", the value on one line.
+func (b *block) line(label, value string) {
+	if value == "" {
+		value = "(empty)"
 	}
-	longest, run := 0, 0
-	for _, r := range v {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-			continue
-		}
-		run = 0
-	}
-	fence := strings.Repeat("`", longest+1)
-	// CommonMark strips one space on each side of a span's content, which
-	// lets the content begin or end with a backtick.
-	if strings.HasPrefix(v, "`") || strings.HasSuffix(v, "`") || strings.HasPrefix(v, " ") || strings.HasSuffix(v, " ") {
-		v = " " + v + " "
-	}
-	return fence + v + fence
+	b.lines = append(b.lines, label+": "+present.ShownLine(value))
 }
 
-// codeBlock is text (a message's first lines) as a fenced code block,
-// whose fence is longer than any run of backticks in it, so the text
-// mentions nobody and renders nothing.
-func codeBlock(text string) string {
-	fence := "```"
-	for strings.Contains(text, fence) {
-		fence += "`"
+// plain adds a line of the plugin's own words with values in it.
+func (b *block) plain(text string) { b.lines = append(b.lines, present.ShownLine(text)) }
+
+// text adds a text of several lines (a message's first lines) under its
+// label, each line marked, so that none reads as a label of the plugin's.
+func (b *block) text(label, text string) {
+	b.lines = append(b.lines, label+":")
+	for _, l := range present.ShownLines(text) {
+		b.lines = append(b.lines, textMark+l)
 	}
-	return fence + "\n" + text + "\n" + fence + "\n"
 }
 
-// oneLineOf makes a value's line breaks visible (↵) and its other control
-// and direction-changing characters visible (present.Clean).
-func oneLineOf(v string) string {
-	v = strings.NewReplacer("\r\n", "↵", "\n", "↵", "\r", "↵").Replace(v)
-	return present.Clean(v)
-}
-
-// markdownEscaper escapes every character that can start markup in
-// Mattermost's markdown, inline or at the start of a line: emphasis and
-// code, links and images ([ and ], so ! and ( are plain), autolinks (<),
-// headings, quotes and tables, channel links (~) and hashtags (#).
-var markdownEscaper = strings.NewReplacer(
-	`\`, `\\`, "`", "\\`", `*`, `\*`, `_`, `\_`, `[`, `\[`, `]`, `\]`, `<`, `\<`, `>`, `\>`,
-	`#`, `\#`, `|`, `\|`, `~`, `\~`, `$`, `\$`,
-	// A bare web address: its scheme's :// is broken (and a www. below), so
-	// no autolink, and no link preview, is made of it.
-	"://", `\:\/\/`,
-)
-
-// wwwRE finds a www. in any case, which Mattermost links as a web address.
-var wwwRE = regexp.MustCompile(`(?i)\b(www)\.`)
-
-// markdownText is a sentence of the plugin's, with the names in it, as
-// markdown that renders as exactly this text, on one line.
-func markdownText(s string) string {
-	s = wwwRE.ReplaceAllString(markdownEscaper.Replace(oneLineOf(s)), `$1\.`)
-	// An @ inside a word starts an e-mail address, which Mattermost links;
-	// an @ at a word's start is a mention, which renders no link elsewhere.
-	var b strings.Builder
-	var prev rune
-	for _, r := range s {
-		if r == '@' && prev != 0 && prev != ' ' && prev != '(' && prev != '“' && prev != '"' {
-			b.WriteString(`\@`)
-		} else {
-			b.WriteRune(r)
-		}
-		prev = r
+// list adds items (names, notes) under their heading, one a line.
+func (b *block) list(heading string, items []string) {
+	b.lines = append(b.lines, heading+":")
+	for _, it := range items {
+		b.lines = append(b.lines, "- "+present.ShownLine(it))
 	}
-	return b.String()
 }
 
-// markdownLine is a line in spans as markdown: the model's spans in code,
-// the rest escaped.
-func markdownLine(l posting.Line) string {
+// textMark starts each line of a text in the block.
+const textMark = "│ "
+
+// String is the fenced block, after a blank line; "" when it holds nothing.
+func (b *block) String() string {
+	if len(b.lines) == 0 {
+		return ""
+	}
+	return "\n" + present.Fenced(b.lines)
+}
+
+// lineOf is a line in spans as one line of the block: the model's spans in
+// quotation marks, as Line.Plain sets them.
+func lineOf(l posting.Line) string {
 	var b strings.Builder
 	for _, s := range l {
 		if s.AI {
-			b.WriteString(codeSpan(s.Text))
+			b.WriteString("“" + strings.NewReplacer("“", `"`, "”", `"`).Replace(s.Text) + "”")
 			continue
 		}
-		b.WriteString(markdownText(s.Text))
+		b.WriteString(s.Text)
 	}
 	return b.String()
 }

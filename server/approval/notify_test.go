@@ -83,7 +83,7 @@ func TestAWriteWaitingInMattermostIsToldByDirectMessageAndItsAnswerEditsIt(t *te
 	alice := (*mattermost.Gateway)(nil).As("alice")
 	a.waitInMattermost(alice, rec)
 	to, msg := bot.only(t)
-	for _, want := range []string{"**Post in Harbour ops, CEO Team**", "**Harbour report** for @bob", "report.csv", "@bob is notified.",
+	for _, want := range []string{"**An AI assistant asks to post a message as you.**", "\nPost in Harbour ops, CEO Team\n", "│ **Harbour report** for @bob", "- report.csv", "- @bob is notified.",
 		"http://mm/plugins/mcp-server/confirm/" + rec.ID, rec.ExpiresAt().UTC().Format("15:04")} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the direct message lacks %q:\n%s", want, msg)
@@ -92,8 +92,8 @@ func TestAWriteWaitingInMattermostIsToldByDirectMessageAndItsAnswerEditsIt(t *te
 	if to != "alice" || strings.Contains(msg, "7ge5") || strings.Contains(msg, "line 6") {
 		t.Errorf("to %s, message:\n%s", to, msg)
 	}
-	// The quoted message is a code block its own fences cannot close.
-	if !strings.Contains(msg, "````\n**Harbour report**") {
+	// The values are one code block the message's own fences cannot close.
+	if !strings.Contains(msg, "\n````\nPost in") || !strings.Contains(msg, "- @bob is notified.\n````\n") {
 		t.Errorf("the message is not fenced apart:\n%s", msg)
 	}
 	who := Answerer{mattermost.Session{ID: "web", UserID: "alice", CSRF: testCSRF}, testCSRF}

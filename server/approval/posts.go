@@ -35,6 +35,7 @@ var postWrites = []Write{postWrite, editWrite, reactWrite, unreactWrite, deleteW
 var postWrite = Write{
 	Action: ActionPost,
 	Tools:  []string{"create_post", "dm", "group_message"},
+	Asks:   "post a message as you",
 	Heading: func(p posting.Plan) posting.Line {
 		switch {
 		case p.Dest.ChannelID == "" && len(p.Dest.Recipients) == 1:
@@ -141,16 +142,16 @@ func messageTitle(t, message string) string {
 }
 
 // sentSettled is the bot's message after an answer to a post, an edit or a
-// reaction: what was done where, or that nothing was sent there.
-func sentSettled(what string) func(state, place, permalink string) string {
-	return func(state, place, permalink string) string {
+// reaction: what was done, or that nothing was sent.
+func sentSettled(what string) func(state, permalink string) string {
+	return func(state, permalink string) string {
 		if state == StateDeclined {
-			return fmt.Sprintf("**Declined**: nothing was sent to %s.", place)
+			return "**Declined**: nothing was sent."
 		}
 		if permalink != "" {
-			return fmt.Sprintf("**%s** in %s after you accepted: %s", what, place, permalink)
+			return fmt.Sprintf("**%s** after you accepted: %s", what, permalink)
 		}
-		return fmt.Sprintf("**%s** in %s after you accepted.", what, place)
+		return fmt.Sprintf("**%s** after you accepted.", what)
 	}
 }
 
@@ -158,6 +159,7 @@ func sentSettled(what string) func(state, place, permalink string) string {
 var editWrite = Write{
 	Action:  ActionEdit,
 	Tools:   []string{"update_post"},
+	Asks:    "replace the message of one of your posts",
 	Heading: func(p posting.Plan) posting.Line { return say("Edit your post in " + p.Dest.PlaceText()) },
 	Title: func(p posting.Plan) string {
 		return present.Clean(messageTitle("Edit your post in "+p.Dest.Label, p.Message))
@@ -195,6 +197,7 @@ var editWrite = Write{
 var reactWrite = Write{
 	Action:  ActionReact,
 	Tools:   []string{"add_reaction"},
+	Asks:    "add your reaction to a post",
 	Heading: reactHeading,
 	Title: func(p posting.Plan) string {
 		return present.Clean(fmt.Sprintf("React :%s: to a post in %s", p.Emoji, p.Dest.Label))
@@ -217,6 +220,7 @@ var reactWrite = Write{
 var unreactWrite = Write{
 	Action:  ActionUnreact,
 	Tools:   []string{"remove_reaction"},
+	Asks:    "take back your reaction on a post",
 	Heading: unreactHeading,
 	Title: func(p posting.Plan) string {
 		return present.Clean(fmt.Sprintf("Take back your :%s: on a post in %s", p.Emoji, p.Dest.Label))
@@ -301,6 +305,7 @@ func postChanged(a *Approvals, c *mattermost.Caller, plan posting.Plan, err erro
 var deleteWrite = Write{
 	Action: ActionDelete,
 	Tools:  []string{"delete_post"},
+	Asks:   "delete one of your posts for everyone in its channel",
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Delete your post in " + p.Dest.PlaceText() + goesWith(p.Target, " with "))
 	},
@@ -400,6 +405,7 @@ func samePost(_ *Approvals, c *mattermost.Caller, plan posting.Plan) error {
 var pinWrite = Write{
 	Action: ActionPin,
 	Tools:  []string{"pin_post"},
+	Asks:   "pin a post for everyone in its channel",
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Pin " + byWhom(p) + " in " + p.Dest.PlaceText() + " for everyone in it")
 	},
@@ -417,6 +423,7 @@ var pinWrite = Write{
 var unpinWrite = Write{
 	Action: ActionUnpin,
 	Tools:  []string{"unpin_post"},
+	Asks:   "unpin a post for everyone in its channel",
 	Heading: func(p posting.Plan) posting.Line {
 		return say("Unpin " + byWhom(p) + " in " + p.Dest.PlaceText() + " for everyone in it")
 	},

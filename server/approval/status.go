@@ -26,6 +26,7 @@ var statusWrites = []Write{setStatusWrite}
 var setStatusWrite = Write{
 	Action:  ActionSetStatus,
 	Tools:   []string{"set_status"},
+	Asks:    "change your status, which others see",
 	Heading: func(p posting.Plan) posting.Line { return say("Set your status to " + statusSummary(p)) },
 	Lede:    "It asks to change your status, which everyone who can see you in Mattermost sees. Nothing changes until you accept.",
 	Box:     "Set it", Accept: "Accept and set",

@@ -33,6 +33,10 @@ type Write struct {
 	// Question is the client's question in full; nil: the heading, the
 	// lede, the facts, the post it is about and the notes.
 	Question func(p posting.Plan) string
+	// Asks is what the assistant asks, in the plugin's own words alone, for
+	// the bot's direct message: "An AI assistant asks to <Asks>." It names
+	// no value anyone chose, which the message shows apart.
+	Asks string
 	// Lede is the sentence under the heading on the page and the modal;
 	// Box the title of the client form's one box; Accept the accept button
 	// of the page and the modal.
@@ -75,9 +79,10 @@ type Write struct {
 	// Told is what the model is told a carried-out write did (nil: Done and
 	// the link).
 	Told func(p posting.Plan, permalink string) string
-	// Settled is the bot's message after a yes or a no, place and permalink
-	// escaped (nil: the wording of a change).
-	Settled func(state, place, permalink string) string
+	// Settled is the bot's message after a yes or a no, in the plugin's
+	// words with the permalink it built (nil: the wording of a change); the
+	// message shows the place apart.
+	Settled func(state, permalink string) string
 	// Recheck refuses a plan that no longer reads as the person was shown
 	// it (nil: nothing to check before carrying it out).
 	Recheck func(a *Approvals, c *mattermost.Caller, p posting.Plan) error
@@ -121,6 +126,7 @@ func writeOf(action string) Write {
 
 var unknownWrite = Write{
 	Heading: func(posting.Plan) posting.Line { return say("A change this version does not know") },
+	Asks:    "make a change this version does not know",
 	Lede:    "This confirmation is of a kind this version does not know; accepting it changes nothing.",
 	Box:     "Go ahead", Accept: "Accept",
 	Done:     func(string) string { return "Done." },
@@ -218,6 +224,8 @@ func (w Write) facts(p posting.Plan) []posting.Fact {
 	return w.Facts(p)
 }
 
+func (w Write) asks() string { return or(w.Asks, "make a change as you") }
+
 func (w Write) notesHeading() string {
 	if w.NotesHeading == "" {
 		return "Who is notified"
@@ -294,24 +302,6 @@ func describeChange(plan posting.Plan, w Write) string {
 		for _, n := range plan.Notes {
 			b.WriteString("- " + present.Clean(n) + "\n")
 		}
-	}
-	return b.String()
-}
-
-// changeLines are a write's facts and the post it is about, for the bot's
-// direct message: the model's words and the post in code, so they mention
-// nobody and render nothing.
-func changeLines(plan posting.Plan, w Write) string {
-	var b strings.Builder
-	for _, f := range w.facts(plan) {
-		v := markdownText(f.Value)
-		if f.AI {
-			v = codeSpan(f.Value) + " (written by the AI)"
-		}
-		fmt.Fprintf(&b, "- %s: %s\n", f.Label, v)
-	}
-	if msg := firstLines(shown(plan)); w.PostCaption != "" && msg != "" {
-		fmt.Fprintf(&b, "%s:\n%s", w.PostCaption, codeBlock(msg))
 	}
 	return b.String()
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
 // Trigger is the slash command: /mcp.
@@ -41,7 +43,9 @@ func (s *Service) Execute(userID, args string) *model.CommandResponse {
 	case "help":
 		text = helpText
 	default:
-		text = fmt.Sprintf("`/mcp %s` is not a subcommand.\n\n%s", truncateWord(sub), helpText)
+		// The word typed is not repeated: the answer holds only the
+		// plugin's own words.
+		text = "That is not a subcommand of `/mcp`.\n\n" + helpText
 	}
 	return &model.CommandResponse{ResponseType: model.CommandResponseTypeEphemeral, Text: text}
 }
@@ -51,13 +55,6 @@ const helpText = "**/mcp** connects an AI client (Claude Code, Cursor, VS Code, 
 	"- `/mcp clients`: your connected clients\n" +
 	"- `/mcp help`: this help\n\n" +
 	"To make a personal access token or disconnect a client, open the Connect dialog in the web or desktop app (the AI client button in the channel header, or `/mcp`)."
-
-func truncateWord(s string) string {
-	if len(s) > 32 {
-		return s[:32] + "…"
-	}
-	return strings.ReplaceAll(s, "`", "")
-}
 
 func (s *Service) setupText(userID string) string {
 	oauth, _ := s.opts.OAuth()
@@ -87,24 +84,29 @@ func (s *Service) clientsText(userID string) string {
 	if err != nil {
 		return "Mattermost could not list your connected clients just now; try again in a moment."
 	}
+	return clientsMessage(clients, more)
+}
+
+// clientsMessage lists clients: their names are the clients' own and an
+// OAuth app's name is whoever registered it, so the list is one fenced
+// block (present.Fenced), shown as text by every Mattermost app.
+func clientsMessage(clients []Client, more int) string {
 	if len(clients) == 0 {
 		return "No AI client is connected to your Mattermost. `/mcp` tells how to connect one."
 	}
-	var b strings.Builder
-	b.WriteString("#### Your connected AI clients\n")
+	lines := make([]string, 0, 2*len(clients)+1)
 	for _, c := range clients {
 		name := c.Name
 		if c.Version != "" {
 			name += " " + c.Version
 		}
-		// A client names itself: shown as code, never as markdown.
-		fmt.Fprintf(&b, "- `%s`: last used %s, signed in with %s\n", strings.ReplaceAll(name, "`", "'"), c.LastUsed.UTC().Format(time.DateTime+" UTC"), lowerFirst(c.SignInText))
+		lines = append(lines, present.ShownLine(name),
+			"  last used "+c.LastUsed.UTC().Format(time.DateTime+" UTC")+", signed in with "+present.ShownLine(lowerFirst(c.SignInText)))
 	}
 	if more > 0 {
-		fmt.Fprintf(&b, "- and %d more\n", more)
+		lines = append(lines, fmt.Sprintf("and %d more", more))
 	}
-	b.WriteString("\nDisconnect a client in the Connect dialog of the web or desktop app.")
-	return b.String()
+	return "#### Your connected AI clients\n" + present.Fenced(lines) + "\nDisconnect a client in the Connect dialog of the web or desktop app."
 }
 
 func lowerFirst(s string) string {
@@ -112,4 +114,10 @@ func lowerFirst(s string) string {
 		return s
 	}
 	return string(s[0]-'A'+'a') + s[1:]
+}
+
+// ClientsMessage is the answer of /mcp clients for clients and more left
+// out, for the tests that render it with Mattermost's own renderers.
+func ClientsMessage(clients []Client, more int) string {
+	return clientsMessage(clients, more)
 }

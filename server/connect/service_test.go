@@ -278,7 +278,7 @@ func TestTheSlashCommandCarriesTheURLAndTheSetup(t *testing.T) {
 		!strings.Contains(res.Text, `"servers"`) || !strings.Contains(res.Text, "Personal Access Tokens") {
 		t.Errorf("%+v", res)
 	}
-	if res := s.Execute(alice, "/mcp clients"); !strings.Contains(res.Text, "`claude-code 1.0`") {
+	if res := s.Execute(alice, "/mcp clients"); !strings.Contains(res.Text, "```\nclaude-code 1.0\n  last used 2026-12-01 12:00:00 UTC, signed in with OAuth, as the app \"Claude\"\n```\n") {
 		t.Errorf("clients: %s", res.Text)
 	}
 	if res := s.Execute(alice, "/mcp frobnicate"); !strings.Contains(res.Text, "not a subcommand") || !strings.Contains(res.Text, "/mcp clients") {

@@ -22,7 +22,8 @@ func (e *FileNameError) Error() string {
 // CheckFile is the allowlist for every file name the model gives (workspace
 // files, files it writes into a post): a single path
 // element, valid UTF-8, no control, invisible or direction-changing
-// characters, no leading dot, no leading or trailing space, bounded length.
+// characters, no character that stands for a line break (LineSymbol), no
+// leading dot, no leading or trailing space, bounded length.
 func CheckFile(name string) error {
 	refuse := func(reason string) error { return &FileNameError{Name: name, Reason: reason} }
 	switch {
@@ -38,6 +39,9 @@ func CheckFile(name string) error {
 		return refuse("it starts or ends with a space")
 	case strings.ContainsAny(name, `/\`):
 		return refuse("it contains a slash")
+	}
+	if char, why := LineSymbol(name); char != "" {
+		return refuse("it contains " + char + " (" + why + "); remove it")
 	}
 	for _, r := range name {
 		switch {

@@ -2,6 +2,7 @@ package names
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -73,5 +74,17 @@ func TestChannelURLsPermalinksAndMessageURLsAreRead(t *testing.T) {
 		if _, ok := ParseLink(in); ok {
 			t.Errorf("ParseLink(%q) should not be a link", in)
 		}
+	}
+}
+
+func TestAFileNameHoldingASignForALineBreakIsRefused(t *testing.T) {
+	for _, name := range []string{"a\u2424b.txt", "a\u21B5.txt", "x\u240A.csv", "x\u240D.csv"} {
+		err := CheckFile(name)
+		if err == nil || !strings.Contains(err.Error(), "U+") || !strings.Contains(err.Error(), "remove it") || !strings.Contains(err.Error(), "Use a plain file name") {
+			t.Errorf("CheckFile(%q) = %v", name, err)
+		}
+	}
+	if err := CheckFile("tide ↑ table.csv"); err != nil {
+		t.Errorf("a name with an arrow that is no line break was refused: %v", err)
 	}
 }

