@@ -28,18 +28,22 @@ func (quietLog) Info(string, ...any)  {}
 func (quietLog) Warn(string, ...any)  {}
 func (quietLog) Error(string, ...any) {}
 
+// testPluginID stands for the manifest's id, which is written only in
+// plugin.json: no route depends on it.
+const testPluginID = "plugin-under-test"
+
 // everyRoute is the plugin's router as OnActivate builds it, at the site
 // https://chat.example.com whose admin lists https://listed.example, over
 // no store: a handler that is reached panics or answers from nothing.
 func everyRoute(t *testing.T) *mux.Router {
 	t.Helper()
 	gw := mattermost.NewGateway(&plugintest.API{}, nil)
-	tr := transport.New(transport.Options{PluginID: "mcp-server", Version: "test", Instructions: "test",
+	tr := transport.New(transport.Options{PluginID: testPluginID, Version: "test", Instructions: "test",
 		SiteURL:      func() string { return "https://chat.example.com" },
 		AllowsOrigin: func(origin string) bool { return origin == "https://listed.example" },
 		Answers:      kvtest.New(), Log: quietLog{}})
-	r := routes("mcp-server", gw, tr, nil, nil, nil)
-	(&auditing{}).register(r, gw, "mcp-server", func() int { return 30 }, tr.LimitRequest)
+	r := routes(testPluginID, gw, tr, nil, nil, nil)
+	(&auditing{}).register(r, gw, testPluginID, func() int { return 30 }, tr.LimitRequest)
 	return r
 }
 
