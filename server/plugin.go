@@ -141,7 +141,7 @@ func (p *Plugin) OnActivate() error {
 	}
 	conn := &connectLate{}
 	t := p.newTransport(manifestID, gw, served{cat: cat, resources: res, prompts: set, complete: complete,
-		audit: trail.trail, connected: conn.connected, streams: streams})
+		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions})
 	cat.Register(t.MCP)
 	set.Register(t.MCP)
 	res.Register(t.MCP)
@@ -212,6 +212,8 @@ type served struct {
 	connected func(transport.SessionRecord)
 	// streams is whether this Mattermost streams a plugin's responses.
 	streams bool
+	// waiting are the sessions whose writes wait for the person.
+	waiting func(userID string) (map[string]bool, error)
 }
 
 // newTransport is the MCP server over streamable HTTP, offering the
@@ -254,6 +256,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 		Connected:         s.connected,
 		SessionsEnded:     p.tellSessionsEnded,
 		Streams:           func() bool { return s.streams },
+		WaitingSessions:   s.waiting,
 	})
 }
 

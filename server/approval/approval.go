@@ -95,6 +95,12 @@ type Approvals struct {
 }
 
 // New builds the approvals over the plugin KV store.
+// WaitingSessions are the MCP sessions that asked the person's writes
+// still waiting (transport.Options.WaitingSessions).
+func (a *Approvals) WaitingSessions(userID string) (map[string]bool, error) {
+	return a.store.WaitingSessions(userID)
+}
+
 func New(o Options) *Approvals {
 	if o.Now == nil {
 		o.Now = time.Now

@@ -21,6 +21,9 @@ import (
 // Origin is what a write's audit entries say of where it came from: the
 // tool and the MCP client of the call that asked.
 type Origin struct {
+	// Session is the MCP session that asked, held in use while the write
+	// waits ("" for a sessionless request).
+	Session       string
 	Tool          string
 	ClientName    string
 	ClientVersion string
@@ -29,7 +32,7 @@ type Origin struct {
 // OriginOf is the origin of the call being handled.
 func OriginOf(ctx context.Context) Origin {
 	client := transport.Client(ctx)
-	return Origin{Tool: transport.CallOf(ctx).Tool, ClientName: client.Name, ClientVersion: client.Version}
+	return Origin{Session: transport.SessionID(ctx), Tool: transport.CallOf(ctx).Tool, ClientName: client.Name, ClientVersion: client.Version}
 }
 
 // maxAuditUsers bounds the people a write's entry names: a group message

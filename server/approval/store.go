@@ -101,6 +101,9 @@ type Record struct {
 	// caused the write (the tool call's and the MCP session's): they may
 	// read the record but never answer it.
 	ClientSessions []string `json:"client_sessions,omitempty"`
+	// MCPSession is the MCP session that asked, in use while the write
+	// waits ("" for a sessionless client and in records of older versions).
+	MCPSession string `json:"mcp_session,omitempty"`
 	// Tool, ClientName and ClientVersion are the call that asked and its MCP
 	// client, and Targets the ids the write touches, for the audit entries
 	// of every later step (absent from records of older versions).
@@ -160,7 +163,7 @@ func (s *Store) CreateFor(userID, title string, plan posting.Plan, clientSession
 	}
 	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(),
 		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Emoji: plan.Emoji, Plan: &plan, ClientSessions: clientSessions,
-		Tool: origin.Tool, ClientName: origin.ClientName, ClientVersion: origin.ClientVersion, Targets: writeTargets(plan)}
+		MCPSession: origin.Session, Tool: origin.Tool, ClientName: origin.ClientName, ClientVersion: origin.ClientVersion, Targets: writeTargets(plan)}
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return Record{}, err
@@ -517,6 +520,22 @@ func (s *Store) List(userID string) ([]Record, error) {
 		return nil, nil
 	}
 	return s.indexed(userID, true)
+}
+
+// WaitingSessions are the MCP sessions that asked the person's writes
+// still waiting for them or being carried out.
+func (s *Store) WaitingSessions(userID string) (map[string]bool, error) {
+	recs, err := s.List(userID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, r := range recs {
+		if r.MCPSession != "" && (r.State == StatePending || r.State == StateExecuting) {
+			out[r.MCPSession] = true
+		}
+	}
+	return out, nil
 }
 
 // Sorted is the user's records, pending first, then the most recent.

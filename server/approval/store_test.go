@@ -262,3 +262,31 @@ func TestCountingThePersonsWritesReadsNoPlan(t *testing.T) {
 		t.Fatalf("the list lost the plan: %+v", full)
 	}
 }
+
+func TestTheSessionsOfWritesStillWaitingAreTheOnesAskedAndNotAnsweredAndOnlyThePersonsOwn(t *testing.T) {
+	s := newStore()
+	waiting, err := s.CreateFor("alice", "Post", plan(), nil, Origin{Session: "s-waits"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	declined, err := s.CreateFor("alice", "Post", plan(), nil, Origin{Session: "s-declined"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Decline("alice", declined.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.CreateFor("alice", "Post", plan(), nil, Origin{}); err != nil { // sessionless
+		t.Fatal(err)
+	}
+	if _, err := s.CreateFor("bob", "Post", plan(), nil, Origin{Session: "s-bobs"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.WaitingSessions("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || !got["s-waits"] {
+		t.Fatalf("alice's sessions waiting: %v, want only the one of %s", got, waiting.ID)
+	}
+}

@@ -83,6 +83,15 @@ func withClient(ctx context.Context, rec *SessionRecord) context.Context {
 	return context.WithValue(ctx, clientKey{}, ClientInfo{Name: rec.ClientName, Version: rec.ClientVersion})
 }
 
+// SessionID is the MCP session a request belongs to; "" for a request of
+// a protocol without sessions.
+func SessionID(ctx context.Context) string {
+	if s := server.ClientSessionFromContext(ctx); s != nil {
+		return s.SessionID()
+	}
+	return ""
+}
+
 // Client is the MCP client a call comes from: as its session recorded it
 // at initialize, or, for a request of protocol 2026-07-28 and later, which
 // has no session, as the request's own _meta names it (cut to the same

@@ -54,6 +54,9 @@ const (
 	// the sessions are held by requests on this node: most end within a
 	// few seconds.
 	sessionsBusyRetry = 5 * time.Second
+	// sessionsWaitRetry is the Retry-After when a session is held by a
+	// write waiting for the person: they answer in minutes, not seconds.
+	sessionsWaitRetry = time.Minute
 	// maxLeasedHere bounds the leases a node remembers writing (a session
 	// id and a time each): past it those that no longer spare a request a
 	// write go, and when none does, all (the next requests lease again).

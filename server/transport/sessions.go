@@ -144,6 +144,10 @@ type sessionStore struct {
 	// (New sets it; tests renew by hand).
 	holds  holds
 	renews bool
+	// waiting are the person's sessions whose writes wait for them
+	// (Options.WaitingSessions; nil: none), read only when a session must
+	// end to make room.
+	waiting func(userID string) (map[string]bool, error)
 }
 
 // indexChange is one change to a person's index. apply may run several
@@ -297,11 +301,15 @@ func (s *sessionStore) open(userID string) (id string, release func(), err error
 	var ended []string
 	var refused *errSessionsInUse
 	var until time.Time
+	var waiting map[string]bool
 	err = s.updateIndex(userID, func(entries []sessionEntry) []sessionEntry {
 		// Taken on every attempt: the new session is the most recent one
 		// however long it waited for the index.
 		now := s.now()
 		until = leaseEnd(now)
+		if len(entries) >= MaxSessionsPerPerson && waiting == nil {
+			waiting = s.waitingOf(userID)
+		}
 		h := &s.holds
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -311,6 +319,9 @@ func (s *sessionStore) open(userID string) (id string, release func(), err error
 			lru, retry := -1, time.Duration(0)
 			for i, e := range entries {
 				busy, after := h.inUse(e, now)
+				if !busy && waiting[e.ID] {
+					busy, after = true, sessionsWaitRetry
+				}
 				switch {
 				case busy && (retry == 0 || after < retry):
 					retry = after
@@ -350,6 +361,24 @@ func (s *sessionStore) open(userID string) (id string, release func(), err error
 	}
 	s.endedHere(ended...)
 	return id, release, nil
+}
+
+// waitingOf are the sessions of userID whose writes wait for the person.
+// Unknown, none is taken to wait: a session the store cannot tell about
+// may end to make room rather than lock the person out.
+func (s *sessionStore) waitingOf(userID string) map[string]bool {
+	if s.waiting == nil {
+		return map[string]bool{}
+	}
+	w, err := s.waiting(userID)
+	if err != nil {
+		s.log.Warn("Could not read which MCP sessions wait for the person's answer to a write", "user_id", userID, "error", err.Error())
+		return map[string]bool{}
+	}
+	if w == nil {
+		w = map[string]bool{}
+	}
+	return w
 }
 
 // close ends one session: its record and its place in the index.

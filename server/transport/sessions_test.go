@@ -146,6 +146,61 @@ func TestASessionHeldHereOrOnAnotherNodeIsKeptAndTheLeastRecentlyUsedOtherOneEnd
 	}
 }
 
+func TestASessionWhoseWriteWaitsForThePersonIsNeverEndedToMakeRoomAndTheLeastRecentlyUsedOtherOneIs(t *testing.T) {
+	kv := newMemKV()
+	s, now := clockStore(kv)
+	var recs []*SessionRecord
+	for range MaxSessionsPerPerson {
+		recs = append(recs, s.create(t, "alice"))
+		*now = now.Add(time.Second)
+	}
+	// The least recently used session asked a write that still waits for
+	// alice: its client must still hear of her answer.
+	reads := 0
+	s.waiting = func(userID string) (map[string]bool, error) {
+		reads++
+		if userID != "alice" {
+			t.Fatalf("the waiting writes of %q were read for alice's session", userID)
+		}
+		return map[string]bool{recs[0].ID: true}, nil
+	}
+	if _, err := s.tryCreate("alice"); err != nil {
+		t.Fatalf("a session past the cap, with one waiting: %v", err)
+	}
+	if rec, _ := s.load(recs[0].ID); rec == nil {
+		t.Fatal("the session whose write waits for the person was ended to make room")
+	}
+	if rec, _ := s.load(recs[1].ID); rec != nil {
+		t.Fatal("the least recently used session with nothing waiting was kept")
+	}
+	if reads != 1 {
+		t.Fatalf("the waiting writes were read %d times for one new session, want once", reads)
+	}
+	// Below the cap, nobody's writes are read.
+	reads = 0
+	if _, err := s.tryCreate("bob"); err != nil || reads != 0 {
+		t.Fatalf("bob's first session: %v, the waiting writes read %d times", err, reads)
+	}
+}
+
+func TestWhenEverySessionWaitsForThePersonTheNextIsRefusedWithAMinutesRetry(t *testing.T) {
+	kv := newMemKV()
+	s, _ := clockStore(kv)
+	all := map[string]bool{}
+	for range MaxSessionsPerPerson {
+		all[s.create(t, "alice").ID] = true
+	}
+	s.waiting = func(string) (map[string]bool, error) { return all, nil }
+	_, err := s.tryCreate("alice")
+	full, ok := err.(*errSessionsInUse)
+	if !ok || full.RetryAfter != sessionsWaitRetry {
+		t.Fatalf("a session past the cap with every one waiting for the person: %v", err)
+	}
+	if n := len(kv.sessionsOf("alice")); n != MaxSessionsPerPerson {
+		t.Fatalf("%d of alice's sessions are stored, want all %d", n, MaxSessionsPerPerson)
+	}
+}
+
 func TestWhenEverySessionIsInUseTheNextIsRefusedAndNoneEndsAndOnceOneIsNotItMakesRoom(t *testing.T) {
 	kv := newMemKV()
 	s, _ := clockStore(kv)

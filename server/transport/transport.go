@@ -50,8 +50,13 @@ type Logger interface {
 
 // Options wire the transport to the plugin.
 type Options struct {
-	PluginID string
-	Version  string
+	// WaitingSessions are the person's MCP sessions that asked a write
+	// still waiting for them (nil: none): such a session is in use, and
+	// is never ended to make room, so the client can still hear of the
+	// answer.
+	WaitingSessions func(userID string) (map[string]bool, error)
+	PluginID        string
+	Version         string
 	// ValidateOutput checks every answer against its tool's output schema.
 	// The schemas are derived from the result types, so what it catches is
 	// an encoding that drifts from its type's schema (a nil list as null):
@@ -151,7 +156,7 @@ type Transport struct {
 
 // New builds the MCP server and its streamable HTTP handler.
 func New(opts Options) *Transport {
-	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now, opened: opts.Connected, ended: opts.SessionsEnded, renews: true}}
+	t := &Transport{opts: opts, sessions: &sessionStore{kv: opts.KV, index: opts.Answers, log: opts.Log, now: time.Now, opened: opts.Connected, ended: opts.SessionsEnded, renews: true, waiting: opts.WaitingSessions}}
 	hooks := &server.Hooks{}
 	hooks.AddAfterInitialize(func(ctx context.Context, _ any, req *mcp.InitializeRequest, res *mcp.InitializeResult) {
 		t.sessions.remember(ctx, req, res)
