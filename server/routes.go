@@ -21,6 +21,9 @@ func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, w
 	r := mux.NewRouter()
 	// The Origin rule holds on every route, also those added after this.
 	r.Use(t.CheckOrigins)
+	// First, so that no route taking every method catches a preflight.
+	r.Methods(http.MethodOptions).MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return transport.IsPreflight(req) }).
+		Handler(transport.Preflight(func(req *http.Request) []string { return routeMethods(r, req) }))
 	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
 	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
@@ -73,4 +76,19 @@ func noteClientSession(approvals *approval.Approvals, log mattermost.Logger, nex
 		}
 		next(w, r)
 	}
+}
+
+// routeMethods are the methods a route of r takes at req's path, as a
+// preflight names them.
+func routeMethods(r *mux.Router, req *http.Request) []string {
+	var methods []string
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := req.Clone(req.Context())
+		probe.Method = m
+		var match mux.RouteMatch
+		if r.Match(probe, &match) && match.MatchErr == nil {
+			methods = append(methods, m)
+		}
+	}
+	return methods
 }

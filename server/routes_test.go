@@ -55,6 +55,9 @@ func routeRequests(t *testing.T, r *mux.Router) []routeRequest {
 	t.Helper()
 	var out []routeRequest
 	err := r.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		if methods, _ := route.GetMethods(); slices.Equal(methods, []string{http.MethodOptions}) {
+			return nil // the preflights' route, on every path
+		}
 		template, err := route.GetPathTemplate()
 		if err != nil {
 			return err
@@ -149,6 +152,56 @@ func TestEveryRouteRefusesAPageOfAnotherOriginWith403InOneLineAndServesTheSitesO
 			}
 			if w, reached := serveOnce(r, req); !reached {
 				t.Errorf("%s %s from %q was refused: %d %s", rr.method, rr.path, origin, w.Code, w.Body)
+			}
+		}
+	}
+}
+
+func TestEveryRouteAnswersAPreflightFromAListedOriginWithItsMethodsAndRefusesOneFromAnotherOrigin(t *testing.T) {
+	r := everyRoute(t)
+	for _, rr := range routeRequests(t, r) {
+		preflight := func(origin string) *httptest.ResponseRecorder {
+			req := httptest.NewRequest(http.MethodOptions, rr.path, nil)
+			req.Host = "chat.example.com"
+			req.Header.Set("Origin", origin)
+			req.Header.Set("Access-Control-Request-Method", rr.method)
+			req.Header.Set("Access-Control-Request-Headers", "authorization,content-type,mcp-session-id")
+			w, _ := serveOnce(r, req)
+			return w
+		}
+		w := preflight("https://listed.example")
+		h := w.Header()
+		if w.Code != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "https://listed.example" ||
+			!slices.Contains(strings.Split(h.Get("Access-Control-Allow-Methods"), ", "), rr.method) ||
+			!strings.Contains(h.Get("Access-Control-Allow-Headers"), "Mcp-Session-Id") || !strings.Contains(h.Get("Access-Control-Allow-Headers"), "Authorization") ||
+			h.Get("Access-Control-Max-Age") == "" || h.Get("Access-Control-Allow-Credentials") != "" {
+			t.Errorf("a preflight of %s %s from a listed origin: %d %v", rr.method, rr.path, w.Code, h)
+		}
+		w = preflight("https://evil.example")
+		if w.Code != http.StatusForbidden || w.Header().Get("Access-Control-Allow-Origin") != "" || w.Header().Get("Access-Control-Allow-Methods") != "" {
+			t.Errorf("a preflight of %s %s from another origin: %d %v", rr.method, rr.path, w.Code, w.Header())
+		}
+	}
+}
+
+func TestEveryRoutesAnswerToAListedOriginCarriesTheCORSHeadersAndNoOtherAnswerDoes(t *testing.T) {
+	r := everyRoute(t)
+	for _, rr := range routeRequests(t, r) {
+		for origin, want := range map[string]string{"https://listed.example": "https://listed.example", "": "", "https://evil.example": ""} {
+			req := httptest.NewRequest(rr.method, rr.path, nil)
+			req.Host = "chat.example.com"
+			if origin != "" {
+				req.Header.Set("Origin", origin)
+			}
+			// The handler panics over no store: the headers were set before it.
+			w, _ := serveOnce(r, req)
+			h := w.Header()
+			if h.Get("Access-Control-Allow-Origin") != want || len(h.Values("Access-Control-Allow-Origin")) > 1 {
+				t.Errorf("%s %s from %q: Access-Control-Allow-Origin %q", rr.method, rr.path, origin, h.Values("Access-Control-Allow-Origin"))
+			}
+			if want != "" && (!strings.Contains(h.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") || !slices.Contains(h.Values("Vary"), "Origin") ||
+				h.Get("Access-Control-Allow-Credentials") != "") {
+				t.Errorf("%s %s from %q: %v", rr.method, rr.path, origin, h)
 			}
 		}
 	}

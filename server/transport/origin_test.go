@@ -134,3 +134,78 @@ func serveWithFiles(t *testing.T, tr *Transport) *httptest.Server {
 	t.Cleanup(srv.Close)
 	return srv
 }
+
+func TestEveryMCPAnswerToAListedOriginCarriesTheCORSHeadersAlsoWithoutABody(t *testing.T) {
+	listed := &atomic.Value{}
+	listed.Store("http://127.0.0.1:5173")
+	srv := originNode(t, newMemKV(), listed)
+	for _, origin := range []string{"http://127.0.0.1:5173", "", "https://evil.example"} {
+		want := origin
+		if origin == "https://evil.example" {
+			want = ""
+		}
+		check := func(what string, resp *http.Response, status int) {
+			t.Helper()
+			text := body(t, resp)
+			h := resp.Header
+			if origin != "https://evil.example" && resp.StatusCode != status {
+				t.Fatalf("%s from %q: %d %s", what, origin, resp.StatusCode, text)
+			}
+			if h.Get("Access-Control-Allow-Origin") != want || want != "" && (!strings.Contains(h.Get("Access-Control-Expose-Headers"), "Mcp-Session-Id") ||
+				!strings.Contains(h.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") || h.Get("Vary") != "Origin") {
+				t.Errorf("%s from %q: %d %v", what, origin, resp.StatusCode, h)
+			}
+		}
+		resp := withOrigin(t, http.MethodPost, srv.URL+MCPPath, origin, initialize)
+		session := resp.Header.Get("Mcp-Session-Id")
+		check("initialize", resp, http.StatusOK)
+		send := func(method, payload string) *http.Response {
+			req, _ := http.NewRequest(method, srv.URL+MCPPath, strings.NewReader(payload))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mattermost-User-Id", "alice")
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			if origin != "" {
+				req.Header.Set("Origin", origin)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return resp
+		}
+		check("notifications/initialized", send(http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`), http.StatusAccepted)
+		check("DELETE", send(http.MethodDelete, ""), http.StatusOK)
+	}
+}
+
+func TestTheCORSHeadersReplaceMattermostsOwnAndKeepWhatItExposes(t *testing.T) {
+	listed := &atomic.Value{}
+	listed.Store("http://127.0.0.1:5173")
+	tr := New(Options{
+		PluginID: "plugin-under-test", Version: "test", Instructions: "test",
+		SiteURL: func() string { return "https://chat.example.com" },
+		AllowsOrigin: func(origin string) bool {
+			c := config.Defaults()
+			c.AllowedOrigins, _ = listed.Load().(string)
+			return c.AllowsOrigin(origin)
+		},
+		UserActive: func(id string) (bool, error) { return id == "alice", nil }, KV: newMemKV(), Answers: rawKV{newMemKV()}, Log: &memLog{},
+	})
+	// The writer Mattermost's plugin bridge hands the plugin when its own
+	// CORS setting lists the origin: its headers are already set.
+	w := httptest.NewRecorder()
+	w.Header().Set("Access-Control-Allow-Origin", "http://127.0.0.1:5173")
+	w.Header().Add("Vary", "Origin")
+	w.Header().Set("Access-Control-Expose-Headers", "X-Request-Id")
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Header.Set("Origin", "http://127.0.0.1:5173")
+	tr.CheckOrigins(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })).ServeHTTP(w, req)
+	h := w.Result().Header
+	exposed := h.Get("Access-Control-Expose-Headers")
+	if len(h.Values("Access-Control-Allow-Origin")) != 1 || len(h.Values("Vary")) != 1 || len(h.Values("Access-Control-Expose-Headers")) != 1 ||
+		!strings.Contains(exposed, "X-Request-Id") || !strings.Contains(exposed, "Mcp-Session-Id") {
+		t.Fatalf("the headers: %v", h)
+	}
+}

@@ -332,13 +332,19 @@ func (t *Transport) originPasses(r *http.Request) (ok bool, site string) {
 // CheckOrigins is the router's middleware that applies originPasses to
 // every route: a request from another origin gets 403 with the reason in
 // one line (as a JSON-RPC error without id on the MCP endpoint) and
-// reaches no handler. Answers to the origins that pass (CORS headers,
-// preflights) belong here too, so that they follow the same rule.
+// reaches no handler. Every answer to a page whose origin passes carries
+// the CORS headers (cors.go), set before the handler writes anything, and
+// a preflight is answered by the route Preflight serves, behind this too.
 func (t *Transport) CheckOrigins(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if t.originAllowed(w, r) {
-			next.ServeHTTP(w, r)
+		if !t.originAllowed(w, r) {
+			return
 		}
+		// "null" passes only as the site's own form post, which reads no answer.
+		if origin := r.Header.Get("Origin"); origin != "" && origin != "null" {
+			allowOrigin(w.Header(), origin)
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
