@@ -155,13 +155,7 @@ func round(ctx context.Context, mm *harness.Server, proxy string, person harness
 	if err != nil {
 		return err
 	}
-	slices.Sort(latencies)
-	at := func(q float64) time.Duration {
-		if len(latencies) == 0 {
-			return 0
-		}
-		return latencies[min(len(latencies)-1, int(q*float64(len(latencies))))].Round(time.Millisecond)
-	}
+	at := quantiles(latencies)
 	n1, n2 := mm.ProxyHits()
 	fmt.Printf("%d clients x %d calls: %d initializes and calls in %s, %d errors\n",
 		clients, calls, clients+len(latencies), elapsed.Round(time.Millisecond), errorsSeen)
@@ -236,13 +230,7 @@ func shortLivedRound(ctx context.Context, mm *harness.Server, proxy string, pers
 	if err != nil {
 		return err
 	}
-	slices.Sort(latencies)
-	at := func(q float64) time.Duration {
-		if len(latencies) == 0 {
-			return 0
-		}
-		return latencies[min(len(latencies)-1, int(q*float64(len(latencies))))].Round(time.Millisecond)
-	}
+	at := quantiles(latencies)
 	n1, n2 := mm.ProxyHits()
 	fmt.Printf("%d short-lived clients (initialize, get_me, no DELETE) in %s: %d served, %d refused (503), %d other errors\n",
 		n, elapsed.Round(time.Millisecond), len(latencies), refused, errorsSeen)
@@ -253,4 +241,16 @@ func shortLivedRound(ctx context.Context, mm *harness.Server, proxy string, pers
 		fmt.Println("  error:", f)
 	}
 	return nil
+}
+
+// quantiles sorts latencies and answers each quantile of them, rounded to
+// the millisecond (0 for none).
+func quantiles(latencies []time.Duration) func(q float64) time.Duration {
+	slices.Sort(latencies)
+	return func(q float64) time.Duration {
+		if len(latencies) == 0 {
+			return 0
+		}
+		return latencies[min(len(latencies)-1, int(q*float64(len(latencies))))].Round(time.Millisecond)
+	}
 }
