@@ -57,9 +57,10 @@ func BenchmarkAppend(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*maxBatch), "ns/entry")
 }
 
-// BenchmarkQueryAFullDay is a query that reads a whole day at its cap and
-// finds one person's entries in it.
-func BenchmarkQueryAFullDay(b *testing.B) {
+// aFullDay is a store holding a day at its cap, over a KV store that
+// counts its reads.
+func aFullDay(b *testing.B) (*countingKV, *Store) {
+	b.Helper()
 	kv := &countingKV{KV: kvtest.New()}
 	s := NewStore(kv)
 	batch := make([]Event, DayCap)
@@ -69,6 +70,13 @@ func BenchmarkQueryAFullDay(b *testing.B) {
 	if _, err := s.Append(Day(day0), batch); err != nil {
 		b.Fatal(err)
 	}
+	return kv, s
+}
+
+// BenchmarkQueryAFullDay is a query that reads a whole day at its cap and
+// finds one person's entries in it.
+func BenchmarkQueryAFullDay(b *testing.B) {
+	kv, s := aFullDay(b)
 	b.ReportAllocs()
 	kv.reads.Store(0)
 	n := 0
@@ -85,15 +93,7 @@ func BenchmarkQueryAFullDay(b *testing.B) {
 // BenchmarkQueryAFullDayForSomeoneWithNoEntries is what /mine costs a
 // person with nothing on a day at its cap.
 func BenchmarkQueryAFullDayForSomeoneWithNoEntries(b *testing.B) {
-	kv := &countingKV{KV: kvtest.New()}
-	s := NewStore(kv)
-	batch := make([]Event, DayCap)
-	for i := range batch {
-		batch[i] = ev(day0.Add(time.Duration(i)*time.Second), person(i), "create_post", OutcomeAsked)
-	}
-	if _, err := s.Append(Day(day0), batch); err != nil {
-		b.Fatal(err)
-	}
+	kv, s := aFullDay(b)
 	b.ReportAllocs()
 	kv.reads.Store(0)
 	n := 0
