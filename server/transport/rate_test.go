@@ -165,12 +165,8 @@ func rateNode(t *testing.T, limit *atomic.Int64, now *atomic.Pointer[time.Time])
 const callCount = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"count","arguments":{}}}`
 
 func TestACallOverThePersonsRateIsAnsweredWithTheLimitAndTheRetryWithoutRunningTheTool(t *testing.T) {
-	var limit atomic.Int64
-	limit.Store(10)
-	var now atomic.Pointer[time.Time]
-	start := at(0)
-	now.Store(&start)
-	_, srv, runs, rec := rateNode(t, &limit, &now)
+	limit, now := rateClock(10)
+	_, srv, runs, rec := rateNode(t, limit, now)
 	session := openSession(t, srv.URL, "alice", initialize)
 
 	for i := range 10 {
@@ -223,12 +219,8 @@ func TestACallOverThePersonsRateIsAnsweredWithTheLimitAndTheRetryWithoutRunningT
 }
 
 func TestACallOfAToolNotOfferedIsAnsweredWithWhyWithoutRunningIt(t *testing.T) {
-	var limit atomic.Int64
-	limit.Store(600)
-	var now atomic.Pointer[time.Time]
-	start := at(0)
-	now.Store(&start)
-	tr, srv, runs, _ := rateNode(t, &limit, &now)
+	limit, now := rateClock(600)
+	tr, srv, runs, _ := rateNode(t, limit, now)
 	tr.opts.NotOffered = func(name string) string {
 		if name == "count" {
 			return "count is not offered: the admin left this tool out."
@@ -246,12 +238,8 @@ func TestACallOfAToolNotOfferedIsAnsweredWithWhyWithoutRunningIt(t *testing.T) {
 }
 
 func TestASideChannelRequestOverThePersonsRateGets429WithRetryAfter(t *testing.T) {
-	var limit atomic.Int64
-	limit.Store(10)
-	var now atomic.Pointer[time.Time]
-	start := at(0)
-	now.Store(&start)
-	tr, _, _, rec := rateNode(t, &limit, &now)
+	limit, now := rateClock(10)
+	tr, _, _, rec := rateNode(t, limit, now)
 	for i := range 10 {
 		if w := httptest.NewRecorder(); !tr.LimitRequest(w, "alice", "presigned_get") {
 			t.Fatalf("request %d refused: %d %s", i+1, w.Code, w.Body)
@@ -303,12 +291,8 @@ func eightReads(runs *atomic.Int64) (mcp.Prompt, func(context.Context, mcp.GetPr
 const getEightReads = `{"jsonrpc":"2.0","id":8,"method":"prompts/get","params":{"name":"eight_reads"}}`
 
 func TestEveryReadInsideAPromptCountsAgainstTheRateAndTheEleventhIsRefusedWithTheWait(t *testing.T) {
-	var limit atomic.Int64
-	limit.Store(10)
-	var now atomic.Pointer[time.Time]
-	start := at(0)
-	now.Store(&start)
-	tr, srv, calls, rec := rateNode(t, &limit, &now)
+	limit, now := rateClock(10)
+	tr, srv, calls, rec := rateNode(t, limit, now)
 	reads := &atomic.Int64{}
 	tr.MCP.AddPrompt(eightReads(reads))
 	session := openSession(t, srv.URL, "alice", initialize)
@@ -337,12 +321,8 @@ func TestEveryReadInsideAPromptCountsAgainstTheRateAndTheEleventhIsRefusedWithTh
 }
 
 func TestCompletionsAndResourceListsCountAgainstTheRateWhileInitializeListsOfToolsAndPromptsAndPingsDoNot(t *testing.T) {
-	var limit atomic.Int64
-	limit.Store(10)
-	var now atomic.Pointer[time.Time]
-	start := at(0)
-	now.Store(&start)
-	tr, srv, _, _ := rateNode(t, &limit, &now)
+	limit, now := rateClock(10)
+	tr, srv, _, _ := rateNode(t, limit, now)
 	tr.opts.Resources = aliceOnly{offered: []string{"mattermost://file/{file_id}"}}
 	tr.MCP.AddPrompt(eightReads(&atomic.Int64{}))
 	session := openSession(t, srv.URL, "alice", initialize)
@@ -379,4 +359,15 @@ func TestCompletionsAndResourceListsCountAgainstTheRateWhileInitializeListsOfToo
 			t.Fatalf("%s was refused past the rate", m)
 		}
 	}
+}
+
+// rateClock is a limit of calls a minute and a clock at the start of the
+// minute, both changed by the test as it goes.
+func rateClock(limit int64) (*atomic.Int64, *atomic.Pointer[time.Time]) {
+	var l atomic.Int64
+	l.Store(limit)
+	var now atomic.Pointer[time.Time]
+	start := at(0)
+	now.Store(&start)
+	return &l, &now
 }
