@@ -92,6 +92,9 @@ type Approvals struct {
 	told func(c *mattermost.Caller, rec Record)
 	// zone is the person's time zone from their Mattermost profile.
 	zone func(c *mattermost.Caller) *time.Location
+	// completed tells the client of ctx that the url-mode question with
+	// this elicitation id is over (sendComplete; tests replace it).
+	completed func(ctx context.Context, elicitationID string)
 }
 
 // New builds the approvals over the plugin KV store.
@@ -111,6 +114,7 @@ func New(o Options) *Approvals {
 		told:     func(c *mattermost.Caller, rec Record) { c.NotifyPending(rec.ID, rec.Title) },
 		zone:     (*mattermost.Caller).Location}
 	a.run = a.execute
+	a.completed = a.sendComplete
 	return a
 }
 
@@ -208,7 +212,7 @@ func (a *Approvals) Ask(ctx context.Context, c *mattermost.Caller, plan posting.
 	if url {
 		return a.askInClient(ctx, c, rec, ModeURL)
 	}
-	return a.waitForAnswer(ctx, c, rec)
+	return a.waitForAnswer(ctx, c, rec, "")
 }
 
 // waitInMattermost tells the person's open Mattermost that the write waits
@@ -277,7 +281,11 @@ func planOf(rec Record) posting.Plan {
 // answers nothing; a call whose connection dropped (or whose plugin stops)
 // leaves the write waiting, since nobody decided against it and get_pending
 // still tells its outcome.
-func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec Record) (Outcome, error) {
+//
+// elicitationID is the url-mode question the client showed for this write
+// ("" for none): when the wait ends in an answer, an expiry or a
+// withdrawal, the client is told it is over, so it closes its prompt.
+func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec Record, elicitationID string) (Outcome, error) {
 	ctx, stop := transport.WatchCancel(ctx)
 	defer stop()
 	started, answerBy := callWindow(ctx)
@@ -296,6 +304,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 	check := func() (done bool, o Outcome, err error) {
 		now, err := a.store.Load(c.UserID(), rec.ID)
 		if errors.Is(err, ErrNotFound) {
+			a.closeQuestion(ctx, elicitationID)
 			return true, Outcome{}, refusal.New("The question expired without an answer; nothing was sent.", "")
 		}
 		if err != nil {
@@ -304,6 +313,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 		latest = now
 		switch now.State {
 		case StatePosted, StateDeclined, StateFailed, StateWithdrawn:
+			a.closeQuestion(ctx, elicitationID)
 			return true, a.outcome(now), nil
 		}
 		return false, Outcome{}, nil
@@ -321,12 +331,12 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 			}
 		case <-ctx.Done():
 			if transport.CancelledByClient(ctx) {
-				return a.withdraw(ctx, c, latest)
+				return a.withdraw(ctx, c, latest, elicitationID)
 			}
 			return a.outcome(latest), nil
 		case <-deadline.C:
 			if transport.CancelledByClient(ctx) {
-				return a.withdraw(ctx, c, latest)
+				return a.withdraw(ctx, c, latest, elicitationID)
 			}
 			if done, o, err := check(); done {
 				return o, err
@@ -337,6 +347,29 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 				return o, err
 			}
 		}
+	}
+}
+
+// closeQuestion tells the client that the url-mode question elicitationID
+// is over ("" asked none).
+func (a *Approvals) closeQuestion(ctx context.Context, elicitationID string) {
+	if elicitationID != "" {
+		a.completed(ctx, elicitationID)
+	}
+}
+
+// sendComplete sends notifications/elicitation/complete on the call's own
+// stream, before its result, as MCP 2025-11-25 says a server should once
+// the person finished on the page: the client closes the prompt that
+// waits for it. A client that cannot take it loses only the notice.
+func (a *Approvals) sendComplete(ctx context.Context, elicitationID string) {
+	srv := server.ServerFromContext(ctx)
+	if srv == nil {
+		return
+	}
+	n := mcp.NewElicitationCompleteNotification(elicitationID)
+	if err := srv.SendNotificationToClient(ctx, n.Method, n.Params.AdditionalFields); err != nil {
+		a.opts.MM.Log().Debug("An elicitation complete notification was not delivered", "error", err.Error())
 	}
 }
 
@@ -352,14 +385,16 @@ func callWindow(ctx context.Context) (started, answerBy time.Time) {
 // withdraw ends a call its client cancelled while the write waited: the
 // write is withdrawn, so the person's page, modal and direct message say so
 // and a later accept changes nothing, and the call answers nothing, as the
-// protocol asks. A write answered in the meantime stays as it is.
-func (a *Approvals) withdraw(ctx context.Context, c *mattermost.Caller, rec Record) (Outcome, error) {
+// protocol asks. A write answered in the meantime stays as it is. A
+// url-mode question about it (elicitationID, "" for none) is over.
+func (a *Approvals) withdraw(ctx context.Context, c *mattermost.Caller, rec Record, elicitationID string) (Outcome, error) {
 	transport.DropAnswer(ctx)
 	done, err := a.store.Withdraw(c.UserID(), rec.ID)
 	switch {
 	case err == nil:
 		a.opts.MM.Log().Info("The MCP client cancelled a call waiting for the person; its write was withdrawn", "user_id", c.UserID(), "id", rec.ID)
 		a.settled(c, done)
+		a.closeQuestion(ctx, elicitationID)
 	case errors.Is(err, ErrDecided), errors.Is(err, ErrNotFound):
 		// Answered or expired first: that stands.
 	default:

@@ -81,7 +81,7 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 	if err != nil {
 		if ctx.Err() != nil {
 			if transport.CancelledByClient(ctx) {
-				return a.withdraw(ctx, c, rec)
+				return a.withdraw(ctx, c, rec, "")
 			}
 			// The client went away; the question still waits in Mattermost.
 			return a.outcome(rec), nil
@@ -94,7 +94,7 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 		if mode != ModeURL {
 			a.waitInMattermost(c, rec)
 		}
-		return a.waitForAnswer(ctx, c, rec)
+		return a.waitForAnswer(ctx, c, rec, "")
 	}
 	// The person may have answered in Mattermost meanwhile.
 	rec, err = a.store.Load(c.UserID(), rec.ID)
@@ -148,6 +148,9 @@ func (a *Approvals) clientMayAnswer(mode string) bool {
 func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record, mode string, responses mcp.InputResponses, state string) (Outcome, error) {
 	if rec.State != StatePending {
 		// Answered meanwhile, e.g. on the Mattermost page.
+		if mode == ModeURL {
+			a.closeQuestion(ctx, rec.ID)
+		}
 		return a.outcome(rec), nil
 	}
 	if !a.clientMayAnswer(mode) {
@@ -155,7 +158,7 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 		// went out: whatever the client says, the person answers there.
 		transport.Tell(ctx, mcp.LoggingLevelWarning, "The admin's setting now asks the person in Mattermost, so the answer given in this client was not taken.")
 		a.waitInMattermost(c, rec)
-		return a.waitForAnswer(ctx, c, rec)
+		return a.waitForAnswer(ctx, c, rec, "")
 	}
 	verdict := readVerdict(responses, mode, rec.ID)
 	if verdict == NoAnswer && state != "" {
@@ -180,8 +183,9 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 		return o, nil
 	}
 	if mode == ModeURL {
-		// The person went to the page; its answer decides.
-		return a.waitForAnswer(ctx, c, rec)
+		// The person went to the page; its answer decides, and ends the
+		// question the client shows (its elicitation id is the record's).
+		return a.waitForAnswer(ctx, c, rec, rec.ID)
 	}
 	// The person said yes: a cancellation of the call from now on ends only
 	// its answer, never the write half done.
