@@ -363,13 +363,9 @@ func (a *Approvals) closeQuestion(ctx context.Context, elicitationID string) {
 // the person finished on the page: the client closes the prompt that
 // waits for it. A client that cannot take it loses only the notice.
 func (a *Approvals) sendComplete(ctx context.Context, elicitationID string) {
-	srv := server.ServerFromContext(ctx)
-	if srv == nil {
-		return
-	}
 	n := mcp.NewElicitationCompleteNotification(elicitationID)
-	if err := srv.SendNotificationToClient(ctx, n.Method, n.Params.AdditionalFields); err != nil {
-		a.opts.MM.Log().Debug("An elicitation complete notification was not delivered", "error", err.Error())
+	if !transport.NotifyBeforeResult(ctx, n.Method, n.Params.AdditionalFields, "elicitationId") {
+		a.opts.MM.Log().Debug("An elicitation complete notification was not delivered", "elicitation_id", elicitationID)
 	}
 }
 

@@ -44,6 +44,15 @@ type statusWriter struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+	// watch sees each write (nil: nobody looks; see NotifyBeforeResult).
+	watch *responseWatch
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if s.watch != nil {
+		s.watch.wrote(b)
+	}
+	return s.ResponseWriter.Write(b)
 }
 
 func (s *statusWriter) WriteHeader(code int) {

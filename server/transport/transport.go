@@ -545,6 +545,10 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 	defer release()
 
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+	if method == string(mcp.MethodToolsCall) {
+		sw.watch = &responseWatch{}
+		ctx = context.WithValue(ctx, responseWatchKey{}, sw.watch)
+	}
 	t.http.ServeHTTP(sw, r.WithContext(ctx))
 	if method == string(mcp.MethodInitialize) {
 		if id := sw.Header().Get(server.HeaderKeySessionID); id != "" {
