@@ -461,3 +461,98 @@ func TestPostsAskedAtOnceByOneClientAreEachAskedAndPostedOnceOnACluster(t *testi
 		})
 	}
 }
+
+func TestAClientShownTheConfirmationPageIsToldItsQuestionIsOverOnceThePersonAnswersThere(t *testing.T) {
+	proxyURL, err := mm.StartSecondNode(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{mcp.LATEST_PROTOCOL_VERSION, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
+		for verb, state := range map[string]string{"accept": "posted", "decline": "declined"} {
+			t.Run(fmt.Sprintf("protocol %s/%s", version, verb), func(t *testing.T) {
+				allowWrites(t, config.ConfirmMattermost)
+				alice := mm.Users[0]
+				ch := townSquare(t)
+				marker := uniq(t, "url-closed")
+				asked := make(chan string, 1)
+				// The client opens the page and says so; the person answers
+				// there later, in their own browser session.
+				p := &person{answer: func(q mcp.ElicitationParams) *mcp.ElicitationResult {
+					select {
+					case asked <- q.ElicitationID:
+					default:
+					}
+					return respond(mcp.ElicitationResponseActionAccept)(q)
+				}}
+				// Through the two nodes' proxy: the call, its retry and the
+				// page's answer reach either node.
+				c := connectAsking(t, proxyURL, alice.Token, version, mcp.ElicitationCapability{URL: &struct{}{}}, p)
+				var mu sync.Mutex
+				var closed []string
+				var closedAt time.Time
+				waiting := make(chan struct{}, 1)
+				c.OnNotification(func(n mcp.JSONRPCNotification) {
+					switch n.Method {
+					case string(mcp.MethodNotificationElicitationComplete):
+						mu.Lock()
+						defer mu.Unlock()
+						id, _ := n.Params.AdditionalFields["elicitationId"].(string)
+						closed = append(closed, id)
+						closedAt = time.Now()
+					case string(mcp.MethodNotificationProgress):
+						// The call waits for the page's answer.
+						select {
+						case waiting <- struct{}{}:
+						default:
+						}
+					}
+				})
+				done := make(chan *mcp.CallToolResult, 1)
+				go func() {
+					req := mcp.CallToolRequest{}
+					req.Params.Name = "create_post"
+					req.Params.Arguments = map[string]any{"channel": ch.Id, "message": marker}
+					req.Params.Meta = &mcp.Meta{ProgressToken: "url-closed"}
+					res, err := c.CallTool(context.Background(), req)
+					if err != nil {
+						res = mcp.NewToolResultError("protocol error: " + err.Error())
+					}
+					done <- res
+				}()
+				var id string
+				select {
+				case id = <-asked:
+				case res := <-done:
+					t.Fatalf("create_post answered without asking: %s", text(res))
+				}
+				select {
+				case <-waiting:
+				case res := <-done:
+					t.Fatalf("create_post answered before the person did: %s", text(res))
+				}
+				answerOnPage(t, alice, id, verb, marker)
+				answered := time.Now()
+				res := <-done
+				var out tools.WriteResult
+				structuredAs(t, res, &out)
+				if out.State != state || out.ID != id {
+					t.Fatalf("create_post answered %s", text(res))
+				}
+				mu.Lock()
+				got, at := append([]string(nil), closed...), closedAt
+				mu.Unlock()
+				if len(got) != 1 || got[0] != id {
+					t.Fatalf("the client was told the questions %q were over, not once %q", got, id)
+				}
+				t.Logf("the client heard the question was over %s after the person answered", at.Sub(answered).Round(time.Millisecond))
+				want := 0
+				if verb == "accept" {
+					want = 1
+				}
+				if n := postsWith(t, alice, ch.Id, marker); n != want {
+					t.Fatalf("%d posts, want %d", n, want)
+				}
+			})
+		}
+	}
+}
