@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -148,14 +147,6 @@ type sessionStore struct {
 	// (Options.WaitingSessions; nil: none), read only when a session must
 	// end to make room.
 	waiting func(userID string) (map[string]bool, error)
-}
-
-// indexChange is one change to a person's index. apply may run several
-// times (once per compare-and-set attempt), each time on the index as
-// stored, so it records what it did afresh on every run.
-type indexChange struct {
-	apply func([]sessionEntry) []sessionEntry
-	done  chan error
 }
 
 func sessionKey(id string) string { return sessionKeyPrefix + id }
@@ -389,75 +380,6 @@ func (s *sessionStore) close(userID, id string) error {
 	err = errors.Join(err, s.kv.Delete(sessionKey(id)))
 	s.endedHere(id)
 	return err
-}
-
-// updateIndex applies change to a person's index atomically against other
-// nodes. On one node, one goroutine at a time writes a person's index, and
-// it writes every change that waited meanwhile in one compare-and-set: two
-// hundred clients of one person initializing at once cost a few writes per
-// node instead of two hundred racing ones.
-func (s *sessionStore) updateIndex(userID string, apply func([]sessionEntry) []sessionEntry) error {
-	c := &indexChange{apply: apply, done: make(chan error, 1)}
-	s.mu.Lock()
-	if s.queues == nil {
-		s.queues = map[string][]*indexChange{}
-	}
-	waiting, writing := s.queues[userID]
-	s.queues[userID] = append(waiting, c)
-	s.mu.Unlock()
-	if !writing {
-		go s.writeIndex(userID)
-	}
-	return <-c.done
-}
-
-// writeIndex writes a person's waiting index changes, batch after batch,
-// until none waits.
-func (s *sessionStore) writeIndex(userID string) {
-	for {
-		s.mu.Lock()
-		batch := s.queues[userID]
-		if len(batch) == 0 {
-			delete(s.queues, userID)
-			s.mu.Unlock()
-			return
-		}
-		s.queues[userID] = batch[:0:0]
-		s.mu.Unlock()
-		err := s.storeIndex(userID, batch)
-		for _, c := range batch {
-			c.done <- err
-		}
-	}
-}
-
-// storeIndex applies a batch of changes, in order, to the index as stored,
-// after dropping the entries whose records have expired, and stores it with
-// compare-and-set, again until it holds.
-func (s *sessionStore) storeIndex(userID string, batch []*indexChange) error {
-	return kvstore.Update(s.index, sessionIndexKey(userID), func(old []byte) (kvstore.Change, error) {
-		var entries []sessionEntry
-		if len(old) > 0 && json.Unmarshal(old, &entries) != nil {
-			entries = nil // a corrupt index starts again; its sessions expire by themselves
-		}
-		now := s.now()
-		entries = slices.DeleteFunc(entries, func(e sessionEntry) bool { return now.Sub(e.Seen) >= sessionLifetime })
-		for _, c := range batch {
-			entries = c.apply(entries)
-		}
-		entries = s.dropLeases(entries, now)
-		raw, err := json.Marshal(entries)
-		if err != nil {
-			return kvstore.Change{}, err
-		}
-		if len(raw) > maxIndexBytes {
-			return kvstore.Change{}, fmt.Errorf("the index of MCP sessions would take %d bytes, above its bound of %d", len(raw), maxIndexBytes)
-		}
-		if bytes.Equal(raw, old) {
-			return kvstore.Change{}, kvstore.Unchanged // a refused initialize: no write
-		}
-		return kvstore.Change{Value: raw, TTL: sessionLifetime}, nil
-	})
 }
 
 // reservation is the session id open counted for an initialize before
