@@ -27,6 +27,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/prompts"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/tasks"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
@@ -141,7 +142,11 @@ func (p *Plugin) OnActivate() error {
 	}
 	conn := &connectLate{}
 	t := p.newTransport(manifestID, gw, served{cat: cat, resources: res, prompts: set, complete: complete,
-		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions})
+		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions,
+		tasks: tasks.NewService(&tasks.Store{KV: gw.BytesKV()}, tools.TaskWrites{Approvals: approvals}, func(tool string) bool {
+			t, ok := cat.Tool(tool)
+			return ok && t.WaitsForPerson()
+		})})
 	cat.Register(t.MCP)
 	set.Register(t.MCP)
 	res.Register(t.MCP)
@@ -214,6 +219,8 @@ type served struct {
 	streams bool
 	// waiting are the sessions whose writes wait for the person.
 	waiting func(userID string) (map[string]bool, error)
+	// tasks are the tasks of calls whose write waits for the person.
+	tasks transport.Tasks
 }
 
 // newTransport is the MCP server over streamable HTTP, offering the
@@ -257,6 +264,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 		SessionsEnded:     p.tellSessionsEnded,
 		Streams:           func() bool { return s.streams },
 		WaitingSessions:   s.waiting,
+		Tasks:             s.tasks,
 	})
 }
 

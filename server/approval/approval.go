@@ -201,6 +201,13 @@ func (a *Approvals) Ask(ctx context.Context, c *mattermost.Caller, plan posting.
 	if err != nil {
 		return Outcome{}, err
 	}
+	if task := transport.TaskOf(ctx); task != nil {
+		// The client's host follows the task: the write waits in
+		// Mattermost, and the call answers at once.
+		a.waitInMattermost(c, rec)
+		task.Waits(rec.ID)
+		return a.outcome(rec), nil
+	}
 	form, url := clientAsks(ctx)
 	if !server.IsModernRequest(ctx) && a.opts.Streams != nil && !a.opts.Streams() {
 		form, url = false, false

@@ -133,6 +133,9 @@ func Define[Args, Out any](t Tool, handle func(ctx context.Context, args Args) (
 	return t
 }
 
+// ToolResult is the result as a call answers it.
+func (r Result[Out]) ToolResult() *mcp.CallToolResult { return r.mcp() }
+
 func (r Result[Out]) mcp() *mcp.CallToolResult {
 	if q := r.Question; q != nil {
 		return server.NewInputRequestBuilder(q.State).Elicit(q.ID, q.Params).ToolResult()
@@ -159,8 +162,22 @@ func (t Tool) MCP() mcp.Tool {
 			IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
 			OpenWorldHint:   mcp.ToBoolPtr(t.Hints.OpenWorld),
 		},
-		Meta: viewMeta(t.View),
+		Meta:      viewMeta(t.View),
+		Execution: t.execution(),
 	}
+}
+
+// WaitsForPerson is a tool whose write the person confirms, which may
+// wait for them: a call of it may be a task the client's host follows.
+func (t Tool) WaitsForPerson() bool { return t.Effect == ChangesMattermost }
+
+// execution declares task support on the tools that may wait for the
+// person, and on no other: a task of a read would only add round trips.
+func (t Tool) execution() *mcp.ToolExecution {
+	if !t.WaitsForPerson() {
+		return nil
+	}
+	return &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 }
 
 // viewMeta is the tool's _meta naming its view, as the MCP Apps extension

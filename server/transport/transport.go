@@ -125,6 +125,9 @@ type Options struct {
 	// responses; only then are notice streams served (getstream.go). nil:
 	// none are, and a GET is refused with 405 as mcp-go does.
 	Streams func() bool
+	// Tasks keeps the tasks of calls whose write waits for the person
+	// (tasks.go); nil offers no tasks.
+	Tasks Tasks
 }
 
 // Transport is the MCP endpoint and its OAuth metadata.
@@ -172,6 +175,16 @@ func New(opts Options) *Transport {
 		server.WithLogger(slog.New(mcpLog{log: opts.Log})),
 		server.WithToolHandlerMiddleware(t.logToolCall),
 	}, opts.ServerOptions...)
+	if opts.Tasks != nil {
+		// Tasks in core on 2025-11-25, as the extension on 2026-07-28
+		// (tasks.go); the core slot is kept out of 2026-07-28's discovery,
+		// which the extension replaces.
+		serverOpts = append(serverOpts, server.WithTaskCapabilities(true, true, true),
+			server.WithExtensions(map[string]any{TasksExtension: struct{}{}}))
+		hooks.AddAfterDiscover(func(_ context.Context, _ any, _ *mcp.DiscoverRequest, res *mcp.DiscoverResult) {
+			res.Capabilities.Tasks = nil
+		})
+	}
 	if opts.ValidateOutput {
 		// A result that breaks its tool's declared output schema becomes a
 		// tool error here rather than a surprise in a client that validates.
@@ -393,6 +406,7 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, started time.Time) {
 	userID := callerIDFrom(ctx)
 	var method, tool string
+	var task *TaskCall
 	if r.Method == http.MethodPost {
 		if len(body) > MaxAnswerBytes && isClientAnswer(body) {
 			refuseAnswer(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
@@ -423,6 +437,15 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 		var handled bool
 		if ctx, handled = t.serveResource(ctx, w, r, method, body); handled {
 			return
+		}
+		if t.opts.Tasks != nil && isTaskMethod(method) {
+			t.serveTaskMethod(ctx, w, r, method, body)
+			t.opts.Log.Debug("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
+				"duration_ms", time.Since(started).Milliseconds())
+			return
+		}
+		if method == string(mcp.MethodToolsCall) {
+			ctx, body, task = t.taskCall(ctx, r, tool, body)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
@@ -457,6 +480,9 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			case string(mcp.MethodNotificationCancelled):
 				t.cancelCall(userID, rec.ID, body)
 			case string(mcp.MethodToolsCall):
+				if task != nil {
+					break // a task's call waits for nobody; tasks/cancel withdraws its write
+				}
 				var release context.CancelFunc
 				ctx, release = t.cancellable(ctx, userID, rec.ID, body)
 				defer release()
@@ -471,6 +497,10 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 	}
 	defer release()
 
+	if task != nil {
+		t.serveTaskCall(ctx, w, r, body, task)
+		return
+	}
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 	if method == string(mcp.MethodToolsCall) {
 		sw.watch = &responseWatch{}
@@ -571,6 +601,9 @@ func (t *Transport) logToolCall(next server.ToolHandlerFunc) server.ToolHandlerF
 			outcome = "asked"
 		case res != nil && res.IsError:
 			outcome = "refused"
+		}
+		if task := TaskOf(ctx); task != nil {
+			task.answered(res)
 		}
 		// At debug, as Mattermost logs its own API calls: the audit trail
 		// keeps who used which tool, and failures are logged above.

@@ -1,0 +1,331 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Tasks: a tools/call whose write may wait for the person can be answered
+// with a task that the client's host follows, instead of a call held open
+// (MCP 2025-11-25's tasks, and the io.modelcontextprotocol/tasks extension
+// of 2026-07-28). The call still runs through mcp-go as any call does: the
+// transport marks it as a task call and takes its params.task away, so that
+// mcp-go keeps no task of its own in one node's memory; once the tool
+// answered, Options.Tasks stores the task and words the CreateTaskResult.
+// The tasks/* requests never reach mcp-go: any node answers them from the
+// KV store.
+
+// TasksExtension is the identifier of MCP's tasks extension (2026-07-28),
+// declared by a client in each request's capabilities.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// TaskCall is a tools/call handled as a task: what the tool's handler and
+// the approval flow read and leave for the task.
+type TaskCall struct {
+	// Tool is the tool called.
+	Tool string
+	// Modern is a request of protocol 2026-07-28 or later (the tasks
+	// extension's wire form); else 2025-11-25's.
+	Modern bool
+	// ShowsPages is a client that declared url-mode elicitation: it can
+	// show the person the confirmation page as the task's input request.
+	ShowsPages bool
+
+	mu      sync.Mutex
+	writeID string
+	result  *mcp.CallToolResult
+	ran     bool
+}
+
+// Waits records that the call's write waits for the person: the task
+// follows the pending write writeID.
+func (c *TaskCall) Waits(writeID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.writeID = writeID
+}
+
+// WriteID is the pending write the task follows, "" when the call needed
+// no wait (refused, or done at once).
+func (c *TaskCall) WriteID() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writeID
+}
+
+// Result is the tool's own result of the call.
+func (c *TaskCall) Result() *mcp.CallToolResult {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.result
+}
+
+func (c *TaskCall) answered(res *mcp.CallToolResult) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.result, c.ran = res, true
+}
+
+func (c *TaskCall) handled() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ran
+}
+
+type taskCallKey struct{}
+
+// TaskOf is the task call being handled, nil for a call the client
+// follows itself.
+func TaskOf(ctx context.Context) *TaskCall {
+	c, _ := ctx.Value(taskCallKey{}).(*TaskCall)
+	return c
+}
+
+// RPCError is a JSON-RPC error a task request is answered with.
+type RPCError struct {
+	Code    int
+	Message string
+	Data    any
+}
+
+// TaskRequest is one tasks/* request.
+type TaskRequest struct {
+	Method string
+	Params json.RawMessage
+	// Modern is protocol 2026-07-28 or later; Declared is whether the
+	// request's capabilities declared the tasks extension (2026-07-28
+	// answers task requests only to a client that did).
+	Modern, Declared bool
+	// Session is the MCP session of the request ("" for none).
+	Session string
+}
+
+// Tasks keeps the tasks of calls and answers for them.
+type Tasks interface {
+	// Supports is whether tool may wait for the person, so that a call of
+	// it may be handled as a task.
+	Supports(tool string) bool
+	// Created stores the task of call, which the tool answered, and words
+	// its CreateTaskResult for the client; session is the MCP session
+	// that asked ("" for none).
+	Created(ctx context.Context, userID, session string, call *TaskCall) (map[string]any, error)
+	// Serve answers tasks/get, tasks/result, tasks/list, tasks/cancel
+	// and tasks/update for the caller, who sees only their own tasks.
+	Serve(ctx context.Context, userID string, req TaskRequest) (any, *RPCError)
+}
+
+// isTaskMethod is a request Options.Tasks answers.
+func isTaskMethod(method string) bool {
+	return strings.HasPrefix(method, "tasks/")
+}
+
+// taskCall marks a tools/call that is handled as a task: on 2025-11-25 one
+// the client augmented with params.task, on 2026-07-28 one whose request
+// declared the tasks extension; either only for a tool that may wait. The
+// body given back has no params.task.
+func (t *Transport) taskCall(ctx context.Context, r *http.Request, tool string, body []byte) (context.Context, []byte, *TaskCall) {
+	if t.opts.Tasks == nil || !t.opts.Tasks.Supports(tool) {
+		return ctx, body, nil
+	}
+	var msg struct {
+		Params map[string]json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil || msg.Params == nil {
+		return ctx, body, nil
+	}
+	caps := requestCapabilities(msg.Params["_meta"])
+	modern := isModern(r, msg.Params["_meta"])
+	call := &TaskCall{Tool: tool, Modern: modern}
+	if modern {
+		if !caps.declares(TasksExtension) {
+			return ctx, body, nil
+		}
+		call.ShowsPages = caps.Elicitation != nil && caps.Elicitation.URL != nil
+	} else {
+		if _, asked := msg.Params["task"]; !asked {
+			return ctx, body, nil
+		}
+		rec := sessionFrom(ctx)
+		call.ShowsPages = rec != nil && rec.Capabilities.Elicitation != nil && rec.Capabilities.Elicitation.URL != nil
+		body = withoutParam(body, "task")
+	}
+	return context.WithValue(ctx, taskCallKey{}, call), body, call
+}
+
+// serveTaskCall serves a tools/call marked as a task: mcp-go answers it
+// into a buffer, then the task is stored and its CreateTaskResult sent. A
+// call the tool never ran (an unknown tool, bad params) is answered as
+// mcp-go answered it; so is, on 2026-07-28, a call that needed no wait (the
+// extension lets a server answer the result at once), and any call whose
+// task could not be stored: the tool's own answer then says where its
+// write waits.
+func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, call *TaskCall) {
+	buf := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
+	t.http.ServeHTTP(&statusWriter{ResponseWriter: buf, status: http.StatusOK}, r.WithContext(ctx))
+	if call.handled() && (!call.Modern || call.WriteID() != "") {
+		res, err := t.opts.Tasks.Created(ctx, callerIDFrom(ctx), SessionID(ctx), call)
+		if err == nil {
+			writeRPCResult(w, requestID(body), res)
+			return
+		}
+		t.opts.Log.Error("Could not store the task of a tool call; it was answered as a call", "user_id", callerIDFrom(ctx), "tool", call.Tool, "error", err.Error())
+	}
+	buf.copyTo(w)
+}
+
+// serveTaskMethod answers a tasks/* request of the caller.
+func (t *Transport) serveTaskMethod(ctx context.Context, w http.ResponseWriter, r *http.Request, method string, body []byte) {
+	var msg struct {
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(body, &msg)
+	var meta json.RawMessage
+	var withMeta struct {
+		Meta json.RawMessage `json:"_meta"`
+	}
+	if json.Unmarshal(msg.Params, &withMeta) == nil {
+		meta = withMeta.Meta
+	}
+	req := TaskRequest{Method: method, Params: msg.Params, Modern: isModern(r, meta), Session: SessionID(ctx)}
+	if req.Modern {
+		req.Declared = requestCapabilities(meta).declares(TasksExtension)
+		if why := taskHeadersMismatch(r, method, msg.Params); why != "" {
+			writeRPCError(w, http.StatusBadRequest, requestID(body), mcp.HEADER_MISMATCH, why)
+			return
+		}
+	}
+	res, rpcErr := t.opts.Tasks.Serve(ctx, callerIDFrom(ctx), req)
+	if rpcErr != nil {
+		writeRPCErrorData(w, requestID(body), rpcErr)
+		return
+	}
+	writeRPCResult(w, requestID(body), res)
+}
+
+// taskHeadersMismatch checks the standard headers of a 2026-07-28 task
+// request: Mcp-Method names the method, and Mcp-Name, which the extension
+// sets to the task id so that proxies can route by it, must match it.
+func taskHeadersMismatch(r *http.Request, method string, params json.RawMessage) string {
+	if got := r.Header.Get(mcp.HeaderMethod); got != "" && got != method {
+		return "The Mcp-Method header says " + truncate(got, 64) + " but the request is " + method + ": send the same method in both."
+	}
+	name := r.Header.Get(mcp.HeaderName)
+	if name == "" {
+		return ""
+	}
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(params, &p)
+	if decoded, ok := mcp.DecodeHeaderValue(name); !ok || decoded != p.TaskID {
+		return "The Mcp-Name header does not match params.taskId: send the task id in both."
+	}
+	return ""
+}
+
+// clientCapabilities are the capabilities a request of 2026-07-28 declares
+// in its _meta, as far as tasks read them.
+type clientCapabilities struct {
+	Extensions  map[string]json.RawMessage `json:"extensions"`
+	Elicitation *struct {
+		URL json.RawMessage `json:"url"`
+	} `json:"elicitation"`
+}
+
+func (c clientCapabilities) declares(extension string) bool {
+	_, ok := c.Extensions[extension]
+	return ok
+}
+
+// requestCapabilities reads the client capabilities of a request's _meta.
+func requestCapabilities(meta json.RawMessage) clientCapabilities {
+	var m map[string]json.RawMessage
+	var caps clientCapabilities
+	if json.Unmarshal(meta, &m) == nil {
+		_ = json.Unmarshal(m[mcp.MetaKeyClientCapabilities], &caps)
+	}
+	return caps
+}
+
+// isModern is a request of protocol 2026-07-28 or later: its header says
+// so, or its _meta does.
+func isModern(r *http.Request, meta json.RawMessage) bool {
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" {
+		return mcp.IsModernProtocol(v)
+	}
+	var m map[string]json.RawMessage
+	var v string
+	if json.Unmarshal(meta, &m) == nil {
+		_ = json.Unmarshal(m[mcp.MetaKeyProtocolVersion], &v)
+	}
+	return mcp.IsModernProtocol(v)
+}
+
+// withoutParam is a JSON-RPC request without one of its params.
+func withoutParam(body []byte, name string) []byte {
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil {
+		return body
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(msg["params"], &params) != nil {
+		return body
+	}
+	delete(params, name)
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return body
+	}
+	msg["params"] = raw
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+func writeRPCResult(w http.ResponseWriter, id json.RawMessage, result any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+func writeRPCErrorData(w http.ResponseWriter, id json.RawMessage, e *RPCError) {
+	body := map[string]any{"code": e.Code, "message": e.Message}
+	if e.Data != nil {
+		body["data"] = e.Data
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": body})
+}
+
+// bufferedResponse keeps mcp-go's answer to a task call until the
+// transport knows whether it is sent as it is.
+type bufferedResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }
+func (b *bufferedResponse) WriteHeader(code int)        { b.status = code }
+
+// Flush is a no-op: nothing of a buffered answer goes out early.
+func (b *bufferedResponse) Flush() {}
+
+func (b *bufferedResponse) copyTo(w http.ResponseWriter) {
+	for k, v := range b.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(b.status)
+	_, _ = io.Copy(w, &b.body)
+}
