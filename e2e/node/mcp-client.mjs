@@ -17,12 +17,23 @@
 // "error": {"code", "message", "data"}}; a failed step does not stop the
 // plan. Notifications are every one the server sent, in order.
 //
+// Tasks (MCP 2025-11-25): "tools/call-task" calls a tool as a task (its
+// params as tools/call's, with task {ttl}) and keeps the task's id, which
+// "$task" then stands for in later steps' params; "tasks/get",
+// "tasks/result" (a tool's result), "tasks/list" and "tasks/cancel" go
+// through the SDK's experimental tasks client; "tools/call-stream" calls a
+// tool through callToolStream, as a host follows a task, and answers every
+// message it yielded, each with the milliseconds since the plan began.
+// {"method": "pause"} prints {"paused": results-so-far} as a line and
+// waits for a line on stdin: the test acts meanwhile.
+//
 // MCP_CLIENT_NAME names the client (default "e2e-typescript-sdk");
 // MCP_CLIENT_CAPABILITIES is its capabilities as JSON (default {}).
 // It exits 1 (with the reason on stderr) only when it cannot connect.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createInterface } from 'node:readline';
 
 const url = process.env.MCP_URL;
 if (!url) {
@@ -81,16 +92,47 @@ const helpers = {
     'completion/complete': (p) => client.complete(p),
     ping: () => client.ping(),
     'logging/setLevel': (p) => client.setLoggingLevel(p.level),
+    'tools/call-task': async (p) => {
+        const res = await client.request({ method: 'tools/call', params: { ...p, task: p.task ?? { ttl: 600000 } } }, CreateTaskResultSchema);
+        lastTask = res.task.taskId;
+        return res;
+    },
+    'tasks/get': (p) => client.experimental.tasks.getTask(p.taskId),
+    'tasks/result': (p) => client.experimental.tasks.getTaskResult(p.taskId, CallToolResultSchema, { timeout: 120000 }),
+    'tasks/list': (p) => client.experimental.tasks.listTasks(p.cursor),
+    'tasks/cancel': (p) => client.experimental.tasks.cancelTask(p.taskId),
+    'tools/call-stream': async (p) => {
+        const messages = [];
+        for await (const m of client.experimental.tasks.callToolStream(p, CallToolResultSchema, { task: { ttl: 600000 }, timeout: 120000 })) {
+            messages.push({ ...m, error: m.error ? String(m.error.message ?? m.error) : undefined, atMs: Date.now() - began });
+        }
+        return { messages };
+    },
 };
 
+let lastTask = null;
+const began = Date.now();
+const stdin = createInterface({ input: process.stdin });
+const lines = stdin[Symbol.asyncIterator]();
+
+// withTask is params with every "$task" the id of the last task made.
+function withTask(params) {
+    return JSON.parse(JSON.stringify(params ?? {}), (_, v) => (v === '$task' ? lastTask : v));
+}
+
 async function run(step) {
+    if (step.method === 'pause') {
+        process.stdout.write(JSON.stringify({ paused: results }) + '\n');
+        await lines.next();
+        return {};
+    }
     if (step.method === 'wait') {
         await waitFor(step.params.notification, step.params.timeoutMs ?? 5000);
         return {};
     }
     const helper = helpers[step.method];
     if (helper) {
-        return helper(step.params ?? {});
+        return helper(withTask(step.params));
     }
     return client.request({ method: step.method, params: step.params ?? {} }, ResultSchema);
 }
@@ -121,4 +163,5 @@ const out = {
     notifications,
 };
 await client.close();
+stdin.close();
 process.stdout.write(JSON.stringify(out) + '\n');

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -280,7 +281,7 @@ func bound(rec *Record) {
 		text += c.Text
 	}
 	if len(text) > maxResultBytes/2 {
-		text = text[:maxResultBytes/2] + "…"
+		text = strings.ToValidUTF8(text[:maxResultBytes/2], "") + "…"
 	}
 	cut, _ := json.Marshal(mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}, IsError: res.IsError})
 	rec.End.Result = cut

@@ -1,0 +1,384 @@
+package e2e
+
+// Issue 31: a write that waits for the person, followed as an MCP task by
+// a client of the official TypeScript SDK (protocol 2025-11-25) on one node
+// while the person answers on the other, and by a client of 2026-07-28's
+// tasks extension.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+)
+
+// sdkTask is a task as the SDK answers it.
+type sdkTask struct {
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage"`
+	TTL           int64  `json:"ttl"`
+	PollInterval  int64  `json:"pollInterval"`
+}
+
+// sdkWriteResult is a write tool's result as the SDK answers it.
+type sdkWriteResult struct {
+	Content []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+	StructuredContent struct {
+		State     string `json:"state"`
+		Permalink string `json:"permalink"`
+	} `json:"structuredContent"`
+	IsError bool `json:"isError"`
+}
+
+func (r sdkWriteResult) text() string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+// runTasksPlan runs plan with the SDK against site as token; at each pause
+// onPause gets the results so far.
+func runTasksPlan(t *testing.T, site, token string, onPause func(results []json.RawMessage), plan ...sdkStep) sdkRun {
+	t.Helper()
+	raw, err := json.Marshal(plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var run sdkRun
+	err = harness.RunNodeScriptPaused(ctx, "mcp-client.mjs", []string{string(raw)}, map[string]string{"MCP_URL": mcpURL(site), "MCP_TOKEN": token},
+		func(line []byte) error {
+			var paused struct {
+				Paused []json.RawMessage `json:"paused"`
+			}
+			if err := json.Unmarshal(line, &paused); err != nil {
+				return err
+			}
+			onPause(paused.Paused)
+			return nil
+		}, &run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// stepResult decodes the result of step i of run into out, failing on an
+// error.
+func stepResult(t *testing.T, run sdkRun, i int, out any) {
+	t.Helper()
+	r := run.Results[i]
+	if r.Error != nil {
+		t.Fatalf("step %d (%s) answered an error: %s", i, r.Method, r.Error.Message)
+	}
+	if err := json.Unmarshal(r.Result, out); err != nil {
+		t.Fatalf("step %d (%s): %v in %s", i, r.Method, err, r.Result)
+	}
+}
+
+// pausedTask is the task a paused plan's step i answered (tasks/get).
+func pausedTask(t *testing.T, results []json.RawMessage, i int) sdkTask {
+	var step struct {
+		Result sdkTask `json:"result"`
+	}
+	if i >= len(results) || json.Unmarshal(results[i], &step) != nil {
+		t.Errorf("no task at step %d of %d", i, len(results))
+	}
+	return step.Result
+}
+
+func TestAPostCalledAsATaskWaitsForThePersonAndItsResultOnOneNodeIsThePostAcceptedOnTheOther(t *testing.T) {
+	if _, err := mm.StartSecondNode(t.Context()); err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	nodes := mm.NodeURLs()
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	marker := uniq(t, "tasked")
+	var accepted time.Time
+	run := runTasksPlan(t, nodes[0], alice.Token, func(results []json.RawMessage) {
+		task := pausedTask(t, results, 1)
+		if task.Status != "input_required" || !strings.Contains(task.StatusMessage, confirmAt(mm.URL)+"/") {
+			t.Errorf("tasks/get before the answer = %+v, want input_required naming the page", task)
+		}
+		id := waitPendingAt(t, nodes[1], alice, marker)
+		web := browserAt(t, nodes[1], alice)
+		_, page := get(t, web, confirmAt(nodes[1])+"/"+id, "")
+		m := csrfField.FindStringSubmatch(page)
+		if m == nil {
+			t.Errorf("the page on the second node: %s", page)
+			return
+		}
+		if code, body := answerAt(t, nodes[1], web, id, "accept", m[1]); code != 200 {
+			t.Errorf("accept on the second node: %d %s", code, body)
+		}
+		accepted = time.Now()
+	},
+		sdkStep{Method: "tools/call-task", Params: map[string]any{"name": "create_post", "arguments": map[string]any{"channel": townSquare(t).Id, "message": marker}}},
+		sdkStep{Method: "tasks/get", Params: map[string]any{"taskId": "$task"}},
+		sdkStep{Method: "pause"},
+		sdkStep{Method: "tasks/result", Params: map[string]any{"taskId": "$task"}},
+		sdkStep{Method: "tasks/get", Params: map[string]any{"taskId": "$task"}},
+	)
+	var created struct{ Task sdkTask }
+	stepResult(t, run, 0, &created)
+	if created.Task.TaskID == "" || created.Task.TTL <= 0 || created.Task.PollInterval <= 0 {
+		t.Fatalf("the call made no task: %+v", created)
+	}
+	var res sdkWriteResult
+	stepResult(t, run, 3, &res)
+	t.Logf("tasks/result came %s after the person accepted", time.Since(accepted).Round(time.Millisecond))
+	if res.IsError || res.StructuredContent.State != "posted" || res.StructuredContent.Permalink == "" || !strings.Contains(res.text(), res.StructuredContent.Permalink) {
+		t.Fatalf("tasks/result = %+v (%s), want the post's permalink", res, res.text())
+	}
+	var after sdkTask
+	stepResult(t, run, 4, &after)
+	if after.Status != "completed" {
+		t.Fatalf("the task after the post is %s", after.Status)
+	}
+	if n := postsWith(t, mm.Admin, townSquare(t).Id, marker); n != 1 {
+		t.Fatalf("%d posts for one accepted task", n)
+	}
+}
+
+func TestATaskDeclinedExpiredOrCancelledPostsNothingAndACancelledTasksMessageSaysWithdrawn(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	declined, expired, cancelled := uniq(t, "taskno"), uniq(t, "taskgone"), uniq(t, "taskoff")
+	call := func(marker string) sdkStep {
+		return sdkStep{Method: "tools/call-task", Params: map[string]any{"name": "create_post", "arguments": map[string]any{"channel": townSquare(t).Id, "message": marker}}}
+	}
+	run := runTasksPlan(t, mm.URL, alice.Token, func([]json.RawMessage) {
+		answerOnPage(t, alice, waitPending(t, alice, declined), "decline", declined)
+		id := waitPending(t, alice, expired)
+		if err := mm.ExpireKV(context.Background(), "pc_"+alice.ID+"_"+id); err != nil {
+			t.Error(err)
+		}
+	},
+		call(declined), sdkStep{Method: "pause"}, sdkStep{Method: "tasks/result", Params: map[string]any{"taskId": "$task"}},
+		call(expired), sdkStep{Method: "pause"}, sdkStep{Method: "tasks/result", Params: map[string]any{"taskId": "$task"}},
+		call(cancelled), sdkStep{Method: "tasks/cancel", Params: map[string]any{"taskId": "$task"}},
+		sdkStep{Method: "tasks/result", Params: map[string]any{"taskId": "$task"}},
+	)
+	var no, gone, withdrawn sdkWriteResult
+	stepResult(t, run, 2, &no)
+	stepResult(t, run, 5, &gone)
+	stepResult(t, run, 8, &withdrawn)
+	if !no.IsError || !strings.Contains(no.text(), "declined") {
+		t.Errorf("the declined task's result: %s", no.text())
+	}
+	if !gone.IsError || !strings.Contains(gone.text(), "expired") {
+		t.Errorf("the expired task's result: %s", gone.text())
+	}
+	var cancel sdkTask
+	stepResult(t, run, 7, &cancel)
+	if cancel.Status != "cancelled" || !withdrawn.IsError || !strings.Contains(withdrawn.text(), "withdrawn") {
+		t.Errorf("the cancelled task: %+v, result %s", cancel, withdrawn.text())
+	}
+	for _, marker := range []string{declined, expired, cancelled} {
+		if n := postsWith(t, mm.Admin, townSquare(t).Id, marker); n != 0 {
+			t.Errorf("%d posts of a task that posted nothing (%s)", n, marker)
+		}
+	}
+	dm := botDMAbout(t, alice, cancelled, func(msg string) bool { return strings.Contains(msg, "withdrew") })
+	if !strings.Contains(dm.Message, "withdrew") {
+		t.Fatalf("the cancelled task's direct message: %s", dm.Message)
+	}
+}
+
+func TestAnotherPersonCannotGetTheResultOfOrCancelSomeoneElsesTask(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice, bob := mm.Users[0], mm.Users[1]
+	marker := uniq(t, "taskmine")
+	run := runTypeScriptSDK(t, mm.URL, alice.Token,
+		sdkStep{Method: "tools/call-task", Params: map[string]any{"name": "create_post", "arguments": map[string]any{"channel": townSquare(t).Id, "message": marker}}})
+	var created struct{ Task sdkTask }
+	stepResult(t, run, 0, &created)
+	id := created.Task.TaskID
+	other := runTypeScriptSDKPlan(t, mm.URL, bob.Token,
+		sdkStep{Method: "tasks/get", Params: map[string]any{"taskId": id}},
+		sdkStep{Method: "tasks/result", Params: map[string]any{"taskId": id}},
+		sdkStep{Method: "tasks/cancel", Params: map[string]any{"taskId": id}},
+		sdkStep{Method: "tasks/list"},
+	)
+	for i, r := range other.Results[:3] {
+		if r.Error == nil || r.Error.Code == nil || *r.Error.Code != -32602 {
+			t.Errorf("bob's %s of alice's task: %+v %s", r.Method, r.Error, r.Result)
+		}
+		_ = i
+	}
+	var list struct{ Tasks []sdkTask }
+	stepResult(t, other, 3, &list)
+	for _, task := range list.Tasks {
+		if task.TaskID == id {
+			t.Fatalf("bob lists alice's task")
+		}
+	}
+	mine := runTypeScriptSDK(t, mm.URL, alice.Token, sdkStep{Method: "tasks/get", Params: map[string]any{"taskId": id}}, sdkStep{Method: "tasks/list"})
+	var still sdkTask
+	stepResult(t, mine, 0, &still)
+	if still.Status != "input_required" {
+		t.Fatalf("alice's task after bob's tries is %s", still.Status)
+	}
+	stepResult(t, mine, 1, &list)
+	found := false
+	for _, task := range list.Tasks {
+		found = found || task.TaskID == id
+	}
+	if !found {
+		t.Fatalf("alice's own tasks/list does not hold her task")
+	}
+	answerOnPage(t, alice, waitPending(t, alice, marker), "decline", marker)
+}
+
+func TestAHostFollowingATaskGetsThePostSoonAfterThePersonAccepts(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	marker := uniq(t, "streamed")
+	acceptedAt := make(chan time.Time, 1)
+	go func() {
+		id := waitPending(t, alice, marker)
+		if _, err := tryAnswerOnPage(t, alice, id, "accept", marker); err != nil {
+			t.Error(err)
+		}
+		acceptedAt <- time.Now()
+	}()
+	began := time.Now()
+	run := runTypeScriptSDK(t, mm.URL, alice.Token,
+		sdkStep{Method: "tools/call-stream", Params: map[string]any{"name": "create_post", "arguments": map[string]any{"channel": townSquare(t).Id, "message": marker}}})
+	var stream struct {
+		Messages []struct {
+			Type   string         `json:"type"`
+			Task   sdkTask        `json:"task"`
+			Result sdkWriteResult `json:"result"`
+			Error  string         `json:"error"`
+			AtMs   int64          `json:"atMs"`
+		} `json:"messages"`
+	}
+	stepResult(t, run, 0, &stream)
+	var types []string
+	for _, m := range stream.Messages {
+		types = append(types, m.Type)
+	}
+	last := stream.Messages[len(stream.Messages)-1]
+	if stream.Messages[0].Type != "taskCreated" || last.Type != "result" || last.Result.StructuredContent.State != "posted" {
+		t.Fatalf("callToolStream yielded %v, last %+v %s", types, last.Result, last.Error)
+	}
+	accepted := <-acceptedAt
+	// The script's clock counts from its plan's start, a little after began.
+	t.Logf("the host saw the post %s after the person accepted (messages %v)",
+		began.Add(time.Duration(last.AtMs)*time.Millisecond).Sub(accepted).Round(time.Millisecond), types)
+	if n := postsWith(t, mm.Admin, townSquare(t).Id, marker); n != 1 {
+		t.Fatalf("%d posts for one accepted task", n)
+	}
+}
+
+// modernCall posts one 2026-07-28 request of token declaring the tasks
+// extension (and url-mode elicitation when showsPages), with the standard
+// headers, and decodes its result.
+func modernCall(t *testing.T, token, method, name string, params map[string]any, showsPages bool) (map[string]any, map[string]any) {
+	t.Helper()
+	caps := map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}
+	if showsPages {
+		caps["elicitation"] = map[string]any{"url": map[string]any{}}
+	}
+	params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+		"io.modelcontextprotocol/clientInfo": map[string]any{"name": "e2e-tasks", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": caps}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	headers := map[string]string{"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
+	if name != "" {
+		headers["Mcp-Name"] = name
+	}
+	code, raw := mcpPostHeaders(t, mm.URL, token, string(body), headers)
+	var msg struct {
+		Result map[string]any `json:"result"`
+		Error  map[string]any `json:"error"`
+	}
+	if code != 200 || json.Unmarshal([]byte(sseData(raw)), &msg) != nil {
+		t.Fatalf("%s: %d %s", method, code, raw)
+	}
+	return msg.Result, msg.Error
+}
+
+func TestOnTheTasksExtensionAWaitingPostIsATaskWhosePageIsItsInputRequestAndWhoseResultIsInlined(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	marker := uniq(t, "modern")
+	created, rpcErr := modernCall(t, alice.Token, "tools/call", "create_post", map[string]any{"name": "create_post", "arguments": map[string]any{"channel": townSquare(t).Id, "message": marker}}, true)
+	if rpcErr != nil || created["resultType"] != "task" || created["task"] != nil {
+		t.Fatalf("tools/call = %v %v, want a flat CreateTaskResult", created, rpcErr)
+	}
+	id := created["taskId"].(string)
+	got, _ := modernCall(t, alice.Token, "tasks/get", id, map[string]any{"taskId": id}, true)
+	requests, _ := got["inputRequests"].(map[string]any)
+	if got["status"] != "input_required" || len(requests) != 1 || !strings.Contains(fmt.Sprint(requests), confirmAt(mm.URL)) {
+		t.Fatalf("tasks/get = %v, want the page as the input request", got)
+	}
+	for key := range requests {
+		ack, rpcErr := modernCall(t, alice.Token, "tasks/update", id, map[string]any{"taskId": id, "inputResponses": map[string]any{key: map[string]any{"action": "accept"}}}, true)
+		if rpcErr != nil || ack["resultType"] != "complete" {
+			t.Fatalf("tasks/update = %v %v", ack, rpcErr)
+		}
+	}
+	answerOnPage(t, alice, waitPending(t, alice, marker), "accept", marker)
+	done, _ := modernCall(t, alice.Token, "tasks/get", id, map[string]any{"taskId": id}, true)
+	result, _ := done["result"].(map[string]any)
+	if done["status"] != "completed" || result == nil || !strings.Contains(fmt.Sprint(result["content"]), "accepted") {
+		t.Fatalf("tasks/get after the accept = %v", done)
+	}
+	if n := postsWith(t, mm.Admin, townSquare(t).Id, marker); n != 1 {
+		t.Fatalf("%d posts for one accepted task", n)
+	}
+	_, rpcErr = modernCall(t, mm.Users[1].Token, "tasks/get", id, map[string]any{"taskId": id}, true)
+	if rpcErr == nil || rpcErr["code"] != float64(-32602) {
+		t.Fatalf("another person's tasks/get = %v", rpcErr)
+	}
+}
+
+// mcpPostHeaders posts one JSON-RPC message as token with extra headers,
+// answering the status and the body.
+func mcpPostHeaders(t *testing.T, site, token, message string, headers map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, mcpURL(site), strings.NewReader(message))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(raw)
+}
+
+// sseData is a response body's one JSON-RPC message, whether sent as JSON
+// or as the last data line of an event stream.
+func sseData(body string) string {
+	last := strings.TrimSpace(body)
+	for _, line := range strings.Split(body, "\n") {
+		if d, ok := strings.CutPrefix(line, "data: "); ok {
+			last = d
+		}
+	}
+	return last
+}
