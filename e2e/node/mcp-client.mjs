@@ -23,7 +23,7 @@
 // "tasks/result" (a tool's result), "tasks/list" and "tasks/cancel" go
 // through the SDK's experimental tasks client; "tools/call-stream" calls a
 // tool through callToolStream, as a host follows a task, and answers every
-// message it yielded, each with the milliseconds since the plan began.
+// message it yielded, each with when it came (Unix milliseconds).
 // {"method": "pause"} prints {"paused": results-so-far} as a line and
 // waits for a line on stdin: the test acts meanwhile.
 //
@@ -104,14 +104,13 @@ const helpers = {
     'tools/call-stream': async (p) => {
         const messages = [];
         for await (const m of client.experimental.tasks.callToolStream(p, CallToolResultSchema, { task: { ttl: 600000 }, timeout: 120000 })) {
-            messages.push({ ...m, error: m.error ? String(m.error.message ?? m.error) : undefined, atMs: Date.now() - began });
+            messages.push({ ...m, error: m.error ? String(m.error.message ?? m.error) : undefined, at: Date.now() });
         }
         return { messages };
     },
 };
 
 let lastTask = null;
-const began = Date.now();
 const stdin = createInterface({ input: process.stdin });
 const lines = stdin[Symbol.asyncIterator]();
 
