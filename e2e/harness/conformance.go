@@ -41,6 +41,30 @@ type Scenario struct {
 	Passed bool
 	// Problems are the failed or warned checks: "name: message".
 	Problems []string
+	// Checks are its checks by id. Of an id reported more than once the
+	// worst status stands, as the suite reads its baseline.
+	Checks map[string]Check
+}
+
+// Check is one check of a scenario as the suite wrote it.
+type Check struct {
+	ID string
+	// Status is SUCCESS, FAILURE, WARNING, INFO or SKIPPED.
+	Status string
+	// Message is the suite's reason for a status other than SUCCESS.
+	Message string
+}
+
+// Passed is a check that succeeded; a skipped one did not run.
+func (c Check) Passed() bool { return c.Status == "SUCCESS" }
+
+// checkSeverity orders statuses as the suite does when an id repeats.
+var checkSeverity = map[string]int{"FAILURE": 3, "WARNING": 2, "SUCCESS": 1}
+
+// Check is the check id of scenario, and whether the scenario ran it.
+func (c *Conformance) Check(scenario, id string) (Check, bool) {
+	ch, ok := c.Scenarios[scenario].Checks[id]
+	return ch, ok
 }
 
 // Names are the scenarios that passed (true) or did not, sorted.
@@ -56,18 +80,27 @@ func (c *Conformance) Names(passed bool) []string {
 }
 
 // RunConformance runs all the suite's server scenarios (its "all" suite:
-// the active ones and those it still has pending) against the MCP
-// endpoint at url with Node 22 and the baseline ConformanceExpectedFailures,
-// writing each scenario's checks under outDir. It returns an error only
-// when the suite could not run at all; a failing run is ExitCode 1.
-func RunConformance(ctx context.Context, url, outDir string) (*Conformance, error) {
+// the active ones, those it still has pending and the extensions') against
+// the MCP endpoint at url with Node 22 and the baseline
+// ConformanceExpectedFailures, writing each scenario's checks under outDir.
+// With no specVersion each scenario speaks the revision the suite gives it:
+// 2026-07-28 for the scenarios that begin there and for the extensions'
+// (tasks among them), 2025-11-25 for the others. With a specVersion it runs
+// only the scenarios of that revision, all speaking it, and no extension's.
+// It returns an error only when the suite could not run at all; a failing
+// run is ExitCode 1.
+func RunConformance(ctx context.Context, url, specVersion, outDir string) (*Conformance, error) {
 	node, err := NodeBinary()
 	if err != nil {
 		return nil, err
 	}
 	dir, _ := NodeDir()
-	cmd := exec.CommandContext(ctx, node, filepath.Join(dir, ConformanceSuite), "server",
-		"--suite", "all", "--url", url, "--expected-failures", filepath.Join(dir, ConformanceExpectedFailures), "-o", outDir)
+	args := []string{filepath.Join(dir, ConformanceSuite), "server",
+		"--suite", "all", "--url", url, "--expected-failures", filepath.Join(dir, ConformanceExpectedFailures), "-o", outDir}
+	if specVersion != "" {
+		args = append(args, "--spec-version", specVersion)
+	}
+	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = dir
 	out := &capped{max: maxScriptOutput}
 	cmd.Stdout, cmd.Stderr = out, out
@@ -108,16 +141,19 @@ func readScenarios(outDir string) (map[string]Scenario, error) {
 			return nil, err
 		}
 		var checks []struct {
-			Name, Status, ErrorMessage string
+			ID, Name, Status, ErrorMessage string
 		}
 		if err := json.Unmarshal(raw, &checks); err != nil {
 			return nil, fmt.Errorf("%s: %w", e.Name(), err)
 		}
-		s := Scenario{Passed: true}
+		s := Scenario{Passed: true, Checks: map[string]Check{}}
 		for _, ch := range checks {
 			if ch.Status == "FAILURE" || ch.Status == "WARNING" {
 				s.Passed = false
 				s.Problems = append(s.Problems, strings.TrimSpace(ch.Name+": "+ch.ErrorMessage))
+			}
+			if was, ok := s.Checks[ch.ID]; !ok || checkSeverity[ch.Status] >= checkSeverity[was.Status] {
+				s.Checks[ch.ID] = Check{ID: ch.ID, Status: ch.Status, Message: ch.ErrorMessage}
 			}
 		}
 		scenarios[m[1]] = s

@@ -40,6 +40,39 @@ func TestTheSuitesResultDirectoriesAreReadAsScenariosWithAWarningCountedAsAFailu
 	}
 }
 
+func TestEachCheckIsReadByItsIdAndARepeatedIdReadsAsItsWorstStatus(t *testing.T) {
+	dir := t.TempDir()
+	name := "server-server-stateless-2026-12-01T13-36-21-974Z"
+	if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	checks := `[{"id":"meta-400","status":"SUCCESS"},{"id":"meta-400","status":"FAILURE","errorMessage":"answered 200"},{"id":"meta-400","status":"SUCCESS"},
+		{"id":"discover","status":"SUCCESS"},{"id":"listen","status":"SKIPPED","errorMessage":"Skipped: no tools"}]`
+	if err := os.WriteFile(filepath.Join(dir, name, "checks.json"), []byte(checks), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	scenarios, err := readScenarios(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &Conformance{Scenarios: scenarios}
+	for id, want := range map[string]Check{
+		"meta-400": {ID: "meta-400", Status: "FAILURE", Message: "answered 200"},
+		"discover": {ID: "discover", Status: "SUCCESS"},
+		"listen":   {ID: "listen", Status: "SKIPPED", Message: "Skipped: no tools"},
+	} {
+		if got, ok := run.Check("server-stateless", id); !ok || got != want {
+			t.Errorf("%s read as %+v (%v), want %+v", id, got, ok, want)
+		}
+	}
+	if got, _ := run.Check("server-stateless", "listen"); got.Passed() {
+		t.Errorf("a skipped check read as passed")
+	}
+	if _, ok := run.Check("ping", "meta-400"); ok {
+		t.Errorf("a scenario that did not run has a check")
+	}
+}
+
 func TestAScriptsOutputIsCappedAndTheCutIsNoted(t *testing.T) {
 	c := &capped{max: 4}
 	if n, err := c.Write([]byte("abcdef")); n != 6 || err != nil {

@@ -158,7 +158,9 @@ func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r 
 			code = mcp.INVALID_PARAMS // as 2026-07-28 answers a missing resource
 		}
 		t.opts.Log.Info("MCP resource read", "user_id", userID, "outcome", "not_found")
-		writeRPCError(w, http.StatusOK, id, code, err.Error())
+		// data.uri names what was asked for, as both revisions' example of
+		// a missing resource has it.
+		writeRPCErrorData(w, http.StatusOK, id, code, err.Error(), map[string]string{"uri": msg.Params.URI})
 		return ctx, true
 	case err != nil:
 		t.opts.Log.Error("Could not read a resource", "user_id", userID, "error", err.Error())

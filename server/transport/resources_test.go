@@ -68,6 +68,9 @@ type rpcAnswer struct {
 	Error  *struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
+		Data    struct {
+			URI string `json:"uri"`
+		} `json:"data"`
 	} `json:"error"`
 }
 
@@ -104,6 +107,20 @@ func TestAStatelessClientIsToldOfAMissingResourceAs2026Says(t *testing.T) {
 		"io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	if got := rpc(t, body(t, resp)); got.Error == nil || got.Error.Code != mcp.INVALID_PARAMS {
 		t.Fatalf("answered %+v", got.Error)
+	}
+}
+
+func TestAMissingResourceNamesTheURIItWasAskedForOnEitherProtocol(t *testing.T) {
+	srv := resourceNode(t, 100)
+	classic := rpc(t, body(t, post(t, srv.URL, "bob", sessionOf(t, srv.URL, "bob"), readFileA)))
+	resp := postStateless(t, srv.URL, "bob", "resources/read", "mattermost://file/a", `{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"mattermost://file/a",
+		"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"stateless-client","version":"1"},
+		"io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	modern := rpc(t, body(t, resp))
+	for protocol, got := range map[string]rpcAnswer{"2025-11-25": classic, "2026-07-28": modern} {
+		if got.Error == nil || got.Error.Data.URI != "mattermost://file/a" {
+			t.Errorf("on %s answered %+v, want data.uri mattermost://file/a", protocol, got.Error)
+		}
 	}
 }
 

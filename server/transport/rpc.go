@@ -20,10 +20,19 @@ func requestID(body []byte) json.RawMessage {
 
 // writeRPCError answers a JSON-RPC error with an HTTP status.
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
+	writeRPCErrorData(w, status, id, code, message, nil)
+}
+
+// writeRPCErrorData is writeRPCError with the error's data member (none
+// when nil).
+func writeRPCErrorData(w http.ResponseWriter, status int, id json.RawMessage, code int, message string, data any) {
+	rpcErr := map[string]any{"code": code, "message": message}
+	if data != nil {
+		rpcErr["data"] = data
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": code, "message": message}})
+	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcErr})
 }
 
 // peekMethod reads the JSON-RPC method (and tool name) for the log line.
