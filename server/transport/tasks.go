@@ -203,7 +203,7 @@ func (t *Transport) serveTaskMethod(ctx context.Context, w http.ResponseWriter, 
 	}
 	res, rpcErr := t.opts.Tasks.Serve(ctx, callerIDFrom(ctx), req)
 	if rpcErr != nil {
-		writeRPCErrorData(w, requestID(body), rpcErr)
+		writeRPCErrorData(w, http.StatusOK, requestID(body), rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		return
 	}
 	writeRPCResult(w, requestID(body), res)
@@ -295,16 +295,6 @@ func writeRPCResult(w http.ResponseWriter, id json.RawMessage, result any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
-}
-
-func writeRPCErrorData(w http.ResponseWriter, id json.RawMessage, e *RPCError) {
-	body := map[string]any{"code": e.Code, "message": e.Message}
-	if e.Data != nil {
-		body["data"] = e.Data
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": body})
 }
 
 // bufferedResponse keeps mcp-go's answer to a task call until the
