@@ -27,12 +27,19 @@ type Origin struct {
 	Tool          string
 	ClientName    string
 	ClientVersion string
+	// Task is the task that follows the write ("" for a call the client
+	// holds itself).
+	Task string
 }
 
 // OriginOf is the origin of the call being handled.
 func OriginOf(ctx context.Context) Origin {
 	client := transport.Client(ctx)
-	return Origin{Session: transport.SessionID(ctx), Tool: transport.CallOf(ctx).Tool, ClientName: client.Name, ClientVersion: client.Version}
+	o := Origin{Session: transport.SessionID(ctx), Tool: transport.CallOf(ctx).Tool, ClientName: client.Name, ClientVersion: client.Version}
+	if task := transport.TaskOf(ctx); task != nil {
+		o.Task = task.ID
+	}
+	return o
 }
 
 // maxAuditUsers bounds the people a write's entry names: a group message

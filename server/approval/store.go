@@ -111,6 +111,9 @@ type Record struct {
 	ClientName    string            `json:"client_name,omitempty"`
 	ClientVersion string            `json:"client_version,omitempty"`
 	Targets       map[string]string `json:"targets,omitempty"`
+	// Task is the MCP task that follows the write ("" for none), whose
+	// client hears when it ends.
+	Task string `json:"task,omitempty"`
 }
 
 // ExpiresAt is when the record leaves the KV store: a pending question
@@ -163,7 +166,7 @@ func (s *Store) CreateFor(userID, title string, plan posting.Plan, clientSession
 	}
 	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(),
 		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Emoji: plan.Emoji, Plan: &plan, ClientSessions: clientSessions,
-		MCPSession: origin.Session, Tool: origin.Tool, ClientName: origin.ClientName, ClientVersion: origin.ClientVersion, Targets: writeTargets(plan)}
+		MCPSession: origin.Session, Tool: origin.Tool, ClientName: origin.ClientName, ClientVersion: origin.ClientVersion, Targets: writeTargets(plan), Task: origin.Task}
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return Record{}, err

@@ -49,7 +49,7 @@ func (s *Service) Supports(tool string) bool { return s.WaitsForPerson(tool) }
 // CreateTaskResult: a task that follows the write waiting for the person,
 // or one already ended with the call's result (refused, or done at once).
 func (s *Service) Created(ctx context.Context, userID, session string, call *transport.TaskCall) (map[string]any, error) {
-	rec := Record{UserID: userID, Tool: call.Tool, WriteID: call.WriteID(), Session: session, ShowsPages: call.ShowsPages}
+	rec := Record{ID: call.ID, UserID: userID, Tool: call.Tool, WriteID: call.WriteID(), Session: session, ShowsPages: call.ShowsPages}
 	if rec.WriteID == "" {
 		raw, err := json.Marshal(call.Result())
 		if err != nil {

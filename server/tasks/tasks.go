@@ -138,11 +138,13 @@ func (s *Store) now() time.Time {
 // Create stores a new task of the person and lists it in their index,
 // forgetting their oldest past MaxPerPerson.
 func (s *Store) Create(rec Record) (Record, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return Record{}, fmt.Errorf("random: %w", err)
+	if len(rec.ID) != 32 {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return Record{}, fmt.Errorf("random: %w", err)
+		}
+		rec.ID = hex.EncodeToString(b)
 	}
-	rec.ID = hex.EncodeToString(b)
 	rec.CreatedAt = s.now().UTC().Truncate(time.Millisecond)
 	rec.UpdatedAt = rec.CreatedAt
 	bound(&rec)

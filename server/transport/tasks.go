@@ -3,6 +3,8 @@ package transport
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -29,6 +31,9 @@ const TasksExtension = "io.modelcontextprotocol/tasks"
 // TaskCall is a tools/call handled as a task: what the tool's handler and
 // the approval flow read and leave for the task.
 type TaskCall struct {
+	// ID is the task's id, drawn when the call came, so the write it
+	// follows can name it.
+	ID string
 	// Tool is the tool called.
 	Tool string
 	// Modern is a request of protocol 2026-07-28 or later (the tasks
@@ -142,7 +147,7 @@ func (t *Transport) taskCall(ctx context.Context, r *http.Request, tool string, 
 	}
 	caps := requestCapabilities(msg.Params["_meta"])
 	modern := isModern(r, msg.Params["_meta"])
-	call := &TaskCall{Tool: tool, Modern: modern}
+	call := &TaskCall{ID: newTaskID(), Tool: tool, Modern: modern}
 	if modern {
 		if !caps.declares(TasksExtension) {
 			return ctx, body, nil
@@ -266,6 +271,13 @@ func isModern(r *http.Request, meta json.RawMessage) bool {
 		_ = json.Unmarshal(m[mcp.MetaKeyProtocolVersion], &v)
 	}
 	return mcp.IsModernProtocol(v)
+}
+
+// newTaskID is a task id no one can guess: 128 random bits.
+func newTaskID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read does not fail (Go 1.24)
+	return hex.EncodeToString(b)
 }
 
 // withoutParam is a JSON-RPC request without one of its params.
