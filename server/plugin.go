@@ -121,7 +121,7 @@ func (p *Plugin) OnActivate() error {
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
 	streams := p.streamsResponses(gw)
 	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: ensureBot(gw, m),
-		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail})
+		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail, Settled: p.writeSettled})
 	views := &viewcache.Cache{KV: gw.BytesKV()}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals,
 		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views, Audit: trail.trail}
