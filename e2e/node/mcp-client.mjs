@@ -18,11 +18,17 @@
 // plan. Notifications are every one the server sent, in order.
 //
 // MCP_CLIENT_NAME names the client (default "e2e-typescript-sdk");
-// MCP_CLIENT_CAPABILITIES is its capabilities as JSON (default {}).
+// MCP_CLIENT_CAPABILITIES is its capabilities as JSON (default {}). With
+// elicitation among them, every elicitation/create is answered "accept"
+// (in url mode: the person was sent to the page) and its params are
+// printed too, as "elicitations". MCP_STEPS_FILE, when set, gets a line
+// with each step's method as the step answers, so a test can act between
+// steps.
 // It exits 1 (with the reason on stderr) only when it cannot connect.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { appendFileSync } from 'node:fs';
 
 const url = process.env.MCP_URL;
 if (!url) {
@@ -40,6 +46,14 @@ const client = new Client(
     { name: process.env.MCP_CLIENT_NAME || 'e2e-typescript-sdk', version: '1.0.0' },
     { capabilities: JSON.parse(process.env.MCP_CLIENT_CAPABILITIES || '{}') },
 );
+
+const elicitations = [];
+if (JSON.parse(process.env.MCP_CLIENT_CAPABILITIES || '{}').elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+        elicitations.push(req.params);
+        return { action: 'accept' };
+    });
+}
 
 const notifications = [];
 const waiting = [];
@@ -109,6 +123,9 @@ for (const step of plan) {
     } catch (err) {
         results.push({ method: step.method, error: { code: err?.code ?? null, message: String(err?.message ?? err), data: err?.data ?? null } });
     }
+    if (process.env.MCP_STEPS_FILE) {
+        appendFileSync(process.env.MCP_STEPS_FILE, step.method + '\n');
+    }
 }
 
 const out = {
@@ -119,6 +136,7 @@ const out = {
     instructions: client.getInstructions() ?? null,
     results,
     notifications,
+    elicitations,
 };
 await client.close();
 process.stdout.write(JSON.stringify(out) + '\n');
