@@ -122,7 +122,7 @@ func (p *Plugin) OnActivate() error {
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
 	streams := p.streamsResponses(gw)
 	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: ensureBot(gw, m),
-		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail})
+		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail, Settled: p.writeSettled})
 	views := &viewcache.Cache{KV: gw.BytesKV()}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals,
 		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views, Audit: trail.trail}
@@ -262,6 +262,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
 		Connected:         s.connected,
 		SessionsEnded:     p.tellSessionsEnded,
+		RelayNotice:       p.relaySessionNotice,
 		Streams:           func() bool { return s.streams },
 		WaitingSessions:   s.waiting,
 		Tasks:             s.tasks,
@@ -295,6 +296,18 @@ const clusterUserDeactivated = "user_deactivated"
 // MCP sessions tells the others to forget their copies of the records; its
 // data is the ids, one per line.
 const clusterSessionsEnded = "mcp_sessions_ended"
+
+// clusterSessionNotice is the cluster event by which a node hands a
+// notification for an MCP session whose stream it does not hold to the
+// others (transport.NotifySession); its data is the transport's payload.
+const clusterSessionNotice = "mcp_session_notice"
+
+func (p *Plugin) relaySessionNotice(payload []byte) {
+	ev := model.PluginClusterEvent{Id: clusterSessionNotice, Data: payload}
+	if err := p.API.PublishPluginClusterEvent(ev, model.PluginClusterEventSendOptions{SendType: model.PluginClusterEventSendTypeReliable}); err != nil {
+		p.API.LogWarn("Could not hand a notification for an MCP session to the other servers; its client misses it", "error", err.Error())
+	}
+}
 
 func (p *Plugin) tellSessionsEnded(ids []string) {
 	ev := model.PluginClusterEvent{Id: clusterSessionsEnded, Data: []byte(strings.Join(ids, "\n"))}
@@ -331,6 +344,8 @@ func (p *Plugin) OnPluginClusterEvent(_ *plugin.Context, ev model.PluginClusterE
 		t.UserDeactivated(string(ev.Data))
 	case ev.Id == clusterSessionsEnded:
 		t.ForgetSessions(strings.Split(string(ev.Data), "\n"))
+	case ev.Id == clusterSessionNotice:
+		t.RelayedNotice(ev.Data)
 	}
 }
 

@@ -28,11 +28,17 @@
 // waits for a line on stdin: the test acts meanwhile.
 //
 // MCP_CLIENT_NAME names the client (default "e2e-typescript-sdk");
-// MCP_CLIENT_CAPABILITIES is its capabilities as JSON (default {}).
+// MCP_CLIENT_CAPABILITIES is its capabilities as JSON (default {}). With
+// elicitation among them, every elicitation/create is answered "accept"
+// (in url mode: the person was sent to the page) and its params are
+// printed too, as "elicitations". MCP_STEPS_FILE, when set, gets a line
+// with each step's method as the step answers, so a test can act between
+// steps.
 // It exits 1 (with the reason on stderr) only when it cannot connect.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, ResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { appendFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 
 const url = process.env.MCP_URL;
@@ -51,6 +57,14 @@ const client = new Client(
     { name: process.env.MCP_CLIENT_NAME || 'e2e-typescript-sdk', version: '1.0.0' },
     { capabilities: JSON.parse(process.env.MCP_CLIENT_CAPABILITIES || '{}') },
 );
+
+const elicitations = [];
+if (JSON.parse(process.env.MCP_CLIENT_CAPABILITIES || '{}').elicitation) {
+    client.setRequestHandler(ElicitRequestSchema, async (req) => {
+        elicitations.push(req.params);
+        return { action: 'accept' };
+    });
+}
 
 const notifications = [];
 const waiting = [];
@@ -150,6 +164,9 @@ for (const step of plan) {
     } catch (err) {
         results.push({ method: step.method, error: { code: err?.code ?? null, message: String(err?.message ?? err), data: err?.data ?? null } });
     }
+    if (process.env.MCP_STEPS_FILE) {
+        appendFileSync(process.env.MCP_STEPS_FILE, step.method + '\n');
+    }
 }
 
 const out = {
@@ -160,6 +177,7 @@ const out = {
     instructions: client.getInstructions() ?? null,
     results,
     notifications,
+    elicitations,
 };
 await client.close();
 stdin.close();

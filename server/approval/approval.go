@@ -71,7 +71,12 @@ type Options struct {
 	Streams func() bool
 	// Audit records every step of every write (nil: none).
 	Audit audit.Recorder
-	Now   func() time.Time
+	// Settled hears of every write that reached its end (answered, done,
+	// failed, declined, withdrawn, or StateExpired from the minute job), on
+	// the node where it did, with the record as it stands then (nil:
+	// nobody). Record.OpenQuestion names a client to tell.
+	Settled func(rec Record)
+	Now     func() time.Time
 }
 
 // Approvals is every pending write of this installation.
@@ -320,7 +325,10 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 		latest = now
 		switch now.State {
 		case StatePosted, StateDeclined, StateFailed, StateWithdrawn:
-			a.closeQuestion(ctx, elicitationID)
+			if !now.QuestionOpen {
+				// Else an earlier call left it open and its settler closed it.
+				a.closeQuestion(ctx, elicitationID)
+			}
 			return true, a.outcome(now), nil
 		}
 		return false, Outcome{}, nil
@@ -340,7 +348,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 			if transport.CancelledByClient(ctx) {
 				return a.withdraw(ctx, c, latest, elicitationID)
 			}
-			return a.outcome(latest), nil
+			return a.handOver(ctx, c, latest, elicitationID)
 		case <-deadline.C:
 			if transport.CancelledByClient(ctx) {
 				return a.withdraw(ctx, c, latest, elicitationID)
@@ -348,12 +356,44 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 			if done, o, err := check(); done {
 				return o, err
 			}
-			return a.outcome(latest), nil
+			return a.handOver(ctx, c, latest, elicitationID)
 		case <-tick.C:
 			if done, o, err := check(); done {
 				return o, err
 			}
 		}
+	}
+}
+
+// handOver answers that rec still waits, as a call ends before the
+// person's answer, and leaves the url-mode question elicitationID ("" for
+// none) that its client still shows to whoever settles the write
+// (Record.QuestionOpen): that node tells the session it is over, wherever
+// it listens. A write decided in the meantime is answered, and its
+// question closed, here.
+func (a *Approvals) handOver(ctx context.Context, c *mattermost.Caller, rec Record, elicitationID string) (Outcome, error) {
+	if elicitationID == "" || rec.MCPSession == "" {
+		// No question shown, or a sessionless client: nothing to tell later.
+		return a.outcome(rec), nil
+	}
+	now, err := a.store.LeaveQuestionOpen(c.UserID(), rec.ID)
+	switch {
+	case err == nil:
+		if err := a.store.noteQuestionOpen(now); err != nil {
+			a.opts.MM.Log().Warn("Could not note for the expiry job that a client shows a question; if the write expires its client is not told", "user_id", c.UserID(), "id", rec.ID, "error", err.Error())
+		}
+		return a.outcome(now), nil
+	case errors.Is(err, ErrDecided):
+		a.closeQuestion(ctx, elicitationID)
+		return a.outcome(now), nil
+	case errors.Is(err, ErrNotFound):
+		a.closeQuestion(ctx, elicitationID)
+		return Outcome{}, refusal.New("The question expired without an answer; nothing was sent.", "")
+	default:
+		// The client keeps showing the question; get_pending still tells
+		// the outcome.
+		a.opts.MM.Log().Warn("Could not note that a client shows a question about a waiting write; it will not be told when the question is over", "user_id", c.UserID(), "id", rec.ID, "error", err.Error())
+		return a.outcome(rec), nil
 	}
 }
 

@@ -45,6 +45,9 @@ type openWrite struct {
 	ClientName    string            `json:"cn,omitempty"`
 	ClientVersion string            `json:"cv,omitempty"`
 	Targets       map[string]string `json:"g,omitempty"`
+	// Session is the MCP session still showing a url-mode question about
+	// the write (Record.QuestionOpen), told when the write expires.
+	Session string `json:"s,omitempty"`
 }
 
 // noteOpen lists a new pending write for the expiry job. Only the audit
@@ -66,6 +69,24 @@ func (s *Store) noteOpen(rec Record) {
 		s.Audit.Record(audit.Event{At: s.Now(), Kind: audit.KindWrite, UserID: rec.UserID, Tool: rec.Tool, Outcome: audit.OutcomeAsked,
 			Reason: "expiry_not_tracked", Targets: map[string]string{"write_id": rec.ID}})
 	}
+}
+
+// noteQuestionOpen notes on the write's entry the MCP session that still
+// shows a url-mode question about it, so that the expiry job tells it the
+// question is over. Without the audit there is no entry, and the question
+// is told over only when the write is answered or withdrawn.
+func (s *Store) noteQuestionOpen(rec Record) error {
+	if s.Audit == nil {
+		return nil
+	}
+	return s.updateOpen(openKey(rec.UserID), func(open []openWrite) []openWrite {
+		for i := range open {
+			if open[i].UserID == rec.UserID && open[i].ID == rec.ID {
+				open[i].Session = rec.MCPSession
+			}
+		}
+		return open
+	})
 }
 
 func (s *Store) updateOpen(key string, change func([]openWrite) []openWrite) error {
@@ -123,6 +144,10 @@ func (a *Approvals) expireShard(key string, now time.Time) (int, error) {
 			if s.Audit != nil {
 				s.Audit.Record(audit.Event{At: at, Kind: audit.KindWrite, UserID: o.UserID, ClientName: o.ClientName,
 					ClientVersion: o.ClientVersion, Tool: o.Tool, Targets: targets, Outcome: audit.OutcomeExpired})
+			}
+			if a.opts.Settled != nil {
+				a.opts.Settled(Record{ID: o.ID, UserID: o.UserID, State: StateExpired, AnsweredAt: at, Tool: o.Tool,
+					MCPSession: o.Session, QuestionOpen: o.Session != ""})
 			}
 			expired++
 			done[o.ID] = true

@@ -85,10 +85,14 @@ func (a *Approvals) tellByDM(c *mattermost.Caller, rec Record) {
 	}
 }
 
-// settled tells the person's open Mattermost that a write was answered and
-// edits its direct message, if one was sent, to say what became of it.
+// settled tells the person's open Mattermost that a write was answered,
+// tells Options.Settled, and edits its direct message, if one was sent, to
+// say what became of it.
 func (a *Approvals) settled(c *mattermost.Caller, rec Record) {
 	a.answered(c, rec.ID, rec.State)
+	if a.opts.Settled != nil {
+		a.opts.Settled(rec)
+	}
 	a.closeDM(c.UserID(), rec.ID, func(loc *time.Location) string { return a.settledText(rec) }, rec.Permalink)
 }
 

@@ -61,6 +61,10 @@ const (
 	// StateWithdrawn is a write whose call the MCP client cancelled while
 	// it waited: nothing was sent and the person can no longer accept it.
 	StateWithdrawn = "withdrawn"
+	// StateExpired is a write nobody answered in time. No record is ever
+	// in it (the KV store drops an expired one): only Options.Settled
+	// hears of it.
+	StateExpired = "expired"
 )
 
 var (
@@ -104,6 +108,12 @@ type Record struct {
 	// MCPSession is the MCP session that asked, in use while the write
 	// waits ("" for a sessionless client and in records of older versions).
 	MCPSession string `json:"mcp_session,omitempty"`
+	// QuestionOpen is a url-mode question about this write that the client
+	// of MCPSession still shows after the call that asked returned: whoever
+	// settles the write tells that session the question is over (its
+	// elicitation id is the record's id). A call that waits closes it
+	// itself, and leaves this unset.
+	QuestionOpen bool `json:"question_open,omitempty"`
 	// Tool, ClientName and ClientVersion are the call that asked and its MCP
 	// client, and Targets the ids the write touches, for the audit entries
 	// of every later step (absent from records of older versions).
@@ -126,6 +136,16 @@ func (r Record) ExpiresAt() time.Time {
 		return r.AnsweredAt.Add(PendingLifetime)
 	}
 	return r.AnsweredAt.Add(OutcomeLifetime)
+}
+
+// OpenQuestion is the MCP session that still shows a url-mode question
+// about the write, and the question's elicitation id, once its call
+// returned before the write's end; ok is false when none does.
+func (r Record) OpenQuestion() (sessionID, elicitationID string, ok bool) {
+	if !r.QuestionOpen || r.MCPSession == "" {
+		return "", "", false
+	}
+	return r.MCPSession, r.ID, true
 }
 
 // place is where the write goes in the person's words.
@@ -481,6 +501,21 @@ func (s *Store) Decline(userID, id string) (Record, error) {
 
 // withdrawnOutcome is a withdrawn write's outcome, as get_pending reads it.
 const withdrawnOutcome = "The AI assistant withdrew it before the person answered; nothing was sent."
+
+// LeaveQuestionOpen marks a pending write whose call returns before the
+// person's answer as one whose url-mode question the client still shows
+// (Record.QuestionOpen). A write decided meanwhile gets ErrDecided and the
+// record as it is: then the call closes the question itself.
+func (s *Store) LeaveQuestionOpen(userID, id string) (Record, error) {
+	rec, err := s.Load(userID, id)
+	if err != nil {
+		return Record{}, err
+	}
+	// The record keeps the time it had left: a question waits
+	// PendingLifetime from when it was asked, not from now.
+	ttl := max(time.Until(rec.ExpiresAt()), time.Second)
+	return s.transition(userID, id, func(r *Record) { r.QuestionOpen = true }, ttl)
+}
 
 // Withdraw takes back a pending write whose call the client cancelled: the
 // plan is dropped and, as after a decline, any later answer gets

@@ -89,7 +89,7 @@ func (t *Transport) holdStream(ctx context.Context, w io.Writer, flush *http.Res
 		case <-s.end:
 			return "replaced_or_ended"
 		case <-s.wake:
-			err = writeNotices(w, s.take())
+			err = writeNotices(w, s.take(), s.takeQueued())
 		case <-beat.C:
 			_, err = io.WriteString(w, ": keep-alive\n\n")
 		case <-check.C:
@@ -125,8 +125,9 @@ func (t *Transport) streamStillOpen(rec *SessionRecord) string {
 	return ""
 }
 
-// writeNotices writes one SSE event per list changed.
-func writeNotices(w io.Writer, changed List) error {
+// writeNotices writes one SSE event per list changed, then each
+// notification queued for the session.
+func writeNotices(w io.Writer, changed List, queued [][]byte) error {
 	for _, l := range lists {
 		if changed&l.list == 0 {
 			continue
@@ -135,6 +136,11 @@ func writeNotices(w io.Writer, changed List) error {
 		if err != nil {
 			return err
 		}
+		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", raw); err != nil {
+			return err
+		}
+	}
+	for _, raw := range queued {
 		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", raw); err != nil {
 			return err
 		}

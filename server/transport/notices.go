@@ -73,9 +73,13 @@ type stream struct {
 	// told twice before it is written is told once (a client lists again
 	// anyway), so a stream holds no queue.
 	pending atomic.Uint32
-	wake    chan struct{}
-	end     chan struct{}
-	once    sync.Once
+	// queued is the notifications for this session alone not yet written
+	// (sessionnotify.go), oldest first, at most maxQueuedNotices.
+	queuedMu sync.Mutex
+	queued   [][]byte
+	wake     chan struct{}
+	end      chan struct{}
+	once     sync.Once
 }
 
 func (s *stream) stop() { s.once.Do(func() { close(s.end) }) }
@@ -175,11 +179,16 @@ func (n *noticeStreams) tell(changed List) {
 				continue
 			}
 			s.pending.Or(uint32(changed))
-			select {
-			case s.wake <- struct{}{}:
-			default: // already woken: it writes everything pending
-			}
+			s.rouse()
 		}
+	}
+}
+
+// rouse wakes the stream to write what is pending.
+func (s *stream) rouse() {
+	select {
+	case s.wake <- struct{}{}:
+	default: // already woken: it writes everything pending
 	}
 }
 

@@ -117,6 +117,10 @@ type Options struct {
 	// that they forget their copies of the records at once (ForgetSessions);
 	// nil on a single server.
 	SessionsEnded func(ids []string)
+	// RelayNotice sends a notification for a session whose stream is not
+	// open on this node to the other nodes (a plugin cluster event), whose
+	// plugin hands it to RelayedNotice; nil on a single server.
+	RelayNotice func(payload []byte)
 	// Connected hears of every MCP session opened, once its record is
 	// stored, and of every new stateless client of a person (its record
 	// has no ID): the audit trail of connections. nil hears nothing.
