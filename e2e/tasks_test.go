@@ -181,6 +181,7 @@ func TestATaskDeclinedExpiredOrCancelledPostsNothingAndACancelledTasksMessageSay
 		call(expired), sdkStep{Method: "pause"}, sdkStep{Method: "tasks/result", Params: map[string]any{"taskId": "$task"}},
 		call(cancelled), sdkStep{Method: "pause"}, sdkStep{Method: "tasks/cancel", Params: map[string]any{"taskId": "$task"}},
 		sdkStep{Method: "tasks/result", Params: map[string]any{"taskId": "$task"}},
+		sdkStep{Method: "wait", Params: map[string]any{"notification": "notifications/tasks/status", "timeoutMs": 10000}},
 	)
 	var no, gone, withdrawn sdkWriteResult
 	stepResult(t, run, 2, &no)
@@ -203,6 +204,23 @@ func TestATaskDeclinedExpiredOrCancelledPostsNothingAndACancelledTasksMessageSay
 		}
 	}
 	editedDM(t, alice, askedDM, "**Withdrawn**")
+	// The session's stream heard each task end that happened on this node.
+	heard := map[string]string{}
+	for _, raw := range run.Notifications {
+		var n struct {
+			Method string  `json:"method"`
+			Params sdkTask `json:"params"`
+		}
+		if json.Unmarshal(raw, &n) == nil && n.Method == "notifications/tasks/status" {
+			heard[n.Params.TaskID] = n.Params.Status
+		}
+	}
+	var first, third struct{ Task sdkTask }
+	stepResult(t, run, 0, &first)
+	stepResult(t, run, 6, &third)
+	if heard[first.Task.TaskID] != "completed" || heard[third.Task.TaskID] != "cancelled" {
+		t.Fatalf("task status notices heard: %v; want the declined task completed and the cancelled one cancelled", heard)
+	}
 }
 
 func TestAnotherPersonCannotGetTheResultOfOrCancelSomeoneElsesTask(t *testing.T) {

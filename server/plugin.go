@@ -70,6 +70,9 @@ type Plugin struct {
 	// transport is the MCP endpoint, once OnActivate made it: it hears of
 	// deactivated users (UserHasBeenDeactivated, OnPluginClusterEvent).
 	transport atomic.Pointer[transport.Transport]
+	// tasks are the tasks of writes that wait, whose clients hear when
+	// they end (writeSettled).
+	tasks atomic.Pointer[tasks.Service]
 	// excludable is the names of the tools an admin may leave out, once
 	// OnActivate made the catalogue: ConfigurationWillBeSaved checks
 	// "Tools to leave out" against them.
@@ -141,12 +144,13 @@ func (p *Plugin) OnActivate() error {
 		return fmt.Errorf("the resource templates are malformed: %w", err)
 	}
 	conn := &connectLate{}
+	followed := tasks.NewService(&tasks.Store{KV: gw.BytesKV()}, tools.TaskWrites{Approvals: approvals}, func(tool string) bool {
+		t, ok := cat.Tool(tool)
+		return ok && t.WaitsForPerson()
+	})
+	p.tasks.Store(followed)
 	t := p.newTransport(manifestID, gw, served{cat: cat, resources: res, prompts: set, complete: complete,
-		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions,
-		tasks: tasks.NewService(&tasks.Store{KV: gw.BytesKV()}, tools.TaskWrites{Approvals: approvals}, func(tool string) bool {
-			t, ok := cat.Tool(tool)
-			return ok && t.WaitsForPerson()
-		})})
+		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions, tasks: followed})
 	cat.Register(t.MCP)
 	set.Register(t.MCP)
 	res.Register(t.MCP)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
@@ -12,15 +14,26 @@ import (
 // (notifications/elicitation/complete, as MCP 2025-11-25 says a server
 // should), on whichever node its session's stream is open; a call that
 // still waits tells its own client itself.
+//
+// A write followed as a task tells its session's client the task's new
+// status (notifications/tasks/status, protocol 2025-11-25; a client of
+// 2026-07-28 polls tasks/get, since mcp-go's subscriptions/listen carries
+// no task notices).
 func (p *Plugin) writeSettled(rec approval.Record) {
-	session, elicitationID, ok := rec.OpenQuestion()
-	if !ok {
-		return
-	}
 	t := p.transport.Load()
 	if t == nil {
 		return
 	}
-	n := mcp.NewElicitationCompleteNotification(elicitationID)
-	t.NotifySession(rec.UserID, session, n.Method, n.Params.AdditionalFields)
+	if session, elicitationID, ok := rec.OpenQuestion(); ok {
+		n := mcp.NewElicitationCompleteNotification(elicitationID)
+		t.NotifySession(rec.UserID, session, n.Method, n.Params.AdditionalFields)
+	}
+	if followed := p.tasks.Load(); followed != nil && rec.Task != "" && rec.MCPSession != "" {
+		status, err := followed.Status(context.Background(), rec.UserID, rec.Task)
+		if err != nil {
+			p.gateway.Load().Log().Debug("The status of a task whose write ended could not be read", "task_id", rec.Task, "error", err.Error())
+			return
+		}
+		t.NotifySession(rec.UserID, rec.MCPSession, string(mcp.MethodNotificationTasksStatus), status)
+	}
 }

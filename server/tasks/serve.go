@@ -116,6 +116,20 @@ func ended(rec Record) view {
 	return v
 }
 
+// Status is the person's task id as notifications/tasks/status carries it
+// (protocol 2025-11-25), once its write moved on.
+func (s *Service) Status(ctx context.Context, userID, id string) (map[string]any, error) {
+	rec, err := s.Store.Load(userID, id)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.view(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	return coreTask(v), nil
+}
+
 // Serve answers a tasks/* request of the caller.
 func (s *Service) Serve(ctx context.Context, userID string, req transport.TaskRequest) (any, *transport.RPCError) {
 	switch {

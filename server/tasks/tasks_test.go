@@ -240,6 +240,19 @@ func TestATaskIsGoneOnceItsLifetimeIsOver(t *testing.T) {
 	}
 }
 
+func TestTheStatusNoticeOfATaskIsItsTaskInTheCoreFormOnceItsWriteEnded(t *testing.T) {
+	w := newWorld()
+	id := w.waitingTask(t, false, false)
+	*w.writes.writes[writeID] = Write{State: Done, Result: mcp.NewToolResultError("declined")}
+	got, err := w.svc.Status(context.Background(), alice, id)
+	if err != nil || got["status"] != mcp.TaskStatusCompleted || got["taskId"] != id || got["result"] != nil {
+		t.Fatalf("status notice = %v, %v", got, err)
+	}
+	if _, err := w.svc.Status(context.Background(), bob, id); err == nil {
+		t.Fatal("bob's status notice of alice's task")
+	}
+}
+
 func TestACallThatNeededNoWaitIsATaskEndedWithTheCallsResult(t *testing.T) {
 	w := newWorld()
 	call := &transport.TaskCall{Tool: "create_post"}
