@@ -146,7 +146,7 @@ func (p *Plugin) OnActivate() error {
 	conn := &connectLate{}
 	followed := tasks.NewService(&tasks.Store{KV: gw.BytesKV()}, tools.TaskWrites{Approvals: approvals}, func(tool string) bool {
 		t, ok := cat.Tool(tool)
-		return ok && t.WaitsForPerson()
+		return ok && t.MayWait()
 	})
 	p.tasks.Store(followed)
 	t := p.newTransport(manifestID, gw, served{cat: cat, resources: res, prompts: set, complete: complete,

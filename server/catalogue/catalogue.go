@@ -71,7 +71,11 @@ type Tool struct {
 	OutputSchema json.RawMessage
 	// View is the MCP Apps view (a ui:// resource) a client that renders
 	// apps shows the structured result in; "" for none.
-	View    string
+	View string
+	// Waits marks a reading tool that may wait longer than a call holds
+	// (for a reply): like a write the person confirms, a call of it may be
+	// a task the client's host follows.
+	Waits   bool
 	Handler server.ToolHandlerFunc
 }
 
@@ -167,14 +171,15 @@ func (t Tool) MCP() mcp.Tool {
 	}
 }
 
-// WaitsForPerson is a tool whose write the person confirms, which may
-// wait for them: a call of it may be a task the client's host follows.
-func (t Tool) WaitsForPerson() bool { return t.Effect == ChangesMattermost }
+// MayWait is a tool whose call may wait longer than a call holds: a write
+// the person confirms, or a tool marked Waits. A call of it may be a task
+// the client's host follows.
+func (t Tool) MayWait() bool { return t.Effect == ChangesMattermost || t.Waits }
 
-// execution declares task support on the tools that may wait for the
-// person, and on no other: a task of a read would only add round trips.
+// execution declares task support on the tools that may wait, and on no
+// other: a task of a quick read would only add round trips.
 func (t Tool) execution() *mcp.ToolExecution {
-	if !t.WaitsForPerson() {
+	if !t.MayWait() {
 		return nil
 	}
 	return &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}

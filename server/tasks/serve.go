@@ -30,27 +30,28 @@ const (
 type Service struct {
 	Store  *Store
 	Writes Writes
-	// WaitsForPerson is whether a tool's write may wait for the person.
-	WaitsForPerson func(tool string) bool
+	// MayWait is whether a call of a tool may wait longer than a call
+	// holds (catalogue.Tool.MayWait).
+	MayWait func(tool string) bool
 	held           chan struct{}
 }
 
 // NewService answers tasks from store, following writes.
-func NewService(store *Store, writes Writes, waitsForPerson func(string) bool) *Service {
-	return &Service{Store: store, Writes: writes, WaitsForPerson: waitsForPerson, held: make(chan struct{}, maxHeldResults)}
+func NewService(store *Store, writes Writes, mayWait func(string) bool) *Service {
+	return &Service{Store: store, Writes: writes, MayWait: mayWait, held: make(chan struct{}, maxHeldResults)}
 }
 
 var _ transport.Tasks = (*Service)(nil)
 
 // Supports is whether a call of tool may be a task.
-func (s *Service) Supports(tool string) bool { return s.WaitsForPerson(tool) }
+func (s *Service) Supports(tool string) bool { return s.MayWait(tool) }
 
 // Created stores the task of a call the tool answered and words its
 // CreateTaskResult: a task that follows the write waiting for the person,
 // or one already ended with the call's result (refused, or done at once).
 func (s *Service) Created(ctx context.Context, userID, session string, call *transport.TaskCall) (map[string]any, error) {
-	rec := Record{ID: call.ID, UserID: userID, Tool: call.Tool, WriteID: call.WriteID(), Session: session, ShowsPages: call.ShowsPages}
-	if rec.WriteID == "" {
+	rec := Record{ID: call.ID, UserID: userID, Tool: call.Tool, WriteID: call.WriteID(), Reply: call.Reply(), Session: session, ShowsPages: call.ShowsPages}
+	if rec.WriteID == "" && rec.Reply == nil {
 		raw, err := json.Marshal(call.Result())
 		if err != nil {
 			return nil, err
@@ -73,7 +74,13 @@ func (s *Service) view(ctx context.Context, rec Record) (view, error) {
 	if rec.End != nil {
 		return ended(rec), nil
 	}
-	w, err := s.Writes.Follow(ctx, rec.UserID, rec.Tool, rec.WriteID)
+	var w Write
+	var err error
+	if rec.Reply != nil {
+		w, err = s.Writes.FollowReply(ctx, rec.UserID, *rec.Reply)
+	} else {
+		w, err = s.Writes.Follow(ctx, rec.UserID, rec.Tool, rec.WriteID)
+	}
 	if err != nil {
 		return view{}, err
 	}
@@ -251,7 +258,18 @@ func (s *Service) cancel(ctx context.Context, rec Record, modern bool) (any, *tr
 		}
 		return nil, invalid(fmt.Sprintf("The task already ended (%s): there is nothing to cancel. Call tasks/result for its outcome.", v.status))
 	}
-	if err := s.Writes.Withdraw(ctx, rec.UserID, rec.WriteID); err != nil {
+	if rec.Reply != nil {
+		// Nothing waits but the client: the wait ends here.
+		raw, _ := json.Marshal(mcp.NewToolResultText("The wait for a reply was cancelled by the client."))
+		if _, err := s.Store.Update(rec.UserID, rec.ID, func(r *Record) {
+			if r.End == nil {
+				r.End = &End{Cancelled: true, Result: raw}
+			}
+		}); err != nil {
+			return nil, failed(err)
+		}
+		rec, _ = s.Store.Load(rec.UserID, rec.ID)
+	} else if err := s.Writes.Withdraw(ctx, rec.UserID, rec.WriteID); err != nil {
 		return nil, failed(err)
 	}
 	if v, err = s.view(ctx, rec); err != nil {

@@ -24,6 +24,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 const (
@@ -60,6 +61,9 @@ type Record struct {
 	// WriteID is the pending write the task follows ("" when the call
 	// needed no wait: its Result is set at once).
 	WriteID string `json:"write_id,omitempty"`
+	// Reply is the reply the task waits for (wait_for_reply), nil for a
+	// write's task.
+	Reply *transport.ReplyWait `json:"reply,omitempty"`
 	// Session is the MCP session that asked ("" for none).
 	Session string `json:"session,omitempty"`
 	// ShowsPages is a client that can show the person the write's page
@@ -109,8 +113,12 @@ type Write struct {
 	Result *mcp.CallToolResult
 }
 
-// Writes reads and changes the pending writes tasks follow.
+// Writes reads and changes the pending writes tasks follow, and the
+// threads whose replies they wait for.
 type Writes interface {
+	// FollowReply is where a wait for a reply stands: Working until the
+	// reply comes or wait.Until passes, then Done with the tool's result.
+	FollowReply(ctx context.Context, userID string, wait transport.ReplyWait) (Write, error)
 	// Follow is where the person's write stands.
 	Follow(ctx context.Context, userID, tool, writeID string) (Write, error)
 	// Withdraw takes the write back for a cancelled task; a write answered

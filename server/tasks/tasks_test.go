@@ -24,6 +24,10 @@ func (f *fakeWrites) Follow(_ context.Context, _, _ string, id string) (Write, e
 	return *f.writes[id], nil
 }
 
+func (f *fakeWrites) FollowReply(context.Context, string, transport.ReplyWait) (Write, error) {
+	return Write{State: Working, Message: "waiting for a reply"}, nil
+}
+
 func (f *fakeWrites) Withdraw(_ context.Context, _, id string) error {
 	f.withdrawn = append(f.withdrawn, id)
 	if w := f.writes[id]; w.State == Waiting {

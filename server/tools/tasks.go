@@ -8,12 +8,17 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tasks"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // TaskWrites are the pending writes as tasks follow them (tasks.Writes):
 // a task's result is worded exactly as the call that asked would have
 // answered it, from the same outcome.
-type TaskWrites struct{ Approvals *approval.Approvals }
+type TaskWrites struct {
+	Approvals *approval.Approvals
+	// Replies follows a wait for a reply (Deps.FollowReply).
+	Replies func(ctx context.Context, userID string, wait transport.ReplyWait) (tasks.Write, error)
+}
 
 var _ tasks.Writes = TaskWrites{}
 
@@ -49,6 +54,14 @@ func (w TaskWrites) Follow(_ context.Context, userID, _ string, writeID string) 
 		state = tasks.Withdrawn
 	}
 	return tasks.Write{State: state, Result: res.ToolResult()}, nil
+}
+
+// FollowReply is where a wait for a reply stands (wait_for_reply's task).
+func (w TaskWrites) FollowReply(ctx context.Context, userID string, wait transport.ReplyWait) (tasks.Write, error) {
+	if w.Replies == nil {
+		return tasks.Write{}, errors.New("replies are not followed here")
+	}
+	return w.Replies(ctx, userID, wait)
 }
 
 // Withdraw takes back the write of a cancelled task; one answered or

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -45,9 +46,36 @@ type TaskCall struct {
 
 	mu      sync.Mutex
 	writeID string
+	reply   *ReplyWait
 	result  *mcp.CallToolResult
 	ran     bool
 }
+
+// ReplyWait is a wait for the first reply to a post by someone other than
+// the caller, from Since until Until (wait_for_reply).
+type ReplyWait struct {
+	PostID string    `json:"post_id"`
+	Since  time.Time `json:"since"`
+	Until  time.Time `json:"until"`
+}
+
+// AwaitsReply records that the call waits for a reply: the task follows
+// the post's thread until wait.Until.
+func (c *TaskCall) AwaitsReply(wait ReplyWait) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.reply = &wait
+}
+
+// Reply is the reply the task waits for, nil when it waits for none.
+func (c *TaskCall) Reply() *ReplyWait {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reply
+}
+
+// waits is whether the call left something to follow.
+func (c *TaskCall) waits() bool { return c.WriteID() != "" || c.Reply() != nil }
 
 // Waits records that the call's write waits for the person: the task
 // follows the pending write writeID.
@@ -174,7 +202,7 @@ func (t *Transport) taskCall(ctx context.Context, r *http.Request, tool string, 
 func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, call *TaskCall) {
 	buf := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
 	t.http.ServeHTTP(&statusWriter{ResponseWriter: buf, status: http.StatusOK}, r.WithContext(ctx))
-	if call.handled() && (!call.Modern || call.WriteID() != "") {
+	if call.handled() && (!call.Modern || call.waits()) {
 		res, err := t.opts.Tasks.Created(ctx, callerIDFrom(ctx), SessionID(ctx), call)
 		if err == nil {
 			writeRPCResult(w, requestID(body), res)
