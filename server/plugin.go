@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/completion"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/live"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/prompts"
@@ -73,6 +74,9 @@ type Plugin struct {
 	// tasks are the tasks of writes that wait, whose clients hear when
 	// they end (writeSettled).
 	tasks atomic.Pointer[tasks.Service]
+	// live are the subscriptions to channels and threads, told of every
+	// post changed (MessageHasBeenPosted and the others).
+	live atomic.Pointer[live.Service]
 	// excludable is the names of the tools an admin may leave out, once
 	// OnActivate made the catalogue: ConfigurationWillBeSaved checks
 	// "Tools to leave out" against them.
@@ -149,8 +153,18 @@ func (p *Plugin) OnActivate() error {
 		return ok && t.MayWait()
 	})
 	p.tasks.Store(followed)
+	watched := &live.Service{KV: gw.BytesKV(), Watch: res.Serve(p.current, nil).Watch,
+		CanRead: func(userID, channelID string) bool {
+			_, err := gw.As(userID).Channel(channelID)
+			return err == nil
+		},
+		Notify: func(userID, session, uri string) bool {
+			t := p.transport.Load()
+			return t != nil && t.NotifyResourceUpdated(userID, session, uri)
+		}}
+	p.live.Store(watched)
 	t := p.newTransport(manifestID, gw, served{cat: cat, resources: res, prompts: set, complete: complete,
-		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions, tasks: followed})
+		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions, tasks: followed, live: watched})
 	cat.Register(t.MCP)
 	set.Register(t.MCP)
 	res.Register(t.MCP)
@@ -225,6 +239,8 @@ type served struct {
 	waiting func(userID string) (map[string]bool, error)
 	// tasks are the tasks of calls whose write waits for the person.
 	tasks transport.Tasks
+	// live are the sessions' subscriptions to channels and threads.
+	live *live.Service
 }
 
 // newTransport is the MCP server over streamable HTTP, offering the
@@ -258,7 +274,9 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 			server.WithPromptCompletionProvider(s.complete),
 			server.WithResourceCompletionProvider(s.complete),
 			server.WithToolHandlerMiddleware(res.Links(p.current)),
-			server.WithResourceCapabilities(false, s.streams),
+			// Subscriptions are told on a session's stream, so they are
+			// offered where Mattermost streams (live.go).
+			server.WithResourceCapabilities(s.streams, s.streams),
 		},
 		Resources:         res.Serve(p.current, rec.Used),
 		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
@@ -270,6 +288,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 		Streams:           func() bool { return s.streams },
 		WaitingSessions:   s.waiting,
 		Tasks:             s.tasks,
+		Subscriptions:     s.live,
 	})
 }
 

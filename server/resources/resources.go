@@ -68,6 +68,10 @@ type Template struct {
 	// (through Tool's own handler code). A refusal or ErrNotFound is a
 	// resource the person cannot read.
 	Read func(ctx context.Context, vars map[string]string) (Answer, error)
+	// Watch, for a resource whose content changes with new posts (a
+	// channel, a thread), resolves its variables as the signed-in person
+	// to what a subscription watches; nil: it cannot be subscribed to.
+	Watch func(ctx context.Context, vars map[string]string) (Target, error)
 
 	parsed mcp.ResourceTemplate
 }

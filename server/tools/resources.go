@@ -7,6 +7,7 @@ import (
 	"mime"
 	"path"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -52,6 +53,17 @@ func Resources(d Deps) []resources.Template {
 				}
 				return resourceAnswer(d.readChannel(ctx, readChannelArgs{Channel: v["channel"], Team: team}))
 			},
+			Watch: func(ctx context.Context, v map[string]string) (resources.Target, error) {
+				team := v["team"]
+				if team == resources.NoTeam {
+					team = ""
+				}
+				_, view, err := d.channelOf(ctx, v["channel"], team)
+				if err != nil {
+					return resources.Target{}, err
+				}
+				return resources.Target{ChannelID: view.ch.Id}, nil
+			},
 		},
 		{
 			URITemplate: resources.ThreadTemplate, Name: "thread", Title: "Mattermost thread",
@@ -60,6 +72,7 @@ func Resources(d Deps) []resources.Template {
 			Read: func(ctx context.Context, v map[string]string) (resources.Answer, error) {
 				return resourceAnswer(d.readThread(ctx, readThreadArgs{Post: v["post_id"]}))
 			},
+			Watch: d.watchThread,
 		},
 		{
 			URITemplate: resources.WorkspaceTemplate, Name: "workspace_file", Title: "Your workspace file",
@@ -204,4 +217,25 @@ func postLinks(posts ...PostView) []mcp.Content {
 // lists.
 func answerLinked[Out any](text string, data Out, links []mcp.Content) (catalogue.Result[Out], error) {
 	return catalogue.Result[Out]{Text: text, Data: data, More: links}, nil
+}
+
+// watchThread resolves a thread resource, from any of its posts, to its
+// channel and root, as the caller reads it.
+func (d Deps) watchThread(ctx context.Context, v map[string]string) (resources.Target, error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return resources.Target{}, err
+	}
+	p, err := c.Post(strings.TrimSpace(v["post_id"]))
+	if errors.Is(err, mattermost.ErrNotFound) {
+		return resources.Target{}, resources.ErrNotFound
+	}
+	if err != nil {
+		return resources.Target{}, err
+	}
+	root := p.RootId
+	if root == "" {
+		root = p.Id
+	}
+	return resources.Target{ChannelID: p.ChannelId, RootID: root}, nil
 }

@@ -132,6 +132,9 @@ type Options struct {
 	// Tasks keeps the tasks of calls whose write waits for the person
 	// (tasks.go); nil offers no tasks.
 	Tasks Tasks
+	// Subscriptions keeps sessions' resource subscriptions
+	// (subscriptions.go); nil leaves them to mcp-go.
+	Subscriptions Subscriptions
 }
 
 // Transport is the MCP endpoint and its OAuth metadata.
@@ -440,6 +443,9 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 		}
 		var handled bool
 		if ctx, handled = t.serveResource(ctx, w, r, method, body); handled {
+			return
+		}
+		if (method == string(mcp.MethodResourcesSubscribe) || method == string(mcp.MethodResourcesUnsubscribe)) && t.serveSubscription(ctx, w, method, body) {
 			return
 		}
 		if t.opts.Tasks != nil && isTaskMethod(method) {

@@ -1,0 +1,81 @@
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Resource subscriptions (MCP 2025-11-25's resources/subscribe and
+// resources/unsubscribe): the transport answers them for a session before
+// mcp-go, whose subscriptions live in one node's memory, and hands them to
+// Options.Subscriptions, which keeps them in the KV store; the notices
+// travel as any notification to the session does (NotifySession).
+
+// Subscriptions keeps sessions' subscriptions to resources.
+type Subscriptions interface {
+	// Subscribe subscribes the caller's session to uri. An error wrapping
+	// ErrResourceNotFound says why the person cannot read it; one wrapping
+	// ErrTooManySubscriptions names the bound.
+	Subscribe(ctx context.Context, userID, session, uri string) error
+	// Unsubscribe ends it (none: no change).
+	Unsubscribe(ctx context.Context, userID, session, uri string) error
+}
+
+// ErrTooManySubscriptions is a subscription past a bound.
+var ErrTooManySubscriptions = errors.New("too many subscriptions")
+
+// serveSubscription answers resources/subscribe or resources/unsubscribe of
+// a session; it reports whether it answered (a request without a session
+// is left to mcp-go, which answers as its revision says).
+func (t *Transport) serveSubscription(ctx context.Context, w http.ResponseWriter, method string, body []byte) bool {
+	rec := sessionFrom(ctx)
+	if t.opts.Subscriptions == nil || rec == nil {
+		return false
+	}
+	var msg struct {
+		Params struct {
+			URI string `json:"uri"`
+		} `json:"params"`
+	}
+	id := requestID(body)
+	if json.Unmarshal(body, &msg) != nil || msg.Params.URI == "" {
+		writeRPCError(w, http.StatusOK, id, mcp.INVALID_PARAMS, "params.uri is missing: give the URI of a channel or thread resource (resources/templates/list).")
+		return true
+	}
+	userID := callerIDFrom(ctx)
+	var err error
+	if method == string(mcp.MethodResourcesSubscribe) {
+		err = t.opts.Subscriptions.Subscribe(withClient(ctx, rec), userID, rec.ID, msg.Params.URI)
+	} else {
+		err = t.opts.Subscriptions.Unsubscribe(ctx, userID, rec.ID, msg.Params.URI)
+	}
+	switch {
+	case errors.Is(err, ErrResourceNotFound):
+		writeRPCErrorData(w, http.StatusOK, id, mcp.RESOURCE_NOT_FOUND, err.Error(), map[string]string{"uri": msg.Params.URI})
+	case errors.Is(err, ErrTooManySubscriptions):
+		writeRPCError(w, http.StatusOK, id, sessionsInUseCode, err.Error())
+	case err != nil:
+		t.opts.Log.Error("Could not change a resource subscription", "user_id", userID, "error", err.Error())
+		writeRPCError(w, http.StatusOK, id, mcp.INTERNAL_ERROR, "Mattermost could not change your subscription just now; try again shortly.")
+	default:
+		writeRPCResult(w, id, map[string]any{})
+	}
+	t.opts.Log.Debug("MCP request", "user_id", userID, "method", method, "ok", err == nil)
+	return true
+}
+
+// NotifyResourceUpdated tells a session that the resource uri changed
+// (notifications/resources/updated), wherever its stream is open, and says
+// whether the session still exists.
+func (t *Transport) NotifyResourceUpdated(userID, sessionID, uri string) bool {
+	rec, err := t.sessions.load(sessionID)
+	if err == nil && (rec == nil || rec.UserID != userID) {
+		return false
+	}
+	t.NotifySession(userID, sessionID, string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
+	return true
+}
