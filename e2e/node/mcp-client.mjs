@@ -12,8 +12,8 @@
 // logging/setLevel) go through it, so the SDK validates the answer (a
 // tool's structured content against its output schema, once tools/list has
 // been read); any other method is sent as it is. {"method": "wait",
-// "params": {"notification": "notifications/...", "timeoutMs": 5000}} waits
-// for a notification. Each result is {"method", "result"} or {"method",
+// "params": {"notification": "notifications/...", "timeoutMs": 5000,
+// "count": 1}} waits until that many notifications of the method came. Each result is {"method", "result"} or {"method",
 // "error": {"code", "message", "data"}}; a failed step does not stop the
 // plan. Notifications are every one the server sent, in order.
 //
@@ -77,14 +77,15 @@ client.fallbackNotificationHandler = async (n) => {
 
 // waitFor resolves once a notification of the method has arrived (also an
 // earlier one), or rejects after timeoutMs.
-function waitFor(method, timeoutMs) {
-    if (notifications.some((n) => n.method === method)) {
+function waitFor(method, timeoutMs, count = 1) {
+    const seen = () => notifications.filter((n) => n.method === method).length >= count;
+    if (seen()) {
         return Promise.resolve();
     }
     return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ${method} within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(() => reject(new Error(`no ${method} (${count}) within ${timeoutMs} ms`)), timeoutMs);
         const check = (n) => {
-            if (n.method === method) {
+            if (seen()) {
                 clearTimeout(timer);
                 resolve();
             } else {
@@ -101,6 +102,8 @@ const helpers = {
     'resources/list': (p) => client.listResources(p),
     'resources/templates/list': (p) => client.listResourceTemplates(p),
     'resources/read': (p) => client.readResource(p),
+    'resources/subscribe': (p) => client.subscribeResource(p),
+    'resources/unsubscribe': (p) => client.unsubscribeResource(p),
     'prompts/list': (p) => client.listPrompts(p),
     'prompts/get': (p) => client.getPrompt(p),
     'completion/complete': (p) => client.complete(p),
@@ -140,7 +143,7 @@ async function run(step) {
         return {};
     }
     if (step.method === 'wait') {
-        await waitFor(step.params.notification, step.params.timeoutMs ?? 5000);
+        await waitFor(step.params.notification, step.params.timeoutMs ?? 5000, step.params.count ?? 1);
         return {};
     }
     const helper = helpers[step.method];

@@ -17,8 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
-	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -36,14 +34,6 @@ const (
 	// threads, over all people: each post there costs a notice per
 	// subscriber; past it a subscription is refused.
 	MaxPerChannel = 1000
-	// readTrust is how long a node trusts that a person can read a channel
-	// before telling them of a post there again (ADR 0015): a person
-	// removed from a channel may hear of one more post within it, never
-	// read it.
-	readTrust = 5 * time.Second
-	// maxTrusted bounds the access answers a node keeps; past it they are
-	// all forgotten and asked again.
-	maxTrusted    = 10000
 	personPrefix  = "lvp_"
 	channelPrefix = "lvc_"
 )
@@ -80,10 +70,6 @@ type Service struct {
 	// Notify tells a session that uri changed, and says whether the
 	// session still exists (false ends its subscriptions).
 	Notify func(userID, session, uri string) bool
-	Now    func() time.Time
-
-	mu      sync.Mutex
-	trusted map[[2]string]time.Time
 }
 
 // ErrTooMany is a subscription past a bound.
@@ -187,44 +173,23 @@ func (s *Service) Changed(p Post) error {
 		return nil
 	}
 	var errs []error
+	// Asked anew for every post, once per person: someone removed from the
+	// channel a moment ago hears of nothing posted after.
+	readable := map[string]bool{}
 	for _, sub := range subs {
 		if sub.RootID != "" && sub.RootID != p.ID && sub.RootID != p.RootID {
 			continue
 		}
-		if !s.mayRead(sub.UserID, sub.ChannelID) || !s.Notify(sub.UserID, sub.Session, sub.URI) {
+		ok, asked := readable[sub.UserID]
+		if !asked {
+			ok = s.CanRead(sub.UserID, sub.ChannelID)
+			readable[sub.UserID] = ok
+		}
+		if !ok || !s.Notify(sub.UserID, sub.Session, sub.URI) {
 			errs = append(errs, s.drop(sub))
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// mayRead is CanRead, trusted for readTrust.
-func (s *Service) mayRead(userID, channelID string) bool {
-	now := s.now()
-	key := [2]string{userID, channelID}
-	s.mu.Lock()
-	at, ok := s.trusted[key]
-	s.mu.Unlock()
-	if ok && now.Sub(at) < readTrust {
-		return true
-	}
-	if !s.CanRead(userID, channelID) {
-		return false
-	}
-	s.mu.Lock()
-	if s.trusted == nil || len(s.trusted) >= maxTrusted {
-		s.trusted = map[[2]string]time.Time{}
-	}
-	s.trusted[key] = now
-	s.mu.Unlock()
-	return true
-}
-
-func (s *Service) now() time.Time {
-	if s.Now == nil {
-		return time.Now()
-	}
-	return s.Now()
 }
 
 // update changes a list of subscriptions in place; an empty list is removed.

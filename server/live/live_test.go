@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore/kvtest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
@@ -22,12 +21,11 @@ type world struct {
 	readable map[string]bool // user → may read channel c1
 	sessions map[string]bool // live sessions
 	told     []string        // "user session uri"
-	now      time.Time
 }
 
 func newWorld() *world {
-	w := &world{readable: map[string]bool{"alice": true, "bob": true}, sessions: map[string]bool{"s1": true, "s2": true}, now: time.Unix(1_800_000_000, 0)}
-	w.svc = &Service{KV: kvtest.New(), Now: func() time.Time { return w.now },
+	w := &world{readable: map[string]bool{"alice": true, "bob": true}, sessions: map[string]bool{"s1": true, "s2": true}}
+	w.svc = &Service{KV: kvtest.New(),
 		Watch: func(_ context.Context, uri string) (resources.Target, error) {
 			switch uri {
 			case channelURI:
@@ -99,7 +97,6 @@ func TestAPersonWhoCanNoLongerReadTheChannelHearsNothingAndIsUnsubscribed(t *tes
 	w := newWorld()
 	w.subscribe(t, "alice", "s1", channelURI)
 	w.readable["alice"] = false
-	w.now = w.now.Add(readTrust)
 	_ = w.svc.Changed(Post{ID: "p1", ChannelID: "c1"})
 	w.readable["alice"] = true // even readable again, the subscription is gone
 	_ = w.svc.Changed(Post{ID: "p2", ChannelID: "c1"})
@@ -130,7 +127,9 @@ func TestAResourceThePersonCannotReadIsNotSubscribed(t *testing.T) {
 
 func TestAPersonKeepsAtMostTheBoundOfSubscriptions(t *testing.T) {
 	w := newWorld()
-	w.svc.Watch = func(_ context.Context, uri string) (resources.Target, error) { return resources.Target{ChannelID: uri}, nil }
+	w.svc.Watch = func(_ context.Context, uri string) (resources.Target, error) {
+		return resources.Target{ChannelID: uri}, nil
+	}
 	for i := range MaxPerPerson {
 		w.subscribe(t, "alice", "s1", fmt.Sprintf("c%d", i))
 	}
