@@ -124,6 +124,10 @@ func (t *Transport) toInboxes(n relayedNotice) {
 		t.opts.Log.Warn("A notification for an MCP session was not left in the KV store: its person's sessions could not be read", "user_id", n.UserID, "error", err.Error())
 		return
 	}
+	if len(nodes) == 0 {
+		t.opts.Log.Debug("No other node holds the MCP session of a notification; only the cluster event, if any, carries it", "user_id", n.UserID)
+		return
+	}
 	entry := inboxNotice{relayedNotice: n, At: t.sessions.clock().UnixMilli()}
 	in := &t.inbox
 	for _, node := range nodes {
