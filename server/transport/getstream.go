@@ -58,6 +58,9 @@ func (t *Transport) serveStream(ctx context.Context, w http.ResponseWriter, rec 
 		return
 	}
 	defer t.notices.close(s)
+	// Notices for the session sent from other nodes come through this
+	// node's inbox too (inbox.go).
+	t.pollInbox()
 	opened := time.Now()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -178,9 +181,13 @@ func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, userI
 	return ctx, func() { cancel(); t.notices.close(s) }, true
 }
 
-// EndStreams ends every notice stream open on this node (the plugin
-// stops); clients open them again on the next process.
-func (t *Transport) EndStreams() { t.notices.endWhere(func(*stream) bool { return true }) }
+// EndStreams ends every notice stream open on this node, and the reading
+// of its inbox (the plugin stops); clients open them again on the next
+// process.
+func (t *Transport) EndStreams() {
+	t.notices.endWhere(func(*stream) bool { return true })
+	t.stopPolling()
+}
 
 // endStreams ends this node's streams of a session (ended by DELETE) or of
 // a person (deactivated).

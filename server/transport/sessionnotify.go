@@ -12,9 +12,11 @@ import (
 // is open on one node while any node may learn the news (the person
 // answering on the page, the cluster's expiry job). So the node that sends
 // it writes it to the stream when the stream is open there, and otherwise
-// relays it to the other nodes in one plugin cluster event; the node that
-// holds the stream writes it, the others drop it. A session with no stream
-// open anywhere misses it: the stream keeps no history to resume from.
+// relays it to the other nodes in one plugin cluster event and leaves it
+// in the KV inbox of each node that may hold the stream (inbox.go, ADR
+// 0018); the node that holds the stream writes it once, the others drop
+// it. A session with no stream open anywhere misses it: the stream keeps
+// no history to resume from.
 
 const (
 	// maxSessionNoticeBytes bounds one notification to a session, as
@@ -35,9 +37,12 @@ const (
 
 var errNoticeTooLarge = errors.New("the notification is larger than a session notice may be")
 
-// relayedNotice is the cluster event's payload: the notification as its
-// JSON-RPC message, and the session it is for.
+// relayedNotice is the cluster event's payload, and an inbox's entry
+// (inbox.go): the notification as its JSON-RPC message, the session it is
+// for, and the notice's id, by which a node that hears it both ways writes
+// it once.
 type relayedNotice struct {
+	ID        string          `json:"i,omitempty"`
 	UserID    string          `json:"u"`
 	SessionID string          `json:"s"`
 	Message   json.RawMessage `json:"m"`
@@ -59,10 +64,6 @@ func (t *Transport) NotifySession(userID, sessionID, method string, params map[s
 		t.opts.Log.Debug("Sent a notification to an MCP session's stream on this node", "user_id", userID, "method", method)
 		return
 	}
-	if t.opts.RelayNotice == nil {
-		t.opts.Log.Debug("A notification for an MCP session with no stream open was dropped", "user_id", userID, "method", method)
-		return
-	}
 	rec, err := t.sessions.load(sessionID)
 	switch {
 	case err != nil:
@@ -72,7 +73,14 @@ func (t *Transport) NotifySession(userID, sessionID, method string, params map[s
 		t.opts.Log.Debug("A notification for an MCP session that is gone was dropped", "user_id", userID, "method", method)
 		return
 	}
-	payload, err := json.Marshal(relayedNotice{UserID: userID, SessionID: sessionID, Message: msg})
+	n := relayedNotice{ID: newNoticeID(), UserID: userID, SessionID: sessionID, Message: msg}
+	// Both ways (ADR 0018): the cluster event where the cluster has them,
+	// the other nodes' KV inboxes where it has none.
+	t.toInboxes(n)
+	if t.opts.RelayNotice == nil {
+		return
+	}
+	payload, err := json.Marshal(n)
 	if err != nil {
 		t.opts.Log.Warn("A notification for an MCP session was not relayed", "user_id", userID, "method", method, "error", err.Error())
 		return
@@ -82,28 +90,40 @@ func (t *Transport) NotifySession(userID, sessionID, method string, params map[s
 
 // RelayedNotice writes a notification another node relayed (NotifySession)
 // to the session's stream if it is open on this node, and drops it
-// otherwise: another node holds the stream, or none does.
+// otherwise: another node holds the stream, or none does, or this node
+// wrote it already from its inbox.
 func (t *Transport) RelayedNotice(payload []byte) {
 	var n relayedNotice
-	if len(payload) > maxRelayedNoticeBytes || json.Unmarshal(payload, &n) != nil || n.UserID == "" || n.SessionID == "" {
+	if len(payload) > maxRelayedNoticeBytes || json.Unmarshal(payload, &n) != nil {
 		t.opts.Log.Warn("A relayed notification for an MCP session was malformed and dropped", "bytes", len(payload))
 		return
 	}
+	t.deliverRelayed(n, "cluster")
+}
+
+// deliverRelayed writes a notice another node sent, by a cluster event or
+// through this node's inbox (via says which), once.
+func (t *Transport) deliverRelayed(n relayedNotice, via string) {
 	var compact bytes.Buffer
 	var head struct {
 		JSONRPC string `json:"jsonrpc"`
 		Method  string `json:"method"`
 	}
-	if len(n.Message) > maxSessionNoticeBytes || json.Compact(&compact, n.Message) != nil ||
+	if n.UserID == "" || n.SessionID == "" || len(n.ID) > 2*noticeIDBytes ||
+		len(n.Message) > maxSessionNoticeBytes || json.Compact(&compact, n.Message) != nil ||
 		json.Unmarshal(n.Message, &head) != nil || head.JSONRPC != mcpJSONRPC || head.Method == "" {
-		t.opts.Log.Warn("A relayed notification for an MCP session was malformed and dropped", "user_id", n.UserID, "bytes", len(payload))
+		t.opts.Log.Warn("A relayed notification for an MCP session was malformed and dropped", "user_id", n.UserID, "via", via)
 		return
 	}
-	if !t.notices.send(n.UserID, n.SessionID, compact.Bytes()) {
-		t.opts.Log.Debug("A relayed notification for an MCP session whose stream is not open on this node was dropped", "user_id", n.UserID, "method", head.Method)
-		return
+	sent, again := t.firstWrite(n, compact.Bytes())
+	switch {
+	case again:
+		t.opts.Log.Debug("A relayed notification for an MCP session that was written already was dropped", "user_id", n.UserID, "method", head.Method, "via", via)
+	case !sent:
+		t.opts.Log.Debug("A relayed notification for an MCP session whose stream is not open on this node was dropped", "user_id", n.UserID, "method", head.Method, "via", via)
+	default:
+		t.opts.Log.Debug("Sent a relayed notification to an MCP session's stream on this node", "user_id", n.UserID, "method", head.Method, "via", via)
 	}
-	t.opts.Log.Debug("Sent a relayed notification to an MCP session's stream on this node", "user_id", n.UserID, "method", head.Method)
 }
 
 const mcpJSONRPC = "2.0"

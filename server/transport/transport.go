@@ -160,6 +160,9 @@ type Transport struct {
 	signIns signIns
 	// notices is the change-notice streams open on this node (notices.go).
 	notices noticeStreams
+	// inbox carries session notices between nodes through the KV store
+	// (inbox.go).
+	inbox inboxes
 }
 
 // New builds the MCP server and its streamable HTTP handler.

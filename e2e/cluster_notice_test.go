@@ -1,0 +1,129 @@
+package e2e
+
+// ADR 0018: a notice for a session whose stream is open on one node, sent
+// from another, reaches the stream on a Mattermost whose nodes share no
+// cluster events (the harness's two nodes run without a licence): through
+// the KV inbox of the node that holds the stream.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+)
+
+func TestTheSDKOnOneNodeHearsItsURLQuestionIsOverWhenThePersonAnswersOnTheOtherNodeWithoutClusterEvents(t *testing.T) {
+	if _, err := mm.StartSecondNode(t.Context()); err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	nodes := mm.NodeURLs()
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	ch := townSquare(t)
+	marker := uniq(t, "ts-url-closed-across")
+	steps := filepath.Join(t.TempDir(), "steps")
+	plan, err := json.Marshal([]sdkStep{
+		{Method: "tools/call", Params: map[string]any{"name": "create_post", "arguments": map[string]any{"channel": ch.Id, "message": marker}}},
+		{Method: "wait", Params: map[string]any{"notification": "notifications/elicitation/complete", "timeoutMs": 30000}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		run struct {
+			sdkRun
+			Elicitations []struct {
+				Mode          string `json:"mode"`
+				ElicitationID string `json:"elicitationId"`
+			} `json:"elicitations"`
+		}
+		err error
+	}
+	done := make(chan *outcome, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		o := &outcome{}
+		// Every request of the client, its GET stream among them, goes to
+		// node 1.
+		o.err = harness.RunNodeScript(ctx, "mcp-client.mjs", []string{string(plan)}, map[string]string{
+			"MCP_URL": mcpURL(nodes[0]), "MCP_TOKEN": alice.Token, "MCP_STEPS_FILE": steps,
+			"MCP_CLIENT_CAPABILITIES": `{"elicitation":{"url":{}}}`,
+		}, &o.run)
+		done <- o
+	}()
+
+	id := waitPendingAt(t, nodes[1], alice, marker)
+	// The person answers on node 2 once the call on node 1 has answered
+	// that the write still waits (after its 20 seconds).
+	stepDone := func(method string) bool {
+		b, _ := os.ReadFile(steps)
+		return strings.Contains(string(b), method+"\n")
+	}
+	for !stepDone("tools/call") {
+		select {
+		case o := <-done:
+			t.Fatalf("the SDK's run ended before its call answered: %v", o.err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	web := browserAt(t, nodes[1], alice)
+	_, page := get(t, web, confirmAt(nodes[1])+"/"+id, "")
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the page on node 2: %s", page)
+	}
+	if code, body := answerAt(t, nodes[1], web, id, "accept", m[1]); code != 200 {
+		t.Fatalf("accept on node 2: %d %s", code, body)
+	}
+	answered := time.Now()
+	// The SDK notes its wait's end in the steps file as the notice comes.
+	for !stepDone("wait") {
+		select {
+		case o := <-done:
+			if !stepDone("wait") {
+				t.Fatalf("the SDK's run ended before it heard the question was over: %v", o.err)
+			}
+			done <- o
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	heard := time.Since(answered)
+
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	run := o.run
+	if len(run.Elicitations) != 1 || run.Elicitations[0].Mode != "url" || run.Elicitations[0].ElicitationID != id {
+		t.Fatalf("the SDK was asked %+v, want one url-mode question about %s", run.Elicitations, id)
+	}
+	if r := run.Results[1]; r.Error != nil {
+		t.Fatalf("the SDK on node 1 was not told the question answered on node 2 was over: %s", r.Error.Message)
+	}
+	t.Logf("the SDK on node 1 heard the question answered on node 2 was over %s after the answer", heard.Round(time.Millisecond))
+	var closed []string
+	for _, raw := range run.Notifications {
+		var n struct {
+			Method string `json:"method"`
+			Params struct {
+				ElicitationID string `json:"elicitationId"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(raw, &n) == nil && n.Method == "notifications/elicitation/complete" {
+			closed = append(closed, n.Params.ElicitationID)
+		}
+	}
+	if len(closed) != 1 || closed[0] != id {
+		t.Fatalf("the SDK was told the questions %q were over, not once %q", closed, id)
+	}
+	if n := postsWith(t, alice, ch.Id, marker); n != 1 {
+		t.Fatalf("%d posts read back through REST, want 1", n)
+	}
+}
