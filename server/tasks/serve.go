@@ -33,7 +33,7 @@ type Service struct {
 	// MayWait is whether a call of a tool may wait longer than a call
 	// holds (catalogue.Tool.MayWait).
 	MayWait func(tool string) bool
-	held           chan struct{}
+	held    chan struct{}
 }
 
 // NewService answers tasks from store, following writes.
