@@ -243,7 +243,7 @@ func lookForReply(c *mattermost.Caller, wait transport.ReplyWait, asked string) 
 	if err != nil {
 		return res, false, err
 	}
-	reply := firstReply(posts, p, ch.Type == model.ChannelTypeDirect, c.UserID(), since)
+	reply := firstReply(posts, p, ch.Type == model.ChannelTypeDirect, c.UserID(), since, wait.Until.UnixMilli())
 	if reply == nil {
 		return res, false, nil
 	}
@@ -260,10 +260,11 @@ func lookForReply(c *mattermost.Caller, wait transport.ReplyWait, asked string) 
 }
 
 // firstReply is the first post among posts (the channel's, made since)
-// that answers post for the caller: in its thread, or in a direct message
+// that answers post for the caller: made by until (a task looked at late
+// answers as its call would have), in its thread, or in a direct message
 // anywhere in the channel, by someone other than the caller, and not a
 // system message (a join, a header change). Nil when none does.
-func firstReply(posts []*model.Post, post *model.Post, direct bool, callerID string, since int64) *model.Post {
+func firstReply(posts []*model.Post, post *model.Post, direct bool, callerID string, since, until int64) *model.Post {
 	root := post.Id
 	if post.RootId != "" {
 		root = post.RootId
@@ -271,7 +272,7 @@ func firstReply(posts []*model.Post, post *model.Post, direct bool, callerID str
 	var found []*model.Post
 	for _, p := range posts {
 		switch {
-		case p.Id == post.Id, p.ChannelId != post.ChannelId, p.DeleteAt != 0, p.CreateAt < since,
+		case p.Id == post.Id, p.ChannelId != post.ChannelId, p.DeleteAt != 0, p.CreateAt < since, p.CreateAt > until,
 			p.UserId == callerID, p.IsSystemMessage():
 			continue
 		case direct, p.RootId == root:

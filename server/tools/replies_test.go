@@ -14,7 +14,7 @@ import (
 
 func TestTheFirstReplyIsTheEarliestNewPostOfTheThreadBySomeoneElse(t *testing.T) {
 	const me, bob, carol = "meid", "bobid", "carolid"
-	const since = int64(1_000_000)
+	const since, until = int64(1_000_000), int64(2_000_000)
 	root := &model.Post{Id: "root", ChannelId: "ch"}
 	reply := &model.Post{Id: "mine", ChannelId: "ch", RootId: "root"}
 	post := func(id, user, rootID string, at int64) *model.Post {
@@ -40,6 +40,8 @@ func TestTheFirstReplyIsTheEarliestNewPostOfTheThreadBySomeoneElse(t *testing.T)
 		{"two at once: the smaller id", root, false, []*model.Post{post("z", carol, "root", since+3), post("y", bob, "root", since+3)}, "y"},
 		{"a post made before the wait", root, false, []*model.Post{post("old", bob, "root", since-1)}, ""},
 		{"a post made exactly at since", root, false, []*model.Post{post("now", bob, "root", since)}, "now"},
+		{"a post made after the wait ended", root, false, []*model.Post{post("late", bob, "root", until+1)}, ""},
+		{"a post made as the wait ends", root, false, []*model.Post{post("end", bob, "root", until)}, "end"},
 		{"a post of another thread", root, false, []*model.Post{post("x", bob, "other", since+1), post("y", bob, "", since+1)}, ""},
 		{"waiting on a reply: its thread's root counts", reply, false, []*model.Post{post("b", bob, "root", since+1)}, "b"},
 		{"a deleted reply", root, false, []*model.Post{deleted}, ""},
@@ -52,7 +54,7 @@ func TestTheFirstReplyIsTheEarliestNewPostOfTheThreadBySomeoneElse(t *testing.T)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got := firstReply(tc.posts, tc.waited, tc.direct, me, since)
+			got := firstReply(tc.posts, tc.waited, tc.direct, me, since, until)
 			id := ""
 			if got != nil {
 				id = got.Id
