@@ -42,9 +42,10 @@ const (
 	// can arrive on any node, so it is read from the KV store, never waited
 	// for in memory.
 	confirmPoll = 300 * time.Millisecond
-	// progressEvery keeps a client that asked for progress from timing the
-	// call out while the person reads the question.
-	progressEvery = 5 * time.Second
+	// ProgressEvery keeps a client that asked for progress from timing the
+	// call out while the person reads the question (or, for wait_for_reply,
+	// writes their reply).
+	ProgressEvery = 5 * time.Second
 	titleRunes    = 60
 )
 
@@ -182,7 +183,7 @@ func (a *Approvals) PageURL(id string) string { return a.opts.PluginURL() + Path
 func (a *Approvals) Stage(ctx context.Context, c *mattermost.Caller, req posting.Request) (posting.Plan, error) {
 	// Waiting for memory counts against the call's bound as waiting for
 	// the person does.
-	_, answerBy := callWindow(ctx)
+	_, answerBy := CallWindow(ctx)
 	return posting.Prepare(posting.WaitForSlotsUntil(ctx, answerBy), c, a.sources(c), req)
 }
 
@@ -300,7 +301,7 @@ func planOf(rec Record) posting.Plan {
 func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec Record, elicitationID string) (Outcome, error) {
 	ctx, stop := transport.WatchCancel(ctx)
 	defer stop()
-	started, answerBy := callWindow(ctx)
+	started, answerBy := CallWindow(ctx)
 	a.progress(ctx, started, rec.ID)
 	transport.Tell(ctx, mcp.LoggingLevelInfo, fmt.Sprintf(
 		"A write waits for the person to accept or decline it in Mattermost; the call answers within %d seconds.", int(time.Until(answerBy).Seconds())))
@@ -308,7 +309,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 	defer deadline.Stop()
 	tick := time.NewTicker(confirmPoll)
 	defer tick.Stop()
-	progress := time.NewTicker(progressEvery)
+	progress := time.NewTicker(ProgressEvery)
 	defer progress.Stop()
 	latest := rec
 	toldPending := false
@@ -337,7 +338,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 		select {
 		case <-progress.C:
 			a.progress(ctx, started, rec.ID)
-			if left := time.Until(answerBy); left < 2*progressEvery && !toldPending {
+			if left := time.Until(answerBy); left < 2*ProgressEvery && !toldPending {
 				// Told before the call ends, not as it ends: a notice sent
 				// as the handler returns may miss the stream.
 				transport.Tell(ctx, mcp.LoggingLevelNotice, fmt.Sprintf(
@@ -416,8 +417,9 @@ func (a *Approvals) sendComplete(ctx context.Context, elicitationID string) {
 	}
 }
 
-// callWindow is when the call began and by when it answers.
-func callWindow(ctx context.Context) (started, answerBy time.Time) {
+// CallWindow is when the call began and by when it answers: every tool
+// call that waits (for the person, or for a reply) holds this long at most.
+func CallWindow(ctx context.Context) (started, answerBy time.Time) {
 	started = transport.CallOf(ctx).Started
 	if started.IsZero() {
 		started = time.Now()

@@ -65,7 +65,7 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 	// times out a call while its own question is on screen (the TypeScript
 	// SDK at 60 s), and then would never learn where the write waits. Past
 	// the bound the question goes on in Mattermost, and the call says so.
-	_, answerBy := callWindow(ctx)
+	_, answerBy := CallWindow(ctx)
 	askCtx, cancel := context.WithDeadline(ctx, answerBy)
 	defer cancel()
 	// One question at a time per session on this node: the person answers
@@ -203,7 +203,7 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 // for the person. A client that cannot take the notification loses only it.
 func (a *Approvals) progress(ctx context.Context, started time.Time, id string) {
 	// Progress counts the seconds of the call out of the most it waits, and
-	// must grow with every notification: it is sent every progressEvery.
+	// must grow with every notification: it is sent every ProgressEvery.
 	tok := transport.ProgressToken(ctx)
 	srv := server.ServerFromContext(ctx)
 	if tok == nil || srv == nil {

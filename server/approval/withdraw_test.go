@@ -111,7 +111,7 @@ func TestACallThatWaitsAnswersWithin25SecondsOfTheStartOfTheToolCall(t *testing.
 	tool := catalogue.Define(catalogue.Tool{Name: "create_post", Description: "test"}, func(ctx context.Context, _ struct{}) (catalogue.Result[struct{}], error) {
 		// Whatever the call did before it waits counts.
 		handled = time.Now()
-		started, answerBy = callWindow(ctx)
+		started, answerBy = CallWindow(ctx)
 		return catalogue.Result[struct{}]{}, nil
 	})
 	if _, err := tool.Handler(context.Background(), mcp.CallToolRequest{}); err != nil {

@@ -39,6 +39,35 @@ func (c *Caller) ChannelPosts(channelID, before string, n int) ([]*model.Post, e
 	return ordered(list), nil
 }
 
+// PostsSince are the posts of a channel the caller can read created at or
+// after since (Unix milliseconds), oldest first, deleted ones left out.
+// Mattermost reads them by change time, at most 1,000 a call, so since
+// should be recent (wait_for_reply reads the last minutes).
+func (c *Caller) PostsSince(channelID string, since int64) ([]*model.Post, error) {
+	if _, err := c.Channel(channelID); err != nil {
+		return nil, err
+	}
+	// Mattermost reads posts changed after its time: one millisecond
+	// earlier keeps a post made at since itself.
+	list, err := c.g.api.Post.GetPostsSince(channelID, since-1)
+	if err != nil {
+		return nil, notFoundOr(err, "read channel posts since")
+	}
+	var out []*model.Post
+	for _, p := range ordered(list) {
+		if p.ChannelId == channelID && p.CreateAt >= since {
+			out = append(out, p)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].CreateAt != out[j].CreateAt {
+			return out[i].CreateAt < out[j].CreateAt
+		}
+		return out[i].Id < out[j].Id
+	})
+	return out, nil
+}
+
 // Thread is the thread a post the caller can read belongs to: the root
 // first, then the replies oldest first.
 func (c *Caller) Thread(postID string) ([]*model.Post, error) {

@@ -254,7 +254,7 @@ type updatePostArgs struct {
 
 type reactionArgs struct {
 	PostID string `json:"post_id"`
-	Emoji  string `json:"emoji_name" jsonschema:"Emoji name without colons, e.g. thumbsup: a standard emoji or one of the server's custom emoji (list_emoji)."`
+	Emoji  string `json:"emoji_name" jsonschema:"No colons, e.g. thumbsup; standard or custom (list_emoji)."`
 }
 
 // postWriteTools are create_post, dm, group_message, update_post,

@@ -30,6 +30,7 @@ type toolSnapshot struct {
 	InputSchema  json.RawMessage    `json:"inputSchema"`
 	OutputSchema json.RawMessage    `json:"outputSchema,omitempty"`
 	Meta         *mcp.Meta          `json:"_meta,omitempty"`
+	Execution    *mcp.ToolExecution `json:"execution,omitempty"`
 }
 
 // catalogueSnapshot is every tool of the catalogue, whatever the settings
@@ -40,7 +41,7 @@ func catalogueSnapshot(t *testing.T) []byte {
 	for _, tool := range realCatalogue(t).All() {
 		listed := tool.MCP()
 		snaps = append(snaps, toolSnapshot{Name: listed.Name, Title: listed.Title, Description: listed.Description,
-			Annotations: listed.Annotations, InputSchema: listed.RawInputSchema, OutputSchema: listed.RawOutputSchema, Meta: listed.Meta})
+			Annotations: listed.Annotations, InputSchema: listed.RawInputSchema, OutputSchema: listed.RawOutputSchema, Meta: listed.Meta, Execution: listed.Execution})
 	}
 	sort.Slice(snaps, func(i, j int) bool { return snaps[i].Name < snaps[j].Name })
 	out, err := json.MarshalIndent(snaps, "", "  ")

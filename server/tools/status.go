@@ -156,7 +156,7 @@ type setStatusArgs struct {
 	Status          string `json:"status,omitempty" jsonschema:"online, away, dnd or offline; left out keeps it."`
 	DNDUntil        string `json:"dnd_until,omitempty" jsonschema:"With dnd: when it ends (RFC 3339)."`
 	CustomText      string `json:"custom_text,omitempty" jsonschema:"Custom status text: one line, at most 100 characters."`
-	CustomEmoji     string `json:"custom_emoji,omitempty" jsonschema:"Custom status emoji name, e.g. palm_tree: a standard emoji or one of the server's custom emoji."`
+	CustomEmoji     string `json:"custom_emoji,omitempty" jsonschema:"E.g. palm_tree: standard or custom (list_emoji)."`
 	CustomExpiresAt string `json:"custom_expires_at,omitempty" jsonschema:"When the custom status clears (RFC 3339)."`
 	ClearCustom     bool   `json:"clear_custom,omitempty" jsonschema:"true removes the custom status."`
 }

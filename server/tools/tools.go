@@ -52,6 +52,7 @@ func All(d Deps) []catalogue.Tool {
 		searchChannels(d),
 		readChannel(d),
 		readThread(d),
+		waitForReply(d),
 		searchPosts(d),
 		listUnreads(d),
 		readUnread(d),
