@@ -155,6 +155,10 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 	}()
 	time.Sleep(2 * time.Second) // let the setup's garbage go before reading the resident set
 	idle := proc.KiB("VmRSS")
+	indexRows, indexBytes, err := mm.KVRows(ctx, "lvc_", "")
+	if err != nil {
+		return err
+	}
 
 	// Post: each tick makes the next post in the next channel, each on its
 	// own goroutine so that a slow answer does not hold back the rate.
@@ -165,6 +169,7 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 	var postErrors atomic.Int64
 	var firstPostError atomic.Value
 	var posts sync.WaitGroup
+	var postedAt time.Time
 	peak, _ := proc.Peak(sampleEvery, func() error {
 		tick := time.NewTicker(time.Second / time.Duration(rate))
 		defer tick.Stop()
@@ -189,6 +194,7 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 			}()
 		}
 		posts.Wait()
+		postedAt = time.Now()
 		waitQuiet(listeners, people*total)
 		return nil
 	})
@@ -198,9 +204,17 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 		<-l.done
 	}
 
+	leftRows, leftBytes, err := mm.KVRows(ctx, "lvc_", "")
+	if err != nil {
+		return err
+	}
 	var delays []time.Duration
-	received, extra, early := 0, 0, 0
+	received, extra, early, whole := 0, 0, 0, 0
+	var lastHeard time.Time
 	for _, l := range listeners {
+		if n := len(l.arrivals); n > 0 && l.arrivals[n-1].at.After(lastHeard) {
+			lastHeard = l.arrivals[n-1].at
+		}
 		heard := make([]int, channels)
 		for _, a := range l.arrivals {
 			k := heard[a.channel]
@@ -215,6 +229,11 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 		if l.ended != nil {
 			early++
 		}
+		for c, n := range heard {
+			if n >= len(sent[c]) {
+				whole++
+			}
+		}
 	}
 	at := quantiles(delays)
 	pat := quantiles(postLatencies)
@@ -228,6 +247,9 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 	expected := people * total
 	fmt.Printf("notices: %d expected, %d received (%.2f%%), %d more than posts made; streams that ended early: %d\n",
 		expected, received, 100*float64(received)/float64(max(expected, 1)), extra, early)
+	fmt.Printf("the last notice came %s after the last post's answer\n", lastHeard.Sub(postedAt).Round(time.Millisecond))
+	fmt.Printf("subscriptions that heard of every post in their channel: %d of %d; the channels' subscription index in the KV store: %d rows, %d KiB before posting, %d rows, %d KiB after\n",
+		whole, people*channels, indexRows, indexBytes>>10, leftRows, leftBytes>>10)
 	fmt.Printf("delay from before the post's REST call to its notice on a stream: p50 %s, p90 %s, p99 %s, max %s\n",
 		at(0.5), at(0.9), at(0.99), at(1))
 	fmt.Printf("plugin process %d resident: at rest %d MiB; with %d sessions, streams and %d subscriptions %d MiB; peak while posting %d MiB; after %d MiB\n",
@@ -237,6 +259,38 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 			fmt.Printf("  %s's stream ended early: %v\n", l.person.Username, l.ended)
 			break // the first says enough
 		}
+	}
+	return pluginWarnings(mm.ServerLog())
+}
+
+// pluginWarnings prints how many warnings and errors the plugin logged on
+// the node, and the first few distinct ones: where notices went missing.
+func pluginWarnings(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	count := 0
+	var first []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		var entry struct {
+			Level  string `json:"level"`
+			Msg    string `json:"msg"`
+			Plugin string `json:"plugin_id"`
+			Error  string `json:"error"`
+		}
+		if json.Unmarshal([]byte(line), &entry) != nil || entry.Plugin != harness.PluginID || (entry.Level != "warn" && entry.Level != "error") {
+			continue
+		}
+		count++
+		text := entry.Msg + ": " + entry.Error
+		if len(first) < 3 && !slices.Contains(first, text) {
+			first = append(first, text)
+		}
+	}
+	fmt.Printf("the plugin logged %d warnings and errors\n", count)
+	for _, f := range first {
+		fmt.Println("  ", f)
 	}
 	return nil
 }
