@@ -30,6 +30,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -170,6 +171,7 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 	var firstPostError atomic.Value
 	var posts sync.WaitGroup
 	var postedAt time.Time
+	cpuPlugin, cpuMM := cpuSeconds(proc.PID), cpuSeconds(mm.PIDs()[0])
 	peak, _ := proc.Peak(sampleEvery, func() error {
 		tick := time.NewTicker(time.Second / time.Duration(rate))
 		defer tick.Stop()
@@ -199,6 +201,7 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 		return nil
 	})
 	after := proc.KiB("VmRSS")
+	cpuPlugin, cpuMM = cpuSeconds(proc.PID)-cpuPlugin, cpuSeconds(mm.PIDs()[0])-cpuMM
 	closeStreams()
 	for _, l := range listeners {
 		<-l.done
@@ -247,7 +250,8 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 	expected := people * total
 	fmt.Printf("notices: %d expected, %d received (%.2f%%), %d more than posts made; streams that ended early: %d\n",
 		expected, received, 100*float64(received)/float64(max(expected, 1)), extra, early)
-	fmt.Printf("the last notice came %s after the last post's answer\n", lastHeard.Sub(postedAt).Round(time.Millisecond))
+	fmt.Printf("the last notice came %s after the last post's answer; processor time from the first post to the last notice: plugin %.1f s, Mattermost %.1f s\n",
+		lastHeard.Sub(postedAt).Round(time.Millisecond), cpuPlugin, cpuMM)
 	fmt.Printf("subscriptions that heard of every post in their channel: %d of %d; the channels' subscription index in the KV store: %d rows, %d KiB before posting, %d rows, %d KiB after\n",
 		whole, people*channels, indexRows, indexBytes>>10, leftRows, leftBytes>>10)
 	fmt.Printf("delay from before the post's REST call to its notice on a stream: p50 %s, p90 %s, p99 %s, max %s\n",
@@ -363,6 +367,25 @@ func listen(ctx context.Context, site string, person harness.User, uris []string
 		}
 	}()
 	return l, nil
+}
+
+// cpuSeconds is the processor time a process has used, user and system,
+// from /proc/<pid>/stat (in clock ticks of 1/100 s, Linux's USER_HZ).
+func cpuSeconds(pid int) float64 {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(raw)
+	// The command in parentheses may hold spaces: fields are read after
+	// the last ")"; utime and stime are the 12th and 13th there.
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	user, _ := strconv.ParseFloat(fields[11], 64)
+	system, _ := strconv.ParseFloat(fields[12], 64)
+	return (user + system) / 100
 }
 
 // waitQuiet returns once every notice expected has been heard, or when no
