@@ -155,6 +155,7 @@ bench: dist
 	$(GO) run ./e2e/cmd/postbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/kvbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/fleetbench -bundle $(CURDIR)/$(BUNDLE)
+	$(GO) run ./e2e/cmd/livebench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/fastbench -bundle $(CURDIR)/$(BUNDLE)
 
 ## dev: a local Mattermost with the plugin installed; prints the MCP URL and a token
