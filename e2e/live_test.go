@@ -36,12 +36,17 @@ func TestASubscribedChannelTellsOfEachNewEditedAndDeletedPostUntilThePersonLeave
 		t.Fatal(err)
 	}
 	uri := resources.ChannelURI(mm.Team.Name, ch.Name)
-	site := mm.URL
+	if _, err := mm.StartSecondNode(t.Context()); err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	// Alice listens on one node; bob posts, edits, deletes and removes her
+	// on the other.
+	nodes := mm.NodeURLs()
 	var post *model.Post
 	pauses := 0
-	run := runTasksPlan(t, site, alice.Token, func([]json.RawMessage) {
+	run := runTasksPlan(t, nodes[0], alice.Token, func([]json.RawMessage) {
 		pauses++
-		c := clientAt(site, bob)
+		c := clientAt(nodes[1], bob)
 		var err error
 		switch pauses {
 		case 1:
@@ -52,6 +57,9 @@ func TestASubscribedChannelTellsOfEachNewEditedAndDeletedPostUntilThePersonLeave
 		case 3:
 			_, err = c.DeletePost(context.Background(), post.Id)
 		case 4:
+			// On alice's node: nodes without a cluster licence share no
+			// cache invalidations, so only it knows at once she left.
+			c = clientAt(nodes[0], bob)
 			if _, err = c.RemoveUserFromChannel(context.Background(), ch.Id, alice.ID); err == nil {
 				_, _, err = c.CreatePost(context.Background(), &model.Post{ChannelId: ch.Id, Message: "after alice left"})
 			}

@@ -154,10 +154,7 @@ func (p *Plugin) OnActivate() error {
 	})
 	p.tasks.Store(followed)
 	watched := &live.Service{KV: gw.BytesKV(), Watch: res.Serve(p.current, nil).Watch,
-		CanRead: func(userID, channelID string) bool {
-			_, err := gw.As(userID).Channel(channelID)
-			return err == nil
-		},
+		Readers: gw.Readers,
 		Notify: func(userID, session, uri string) bool {
 			t := p.transport.Load()
 			return t != nil && t.NotifyResourceUpdated(userID, session, uri)

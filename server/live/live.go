@@ -65,8 +65,9 @@ type Service struct {
 	// Watch resolves a URI as the signed-in person of ctx to what it
 	// watches (resources.Serving.Watch).
 	Watch func(ctx context.Context, uri string) (resources.Target, error)
-	// CanRead is whether a person can read a channel now.
-	CanRead func(userID, channelID string) bool
+	// Readers are which of userIDs can read a channel now
+	// (mattermost.Gateway.Readers).
+	Readers func(channelID string, userIDs []string) (map[string]bool, error)
 	// Notify tells a session that uri changed, and says whether the
 	// session still exists (false ends its subscriptions).
 	Notify func(userID, session, uri string) bool
@@ -172,20 +173,29 @@ func (s *Service) Changed(p Post) error {
 	if json.Unmarshal(raw, &subs) != nil {
 		return nil
 	}
-	var errs []error
-	// Asked anew for every post, once per person: someone removed from the
-	// channel a moment ago hears of nothing posted after.
-	readable := map[string]bool{}
+	var told []Subscription
+	var people []string
 	for _, sub := range subs {
 		if sub.RootID != "" && sub.RootID != p.ID && sub.RootID != p.RootID {
 			continue
 		}
-		ok, asked := readable[sub.UserID]
-		if !asked {
-			ok = s.CanRead(sub.UserID, sub.ChannelID)
-			readable[sub.UserID] = ok
+		told = append(told, sub)
+		if !slices.Contains(people, sub.UserID) {
+			people = append(people, sub.UserID)
 		}
-		if !ok || !s.Notify(sub.UserID, sub.Session, sub.URI) {
+	}
+	if len(told) == 0 {
+		return nil
+	}
+	// Asked anew for every post, for everyone at once: someone removed
+	// from the channel a moment ago hears of nothing posted after.
+	readable, err := s.Readers(p.ChannelID, people)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, sub := range told {
+		if !readable[sub.UserID] || !s.Notify(sub.UserID, sub.Session, sub.URI) {
 			errs = append(errs, s.drop(sub))
 		}
 	}

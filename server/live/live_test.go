@@ -35,7 +35,13 @@ func newWorld() *world {
 			}
 			return resources.Target{}, &transport.ResourceNotFound{Message: uri + " was not found"}
 		},
-		CanRead: func(userID, _ string) bool { return w.readable[userID] },
+		Readers: func(_ string, userIDs []string) (map[string]bool, error) {
+			out := map[string]bool{}
+			for _, id := range userIDs {
+				out[id] = w.readable[id]
+			}
+			return out, nil
+		},
 		Notify: func(userID, session, uri string) bool {
 			if !w.sessions[session] {
 				return false

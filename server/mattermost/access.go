@@ -181,3 +181,35 @@ func notFoundOr(err error, what string) error {
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
+
+// Readers are which of userIDs can read the channel now, asked together:
+// its members with one call, and, for a public channel, each other person
+// as Caller.Channel asks (a team member may read it without joining). A
+// channel that is gone or archived is read by none of them here: nothing
+// new is posted in it.
+func (g *Gateway) Readers(channelID string, userIDs []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(userIDs))
+	ch, err := g.api.Channel.Get(channelID)
+	if err != nil {
+		return out, notFoundOr(err, "read channel")
+	}
+	if ch.DeleteAt != 0 {
+		return out, nil
+	}
+	members, err := g.api.Channel.ListMembersByIDs(channelID, userIDs)
+	if err != nil {
+		return out, err
+	}
+	for _, m := range members {
+		out[m.UserId] = true
+	}
+	if ch.Type != model.ChannelTypeOpen {
+		return out, nil
+	}
+	for _, id := range userIDs {
+		if !out[id] {
+			out[id] = g.As(id).canReadChannel(ch)
+		}
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -129,8 +130,10 @@ func (t *Transport) streamStillOpen(rec *SessionRecord) string {
 }
 
 // writeNotices writes one SSE event per list changed, then each
-// notification queued for the session.
+// notification queued for the session, in one write: each write of a
+// plugin's response is a round trip through Mattermost.
 func writeNotices(w io.Writer, changed List, queued [][]byte) error {
+	var b bytes.Buffer
 	for _, l := range lists {
 		if changed&l.list == 0 {
 			continue
@@ -139,16 +142,13 @@ func writeNotices(w io.Writer, changed List, queued [][]byte) error {
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", raw); err != nil {
-			return err
-		}
+		fmt.Fprintf(&b, "event: message\ndata: %s\n\n", raw)
 	}
 	for _, raw := range queued {
-		if _, err := fmt.Fprintf(w, "event: message\ndata: %s\n\n", raw); err != nil {
-			return err
-		}
+		fmt.Fprintf(&b, "event: message\ndata: %s\n\n", raw)
 	}
-	return nil
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // holdListen counts a subscriptions/listen stream of a 2026-07-28 client

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 )
 
 // A notification for one session, sent after the call that concerns it
@@ -162,10 +163,15 @@ func (n *noticeStreams) send(userID, sessionID string, msg []byte) bool {
 }
 
 // queue holds msg until the stream writes it, dropping the oldest past
-// maxQueuedNotices.
+// maxQueuedNotices. A notice the same as one still waiting is not queued
+// again: it says nothing new (a resource updated twice is read once), and
+// a burst of posts in a subscribed channel then takes one place.
 func (s *stream) queue(msg []byte) {
 	s.queuedMu.Lock()
 	defer s.queuedMu.Unlock()
+	if slices.ContainsFunc(s.queued, func(q []byte) bool { return bytes.Equal(q, msg) }) {
+		return
+	}
 	if len(s.queued) >= maxQueuedNotices {
 		s.queued = s.queued[1:]
 	}

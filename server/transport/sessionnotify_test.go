@@ -184,6 +184,23 @@ func TestAStreamThatDoesNotWriteHoldsOnlyTheNewestNotificationsUpToItsBound(t *t
 	}
 }
 
+func TestANoticeTheSameAsOneStillWaitingIsQueuedOnceSoABurstTakesOnePlace(t *testing.T) {
+	s := &stream{wake: make(chan struct{}, 1), end: make(chan struct{})}
+	updated := []byte(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"mattermost://channel/t/c"}}`)
+	for range 10 * maxQueuedNotices {
+		s.queue(updated)
+	}
+	s.queue([]byte("other"))
+	q := s.takeQueued()
+	if len(q) != 2 || string(q[1]) != "other" {
+		t.Fatalf("held %q", q)
+	}
+	s.queue(updated)
+	if len(s.takeQueued()) != 1 {
+		t.Fatal("a notice written is not queued again")
+	}
+}
+
 // has reports whether the log holds a line saying msg.
 func (l *memLog) has(msg string) bool {
 	l.mu.Lock()
