@@ -393,3 +393,7 @@ func removeStaleTempDirs(logf func(string, ...any)) {
 		}
 	}
 }
+
+// Started is when the harness began starting the server: a cluster job
+// that runs as the plugin starts ran about then.
+func (s *Server) Started() time.Time { return s.started }
