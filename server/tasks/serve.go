@@ -116,7 +116,11 @@ func (s *Service) view(ctx context.Context, rec Record) (view, error) {
 // ended is the view of a task that ended.
 func ended(rec Record) view {
 	v := view{rec: rec, status: mcp.TaskStatusCompleted, result: rec.End.Result}
-	if rec.End.Cancelled {
+	switch {
+	case rec.End.Cancelled && rec.Reply != nil:
+		v.status = mcp.TaskStatusCancelled
+		v.message = "The client cancelled the wait for a reply."
+	case rec.End.Cancelled:
 		v.status = mcp.TaskStatusCancelled
 		v.message = "The client cancelled the task before the person answered, so the write was withdrawn: nothing was sent."
 	}
