@@ -5,10 +5,14 @@ package e2e
 // there, as long as it may read them.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
 
@@ -122,5 +126,95 @@ func TestAThreadUnsubscribedFromTellsNothingMore(t *testing.T) {
 	}
 	if run.Results[5].Error == nil {
 		t.Fatal("a reply was told after unsubscribing")
+	}
+}
+
+// listenStream opens a subscriptions/listen stream (protocol 2026-07-28)
+// of token at site asking for notices of uris, and hands each message it
+// carries to the channel it returns, until the test ends.
+func listenStream(t *testing.T, site, token string, uris []string) <-chan map[string]any {
+	t.Helper()
+	params := map[string]any{"notifications": map[string]any{"resourceSubscriptions": uris},
+		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+			"io.modelcontextprotocol/clientInfo": map[string]any{"name": "e2e-listen", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 41, "method": "subscriptions/listen", "params": params})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, mcpURL(site), strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(chan map[string]any, 64)
+	go func() {
+		defer resp.Body.Close()
+		defer close(out)
+		lines := bufio.NewScanner(resp.Body)
+		for lines.Scan() {
+			if d, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
+				var m map[string]any
+				if json.Unmarshal([]byte(d), &m) == nil {
+					out <- m
+				}
+			}
+		}
+	}()
+	return out
+}
+
+// nextMessage is the stream's next message, or nil after within.
+func nextMessage(stream <-chan map[string]any, within time.Duration) map[string]any {
+	select {
+	case m := <-stream:
+		return m
+	case <-time.After(within):
+		return nil
+	}
+}
+
+func TestOn20260728AListenStreamHearsOfPostsInTheChannelsItSubscribedToThatThePersonMayRead(t *testing.T) {
+	alice, bob := mm.Users[0], mm.Users[1]
+	if _, err := mm.StartSecondNode(t.Context()); err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	nodes := mm.NodeURLs()
+	open := createChannel(t, alice, uniq(t, "listen-"), "Listen", model.ChannelTypeOpen)
+	if _, _, err := mm.Client(alice).AddChannelMember(context.Background(), open.Id, bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	secret := createChannel(t, bob, uniq(t, "hidden-"), "Hidden", model.ChannelTypePrivate)
+	openURI, secretURI := resources.ChannelURI(mm.Team.Name, open.Name), resources.ChannelURI(mm.Team.Name, secret.Name)
+	stream := listenStream(t, nodes[0], alice.Token, []string{openURI, secretURI})
+	ack := nextMessage(stream, 10*time.Second)
+	if ack == nil || ack["method"] != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("the stream began with %v, want the acknowledgement", ack)
+	}
+	got := fmt.Sprint(ack["params"])
+	if !strings.Contains(got, openURI) || strings.Contains(got, secretURI) {
+		t.Fatalf("acknowledged %s: want %s and not the channel alice cannot read", got, openURI)
+	}
+	// Bob posts on the other node, where alice has no stream.
+	if _, _, err := clientAt(nodes[1], bob).CreatePost(context.Background(), &model.Post{ChannelId: secret.Id, Message: "not for alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := clientAt(nodes[1], bob).CreatePost(context.Background(), &model.Post{ChannelId: open.Id, Message: "for everyone"}); err != nil {
+		t.Fatal(err)
+	}
+	n := nextMessage(stream, 10*time.Second)
+	if n == nil || n["method"] != resourceUpdated {
+		t.Fatalf("after bob's posts the stream carried %v", n)
+	}
+	params, _ := n["params"].(map[string]any)
+	meta, _ := params["_meta"].(map[string]any)
+	if params["uri"] != openURI || meta["io.modelcontextprotocol/subscriptionId"] == nil {
+		t.Fatalf("the notice %v, want the open channel's URI tagged with the subscription", n)
 	}
 }

@@ -156,13 +156,13 @@ func writeNotices(w io.Writer, changed List, queued [][]byte) error {
 // serves it in, ended when the stream is ended to make room, with the
 // function that uncounts it. ok is false when the node is full: then the
 // request was answered.
-func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, userID string, body []byte) (context.Context, func(), bool) {
+func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *http.Request, userID string, body []byte) (context.Context, func(), bool) {
 	if t.opts.Streams == nil || !t.opts.Streams() {
 		writeRPCError(w, http.StatusOK, requestID(body), mcp.METHOD_NOT_FOUND,
 			"This Mattermost delivers a plugin's responses whole, so it cannot hold a subscriptions/listen stream (Mattermost 11.4 and later can): list tools, prompts and resources again to see changes.")
 		return ctx, nil, false
 	}
-	s, err := t.notices.open(userID, "", true)
+	s, err := t.notices.open(userID, listenIDPrefix+newTaskID(), true)
 	if err != nil {
 		t.opts.Log.Warn("Refused an MCP subscriptions/listen stream: this node holds the most it may", "user_id", userID, "max_streams", maxStreamsPerNode)
 		w.Header().Set("Retry-After", strconv.Itoa(int(streamsFullRetry/time.Second)))
@@ -170,7 +170,7 @@ func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, userI
 			"This Mattermost server holds %d notice streams, the most it may; every other request works without one. Listen again after Retry-After.", maxStreamsPerNode))
 		return ctx, nil, false
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(context.WithValue(ctx, listenStreamKey{}, s))
 	go func() {
 		select {
 		case <-s.end:
@@ -178,7 +178,8 @@ func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, userI
 		case <-ctx.Done():
 		}
 	}()
-	return ctx, func() { cancel(); t.notices.close(s) }, true
+	closeListen := t.openListen(ctx, r, s, body)
+	return ctx, func() { cancel(); t.notices.close(s); closeListen() }, true
 }
 
 // EndStreams ends every notice stream open on this node, and the reading

@@ -93,6 +93,13 @@ func newNoticeID() string {
 // holders are the nodes other than this one whose lease of the session
 // runs: those that may hold its stream.
 func (s *sessionStore) holders(userID, sessionID string) ([]string, error) {
+	if isListenID(sessionID) {
+		node, err := s.index.Get(listenKey(sessionID))
+		if err != nil || len(node) == 0 || string(node) == s.nodeID() {
+			return nil, err
+		}
+		return []string{string(node)}, nil
+	}
 	raw, err := s.index.Get(sessionIndexKey(userID))
 	if err != nil || len(raw) == 0 {
 		return nil, err
@@ -256,7 +263,7 @@ func (t *Transport) stillPolling(quit chan struct{}) bool {
 	if in.quit != quit {
 		return false // stopped, and maybe another started
 	}
-	if t.notices.holdsGetStream() {
+	if t.notices.holdsStream() {
 		return true
 	}
 	in.quit = nil
@@ -304,17 +311,10 @@ func (t *Transport) firstWrite(n relayedNotice, msg []byte) (sent, again bool) {
 	return true, false
 }
 
-// holdsGetStream reports whether a GET stream is open on this node (a
-// subscriptions/listen stream hears no session notices).
-func (n *noticeStreams) holdsGetStream() bool {
+// holdsStream reports whether a stream that hears notices is open on
+// this node: a GET stream, or a subscriptions/listen stream (listen.go).
+func (n *noticeStreams) holdsStream() bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	for _, mine := range n.byPerson {
-		for _, s := range mine {
-			if !s.listen {
-				return true
-			}
-		}
-	}
-	return false
+	return n.count > 0
 }

@@ -89,7 +89,7 @@ func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *
 		t.setLevel(w, rec, body)
 		return ctx, nil, true
 	case r.Method == http.MethodPost && method == string(mcp.MethodSubscriptionsListen):
-		listening, release, ok := t.holdListen(ctx, w, userID, body)
+		listening, release, ok := t.holdListen(ctx, w, r, userID, body)
 		return listening, release, !ok
 	case r.Method == http.MethodDelete && mine:
 		return ctx, func() { t.endStreams(userID, rec.ID) }, false

@@ -65,12 +65,7 @@ func (t *Transport) NotifySession(userID, sessionID, method string, params map[s
 		t.opts.Log.Debug("Sent a notification to an MCP session's stream on this node", "user_id", userID, "method", method)
 		return
 	}
-	rec, err := t.sessions.load(sessionID)
-	switch {
-	case err != nil:
-		t.opts.Log.Warn("A notification for an MCP session was not sent: its session could not be read", "user_id", userID, "method", method, "error", err.Error())
-		return
-	case rec == nil || rec.UserID != userID:
+	if !t.sessionExists(userID, sessionID) {
 		t.opts.Log.Debug("A notification for an MCP session that is gone was dropped", "user_id", userID, "method", method)
 		return
 	}
@@ -152,7 +147,7 @@ func (n *noticeStreams) send(userID, sessionID string, msg []byte) bool {
 	defer n.mu.Unlock()
 	sent := false
 	for _, s := range n.byPerson[userID] {
-		if s.listen || s.sessionID != sessionID {
+		if s.sessionID != sessionID {
 			continue
 		}
 		s.queue(msg)

@@ -68,12 +68,22 @@ func (t *Transport) serveSubscription(ctx context.Context, w http.ResponseWriter
 	return true
 }
 
+// sessionExists is whether the caller's session, or listen stream, is
+// still open somewhere; a store that cannot say is taken as yes.
+func (t *Transport) sessionExists(userID, sessionID string) bool {
+	if isListenID(sessionID) {
+		node, err := t.listenNode(sessionID)
+		return err != nil || node != ""
+	}
+	rec, err := t.sessions.load(sessionID)
+	return err != nil || rec != nil && rec.UserID == userID
+}
+
 // NotifyResourceUpdated tells a session that the resource uri changed
 // (notifications/resources/updated), wherever its stream is open, and says
 // whether the session still exists.
 func (t *Transport) NotifyResourceUpdated(userID, sessionID, uri string) bool {
-	rec, err := t.sessions.load(sessionID)
-	if err == nil && (rec == nil || rec.UserID != userID) {
+	if !t.sessionExists(userID, sessionID) {
 		return false
 	}
 	t.NotifySession(userID, sessionID, string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": uri})

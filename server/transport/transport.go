@@ -173,6 +173,7 @@ func New(opts Options) *Transport {
 		t.sessions.remember(ctx, req, res)
 	})
 	t.resourceHooks(hooks)
+	t.listenHooks(hooks)
 	serverOpts := append([]server.ServerOption{
 		// Clients hear of changed lists (notices.go) and take a log level (logging.go).
 		// Change notices need a stream that stays open: a Mattermost that
@@ -211,6 +212,9 @@ func New(opts Options) *Transport {
 			ctx = WithMattermostSession(ctx, MattermostSession(r.Context()))
 			ctx = carryResourceAnswer(ctx, r)
 			ctx = t.withReadCounter(ctx, callerIDFrom(r.Context()), rec)
+			if s := listenStreamFrom(r.Context()); s != nil {
+				ctx = context.WithValue(ctx, listenStreamKey{}, s)
+			}
 			return withCallerID(ctx, callerIDFrom(r.Context()))
 		}),
 		// mcp-go's standalone GET stream would tie a session to one node's
