@@ -9,7 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -325,7 +324,7 @@ func modernCall(t *testing.T, token, method, name string, params map[string]any,
 	if name != "" {
 		headers["Mcp-Name"] = name
 	}
-	code, raw := mcpPostHeaders(t, mm.URL, token, string(body), headers)
+	code, _, raw := namingHost(t, http.MethodPost, mcpURL(mm.URL), "", token, string(body), headers)
 	var msg struct {
 		Result map[string]any `json:"result"`
 		Error  map[string]any `json:"error"`
@@ -369,29 +368,6 @@ func TestOnTheTasksExtensionAWaitingPostIsATaskWhosePageIsItsInputRequestAndWhos
 	if rpcErr == nil || rpcErr["code"] != float64(-32602) {
 		t.Fatalf("another person's tasks/get = %v", rpcErr)
 	}
-}
-
-// mcpPostHeaders posts one JSON-RPC message as token with extra headers,
-// answering the status and the body.
-func mcpPostHeaders(t *testing.T, site, token, message string, headers map[string]string) (int, string) {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, mcpURL(site), strings.NewReader(message))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+token)
-	for k, v := range headers {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw)
 }
 
 // sseData is a response body's one JSON-RPC message, whether sent as JSON

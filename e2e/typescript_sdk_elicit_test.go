@@ -3,7 +3,8 @@ package e2e
 // Issue 31, item 2: a client shown the confirmation page (url-mode
 // elicitation) is told the question is over when the person answers there,
 // also after the call returned that the write still waits: the plugin
-// sends notifications/elicitation/complete on the session's GET stream.
+// sends notifications/elicitation/complete on the session's GET stream,
+// wherever the person answered (ADR 0018).
 
 import (
 	"context"
@@ -20,6 +21,29 @@ import (
 )
 
 func TestTheOfficialTypeScriptSDKHearsItsURLQuestionIsOverWhenThePersonAnswersAfterTheCallReturned(t *testing.T) {
+	heard := urlQuestionClosedAfterItsCallReturned(t, mm.URL, mm.URL)
+	t.Logf("the SDK heard the question was over %s after the person's answer", heard.Round(time.Millisecond))
+}
+
+func TestTheSDKOnOneNodeHearsItsURLQuestionIsOverWhenThePersonAnswersOnTheOtherNodeWithoutClusterEvents(t *testing.T) {
+	if _, err := mm.StartSecondNode(t.Context()); err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	nodes := mm.NodeURLs()
+	// The harness's two nodes run without a licence, so share no cluster
+	// events: the notice goes through the KV inbox of the client's node.
+	heard := urlQuestionClosedAfterItsCallReturned(t, nodes[0], nodes[1])
+	t.Logf("the SDK on node 1 heard the question answered on node 2 was over %s after the answer", heard.Round(time.Millisecond))
+}
+
+// urlQuestionClosedAfterItsCallReturned has the SDK, with every request
+// (its GET stream among them) on clientSite, call create_post as a client
+// that shows pages; once the call answered that the write still waits, the
+// person accepts on answerSite. The SDK must hear once that the question is
+// over, and the post reads back once. It answers how long after the accept
+// the SDK heard it.
+func urlQuestionClosedAfterItsCallReturned(t *testing.T, clientSite, answerSite string) time.Duration {
+	t.Helper()
 	allowWrites(t, config.ConfirmMattermost)
 	alice := mm.Users[0]
 	ch := townSquare(t)
@@ -38,7 +62,6 @@ func TestTheOfficialTypeScriptSDKHearsItsURLQuestionIsOverWhenThePersonAnswersAf
 			Elicitations []struct {
 				Mode          string `json:"mode"`
 				ElicitationID string `json:"elicitationId"`
-				URL           string `json:"url"`
 			} `json:"elicitations"`
 		}
 		err error
@@ -49,30 +72,49 @@ func TestTheOfficialTypeScriptSDKHearsItsURLQuestionIsOverWhenThePersonAnswersAf
 		defer cancel()
 		o := &outcome{}
 		o.err = harness.RunNodeScript(ctx, "mcp-client.mjs", []string{string(plan)}, map[string]string{
-			"MCP_URL": mcpURL(mm.URL), "MCP_TOKEN": alice.Token, "MCP_STEPS_FILE": steps,
+			"MCP_URL": mcpURL(clientSite), "MCP_TOKEN": alice.Token, "MCP_STEPS_FILE": steps,
 			"MCP_CLIENT_CAPABILITIES": `{"elicitation":{"url":{}}}`,
 		}, &o.run)
 		done <- o
 	}()
 
-	id := waitPending(t, alice, marker)
+	id := waitPendingAt(t, answerSite, alice, marker)
 	// The person answers only once the call has answered that the write
 	// still waits (after its 20 seconds).
-	var finished *outcome
-	for finished == nil {
-		if b, _ := os.ReadFile(steps); strings.Contains(string(b), "tools/call") {
-			break
-		}
+	stepDone := func(method string) bool {
+		b, _ := os.ReadFile(steps)
+		return strings.Contains(string(b), method+"\n")
+	}
+	for !stepDone("tools/call") {
 		select {
-		case finished = <-done:
+		case o := <-done:
+			t.Fatalf("the SDK's run ended before its call answered: %v", o.err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	if finished != nil {
-		t.Fatalf("the SDK's run ended before its call answered: %v", finished.err)
+	web := browserAt(t, answerSite, alice)
+	_, page := get(t, web, confirmAt(answerSite)+"/"+id, "")
+	m := csrfField.FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the page at %s: %s", answerSite, page)
 	}
-	answerOnPage(t, alice, id, "accept", marker)
+	if code, body := answerAt(t, answerSite, web, id, "accept", m[1]); code != 200 {
+		t.Fatalf("accept at %s: %d %s", answerSite, code, body)
+	}
 	answered := time.Now()
+	// The SDK notes its wait's end in the steps file as the notice comes.
+	for !stepDone("wait") {
+		select {
+		case o := <-done:
+			if !stepDone("wait") {
+				t.Fatalf("the SDK's run ended before it heard the question was over: %v", o.err)
+			}
+			done <- o
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	heard := time.Since(answered)
+
 	o := <-done
 	if o.err != nil {
 		t.Fatal(o.err)
@@ -105,8 +147,8 @@ func TestTheOfficialTypeScriptSDKHearsItsURLQuestionIsOverWhenThePersonAnswersAf
 	if len(closed) != 1 || closed[0] != id {
 		t.Fatalf("the SDK was told the questions %q were over, not once %q", closed, id)
 	}
-	t.Logf("the SDK heard the question was over within %s of the person's answer (the run's end)", time.Since(answered).Round(time.Millisecond))
 	if n := postsWith(t, alice, ch.Id, marker); n != 1 {
 		t.Fatalf("%d posts read back through REST, want 1", n)
 	}
+	return heard
 }

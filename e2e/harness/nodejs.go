@@ -78,16 +78,9 @@ func RunNodeScript(ctx context.Context, script string, args []string, env map[st
 // RunNodeScriptWithInput is RunNodeScript with stdin as the script's
 // standard input (nil: none), for input too large for an argument.
 func RunNodeScriptWithInput(ctx context.Context, script string, args []string, env map[string]string, stdin []byte, out any) error {
-	node, err := NodeBinary()
+	cmd, err := nodeCommand(ctx, script, args, env)
 	if err != nil {
 		return err
-	}
-	dir, _ := NodeDir()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, script)}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = os.Environ()
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
@@ -115,6 +108,23 @@ func RunNodeScriptWithInput(ctx context.Context, script string, args []string, e
 		return fail(err)
 	}
 	return nil
+}
+
+// nodeCommand runs script of e2e/node with Node 22, with args and env
+// added to the test's environment.
+func nodeCommand(ctx context.Context, script string, args []string, env map[string]string) (*exec.Cmd, error) {
+	node, err := NodeBinary()
+	if err != nil {
+		return nil, err
+	}
+	dir, _ := NodeDir()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, script)}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = os.Environ()
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	return cmd, nil
 }
 
 // capped is a buffer that keeps at most max bytes and notes a cut.

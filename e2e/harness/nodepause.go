@@ -8,9 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 )
 
 // pausedPrefix starts the line a script prints when its plan pauses: the
@@ -22,16 +19,9 @@ const pausedPrefix = `{"paused":`
 // the script goes on once onPause returned (it reads a line on stdin).
 // The last line is the script's answer, decoded into out.
 func RunNodeScriptPaused(ctx context.Context, script string, args []string, env map[string]string, onPause func(line []byte) error, out any) error {
-	node, err := NodeBinary()
+	cmd, err := nodeCommand(ctx, script, args, env)
 	if err != nil {
 		return err
-	}
-	dir, _ := NodeDir()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, script)}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = os.Environ()
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
 	}
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
