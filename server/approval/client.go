@@ -204,18 +204,9 @@ func (a *Approvals) settle(ctx context.Context, c *mattermost.Caller, rec Record
 func (a *Approvals) progress(ctx context.Context, started time.Time, id string) {
 	// Progress counts the seconds of the call out of the most it waits, and
 	// must grow with every notification: it is sent every ProgressEvery.
-	tok := transport.ProgressToken(ctx)
-	srv := server.ServerFromContext(ctx)
-	if tok == nil || srv == nil {
-		return
-	}
-	err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
-		"progressToken": tok,
-		"progress":      int(time.Since(started).Seconds()),
-		"total":         int(maxCallWait.Seconds()),
-		"message": fmt.Sprintf("Waiting for the person to accept or decline in Mattermost: %s (at most %d s; then the call answers with the id for get_pending).",
-			a.PageURL(id), int(maxCallWait.Seconds())),
-	})
+	err := transport.Progress(ctx, int(time.Since(started).Seconds()), int(maxCallWait.Seconds()), fmt.Sprintf(
+		"Waiting for the person to accept or decline in Mattermost: %s (at most %d s; then the call answers with the id for get_pending).",
+		a.PageURL(id), int(maxCallWait.Seconds())))
 	if err != nil {
 		a.opts.MM.Log().Debug("A progress notification was not delivered", "error", err.Error())
 	}

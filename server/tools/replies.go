@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
@@ -339,17 +338,8 @@ func sinceText(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.
 // still waits, as a waiting write's call does: progress counts the seconds
 // of the call out of the most it holds.
 func (d Deps) replyProgress(ctx context.Context, started, end time.Time, postID string) {
-	tok := transport.ProgressToken(ctx)
-	srv := server.ServerFromContext(ctx)
-	if tok == nil || srv == nil {
-		return
-	}
-	err := srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
-		"progressToken": tok,
-		"progress":      int(time.Since(started).Seconds()),
-		"total":         int(end.Sub(started).Seconds()),
-		"message":       fmt.Sprintf("Waiting for a reply to post %s (at most %d s in this call).", postID, int(end.Sub(started).Seconds())),
-	})
+	total := int(end.Sub(started).Seconds())
+	err := transport.Progress(ctx, int(time.Since(started).Seconds()), total, fmt.Sprintf("Waiting for a reply to post %s (at most %d s in this call).", postID, total))
 	if err != nil {
 		// A client that cannot take it loses only the notice.
 		d.MM.Log().Debug("A progress notification was not delivered", "error", err.Error())

@@ -53,6 +53,20 @@ func ProgressToken(ctx context.Context) mcp.ProgressToken {
 	return ctx.Value(progressKey{})
 }
 
+// Progress sends the call's client a progress notification, when it sent
+// a progress token (else nothing): progress out of total, with a message.
+// A client that cannot take it loses only the notice (the error says so).
+func Progress(ctx context.Context, progress, total int, message string) error {
+	tok := ProgressToken(ctx)
+	srv := server.ServerFromContext(ctx)
+	if tok == nil || srv == nil {
+		return nil
+	}
+	return srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{
+		"progressToken": tok, "progress": progress, "total": total, "message": message,
+	})
+}
+
 // argumentsDigest is a sha256 of the arguments as canonical JSON (maps
 // marshal with sorted keys), so a retry can be bound to the very arguments a
 // question was asked about.
