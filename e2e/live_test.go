@@ -134,9 +134,19 @@ func TestAThreadUnsubscribedFromTellsNothingMore(t *testing.T) {
 // carries to the channel it returns, until the test ends.
 func listenStream(t *testing.T, site, token string, uris []string) <-chan map[string]any {
 	t.Helper()
-	params := map[string]any{"notifications": map[string]any{"resourceSubscriptions": uris},
+	return listenFor(t, site, token, map[string]any{"resourceSubscriptions": uris})
+}
+
+// listenFor opens a subscriptions/listen stream (protocol 2026-07-28,
+// declaring the tasks extension) of token at site asking for notifications,
+// and hands each message it carries to the channel it returns, until the
+// test ends.
+func listenFor(t *testing.T, site, token string, notifications map[string]any) <-chan map[string]any {
+	t.Helper()
+	params := map[string]any{"notifications": notifications,
 		"_meta": map[string]any{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-			"io.modelcontextprotocol/clientInfo": map[string]any{"name": "e2e-listen", "version": "1"}, "io.modelcontextprotocol/clientCapabilities": map[string]any{}}}
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "e2e-listen", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 41, "method": "subscriptions/listen", "params": params})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

@@ -381,3 +381,29 @@ func sseData(body string) string {
 	}
 	return last
 }
+
+func TestOnTheTasksExtensionAListenStreamThatAskedForATaskHearsItEndWithItsResult(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	alice := mm.Users[0]
+	marker := uniq(t, "heard")
+	created, rpcErr := modernCall(t, alice.Token, "tools/call", "create_post", map[string]any{"name": "create_post", "arguments": map[string]any{"channel": townSquare(t).Id, "message": marker}}, false)
+	if rpcErr != nil || created["resultType"] != "task" {
+		t.Fatalf("tools/call = %v %v", created, rpcErr)
+	}
+	id := created["taskId"].(string)
+	stream := listenFor(t, mm.URL, alice.Token, map[string]any{"taskIds": []string{id, "0123456789abcdef0123456789abcdef"}})
+	ack := nextMessage(stream, 10*time.Second)
+	if ack == nil || ack["method"] != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("the stream began with %v", ack)
+	}
+	if got := fmt.Sprint(ack["params"]); !strings.Contains(got, id) || strings.Contains(got, "0123456789abcdef0123456789abcdef") {
+		t.Fatalf("acknowledged %s: want alice's task and not an unknown one", got)
+	}
+	answerOnPage(t, alice, waitPending(t, alice, marker), "accept", marker)
+	n := nextMessage(stream, 10*time.Second)
+	params, _ := n["params"].(map[string]any)
+	meta, _ := params["_meta"].(map[string]any)
+	if n == nil || n["method"] != "notifications/tasks" || params["taskId"] != id || params["status"] != "completed" || params["result"] == nil || meta["io.modelcontextprotocol/subscriptionId"] == nil {
+		t.Fatalf("after the accept the stream carried %v, want the task completed with its result, tagged", n)
+	}
+}

@@ -28,12 +28,19 @@ func (p *Plugin) writeSettled(rec approval.Record) {
 		n := mcp.NewElicitationCompleteNotification(elicitationID)
 		t.NotifySession(rec.UserID, session, n.Method, n.Params.AdditionalFields)
 	}
-	if followed := p.tasks.Load(); followed != nil && rec.Task != "" && rec.MCPSession != "" {
+	followed := p.tasks.Load()
+	if followed == nil || rec.Task == "" {
+		return
+	}
+	if rec.MCPSession != "" {
 		status, err := followed.Status(context.Background(), rec.UserID, rec.Task)
 		if err != nil {
 			p.gateway.Load().Log().Debug("The status of a task whose write ended could not be read", "task_id", rec.Task, "error", err.Error())
 			return
 		}
 		t.NotifySession(rec.UserID, rec.MCPSession, string(mcp.MethodNotificationTasksStatus), status)
+	}
+	if stream, task, err := followed.ListenNotice(context.Background(), rec.UserID, rec.Task); err == nil && stream != "" {
+		t.NotifySession(rec.UserID, stream, "notifications/tasks", task)
 	}
 }

@@ -127,6 +127,35 @@ func ended(rec Record) view {
 	return v
 }
 
+// Listen has the listen stream hear when each of the caller's tasks among
+// ids ends, and answers those ids; another person's and unknown ids are
+// left out, as a listen stream acknowledges only what it serves.
+func (s *Service) Listen(_ context.Context, userID, stream string, ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		if _, err := s.Store.Update(userID, id, func(r *Record) { r.Listen = stream }); err == nil {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// ListenNotice is the notice a 2026-07-28 listen stream that asked for
+// the person's task id hears once its write moved on
+// (notifications/tasks, the task as tasks/get details it), and the
+// stream; "" when none asked.
+func (s *Service) ListenNotice(ctx context.Context, userID, id string) (string, map[string]any, error) {
+	rec, err := s.Store.Load(userID, id)
+	if err != nil || rec.Listen == "" {
+		return "", nil, err
+	}
+	v, err := s.view(ctx, rec)
+	if err != nil {
+		return "", nil, err
+	}
+	return rec.Listen, extensionTask(v, true), nil
+}
+
 // Status is the person's task id as notifications/tasks/status carries it
 // (protocol 2025-11-25), once its write moved on.
 func (s *Service) Status(ctx context.Context, userID, id string) (map[string]any, error) {

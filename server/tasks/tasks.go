@@ -66,6 +66,9 @@ type Record struct {
 	Reply *transport.ReplyWait `json:"reply,omitempty"`
 	// Session is the MCP session that asked ("" for none).
 	Session string `json:"session,omitempty"`
+	// Listen is the subscriptions/listen stream (2026-07-28) that asked
+	// to hear when the task ends ("" for none; the last one asking).
+	Listen string `json:"listen,omitempty"`
 	// ShowsPages is a client that can show the person the write's page
 	// (url-mode elicitation), which 2026-07-28 asks as an input request;
 	// Shown is set once it answered that request.

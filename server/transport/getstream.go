@@ -178,7 +178,15 @@ func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *ht
 		case <-ctx.Done():
 		}
 	}()
-	closeListen := t.openListen(ctx, r, s, body)
+	closeListen := func() {}
+	if body != nil {
+		closeListen = t.openListen(ctx, r, s, body)
+	} else if err := t.sessions.index.Set(listenKey(s.sessionID), []byte(t.sessions.nodeID()), listenLease); err == nil {
+		// A stream the transport serves (tasklisten.go) is named too, so
+		// notices from other nodes reach it.
+		t.pollInbox()
+		closeListen = func() { _ = t.sessions.index.Delete(listenKey(s.sessionID)) }
+	}
 	return ctx, func() { cancel(); t.notices.close(s); closeListen() }, true
 }
 

@@ -89,6 +89,10 @@ func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *
 		t.setLevel(w, rec, body)
 		return ctx, nil, true
 	case r.Method == http.MethodPost && method == string(mcp.MethodSubscriptionsListen):
+		if want, tasks := asksForTasks(body); tasks && t.opts.Tasks != nil {
+			t.serveTaskListen(ctx, w, r, userID, body, want)
+			return ctx, nil, true
+		}
 		listening, release, ok := t.holdListen(ctx, w, r, userID, body)
 		return listening, release, !ok
 	case r.Method == http.MethodDelete && mine:

@@ -69,6 +69,10 @@ type stream struct {
 	// (see ListChanged); the others are GET streams, which this package
 	// writes.
 	listen bool
+	// owned is a listen stream the transport serves itself
+	// (tasklisten.go), hearing the lists in lists.
+	owned atomic.Bool
+	lists List
 	// pending is the lists changed since the stream last wrote; a change
 	// told twice before it is written is told once (a client lists again
 	// anyway), so a stream holds no queue.
@@ -175,7 +179,7 @@ func (n *noticeStreams) tell(changed List) {
 	defer n.mu.Unlock()
 	for _, mine := range n.byPerson {
 		for _, s := range mine {
-			if s.listen {
+			if s.listen && !s.owned.Load() {
 				continue
 			}
 			s.pending.Or(uint32(changed))

@@ -152,6 +152,9 @@ type Tasks interface {
 	// Serve answers tasks/get, tasks/result, tasks/list, tasks/cancel
 	// and tasks/update for the caller, who sees only their own tasks.
 	Serve(ctx context.Context, userID string, req TaskRequest) (any, *RPCError)
+	// Listen has the caller's tasks among ids tell the listen stream
+	// stream when they end, and answers those ids.
+	Listen(ctx context.Context, userID, stream string, ids []string) []string
 }
 
 // isTaskMethod is a request Options.Tasks answers.

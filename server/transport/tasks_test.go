@@ -36,6 +36,8 @@ func (r *recordingTasks) Serve(_ context.Context, _ string, req TaskRequest) (an
 	return map[string]any{"taskId": "t1"}, nil
 }
 
+func (r *recordingTasks) Listen(_ context.Context, _, _ string, ids []string) []string { return ids }
+
 func taskNode(t *testing.T) (*recordingTasks, *httptest.Server) {
 	t.Helper()
 	tasks := &recordingTasks{}
