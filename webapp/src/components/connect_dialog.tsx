@@ -188,7 +188,7 @@ function Presets({presets, chosen, choose}: {presets: Preset[]; chosen: string; 
             style={styles.presets}
             aria-label='What the client loads'
         >
-            <legend style={modal.sectionHeading}>{'What the client loads'}</legend>
+            <legend style={{...modal.sectionHeading, padding: 0}}>{'What the client loads'}</legend>
             {presets.map((p) => (
                 <label
                     key={p.id}
