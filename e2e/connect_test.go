@@ -11,6 +11,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -500,4 +502,81 @@ func TestWithoutOAuthTheDialogMakesATokenShownOnceWhoseSetupConnectsTheOfficialS
 	if evalJS[bool](t, tab, `!!document.querySelector('[data-token=made]') || document.querySelector('[data-dialog=connect]').textContent.indexOf(`+"`"+token+"`"+`) >= 0`) {
 		t.Error("the token is shown again")
 	}
+}
+
+// TestTheConnectDialogOffersEachPresetWithItsURLInEveryClientsSetupAndTheSizeItLoads
+// reads the dialog in the browser: each preset, once chosen, puts its URL in
+// every client's setup and install link, and shows the size the server
+// measures; everything's is what tools/list sends.
+func TestTheConnectDialogOffersEachPresetWithItsURLInEveryClientsSetupAndTheSizeItLoads(t *testing.T) {
+	u := tokenMaker(t, "pia")
+	tab := webappAs(t, u)
+	openConnectDialog(t, tab)
+	overview := pollJS[string](t, tab, "the overview as the dialog fetched it", `(function() { if (!window.__presets) { window.__presets = '';
+		fetch('/plugins/mcp-server`+mcpconnect.APIPath+`', {headers: {'X-Requested-With': 'XMLHttpRequest'}}).then(function(r) { return r.text(); }).then(function(b) { window.__presets = b; }); }
+		return window.__presets; })()`)
+	var o mcpconnect.Overview
+	if err := json.Unmarshal([]byte(overview), &o); err != nil || len(o.Presets) != 3 {
+		t.Fatalf("the overview: %v %.300s", err, overview)
+	}
+	want := map[string]string{mcpconnect.PresetEverything: mcpURL(mm.URL), mcpconnect.PresetReadOnly: mcpURL(mm.URL) + "?read_only=true", mcpconnect.PresetLight: mcpURL(mm.URL) + "?toolsets=light"}
+	for _, p := range o.Presets {
+		if p.URL != want[p.ID] {
+			t.Errorf("preset %s has the URL %s, want %s", p.ID, p.URL, want[p.ID])
+		}
+		evalJS[any](t, tab, `document.querySelector('[data-dialog=connect] [data-preset=`+p.ID+`] input').click(); true`)
+		var shown struct {
+			Size                   string
+			Claude, Cursor, VSCode string
+			CursorLink, VSCodeLink string
+		}
+		raw := pollJS[string](t, tab, "the setups of "+p.ID, `(function() { var d = document.querySelector('[data-dialog=connect]');
+			if (!d.querySelector('[data-preset=`+p.ID+`] input').checked) { return ''; }
+			function pre(l) { return d.querySelector('pre[aria-label="' + l + '"]').textContent; }
+			function link(l) { var a = Array.from(d.querySelectorAll('a')).find(function(a) { return a.textContent === l; }); return a ? a.getAttribute('href') : ''; }
+			return JSON.stringify({Size: d.querySelector('[data-preset=`+p.ID+`] [data-preset-size]').textContent,
+				Claude: pre('Claude Code command'), Cursor: pre('Cursor mcp.json'), VSCode: pre('VS Code mcp.json'),
+				CursorLink: link('Install in Cursor'), VSCodeLink: link('Install in VS Code')}); })()`)
+		if err := json.Unmarshal([]byte(raw), &shown); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(shown.Size, humanBytes(p.Bytes)) {
+			t.Errorf("preset %s: the dialog shows %q, the server measures %d bytes", p.ID, shown.Size, p.Bytes)
+		}
+		var cfg vscodeConfig
+		if err := json.Unmarshal([]byte(shown.VSCode), &cfg); err != nil || cfg.Servers["mattermost"].URL != p.URL || !strings.Contains(shown.Claude, p.URL) || !strings.Contains(shown.Cursor, `"`+p.URL+`"`) {
+			t.Errorf("preset %s: a setup without its URL %s: %+v", p.ID, p.URL, shown)
+		}
+		if vs, err := url.PathUnescape(strings.TrimPrefix(shown.VSCodeLink, "vscode:mcp/install?")); err != nil || !strings.Contains(vs, `"url":"`+p.URL+`"`) {
+			t.Errorf("preset %s: the VS Code link %s (%v)", p.ID, shown.VSCodeLink, err)
+		}
+		if o.OAuth && !strings.HasPrefix(shown.CursorLink, "cursor://") {
+			t.Errorf("preset %s: no Cursor link with OAuth: %q", p.ID, shown.CursorLink)
+		}
+	}
+	if !(o.Presets[2].Bytes < o.Presets[1].Bytes && o.Presets[1].Bytes <= o.Presets[0].Bytes) {
+		t.Errorf("the presets do not load less and less: %+v", o.Presets)
+	}
+
+	// Read back: everything's size is what tools/list sends this person.
+	session := openSession(t, mm.URL, u.Token, `{"name":"e2e-presets","version":"1"}`, `{}`)
+	code, _, body := mcpPost(t, mm.URL, u.Token, session, listTools)
+	var answer struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(sseData(body)), &answer); code != http.StatusOK || err != nil {
+		t.Fatalf("tools/list: %d %v %.300s", code, err, body)
+	}
+	if len(answer.Result) != o.Presets[0].Bytes {
+		t.Errorf("the dialog says everything loads %d bytes; tools/list sends %d", o.Presets[0].Bytes, len(answer.Result))
+	}
+}
+
+// humanBytes is a size as the dialog writes it: 52,944 bytes.
+func humanBytes(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s + " bytes"
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/plugin"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
@@ -14,10 +15,12 @@ import (
 
 // newConnect is the person's connect dialog and /mcp command, with the
 // command registered. Without the command the dialog still works.
-func (p *Plugin) newConnect(gw *mattermost.Gateway, t *transport.Transport, pluginURL func() string, rec audit.Recorder) *connect.Service {
+func (p *Plugin) newConnect(gw *mattermost.Gateway, t *transport.Transport, cat *catalogue.Catalogue, pluginURL func() string, rec audit.Recorder) *connect.Service {
+	sizes := &listSizes{cat: cat, current: p.current}
 	s := connect.New(connect.Options{MM: gw, Sessions: t, KV: gw.BytesKV(),
-		Audit:  rec,
-		MCPURL: func() string { return pluginURL() + transport.MCPPath },
+		Audit:    rec,
+		ListSize: sizes.size,
+		MCPURL:   func() string { return pluginURL() + transport.MCPPath },
 		OAuth: func() (bool, string) {
 			st := p.oauth.Load()
 			if st == nil {

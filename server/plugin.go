@@ -170,7 +170,7 @@ func (p *Plugin) OnActivate() error {
 	p.offered.Store(offered)
 	excludable := cat.Excludable()
 	p.excludable.Store(&excludable)
-	cs := p.newConnect(gw, t, urls.PluginURL, trail.trail)
+	cs := p.newConnect(gw, t, cat, urls.PluginURL, trail.trail)
 	conn.s.Store(cs)
 	p.connect.Store(cs)
 

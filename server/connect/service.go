@@ -51,7 +51,11 @@ type Options struct {
 	// OAuth is whether this server signs MCP clients in with OAuth now,
 	// and when not, why (for an admin).
 	OAuth func() (bool, string)
-	Now   func() time.Time
+	// ListSize is the size in bytes of the tools/list a client loads whose
+	// MCP URL carries query (one of PresetQueries), under the admin's
+	// settings now.
+	ListSize func(query string) (int, error)
+	Now      func() time.Time
 }
 
 // Service answers the person's connect dialog and slash command.
@@ -93,10 +97,13 @@ type Overview struct {
 	OAuthReason string `json:"oauth_reason,omitempty"`
 	// CanCreateToken is whether the person may make a personal access
 	// token; TokenNote says why not.
-	CanCreateToken bool     `json:"can_create_token"`
-	TokenNote      string   `json:"token_note,omitempty"`
-	Setup          Setup    `json:"setup"`
-	Clients        []Client `json:"clients"`
+	CanCreateToken bool   `json:"can_create_token"`
+	TokenNote      string `json:"token_note,omitempty"`
+	Setup          Setup  `json:"setup"`
+	// Presets are what a client may load, each with its setups and size;
+	// the first, everything, is Setup.
+	Presets []Preset `json:"presets"`
+	Clients []Client `json:"clients"`
 	// MoreClients counts the clients left out past MaxClientsListed.
 	MoreClients int `json:"more_clients,omitempty"`
 }
@@ -112,6 +119,10 @@ func (s *Service) Overview(userID string) (Overview, error) {
 		o.OAuthReason = reason
 	}
 	o.CanCreateToken, o.TokenNote = s.opts.MM.MayCreateAccessTokens(userID)
+	var err error
+	if o.Presets, err = s.presetsFor(o.URL, "", oauth); err != nil {
+		return Overview{}, err
+	}
 	clients, more, err := s.Clients(userID)
 	if err != nil {
 		return Overview{}, err
@@ -366,8 +377,9 @@ type Token struct {
 	ID    string `json:"id"`
 	Token string `json:"token"`
 	// Description is the token's name in Profile > Security.
-	Description string `json:"description"`
-	Setup       Setup  `json:"setup"`
+	Description string   `json:"description"`
+	Setup       Setup    `json:"setup"`
+	Presets     []Preset `json:"presets"`
 }
 
 // MakeToken makes a personal access token for MCP for the person, and the
@@ -376,6 +388,10 @@ type Token struct {
 func (s *Service) MakeToken(userID string) (Token, error) {
 	if ok, why := s.opts.MM.MayCreateAccessTokens(userID); !ok {
 		return Token{}, &ErrNoTokens{Reason: why}
+	}
+	presets, err := s.presetsFor(s.opts.MCPURL(), "", false)
+	if err != nil {
+		return Token{}, err
 	}
 	desc := "MCP: AI client, made in Connect an AI client on " + s.opts.Now().UTC().Format("2006-01-02 15:04 UTC")
 	tok, err := s.opts.MM.CreateAccessToken(userID, desc)
@@ -388,5 +404,8 @@ func (s *Service) MakeToken(userID string) (Token, error) {
 	}
 	s.opts.Audit.Record(audit.Event{At: s.opts.Now(), Kind: audit.KindConnection, UserID: userID,
 		Outcome: audit.OutcomeIssued, Reason: "token_created", Targets: targets("token_id", tok.ID)})
-	return Token{ID: tok.ID, Token: tok.Token, Description: desc, Setup: SetupFor(s.opts.MCPURL(), tok.Token, false)}, nil
+	for i := range presets {
+		presets[i].Setup = SetupFor(presets[i].URL, tok.Token, false)
+	}
+	return Token{ID: tok.ID, Token: tok.Token, Description: desc, Setup: SetupFor(s.opts.MCPURL(), tok.Token, false), Presets: presets}, nil
 }

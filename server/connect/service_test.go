@@ -92,7 +92,8 @@ func newTestService(t *testing.T, recs ...transport.SessionRecord) (*Service, *f
 	ss := &fakeSessions{recs: recs}
 	r := &recorder{}
 	s := New(Options{MM: mm, Sessions: ss, KV: kvtest.New(), Audit: r,
-		MCPURL: func() string { return testURL }, OAuth: func() (bool, string) { return false, "no DCR" }, Now: func() time.Time { return t0 }})
+		MCPURL: func() string { return testURL }, OAuth: func() (bool, string) { return false, "no DCR" }, Now: func() time.Time { return t0 },
+		ListSize: fakeListSize})
 	return s, mm, ss, r
 }
 

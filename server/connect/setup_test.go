@@ -3,6 +3,7 @@ package connect
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -105,5 +106,62 @@ func TestAURLWithShellCharactersIsQuotedForTheShell(t *testing.T) {
 	s := SetupFor("https://chat.example.com/a b/plugins/mcp-server/mcp?x=it's", "", true)
 	if !strings.Contains(s.ClaudeCode, `'https://chat.example.com/a b/plugins/mcp-server/mcp?x=it'\''s'`) {
 		t.Errorf("claude code: %s", s.ClaudeCode)
+	}
+}
+
+// fakeListSize stands for the plugin's measure of tools/list: a size per
+// preset query that no two presets share.
+func fakeListSize(query string) (int, error) {
+	return map[string]int{"": 54_268, "read_only=true": 31_000, "toolsets=light": 11_500}[query], nil
+}
+
+func TestEveryPresetHasItsURLItsSizeAndSetupsAndLinksThatCarryTheURL(t *testing.T) {
+	s, _, _, _ := newTestService(t)
+	o, err := s.Overview(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := s.MakeToken(alice)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		id, url string
+		bytes   int
+	}{
+		{PresetEverything, testURL, 54_268},
+		{PresetReadOnly, testURL + "?read_only=true", 31_000},
+		{PresetLight, testURL + "?toolsets=light", 11_500},
+	}
+	for token, presets := range map[string][]Preset{"": o.Presets, tok.Token: tok.Presets} {
+		if len(presets) != len(want) {
+			t.Fatalf("%d presets: %+v", len(presets), presets)
+		}
+		for i, w := range want {
+			p := presets[i]
+			if p.ID != w.id || p.URL != w.url || p.Bytes != w.bytes || p.Name == "" || p.Text == "" {
+				t.Errorf("preset %d: %+v, want %s at %s of %d bytes", i, p, w.id, w.url, w.bytes)
+			}
+			if p.Setup != SetupFor(w.url, token, false) {
+				t.Errorf("preset %s: its setup is not the setup of its URL: %+v", p.ID, p.Setup)
+			}
+			if !strings.Contains(p.Setup.ClaudeCode, shellQuote(w.url)) || !strings.Contains(p.Setup.Cursor, `"`+w.url+`"`) || !strings.Contains(p.Setup.VSCode, `"`+w.url+`"`) {
+				t.Errorf("preset %s: a snippet misses its URL: %+v", p.ID, p.Setup)
+			}
+		}
+	}
+	if o.Setup != o.Presets[0].Setup || tok.Setup != tok.Presets[0].Setup {
+		t.Error("the setup shown first is not the everything preset's")
+	}
+}
+
+func TestAPresetThatCannotBeMeasuredFailsTheOverviewAndMakesNoToken(t *testing.T) {
+	s, mm, _, _ := newTestService(t)
+	s.opts.ListSize = func(string) (int, error) { return 0, errors.New("no catalogue") }
+	if _, err := s.Overview(alice); err == nil {
+		t.Error("an overview without the presets' sizes")
+	}
+	if _, err := s.MakeToken(alice); err == nil || mm.made != 0 {
+		t.Errorf("a token made (%v) while its presets could not be measured: %v", mm.made, err)
 	}
 }

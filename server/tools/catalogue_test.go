@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue/cataloguetest"
@@ -78,30 +76,6 @@ func TestEveryToolOfTheCatalogueDeclaresAllFourHints(t *testing.T) {
 		if len(tool.Description) < 80 {
 			t.Errorf("%s: a description this short cannot tell the model when to use it and what comes back", tool.Name)
 		}
-	}
-}
-
-// maxToolList is what tools/list may weigh with every tool offered: every
-// client loads it into the model's context before the first question.
-// With 56 tools it is 54,268 bytes, 4.4 KB of them the fields of the objects
-// inside results (a channel, an image), which output schemas list so that
-// no object is bare, and 624 the task support of the 16 tools that may wait
-// (for the person, or for a reply); a new tool or argument pays for itself
-// in shorter text.
-const maxToolList = 53 << 10
-
-func TestTheWholeToolListStaysUnder53KiB(t *testing.T) {
-	var listed []mcp.Tool
-	for _, tool := range realCatalogue(t).All() {
-		listed = append(listed, tool.MCP())
-	}
-	raw, err := json.Marshal(mcp.ListToolsResult{Tools: listed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("tools/list with every tool offered: %d tools, %d bytes", len(listed), len(raw))
-	if len(raw) > maxToolList {
-		t.Fatalf("tools/list is %d bytes, over %d: shorten descriptions", len(raw), maxToolList)
 	}
 }
 

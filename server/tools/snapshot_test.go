@@ -15,7 +15,7 @@ import (
 
 // update rewrites the files tests compare against (go test ./server/tools
 // -run Snapshot -update), so that a changed schema is a reviewed diff.
-var update = flag.Bool("update", false, "rewrite testdata/tools.json from the catalogue")
+var update = flag.Bool("update", false, "rewrite testdata/tools.json and testdata/toolsets.md from the catalogue")
 
 // snapshotFile holds what every model reads of every tool before it calls
 // one, as tools/list sends it.

@@ -11,6 +11,17 @@ export interface Setup {
     cursor_link?: string;
 }
 
+// A preset is what a client loads, chosen in its MCP URL's query, with its
+// own setups and the size in bytes of the tools/list it loads.
+export interface Preset {
+    id: 'everything' | 'read_only' | 'light';
+    name: string;
+    text: string;
+    url: string;
+    bytes: number;
+    setup: Setup;
+}
+
 export interface ConnectedClient {
     id: string;
     name: string;
@@ -32,6 +43,7 @@ export interface Overview {
     can_create_token: boolean;
     token_note?: string;
     setup: Setup;
+    presets: Preset[];
     clients: ConnectedClient[];
     more_clients?: number;
 }
@@ -41,6 +53,7 @@ export interface MadeToken {
     token: string;
     description: string;
     setup: Setup;
+    presets: Preset[];
 }
 
 export interface Disconnected {
@@ -55,7 +68,7 @@ const CONNECT = `${API_BASE}/connect`;
 
 export async function getOverview(): Promise<Overview> {
     const o = await requestAt<Overview>('GET', sitePath(CONNECT));
-    return {...o, clients: o.clients ?? []};
+    return {...o, presets: o.presets ?? [], clients: o.clients ?? []};
 }
 
 export function createToken(): Promise<MadeToken> {

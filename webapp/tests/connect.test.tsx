@@ -5,7 +5,7 @@ import {afterEach, describe, expect, it, vi} from 'vitest';
 import {fakeRegistry, fakeStore} from './fake_registry';
 import {fakeServer} from './fake_server';
 
-import type {ConnectedClient, Overview} from '../src/connect_api';
+import type {ConnectedClient, Overview, Preset, Setup} from '../src/connect_api';
 import {opensDialog, Plugin} from '../src/plugin';
 
 const CONNECT = '/plugins/mcp-server/api/v1/connect';
@@ -29,6 +29,28 @@ function client(overrides: Partial<ConnectedClient> = {}): ConnectedClient {
         ...overrides};
 }
 
+// setupOf is every client's setup and link for the MCP URL url, as the
+// server writes them (carrying the URL), with token when one is made.
+function setupOf(url: string, token = ''): Setup {
+    const header = token ? ` --header 'Authorization: Bearer ${token}'` : '';
+    return {
+        claude_code: `claude mcp add --transport http mattermost ${url}${header}`,
+        cursor: `{"mcpServers":{"mattermost":{"url":"${url}"}}}`,
+        vscode: `{"servers":{"mattermost":{"type":"http","url":"${url}"}}}`,
+        vscode_link: `vscode:mcp/install?${encodeURIComponent(JSON.stringify({name: 'mattermost', url}))}`,
+        cursor_link: `cursor://anysphere.cursor-deeplink/mcp/install?name=mattermost&config=${encodeURIComponent(btoa(JSON.stringify({url})))}`,
+    };
+}
+
+// presetsOf are the three presets, sizes no two share, as the server sends them.
+function presetsOf(token = ''): Preset[] {
+    return [
+        {id: 'everything', name: 'Everything', text: 'Every tool the admin allows.', url: URL, bytes: 52944, setup: setupOf(URL, token)},
+        {id: 'read_only', name: 'Reading only', text: 'Every tool that only reads.', url: `${URL}?read_only=true`, bytes: 31340, setup: setupOf(`${URL}?read_only=true`, token)},
+        {id: 'light', name: 'Light start', text: 'The everyday reading core.', url: `${URL}?toolsets=light`, bytes: 10270, setup: setupOf(`${URL}?toolsets=light`, token)},
+    ];
+}
+
 function overview(overrides: Partial<Overview> = {}): Overview {
     return {
         url: URL,
@@ -42,8 +64,20 @@ function overview(overrides: Partial<Overview> = {}): Overview {
             vscode_link: 'vscode:mcp/install?%7B%7D',
             cursor_link: 'cursor://anysphere.cursor-deeplink/mcp/install?name=mattermost&config=e30%3D',
         },
+        presets: [],
         clients: [client()],
         ...overrides,
+    };
+}
+
+// shownSetup is what the dialog shows of every client's setup and links.
+function shownSetup(dialog: HTMLElement) {
+    return {
+        claude: within(dialog).getByLabelText('Claude Code command').textContent,
+        cursor: within(dialog).getByLabelText('Cursor mcp.json').textContent,
+        vscode: within(dialog).getByLabelText('VS Code mcp.json').textContent,
+        cursorLink: within(dialog).getByRole('link', {name: 'Install in Cursor'}).getAttribute('href'),
+        vscodeLink: within(dialog).getByRole('link', {name: 'Install in VS Code'}).getAttribute('href'),
     };
 }
 
@@ -80,6 +114,46 @@ describe('the Connect dialog', () => {
         expect(within(dialog).getByRole('link', {name: 'Install in Cursor'}).getAttribute('href')).toContain('cursor://anysphere.cursor-deeplink/mcp/install?');
         expect(within(dialog).queryByRole('button', {name: 'Create a token for MCP'})).toBeNull();
         expect(calls()).toEqual([`GET ${CONNECT}`]);
+    });
+
+    it('offers three presets, each with its size, and every client\'s setup and install link follow the one chosen', async () => {
+        fakeServer({[`GET ${CONNECT}`]: {body: overview({setup: setupOf(URL), presets: presetsOf()})}});
+        const {headerButtons} = start();
+        openFromHeader(headerButtons);
+        const dialog = await screen.findByRole('dialog', {name: 'Connect an AI client'});
+        const group = await within(dialog).findByRole('group', {name: 'What the client loads'});
+        const radios = within(group).getAllByRole('radio');
+        expect(radios).toHaveLength(3);
+        expect(within(group).getByRole('radio', {name: /^Everything · 52,944 bytes of tools/}).getAttribute('checked')).toBe('');
+        for (const p of presetsOf()) {
+            const radio = within(group).getByRole('radio', {name: new RegExp(`^${p.name} · ${p.bytes.toLocaleString('en-US')} bytes of tools`)});
+            fireEvent.click(radio);
+            expect((radio as HTMLInputElement).checked).toBe(true);
+            const shown = shownSetup(dialog);
+            expect(shown).toEqual({claude: p.setup.claude_code, cursor: p.setup.cursor, vscode: p.setup.vscode, cursorLink: p.setup.cursor_link, vscodeLink: p.setup.vscode_link});
+            expect(shown.claude).toContain(p.url);
+            expect(shown.cursor).toContain(`"${p.url}"`);
+            expect(shown.vscode).toContain(`"${p.url}"`);
+            expect(decodeURIComponent(shown.vscodeLink!)).toContain(`"url":"${p.url}"`);
+            expect(atob(new globalThis.URL(shown.cursorLink!).searchParams.get('config')!)).toContain(`"url":"${p.url}"`);
+        }
+        expect(within(group).getByText('Light start').closest('label')?.textContent).toContain('The everyday reading core.');
+    });
+
+    it('fills a token made into the setups of the preset chosen', async () => {
+        document.cookie = 'MMCSRF=csrf-1';
+        fakeServer({
+            [`GET ${CONNECT}`]: {body: overview({oauth: false, setup: setupOf(URL), presets: presetsOf()})},
+            [`POST ${CONNECT}/token`]: {status: 201, body: {id: 't1', token: 'secret-token', description: 'MCP: AI client', setup: setupOf(URL, 'secret-token'), presets: presetsOf('secret-token')}},
+        });
+        const {headerButtons} = start();
+        openFromHeader(headerButtons);
+        fireEvent.click(await screen.findByRole('radio', {name: /^Light start/}));
+        fireEvent.click(screen.getByRole('button', {name: 'Create a token for MCP'}));
+        await screen.findByLabelText('personal access token');
+        const claude = screen.getByLabelText('Claude Code command').textContent;
+        expect(claude).toContain(`${URL}?toolsets=light`);
+        expect(claude).toContain('Bearer secret-token');
     });
 
     it('opens from the app bar too', async () => {

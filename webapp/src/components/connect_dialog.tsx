@@ -1,11 +1,11 @@
-import React, {useSyncExternalStore} from 'react';
+import React, {useState, useSyncExternalStore} from 'react';
 
 import {Clients} from './connect/clients';
 import {CopyBlock} from './connect/copy';
 import {useDialogFocus} from './dialog_focus';
 import {connect as styles, modal, shared} from './styles';
 
-import type {Setup} from '../connect_api';
+import type {Preset, Setup} from '../connect_api';
 import type {ConnectState, ConnectStore} from '../connect_store';
 import {PLUGIN_ID} from '../manifest';
 
@@ -31,6 +31,7 @@ function Dialog({state, store}: {state: ConnectState; store: ConnectStore}) {
     const titleId = `${PLUGIN_ID}-connect-title`;
     const o = state.overview;
     const setup = state.token?.setup ?? o?.setup;
+    const presets = state.token?.presets ?? o?.presets ?? [];
     return (
         <div style={modal.overlay}>
             <div
@@ -73,7 +74,12 @@ function Dialog({state, store}: {state: ConnectState; store: ConnectStore}) {
                             state={state}
                             store={store}
                         />
-                        {setup && <Setups setup={setup}/>}
+                        {setup && (
+                            <Setups
+                                setup={setup}
+                                presets={presets}
+                            />
+                        )}
                         <Clients
                             state={state}
                             store={store}
@@ -168,25 +174,74 @@ function InstallLink({href, label}: {href?: string; label: string}) {
     );
 }
 
-// Ready-to-paste setup for each client, with their install links.
-function Setups({setup}: {setup: Setup}) {
+// bytes says a size as the person reads it: 52,944 bytes.
+export function bytes(n: number): string {
+    return `${n.toLocaleString('en-US')} bytes`;
+}
+
+// What the client loads: every client's setup and install link below follow
+// the preset chosen here, each said with the size of the tools/list it loads
+// (what the client puts in the model's context before the first question).
+function Presets({presets, chosen, choose}: {presets: Preset[]; chosen: string; choose: (id: string) => void}) {
+    return (
+        <fieldset
+            style={styles.presets}
+            aria-label='What the client loads'
+        >
+            <legend style={{...modal.sectionHeading, padding: 0}}>{'What the client loads'}</legend>
+            {presets.map((p) => (
+                <label
+                    key={p.id}
+                    style={styles.preset}
+                    data-preset={p.id}
+                >
+                    <input
+                        type='radio'
+                        name='mcp-preset'
+                        value={p.id}
+                        checked={chosen === p.id}
+                        onChange={() => choose(p.id)}
+                    />
+                    <span>
+                        <strong>{p.name}</strong>
+                        <span data-preset-size={p.bytes}>{` · ${bytes(p.bytes)} of tools`}</span>
+                        <span style={{...shared.muted, display: 'block'}}>{p.text}</span>
+                    </span>
+                </label>
+            ))}
+        </fieldset>
+    );
+}
+
+// Ready-to-paste setup for each client, with their install links, for the
+// preset chosen.
+function Setups({setup, presets}: {setup: Setup; presets: Preset[]}) {
+    const [chosen, choose] = useState('everything');
+    const shown = presets.find((p) => p.id === chosen)?.setup ?? setup;
     return (
         <section style={modal.section}>
+            {presets.length > 0 && (
+                <Presets
+                    presets={presets}
+                    chosen={chosen}
+                    choose={choose}
+                />
+            )}
             <h3 style={modal.sectionHeading}>{'Claude Code'}</h3>
             <p style={{...shared.muted, margin: '0 0 4px'}}>{'Run in a terminal:'}</p>
             <CopyBlock
                 label='Claude Code command'
-                text={setup.claude_code}
+                text={shown.claude_code}
             />
             <h3 style={{...modal.sectionHeading, marginTop: 16}}>{'Cursor'}</h3>
             <p style={{...shared.muted, margin: '0 0 4px'}}>{'In ~/.cursor/mcp.json:'}</p>
             <CopyBlock
                 label='Cursor mcp.json'
-                text={setup.cursor}
+                text={shown.cursor}
             />
             <div style={styles.links}>
                 <InstallLink
-                    href={setup.cursor_link}
+                    href={shown.cursor_link}
                     label='Install in Cursor'
                 />
             </div>
@@ -194,11 +249,11 @@ function Setups({setup}: {setup: Setup}) {
             <p style={{...shared.muted, margin: '0 0 4px'}}>{'In .vscode/mcp.json:'}</p>
             <CopyBlock
                 label='VS Code mcp.json'
-                text={setup.vscode}
+                text={shown.vscode}
             />
             <div style={styles.links}>
                 <InstallLink
-                    href={setup.vscode_link}
+                    href={shown.vscode_link}
                     label='Install in VS Code'
                 />
             </div>

@@ -137,6 +137,8 @@ export const connect = {
     codeRow: {display: 'flex', alignItems: 'flex-start', gap: 8},
     copyButton: {...button, padding: '4px 10px', fontSize: 12, flex: 'none'},
     links: {display: 'flex', flexWrap: 'wrap', gap: 12, margin: '6px 0 0'},
+    presets: {border: 'none', margin: '0 0 16px', padding: 0, minWidth: 0},
+    preset: {display: 'flex', alignItems: 'flex-start', gap: 8, padding: '4px 0', cursor: 'pointer', overflowWrap: 'anywhere'},
     tokenBox: {margin: '12px 0 0', padding: '10px 12px', border: `2px solid ${theme.button}`, borderRadius: 6},
     clientList: {margin: 0, padding: 0, listStyle: 'none'},
     client: {display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 8, padding: '8px 0', borderTop: `1px solid ${theme.border}`},
