@@ -38,7 +38,7 @@ func NewExposer(cat *catalogue.Catalogue) *Exposer {
 	e := &Exposer{cat: cat}
 	e.s = server.NewMCPServer("test", "0", server.WithToolCapabilities(false), server.WithRecovery(),
 		server.WithToolFilter(cat.Filter(func() config.Configuration { return e.cfg })))
-	cat.Register(e.s)
+	cat.Register(e.s, func() config.Configuration { return e.cfg })
 	return e
 }
 
