@@ -37,7 +37,14 @@ type listener struct {
 // header, which the plugin sends only once the stream is counted.
 func listening(t *testing.T, site, token, version string) *listener {
 	t.Helper()
-	l := &listener{name: site + " " + version, changed: make(chan struct{}, 8), prompts: make(chan struct{}, 8), resources: make(chan struct{}, 8)}
+	return listeningAt(t, mcpURL(site), token, version)
+}
+
+// listeningAt is listening to the MCP endpoint at url, which may carry a
+// query (what the connection loads).
+func listeningAt(t *testing.T, url, token, version string) *listener {
+	t.Helper()
+	l := &listener{name: url + " " + version, changed: make(chan struct{}, 8), prompts: make(chan struct{}, 8), resources: make(chan struct{}, 8)}
 	c := sdk.NewClient(&sdk.Implementation{Name: "sdk-notices", Version: "1.8.0"}, &sdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
 			select {
@@ -68,10 +75,10 @@ func listening(t *testing.T, site, token, version string) *listener {
 		opts = &sdk.ClientSessionOptions{ProtocolVersion: version}
 	}
 	// No client timeout: a notice stream stays open.
-	s, err := c.Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: mcpURL(site), MaxRetries: -1,
+	s, err := c.Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1,
 		HTTPClient: &http.Client{Transport: headerTransport{map[string]string{"Authorization": "Bearer " + token}}}}, opts)
 	if err != nil {
-		t.Fatalf("the official SDK could not connect to %s: %v", site, err)
+		t.Fatalf("the official SDK could not connect to %s: %v", url, err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	l.s = s

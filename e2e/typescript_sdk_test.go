@@ -63,6 +63,13 @@ func runTypeScriptSDK(t *testing.T, site, token string, plan ...sdkStep) sdkRun 
 // answer errors: the test reads them.
 func runTypeScriptSDKPlan(t *testing.T, site, token string, plan ...sdkStep) sdkRun {
 	t.Helper()
+	return runTypeScriptSDKAt(t, mcpURL(site), token, plan...)
+}
+
+// runTypeScriptSDKAt is runTypeScriptSDKPlan against the MCP endpoint at
+// url, which may carry a query (what the connection loads).
+func runTypeScriptSDKAt(t *testing.T, url, token string, plan ...sdkStep) sdkRun {
+	t.Helper()
 	raw, err := json.Marshal(plan)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +78,7 @@ func runTypeScriptSDKPlan(t *testing.T, site, token string, plan ...sdkStep) sdk
 	defer cancel()
 	var run sdkRun
 	if err := harness.RunNodeScript(ctx, "mcp-client.mjs", []string{string(raw)},
-		map[string]string{"MCP_URL": mcpURL(site), "MCP_TOKEN": token}, &run); err != nil {
+		map[string]string{"MCP_URL": url, "MCP_TOKEN": token}, &run); err != nil {
 		t.Fatal(err)
 	}
 	if len(run.Results) != len(plan) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -162,7 +163,7 @@ func (p *Plugin) OnActivate() error {
 	p.live.Store(watched)
 	t := p.newTransport(manifestID, gw, served{cat: cat, resources: res, prompts: set, complete: complete,
 		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions, tasks: followed, live: watched})
-	cat.Register(t.MCP)
+	cat.Register(t.MCP, p.current)
 	set.Register(t.MCP)
 	res.Register(t.MCP)
 	p.transport.Store(t)
@@ -275,8 +276,11 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 			// offered where Mattermost streams (live.go).
 			server.WithResourceCapabilities(s.streams, s.streams),
 		},
-		Resources:         res.Serve(p.current, rec.Used),
-		NotOffered:        func(name string) string { return cat.NotOffered(name, p.current()) },
+		Resources: res.Serve(p.current, rec.Used),
+		NotOffered: func(ctx context.Context, name string) string {
+			return cat.NotOfferedTo(name, p.current(), transport.ChoiceOf(ctx))
+		},
+		Choose:            cat.Choose,
 		InvalidParams:     s.prompts.InvalidParams,
 		MaxCallsPerMinute: func() int { return p.config.Get().MaxCallsPerMinute },
 		Connected:         s.connected,

@@ -17,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
@@ -75,7 +76,10 @@ type Tool struct {
 	// Waits marks a reading tool that may wait longer than a call holds
 	// (for a reply): like a write the person confirms, a call of it may be
 	// a task the client's host follows.
-	Waits   bool
+	Waits bool
+	// Light puts the tool in the light start (config.PresetLight): the
+	// everyday reading core a connection may start with.
+	Light   bool
 	Handler server.ToolHandlerFunc
 }
 
@@ -199,38 +203,70 @@ func viewMeta(view string) *mcp.Meta {
 // allows, so a model can always learn why other tools are missing.
 const AlwaysOffered = "get_me"
 
-// Offered is the single rule that decides whether a configuration offers a
-// tool: the server has what it needs, the admin did not leave it out, its
-// toolset is on, and a tool that writes needs writes allowed. Listing and
-// calling both go through it.
-func Offered(t Tool, c config.Configuration) bool {
-	return withheld(t, c) == (withholding{})
+// Offered is whether the admin's configuration offers a tool to a
+// connection that chose nothing (OfferedTo with the zero Choice).
+func Offered(t Tool, c config.Configuration) bool { return OfferedTo(t, c, config.Choice{}) }
+
+// OfferedTo is the single rule that decides whether a tool is offered to a
+// connection: the server has what it needs, the admin did not leave it out,
+// its toolset is on, a tool that writes needs writes allowed, and, inside
+// that, the connection loaded it and, when it is read-only, the tool does
+// not write. The admin's settings are the outer bound: nothing a connection
+// chooses or loads brings back what they withhold. Listing and calling both
+// go through it.
+func OfferedTo(t Tool, c config.Configuration, ch config.Choice) bool {
+	return withheld(t, c, ch) == (withholding{})
 }
 
-// withholding is each reason a configuration does not offer a tool.
+// withholding is each reason a tool is not offered: the admin's, then the
+// connection's own.
 type withholding struct {
 	lacks, leftOut, toolsetOff, writesOff bool
+	notLoaded, readOnly                   bool
 }
 
-func withheld(t Tool, c config.Configuration) withholding {
-	if t.Toolset == 0 { // AlwaysOffered: check refuses any other
+func (w withholding) byAdmin() bool { return w.lacks || w.leftOut || w.toolsetOff || w.writesOff }
+
+func withheld(t Tool, c config.Configuration, ch config.Choice) withholding {
+	switch {
+	case t.Name == AlwaysOffered: // check refuses any other tool of no toolset
 		return withholding{}
+	case t.Toolset == 0: // find_tools and load_tools: what a choice leaves out is one call away
+		return withholding{notLoaded: !ch.Chosen}
 	}
 	return withholding{
 		lacks:      !c.Has(t.Needs),
 		leftOut:    c.Excludes(t.Name),
 		toolsetOff: !c.HasToolset(t.Toolset),
 		writesOff:  t.Writes() && !c.AllowWrites,
+		notLoaded:  !ch.Loads(t.Toolset) && !(ch.Light && t.Light) && !slices.Contains(ch.Tools, t.Name),
+		readOnly:   t.Writes() && ch.ReadOnly,
 	}
 }
 
 // NotOffered is why c does not offer t, worded for the model with the next
-// step; nil when c offers it. A call of a tool not offered is answered with
-// it, without running the tool.
+// step; nil when c offers it.
 func NotOffered(t Tool, c config.Configuration) *refusal.Error {
-	w := withheld(t, c)
-	if w == (withholding{}) {
+	return NotOfferedTo(t, c, config.Choice{})
+}
+
+// NotOfferedTo is why t is not offered to a connection that chose ch,
+// worded for the model with the next step; nil when it is offered. A call
+// of a tool not offered is answered with it, without running the tool.
+func NotOfferedTo(t Tool, c config.Configuration, ch config.Choice) *refusal.Error {
+	w := withheld(t, c, ch)
+	switch {
+	case w == (withholding{}):
 		return nil
+	case !w.byAdmin() && w.readOnly:
+		return refusal.New(fmt.Sprintf("%s changes Mattermost and this connection is read-only (read_only in its MCP URL or header), so it was not run.", t.Name),
+			"Do not call it again: tell the person what you would have done; they can connect without read_only to allow it.")
+	case !w.byAdmin() && t.Toolset == 0:
+		return refusal.New(t.Name+" is not offered: this connection loads every tool the admin allows, so there is nothing to find or load.",
+			"Call the tool you need directly; get_me tells what is offered.")
+	case !w.byAdmin():
+		return refusal.New(fmt.Sprintf("%s is not loaded on this connection (toolset %q), so it was not run.", t.Name, t.Toolset.Name()),
+			fmt.Sprintf(`Call load_tools {"tools":[%q]} to load it (or {"toolsets":[%q]}), then call it again.`, t.Name, t.Toolset.Name()))
 	}
 	var why []string
 	if w.lacks {
@@ -251,15 +287,23 @@ func NotOffered(t Tool, c config.Configuration) *refusal.Error {
 
 // Catalogue is the full, fixed set of tools the plugin knows.
 type Catalogue struct {
-	tools  []Tool
-	byName map[string]Tool
+	tools []Tool
+	// loaders are find_tools and load_tools, which the catalogue answers
+	// about itself; they are offered only to a connection that chose what
+	// it loads, so they are not among All.
+	loaders []Tool
+	byName  map[string]Tool
+	// current is the admin's configuration, for the loaders (Register).
+	current func() config.Configuration
 }
 
-// New checks the tools are well formed and indexes them. A malformed
-// catalogue is a programming error caught by tests, reported as an error.
+// New checks the tools are well formed and indexes them, with the
+// loaders. A malformed catalogue is a programming error caught by tests,
+// reported as an error.
 func New(tools []Tool) (*Catalogue, error) {
-	c := &Catalogue{byName: make(map[string]Tool, len(tools))}
-	for _, t := range tools {
+	c := &Catalogue{byName: make(map[string]Tool, len(tools)+2), current: config.Defaults}
+	c.loaders = []Tool{c.findTools(), c.loadTools()}
+	for _, t := range append(append([]Tool(nil), tools...), c.loaders...) {
 		if err := check(t); err != nil {
 			return nil, err
 		}
@@ -267,13 +311,14 @@ func New(tools []Tool) (*Catalogue, error) {
 			return nil, fmt.Errorf("tool %q is defined twice", t.Name)
 		}
 		c.byName[t.Name] = t
-		c.tools = append(c.tools, t)
 	}
+	c.tools = append(c.tools, tools...)
 	sort.Slice(c.tools, func(i, j int) bool { return c.tools[i].Name < c.tools[j].Name })
 	return c, nil
 }
 
 func check(t Tool) error {
+	loader := t.Name == FindTools || t.Name == LoadTools
 	switch {
 	case t.Name == "" || t.Title == "" || t.Description == "":
 		return fmt.Errorf("tool %q needs a name, a title and a description", t.Name)
@@ -285,18 +330,23 @@ func check(t Tool) error {
 		return fmt.Errorf("tool %q only reads but is not marked read-only", t.Name)
 	case t.Hints.Destructive && t.Hints.ReadOnly:
 		return fmt.Errorf("tool %q cannot be both read-only and destructive", t.Name)
-	case t.Name == AlwaysOffered && (t.Toolset != 0 || t.Effect != ReadsOnly || t.Needs != 0):
+	case (t.Name == AlwaysOffered || loader) && (t.Toolset != 0 || t.Effect != ReadsOnly || t.Needs != 0):
 		return fmt.Errorf("tool %q is offered whatever the settings: it must only read, need nothing and belong to no toolset", t.Name)
-	case t.Name != AlwaysOffered && t.Toolset == 0:
-		return fmt.Errorf("tool %q belongs to no toolset: give it the one of its family (only %s has none)", t.Name, AlwaysOffered)
-	case t.Name != AlwaysOffered && !slices.Contains(config.Toolsets(), t.Toolset):
+	case t.Name != AlwaysOffered && !loader && t.Toolset == 0:
+		return fmt.Errorf("tool %q belongs to no toolset: give it the one of its family (only %s, %s and %s have none)", t.Name, AlwaysOffered, FindTools, LoadTools)
+	case t.Toolset != 0 && !slices.Contains(config.Toolsets(), t.Toolset):
 		return fmt.Errorf("tool %q has toolset %d, which is not exactly one config.Toolset", t.Name, t.Toolset)
 	}
 	return nil
 }
 
-// All returns every tool, offered or not, sorted by name.
+// All returns every tool but the loaders, offered or not, sorted by name:
+// what a connection that chose nothing may be offered.
 func (c *Catalogue) All() []Tool { return append([]Tool(nil), c.tools...) }
+
+// Loaders are find_tools and load_tools, offered only to a connection
+// that chose what it loads.
+func (c *Catalogue) Loaders() []Tool { return append([]Tool(nil), c.loaders...) }
 
 // Tool is the tool called name, offered or not.
 func (c *Catalogue) Tool(name string) (Tool, bool) {
@@ -316,36 +366,62 @@ func (c *Catalogue) Excludable() []string {
 	return names
 }
 
-// NotOffered is why cfg does not offer the tool called name, as the model
-// reads it, or "" when cfg offers it or no tool has that name.
+// NotOffered is why cfg does not offer the tool called name to a
+// connection that chose nothing, as the model reads it, or "" when cfg
+// offers it or no tool has that name.
 func (c *Catalogue) NotOffered(name string, cfg config.Configuration) string {
+	return c.NotOfferedTo(name, cfg, config.Choice{})
+}
+
+// NotOfferedTo is why the tool called name is not offered to a connection
+// that chose ch under cfg, or "" when it is or no tool has that name.
+func (c *Catalogue) NotOfferedTo(name string, cfg config.Configuration, ch config.Choice) string {
 	t, ok := c.byName[name]
 	if !ok {
 		return ""
 	}
-	if r := NotOffered(t, cfg); r != nil {
+	if r := NotOfferedTo(t, cfg, ch); r != nil {
 		return r.Error()
 	}
 	return ""
 }
 
-// Register adds every tool to the MCP server. What is offered is decided by
-// Filter, installed on the server, which re-evaluates the configuration on
-// each list and call, so a settings change takes effect without a restart or
-// a reconnect.
-func (c *Catalogue) Register(s *server.MCPServer) {
-	for _, t := range c.tools {
+// Choose reads a connection's choice from what its client sent (the MCP
+// URL's query or headers; see config.ParseChoice), naming the nearest tools
+// for an unknown one.
+func (c *Catalogue) Choose(toolsets, tools, readOnly string) (config.Choice, error) {
+	return config.ParseChoice(toolsets, tools, readOnly, func(name string) bool {
+		t, ok := c.byName[name]
+		return ok && t.Toolset != 0
+	}, func(name string) []string {
+		cands := make([]names.Candidate, 0, len(c.tools))
+		for _, t := range c.tools {
+			cands = append(cands, names.Candidate{Key: t.Name, Names: []string{t.Name}})
+		}
+		return names.Closest(name, cands, 3)
+	})
+}
+
+// Register adds every tool and the loaders to the MCP server, the loaders
+// reading the admin's configuration from current. What is offered is
+// decided by Filter, installed on the server, which re-evaluates the
+// configuration and the connection's choice on each list and call, so a
+// settings change takes effect without a restart or a reconnect.
+func (c *Catalogue) Register(s *server.MCPServer, current func() config.Configuration) {
+	c.current = current
+	for _, t := range append(c.All(), c.loaders...) {
 		s.AddTool(t.MCP(), t.Handler)
 	}
 }
 
-// Filter is the mcp-go tool filter for the current configuration.
+// Filter is the mcp-go tool filter for the current configuration and the
+// choice of the request's connection (transport.ChoiceOf).
 func (c *Catalogue) Filter(current func() config.Configuration) server.ToolFilterFunc {
-	return func(_ context.Context, listed []mcp.Tool) []mcp.Tool {
-		cfg := current()
+	return func(ctx context.Context, listed []mcp.Tool) []mcp.Tool {
+		cfg, ch := current(), transport.ChoiceOf(ctx)
 		out := listed[:0:0]
 		for _, lt := range listed {
-			if t, ok := c.byName[lt.Name]; ok && Offered(t, cfg) {
+			if t, ok := c.byName[lt.Name]; ok && OfferedTo(t, cfg, ch) {
 				out = append(out, lt)
 			}
 		}

@@ -174,3 +174,43 @@ func TestEveryToolThatChangesMattermostHasExactlyOneConfirmedWriteAndEveryWriteH
 		}
 	}
 }
+
+// maxLightToolList is what tools/list of the light start may weigh: the
+// reading core, get_me, find_tools and load_tools, a quarter of the
+// whole list, so a client that starts light pays for the rest only once
+// it loads it.
+const maxLightToolList = 12_000
+
+// toolListBytes is tools/list as a connection that chose ch sees it with
+// every toolset and writes on.
+func toolListBytes(t *testing.T, ch config.Choice) (int, int) {
+	t.Helper()
+	cat := realCatalogue(t)
+	cfg := config.Defaults()
+	cfg.AllowWrites, cfg.Server = true, config.ScheduledPosts
+	var listed []mcp.Tool
+	for _, tool := range append(cat.All(), cat.Loaders()...) {
+		if catalogue.OfferedTo(tool, cfg, ch) {
+			listed = append(listed, tool.MCP())
+		}
+	}
+	raw, err := json.Marshal(mcp.ListToolsResult{Tools: listed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(listed), len(raw)
+}
+
+func TestTheLightStartsToolListStaysUnder12000Bytes(t *testing.T) {
+	n, size := toolListBytes(t, config.Choice{Chosen: true, Light: true})
+	readOnlyN, readOnly := toolListBytes(t, config.Choice{ReadOnly: true})
+	allN, all := toolListBytes(t, config.Choice{})
+	t.Logf("tools/list: light start %d tools, %d bytes; read-only %d tools, %d bytes; everything %d tools, %d bytes",
+		n, size, readOnlyN, readOnly, allN, all)
+	if n < 8 {
+		t.Fatalf("the light start lists %d tools: it lost its reading core", n)
+	}
+	if size > maxLightToolList {
+		t.Fatalf("tools/list of the light start is %d bytes, over %d: take a tool out of lightStart or shorten its description", size, maxLightToolList)
+	}
+}

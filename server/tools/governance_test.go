@@ -94,3 +94,74 @@ func TestEveryCombinationOfSettingsListsAndLetsCallExactlyTheToolsItOffers(t *te
 		t.Fatalf("%d combinations checked", checked)
 	}
 }
+
+// TestEveryConnectionsChoiceListsAndLetsCallOnlyWhatItLoadedWithinTheAdmins
+// walks a connection's own choice inside every admin setting: all 256 sets
+// of toolsets the admin leaves on, writes on and off, and for each a
+// connection that chose a different set of toolsets, the light start or
+// not, one tool by name or not, read-only or not. A tool is offered only
+// when the admin offers it and the connection loaded it (its toolset, the
+// light start, or by name), never a tool that writes to a read-only
+// connection; find_tools and load_tools only to a connection that chose.
+func TestEveryConnectionsChoiceListsAndLetsCallOnlyWhatItLoadedWithinTheAdmins(t *testing.T) {
+	cat := realCatalogue(t)
+	all := cat.All()
+	exposer := cataloguetest.NewExposer(cat)
+	light := 0
+	for _, tool := range all {
+		if tool.Light {
+			light++
+		}
+	}
+	if light == 0 {
+		t.Fatal("no tool is in the light start: this test checks less than it says")
+	}
+	checked := 0
+	for mask := range config.Toolset(config.AllToolsets + 1) {
+		for _, writes := range []bool{false, true} {
+			for _, readOnly := range []bool{false, true} {
+				cfg := config.Defaults()
+				cfg.Toolsets, cfg.AllowWrites, cfg.Server = mask, writes, config.ScheduledPosts
+				// A choice that differs from the admin's: the mask turned
+				// around, so a connection asks for toolsets the admin
+				// turned off and leaves out ones it allows.
+				chosen := config.Toolset((uint16(mask)*167 + 89) % uint16(config.AllToolsets+1))
+				named := all[int(mask)%len(all)].Name
+				ch := config.Choice{Chosen: mask%5 != 0, Toolsets: chosen, Light: mask%2 == 0, ReadOnly: readOnly}
+				if mask%3 == 0 {
+					ch.Tools = []string{named}
+				}
+				if !ch.Chosen { // a connection that named nothing but read_only
+					ch = config.Choice{ReadOnly: readOnly}
+				}
+				var want []string
+				for _, tool := range append(all, cat.Loaders()...) {
+					writesSomething := tool.Effect == catalogue.ChangesMattermost || tool.Effect == catalogue.ChangesOwnView
+					admin := mask&toolsetOf[tool.Name] != 0 && (writes || !writesSomething)
+					loaded := !ch.Chosen || chosen&toolsetOf[tool.Name] != 0 || (ch.Light && tool.Light) || slices.Contains(ch.Tools, tool.Name)
+					offered := tool.Name == "get_me" ||
+						(tool.Name == catalogue.FindTools || tool.Name == catalogue.LoadTools) && ch.Chosen ||
+						admin && loaded && !(readOnly && writesSomething)
+					if offered {
+						want = append(want, tool.Name)
+					}
+					if refused := cat.NotOfferedTo(tool.Name, cfg, ch) != ""; refused == offered {
+						t.Fatalf("admin toolsets %08b, writes %v, connection %+v: the transport would refuse %s: %v, want %v",
+							mask, writes, ch, tool.Name, refused, !offered)
+					}
+				}
+				listed, callable := exposer.ExposureTo(t, cfg, ch)
+				slices.Sort(want)
+				slices.Sort(callable)
+				if !slices.Equal(listed, want) || !slices.Equal(callable, want) {
+					t.Fatalf("admin toolsets %08b, writes %v, connection %+v:\nlisted   %v\ncallable %v\nwant     %v",
+						mask, writes, ch, listed, callable, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked != 256*2*2 {
+		t.Fatalf("%d combinations checked", checked)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 type getMeArgs struct{}
@@ -65,7 +66,7 @@ func (d Deps) getMe(ctx context.Context, _ getMeArgs) (res catalogue.Result[Me],
 	if err != nil {
 		return res, err
 	}
-	return answer(meAnswer(meFetched{user: u, memberships: memberships, siteURL: c.SiteURL(), config: d.Config()}))
+	return answer(meAnswer(meFetched{user: u, memberships: memberships, siteURL: c.SiteURL(), config: d.Config(), choice: transport.ChoiceOf(ctx)}))
 }
 
 // meFetched is what get_me read: the caller, their teams, the server's
@@ -75,6 +76,8 @@ type meFetched struct {
 	memberships []mattermost.Membership
 	siteURL     string
 	config      config.Configuration
+	// choice is what this connection loads, inside what the admin allows.
+	choice config.Choice
 }
 
 // meAnswer writes get_me's answer from what was read.
@@ -100,7 +103,30 @@ func meAnswer(f meFetched) (string, Me) {
 	for _, m := range f.memberships {
 		me.Teams = append(me.Teams, MeTeam{ID: m.Team.Id, Name: m.Team.Name, DisplayName: present.Name(m.Team.DisplayName), Roles: strings.Fields(m.Roles)})
 	}
-	return describeMe(me), me
+	return describeMe(me) + loadsSentence(f.choice), me
+}
+
+// loadsSentence says what this connection chose to load, and how to get
+// the rest; "" for a connection that loads all the admin allows.
+func loadsSentence(ch config.Choice) string {
+	var loads []string
+	for _, set := range config.Toolsets() {
+		if ch.Chosen && ch.Toolsets&set != 0 {
+			loads = append(loads, set.Name())
+		}
+	}
+	if ch.Light {
+		loads = append(loads, "the light start")
+	}
+	loads = append(loads, ch.Tools...)
+	var b strings.Builder
+	if ch.Chosen {
+		fmt.Fprintf(&b, "\nThis connection loads only %s, as its MCP URL chose: other tools the admin allows are not loaded; find_tools finds them, load_tools adds them.", strings.Join(loads, ", "))
+	}
+	if ch.ReadOnly {
+		b.WriteString("\nThis connection is read-only (read_only in its MCP URL): no tool that writes is offered to it.")
+	}
+	return b.String()
 }
 
 func describeMe(me Me) string {

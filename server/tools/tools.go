@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
@@ -75,8 +76,21 @@ func All(d Deps) []catalogue.Tool {
 		tools = append(tools, own...)
 	}
 	tools = append(tools, getPending(d))
-	return append(tools, workspaceTools(d)...)
+	tools = append(tools, workspaceTools(d)...)
+	for i := range tools {
+		tools[i].Light = slices.Contains(lightStart, tools[i].Name)
+	}
+	return tools
 }
+
+// lightStart is the everyday reading core a connection may start with
+// (?toolsets=light), beside get_me, find_tools and load_tools: catching up
+// (list_unreads, read_unread, list_mentions), reading a channel or a
+// thread (read_channel, read_thread; read_channel takes a channel's name
+// or link, so no listing is needed first), searching (search_posts) and reading a file
+// (read_file; search_posts answers with the attachments). Everything else
+// is one load_tools away. Its tools/list stays under maxLightToolList.
+var lightStart = []string{"list_unreads", "read_unread", "list_mentions", "read_channel", "read_thread", "search_posts", "read_file"}
 
 var errNoCaller = errors.New("no signed-in Mattermost user on this request")
 

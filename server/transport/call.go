@@ -95,11 +95,11 @@ func (t *Transport) refuseCall(ctx context.Context, w http.ResponseWriter, r *ht
 	if t.opts.NotOffered == nil {
 		return false
 	}
-	why := t.opts.NotOffered(tool)
+	why := t.opts.NotOffered(ctx, tool)
 	if why == "" {
 		return false
 	}
 	t.opts.Log.Info("MCP tool call", "user_id", userID, "tool", truncate(tool, 64), "outcome", "not_offered")
-	writeRefusal(w, rec, requestID(body), why, fmt.Sprintf("The admin's settings do not offer the tool %.64q, so the call was refused without running it.", tool))
+	writeRefusal(w, rec, requestID(body), why, fmt.Sprintf("The admin's settings or this connection's choice do not offer the tool %.64q, so the call was refused without running it.", tool))
 	return true
 }

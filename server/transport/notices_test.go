@@ -30,7 +30,7 @@ func noticeNode(t *testing.T, kv *memKV, log *memLog, proceed <-chan struct{}) (
 		UserActive: func(string) (bool, error) { return true, nil },
 		KV:         kv, Answers: rawKV{kv}, Log: log,
 		Streams: func() bool { return true },
-		NotOffered: func(name string) string {
+		NotOffered: func(_ context.Context, name string) string {
 			if name == "post_message" {
 				return "post_message is not offered: the admin has turned writing off."
 			}

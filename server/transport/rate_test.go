@@ -221,7 +221,7 @@ func TestACallOverThePersonsRateIsAnsweredWithTheLimitAndTheRetryWithoutRunningT
 func TestACallOfAToolNotOfferedIsAnsweredWithWhyWithoutRunningIt(t *testing.T) {
 	limit, now := rateClock(600)
 	tr, srv, runs, _ := rateNode(t, limit, now)
-	tr.opts.NotOffered = func(name string) string {
+	tr.opts.NotOffered = func(_ context.Context, name string) string {
 		if name == "count" {
 			return "count is not offered: the admin left this tool out."
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
@@ -66,9 +67,10 @@ const (
 	maxProtocolVersionBytes = 32
 	// maxSessionRecordBytes is the most a session record may take in the KV
 	// store. Every field is bounded above (ids, three short strings, two
-	// elicitation flags), which comes to well under 1 KiB; a record above
-	// this is refused rather than stored.
-	maxSessionRecordBytes = 2 << 10
+	// elicitation flags), which comes to well under 1 KiB, and the choice of
+	// what it loads (at most config.MaxChosenTools names of under 24 bytes,
+	// under 1 KiB); a record above this is refused rather than stored.
+	maxSessionRecordBytes = 3 << 10
 	// maxIndexEntryBytes bounds one entry of a person's index: a session id
 	// (55 bytes), a time to the second and JSON punctuation (100 bytes), and
 	// up to maxLeasesPerSession leases of 22 bytes (a node's 8-character
@@ -105,6 +107,9 @@ type SessionRecord struct {
 	// LogLevel is what the client set with logging/setLevel (one of the
 	// eight level names, logging.go); empty: it gets no log messages.
 	LogLevel string `json:"log_level,omitempty"`
+	// Choice is what the session loads: named at initialize, widened by
+	// load_tools (choice.go); bounded by config.MaxChosenTools.
+	Choice config.Choice `json:"choice,omitzero"`
 }
 
 // sessionEntry is one open session in its person's index.
@@ -429,6 +434,7 @@ func (s *sessionStore) remember(ctx context.Context, req *mcp.InitializeRequest,
 		ClientName:          truncate(req.Params.ClientInfo.Name, maxClientNameBytes),
 		ClientVersion:       truncate(req.Params.ClientInfo.Version, maxClientVersionBytes),
 		Capabilities:        usedCapabilities(req.Params.Capabilities),
+		Choice:              ChoiceOf(ctx),
 	}
 	if err := s.save(rec); err != nil {
 		// The client will get 404 on its next request and initialize

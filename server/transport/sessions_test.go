@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
 
 // Many clients of one person at once: a session in use (a request in
@@ -60,6 +62,10 @@ func TestThePersonsSessionsTakeAtMostTheStatedBytesInTheKVStore(t *testing.T) {
 		rec := s.create(t, "alice")
 		rec.ClientName, rec.ClientVersion, rec.ProtocolVersion = truncate(long, maxClientNameBytes), truncate(long, maxClientVersionBytes), truncate(long, maxProtocolVersionBytes)
 		rec.MattermostSessionID = strings.Repeat("m", 26)
+		rec.Choice = config.Choice{Chosen: true, Toolsets: config.AllToolsets, Light: true, ReadOnly: true}
+		for len(rec.Choice.Tools) < config.MaxChosenTools { // longer than any tool's name
+			rec.Choice.Tools = append(rec.Choice.Tools, strings.Repeat("t", 24))
+		}
 		if err := s.save(rec); err != nil {
 			t.Fatalf("the largest record a client can cause: %v", err)
 		}

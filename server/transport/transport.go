@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
@@ -95,11 +96,16 @@ type Options struct {
 	ServerOptions []server.ServerOption
 
 	// NotOffered answers why the configuration does not offer the tool
-	// called name, worded for the model with the next step, or "" when it
-	// does (or no tool has that name). A tools/call of a tool not offered is
-	// answered with it as a tool error; mcp-go's tool filter, which refuses
-	// such a call anyway, would say only "not found". nil: mcp-go answers.
-	NotOffered func(name string) string
+	// called name to the connection of ctx (ChoiceOf), worded for the model
+	// with the next step, or "" when it does (or no tool has that name). A
+	// tools/call of a tool not offered is answered with it as a tool error;
+	// mcp-go's tool filter, which refuses such a call anyway, would say only
+	// "not found". nil: mcp-go answers.
+	NotOffered func(ctx context.Context, name string) string
+	// Choose reads what a connection loads from the raw toolsets, tools
+	// and read_only its client sent (choice.go), or says which names are
+	// unknown; nil: every connection loads all the admin allows.
+	Choose func(toolsets, tools, readOnly string) (config.Choice, error)
 	// InvalidParams answers why a request's params are malformed, naming
 	// the allowed form, or "" when they are not: for the requests mcp-go
 	// hands a handler unchecked and whose handler errors it can only
@@ -208,6 +214,7 @@ func New(opts Options) *Transport {
 			restore(ctx, rec)
 			ctx = withClientSessions(ctx, rec, MattermostSession(r.Context()))
 			ctx = withClient(ctx, rec)
+			ctx = context.WithValue(ctx, transportKey{}, t) // for SetChoice
 			ctx = WithMattermostSession(ctx, MattermostSession(r.Context()))
 			ctx = carryResourceAnswer(ctx, r)
 			ctx = t.withReadCounter(ctx, callerIDFrom(r.Context()), rec)
@@ -430,6 +437,12 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			return
 		}
 		method, tool = peekMethod(body)
+		var refused bool
+		if ctx, refused = t.withRequestChoice(ctx, w, r, body); refused {
+			t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
+				"status", http.StatusOK, "invalid_choice", true, "duration_ms", time.Since(started).Milliseconds())
+			return
+		}
 		if r.Header.Get(server.HeaderKeySessionID) == "" && method != string(mcp.MethodInitialize) {
 			t.noteSignIn(userID, MattermostSession(ctx), body)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // Exposure lists the tools and tries to call every tool of the catalogue
@@ -38,7 +39,7 @@ func NewExposer(cat *catalogue.Catalogue) *Exposer {
 	e := &Exposer{cat: cat}
 	e.s = server.NewMCPServer("test", "0", server.WithToolCapabilities(false), server.WithRecovery(),
 		server.WithToolFilter(cat.Filter(func() config.Configuration { return e.cfg })))
-	cat.Register(e.s)
+	cat.Register(e.s, func() config.Configuration { return e.cfg })
 	return e
 }
 
@@ -46,8 +47,15 @@ func NewExposer(cat *catalogue.Catalogue) *Exposer {
 // under cfg. callable holds the tools whose call was not refused as unknown.
 func (e *Exposer) Exposure(t *testing.T, cfg config.Configuration) (listed, callable []string) {
 	t.Helper()
+	return e.ExposureTo(t, cfg, config.Choice{})
+}
+
+// ExposureTo is Exposure to a connection that chose ch, the loaders
+// (find_tools, load_tools) among the tools called.
+func (e *Exposer) ExposureTo(t *testing.T, cfg config.Configuration, ch config.Choice) (listed, callable []string) {
+	t.Helper()
 	e.cfg = cfg
-	ctx := context.Background()
+	ctx := transport.WithChoice(context.Background(), ch)
 
 	var list struct {
 		Result mcp.ListToolsResult `json:"result"`
@@ -57,7 +65,7 @@ func (e *Exposer) Exposure(t *testing.T, cfg config.Configuration) (listed, call
 		listed = append(listed, tool.Name)
 	}
 
-	for _, tool := range e.cat.All() {
+	for _, tool := range append(e.cat.All(), e.cat.Loaders()...) {
 		call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call",
 			"params": map[string]any{"name": tool.Name, "arguments": map[string]any{}}})
 		var answer struct {
