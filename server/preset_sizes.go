@@ -1,20 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"net/url"
-	"slices"
-	"strings"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
-
-// lightStandIn is the light start's reading core (catching up, reading a
-// thread, searching, reading a file) until the catalogue marks its own
-// (issue 33, item 2, config.PresetLight): then the sizes read the
-// catalogue's choice instead, and this goes.
-var lightStandIn = []string{"list_unreads", "read_unread", "list_mentions", "read_channel", "read_thread", "search_posts", "read_file"}
 
 // listSizes measures the tools/list a connection loads, for the connect
 // dialog's presets, from the catalogue and the admin's settings of the
@@ -31,26 +22,15 @@ func (s *listSizes) size(query string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	readOnly := q.Get("read_only") == "true"
-	var sets config.Toolset
-	var light bool
-	named := strings.FieldsFunc(q.Get("toolsets"), func(r rune) bool { return r == ',' })
-	for _, name := range named {
-		i := slices.IndexFunc(config.Toolsets(), func(t config.Toolset) bool { return t.Name() == name })
-		switch {
-		case name == "light":
-			light = true
-		case i < 0:
-			return 0, fmt.Errorf("no toolset is called %q", name)
-		default:
-			sets |= config.Toolsets()[i]
-		}
+	known := func(name string) bool { _, ok := s.cat.Tool(name); return ok }
+	ch, err := config.ParseChoice(q.Get("toolsets"), q.Get("tools"), q.Get("read_only"), known, func(string) []string { return nil })
+	if err != nil {
+		return 0, err
 	}
 	cfg := s.current()
 	var listed []catalogue.Tool
-	for _, t := range s.cat.All() {
-		loaded := len(named) == 0 || t.Toolset == 0 || sets&t.Toolset != 0 || light && slices.Contains(lightStandIn, t.Name)
-		if loaded && catalogue.Offered(t, cfg) && !(readOnly && t.Writes()) {
+	for _, t := range append(s.cat.All(), s.cat.Loaders()...) {
+		if catalogue.OfferedTo(t, cfg, ch) {
 			listed = append(listed, t)
 		}
 	}
