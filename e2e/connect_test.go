@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -558,17 +559,25 @@ func TestTheConnectDialogOffersEachPresetWithItsURLInEveryClientsSetupAndTheSize
 		t.Errorf("the presets do not load less and less: %+v", o.Presets)
 	}
 
-	// Read back: everything's size is what tools/list sends this person.
-	session := openSession(t, mm.URL, u.Token, `{"name":"e2e-presets","version":"1"}`, `{}`)
-	code, _, body := mcpPost(t, mm.URL, u.Token, session, listTools)
-	var answer struct {
-		Result json.RawMessage `json:"result"`
-	}
-	if err := json.Unmarshal([]byte(sseData(body)), &answer); code != http.StatusOK || err != nil {
-		t.Fatalf("tools/list: %d %v %.300s", code, err, body)
-	}
-	if len(answer.Result) != o.Presets[0].Bytes {
-		t.Errorf("the dialog says everything loads %d bytes; tools/list sends %d", o.Presets[0].Bytes, len(answer.Result))
+	// Read back: each preset's size is what tools/list sends a client that
+	// connects with its URL.
+	for _, p := range o.Presets {
+		code, header, body := namingHost(t, http.MethodPost, p.URL, "", u.Token, fmt.Sprintf(
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":%q,"capabilities":{},"clientInfo":{"name":"e2e-presets","version":"1"}}}`, legacyVersion), nil)
+		session := header.Get("Mcp-Session-Id")
+		if code != http.StatusOK || session == "" {
+			t.Fatalf("initialize at %s: %d %.300s", p.URL, code, body)
+		}
+		code, _, body = mcpPost(t, mm.URL, u.Token, session, listTools)
+		var answer struct {
+			Result json.RawMessage `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(sseData(body)), &answer); code != http.StatusOK || err != nil {
+			t.Fatalf("tools/list: %d %v %.300s", code, err, body)
+		}
+		if len(answer.Result) != p.Bytes {
+			t.Errorf("the dialog says preset %s loads %d bytes; tools/list sends %d", p.ID, p.Bytes, len(answer.Result))
+		}
 	}
 }
 
