@@ -145,8 +145,8 @@ func TestTheLightStartLoadsAToolsetWithLoadToolsAndTheTypeScriptSDKHearsListsAnd
 			Name string `json:"name"`
 		} `json:"tools"`
 	}
-	stepResult(t, run, 0, &before)
-	stepResult(t, run, 5, &after)
+	sdkDecode(t, run, 0, &before)
+	sdkDecode(t, run, 5, &after)
 	names := func(l []struct {
 		Name string `json:"name"`
 	}) []string {
@@ -163,10 +163,10 @@ func TestTheLightStartLoadsAToolsetWithLoadToolsAndTheTypeScriptSDKHearsListsAnd
 	}
 	t.Logf("tools/list of the light start on the server: %d tools, %d bytes", len(before.Tools), len(run.Results[0].Result))
 	var refused, found, loaded, called sdkToolResult
-	stepResult(t, run, 1, &refused)
-	stepResult(t, run, 2, &found)
-	stepResult(t, run, 3, &loaded)
-	stepResult(t, run, 6, &called)
+	sdkDecode(t, run, 1, &refused)
+	sdkDecode(t, run, 2, &found)
+	sdkDecode(t, run, 3, &loaded)
+	sdkDecode(t, run, 6, &called)
 	if !refused.IsError || !strings.Contains(refused.Content[0].Text, `load_tools {"tools":["get_status"]}`) {
 		t.Fatalf("get_status before it is loaded: %+v", refused)
 	}

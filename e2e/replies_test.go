@@ -105,7 +105,7 @@ func TestWaitForReplyAnswersBobsReplyPostedThreeSecondsAfterTheCallAndNotAlicesO
 	)
 	<-posted
 	var res sdkReplyResult
-	stepResult(t, run, 1, &res)
+	sdkDecode(t, run, 1, &res)
 	t.Logf("the call answered %s after it began", time.Since(called).Round(100*time.Millisecond))
 	id := res.replyID()
 	if res.IsError || id == "" || res.StructuredContent.Posts[0].Message != marker || res.StructuredContent.Posts[0].AuthorID != bob.ID {
@@ -134,8 +134,8 @@ func TestWaitForReplyAnswersNoReplyAfterItsTimeAndTheCallItNamesMissesNoReplyPos
 		sdkStep{Method: "tools/call", Params: waitCall(root.Id, 120)},
 	)
 	var over, yet sdkReplyResult
-	stepResult(t, run, 0, &over)
-	stepResult(t, run, 1, &yet)
+	sdkDecode(t, run, 0, &over)
+	sdkDecode(t, run, 1, &yet)
 	if over.IsError || over.StructuredContent.State != "no_reply" || !strings.Contains(over.text(), "the wait is over") {
 		t.Fatalf("a wait of 2 s: %+v\n%s", over.StructuredContent, over.text())
 	}
@@ -150,7 +150,7 @@ func TestWaitForReplyAnswersNoReplyAfterItsTimeAndTheCallItNamesMissesNoReplyPos
 	again := runTypeScriptSDK(t, mm.URL, alice.Token,
 		sdkStep{Method: "tools/call", Params: map[string]any{"name": "wait_for_reply", "arguments": map[string]any{"post": m[1], "seconds": json.Number(m[2]), "since": m[3]}}})
 	var res sdkReplyResult
-	stepResult(t, again, 0, &res)
+	sdkDecode(t, again, 0, &res)
 	if res.replyID() != reply.Id {
 		t.Fatalf("the call named answered %+v, want bob's reply %s\n%s", res.StructuredContent, reply.Id, res.text())
 	}
@@ -187,30 +187,30 @@ func TestWaitForReplyAsATaskEndsWithBobsReplyOrWithNoReplyWhenItsTimeIsUp(t *tes
 			} `json:"execution"`
 		} `json:"tools"`
 	}
-	stepResult(t, run, 0, &listed)
+	sdkDecode(t, run, 0, &listed)
 	for _, tool := range listed.Tools {
 		if tool.Name == "wait_for_reply" && tool.Execution.TaskSupport != "optional" {
 			t.Fatalf("wait_for_reply declares task support %q", tool.Execution.TaskSupport)
 		}
 	}
 	var created struct{ Task sdkTask }
-	stepResult(t, run, 1, &created)
+	sdkDecode(t, run, 1, &created)
 	var waiting, done sdkTask
-	stepResult(t, run, 2, &waiting)
+	sdkDecode(t, run, 2, &waiting)
 	if created.Task.TaskID == "" || waiting.Status != "working" || !strings.Contains(waiting.StatusMessage, asked.Id) {
 		t.Fatalf("the task while no reply came: %+v then %+v", created.Task, waiting)
 	}
 	var res sdkReplyResult
-	stepResult(t, run, 4, &res)
+	sdkDecode(t, run, 4, &res)
 	if res.IsError || res.replyID() != reply.Id || !strings.Contains(res.text(), marker) {
 		t.Fatalf("tasks/result = %+v, want bob's post %s\n%s", res.StructuredContent, reply.Id, res.text())
 	}
-	stepResult(t, run, 5, &done)
+	sdkDecode(t, run, 5, &done)
 	if done.Status != "completed" {
 		t.Fatalf("the task after the reply is %s", done.Status)
 	}
 	var over sdkReplyResult
-	stepResult(t, run, 7, &over)
+	sdkDecode(t, run, 7, &over)
 	if over.IsError || over.StructuredContent.State != "no_reply" || !strings.Contains(over.text(), "the wait is over") {
 		t.Fatalf("a task of a 1 s wait ended with %+v\n%s", over.StructuredContent, over.text())
 	}
@@ -241,7 +241,7 @@ func TestWaitForReplyNeverAnswersAReplyFromAChannelTheCallerCannotRead(t *testin
 	)
 	for _, i := range []int{0, 2, 5} {
 		var res sdkReplyResult
-		stepResult(t, run, i, &res)
+		sdkDecode(t, run, i, &res)
 		if !res.IsError || !strings.Contains(res.text(), "No post") || strings.Contains(res.text(), marker) || strings.Contains(res.text(), "Only bob") {
 			t.Errorf("step %d (%s) = %+v\n%s; want not found", i, run.Results[i].Method, res.StructuredContent, res.text())
 		}

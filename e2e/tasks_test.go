@@ -75,19 +75,6 @@ func runTasksPlan(t *testing.T, site, token string, onPause func(results []json.
 	return run
 }
 
-// stepResult decodes the result of step i of run into out, failing on an
-// error.
-func stepResult(t *testing.T, run sdkRun, i int, out any) {
-	t.Helper()
-	r := run.Results[i]
-	if r.Error != nil {
-		t.Fatalf("step %d (%s) answered an error: %s", i, r.Method, r.Error.Message)
-	}
-	if err := json.Unmarshal(r.Result, out); err != nil {
-		t.Fatalf("step %d (%s): %v in %s", i, r.Method, err, r.Result)
-	}
-}
-
 // pausedTask is the task a paused plan's step i answered (tasks/get).
 func pausedTask(t *testing.T, results []json.RawMessage, i int) sdkTask {
 	var step struct {
@@ -133,18 +120,18 @@ func TestAPostCalledAsATaskWaitsForThePersonAndItsResultOnOneNodeIsThePostAccept
 		sdkStep{Method: "tasks/get", Params: map[string]any{"taskId": "$task"}},
 	)
 	var created struct{ Task sdkTask }
-	stepResult(t, run, 0, &created)
+	sdkDecode(t, run, 0, &created)
 	if created.Task.TaskID == "" || created.Task.TTL <= 0 || created.Task.PollInterval <= 0 {
 		t.Fatalf("the call made no task: %+v", created)
 	}
 	var res sdkWriteResult
-	stepResult(t, run, 3, &res)
+	sdkDecode(t, run, 3, &res)
 	t.Logf("tasks/result came %s after the person accepted", time.Since(accepted).Round(time.Millisecond))
 	if res.IsError || res.StructuredContent.State != "posted" || res.StructuredContent.Permalink == "" || !strings.Contains(res.text(), res.StructuredContent.Permalink) {
 		t.Fatalf("tasks/result = %+v (%s), want the post's permalink", res, res.text())
 	}
 	var after sdkTask
-	stepResult(t, run, 4, &after)
+	sdkDecode(t, run, 4, &after)
 	if after.Status != "completed" {
 		t.Fatalf("the task after the post is %s", after.Status)
 	}
@@ -183,9 +170,9 @@ func TestATaskDeclinedExpiredOrCancelledPostsNothingAndACancelledTasksMessageSay
 		sdkStep{Method: "wait", Params: map[string]any{"notification": "notifications/tasks/status", "timeoutMs": 10000}},
 	)
 	var no, gone, withdrawn sdkWriteResult
-	stepResult(t, run, 2, &no)
-	stepResult(t, run, 5, &gone)
-	stepResult(t, run, 9, &withdrawn)
+	sdkDecode(t, run, 2, &no)
+	sdkDecode(t, run, 5, &gone)
+	sdkDecode(t, run, 9, &withdrawn)
 	if !no.IsError || !strings.Contains(no.text(), "declined") {
 		t.Errorf("the declined task's result: %s", no.text())
 	}
@@ -193,7 +180,7 @@ func TestATaskDeclinedExpiredOrCancelledPostsNothingAndACancelledTasksMessageSay
 		t.Errorf("the expired task's result: %s", gone.text())
 	}
 	var cancel sdkTask
-	stepResult(t, run, 8, &cancel)
+	sdkDecode(t, run, 8, &cancel)
 	if cancel.Status != "cancelled" || !withdrawn.IsError || !strings.Contains(withdrawn.text(), "withdrawn") {
 		t.Errorf("the cancelled task: %+v, result %s", cancel, withdrawn.text())
 	}
@@ -215,8 +202,8 @@ func TestATaskDeclinedExpiredOrCancelledPostsNothingAndACancelledTasksMessageSay
 		}
 	}
 	var first, third struct{ Task sdkTask }
-	stepResult(t, run, 0, &first)
-	stepResult(t, run, 6, &third)
+	sdkDecode(t, run, 0, &first)
+	sdkDecode(t, run, 6, &third)
 	if heard[first.Task.TaskID] != "completed" || heard[third.Task.TaskID] != "cancelled" {
 		t.Fatalf("task status notices heard: %v; want the declined task completed and the cancelled one cancelled", heard)
 	}
@@ -229,7 +216,7 @@ func TestAnotherPersonCannotGetTheResultOfOrCancelSomeoneElsesTask(t *testing.T)
 	run := runTypeScriptSDK(t, mm.URL, alice.Token,
 		sdkStep{Method: "tools/call-task", Params: map[string]any{"name": "create_post", "arguments": map[string]any{"channel": townSquare(t).Id, "message": marker}}})
 	var created struct{ Task sdkTask }
-	stepResult(t, run, 0, &created)
+	sdkDecode(t, run, 0, &created)
 	id := created.Task.TaskID
 	other := runTypeScriptSDKPlan(t, mm.URL, bob.Token,
 		sdkStep{Method: "tasks/get", Params: map[string]any{"taskId": id}},
@@ -244,7 +231,7 @@ func TestAnotherPersonCannotGetTheResultOfOrCancelSomeoneElsesTask(t *testing.T)
 		_ = i
 	}
 	var list struct{ Tasks []sdkTask }
-	stepResult(t, other, 3, &list)
+	sdkDecode(t, other, 3, &list)
 	for _, task := range list.Tasks {
 		if task.TaskID == id {
 			t.Fatalf("bob lists alice's task")
@@ -252,11 +239,11 @@ func TestAnotherPersonCannotGetTheResultOfOrCancelSomeoneElsesTask(t *testing.T)
 	}
 	mine := runTypeScriptSDK(t, mm.URL, alice.Token, sdkStep{Method: "tasks/get", Params: map[string]any{"taskId": id}}, sdkStep{Method: "tasks/list"})
 	var still sdkTask
-	stepResult(t, mine, 0, &still)
+	sdkDecode(t, mine, 0, &still)
 	if still.Status != "input_required" {
 		t.Fatalf("alice's task after bob's tries is %s", still.Status)
 	}
-	stepResult(t, mine, 1, &list)
+	sdkDecode(t, mine, 1, &list)
 	found := false
 	for _, task := range list.Tasks {
 		found = found || task.TaskID == id
@@ -291,7 +278,7 @@ func TestAHostFollowingATaskGetsThePostSoonAfterThePersonAccepts(t *testing.T) {
 			At     int64          `json:"at"`
 		} `json:"messages"`
 	}
-	stepResult(t, run, 0, &stream)
+	sdkDecode(t, run, 0, &stream)
 	var types []string
 	for _, m := range stream.Messages {
 		types = append(types, m.Type)

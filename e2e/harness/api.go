@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -307,4 +308,20 @@ func (s *Server) PluginSettings() (map[string]any, error) {
 		return nil, apiError("get config", resp, err)
 	}
 	return cfg.PluginSettings.Plugins[PluginID], nil
+}
+
+// StartForBench starts the server with the plugin bundle as shipped (its
+// log discarded, extra options applied) and lifts the call rate, as every
+// benchmark command begins; on an error nothing is left running.
+func StartForBench(ctx context.Context, opts Options) (*Server, error) {
+	opts.LogWriter, opts.AsShipped = io.Discard, true
+	mm, err := Start(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := mm.LiftCallRate(); err != nil {
+		mm.Close()
+		return nil, err
+	}
+	return mm, nil
 }

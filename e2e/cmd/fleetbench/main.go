@@ -16,7 +16,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strconv"
@@ -48,14 +47,11 @@ func main() {
 
 func run(bundle, rounds string, calls, shortLived int, over time.Duration) error {
 	ctx := context.Background()
-	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
+	mm, err := harness.StartForBench(ctx, harness.Options{BundlePath: bundle})
 	if err != nil {
 		return err
 	}
 	defer mm.Close()
-	if err := mm.LiftCallRate(); err != nil {
-		return err
-	}
 	proxy, err := mm.StartSecondNode(ctx)
 	if err != nil {
 		return err

@@ -96,14 +96,11 @@ type listener struct {
 
 func run(bundle string, people, channels, rate int, over time.Duration) error {
 	ctx := context.Background()
-	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
+	mm, err := harness.StartForBench(ctx, harness.Options{BundlePath: bundle})
 	if err != nil {
 		return err
 	}
 	defer mm.Close()
-	if err := mm.LiftCallRate(); err != nil {
-		return err
-	}
 	proc, err := pluginproc.Find(mm)
 	if err != nil {
 		return err

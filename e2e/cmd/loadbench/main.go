@@ -12,7 +12,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 	"strings"
@@ -38,14 +37,11 @@ func main() {
 
 func run(bundle string, clients, calls, people int) error {
 	ctx := context.Background()
-	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
+	mm, err := harness.StartForBench(ctx, harness.Options{BundlePath: bundle})
 	if err != nil {
 		return err
 	}
 	defer mm.Close()
-	if err := mm.LiftCallRate(); err != nil {
-		return err
-	}
 	proxy, err := mm.StartSecondNode(ctx)
 	if err != nil {
 		return err

@@ -54,14 +54,11 @@ func run(bundle string, runs int) error {
 		}
 		fmt.Println()
 	}
-	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
+	mm, err := harness.StartForBench(ctx, harness.Options{BundlePath: bundle})
 	if err != nil {
 		return err
 	}
 	defer mm.Close()
-	if err := mm.LiftCallRate(); err != nil {
-		return err
-	}
 	if !hostile.only {
 		fmt.Println("== read_file of a 500-line window of a 1 MB text file, through the real server ==")
 		if err := benchReadFile(ctx, mm, runs); err != nil {
