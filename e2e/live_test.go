@@ -35,17 +35,25 @@ func waitUpdates(n int, timeoutMs int) sdkStep {
 
 func TestASubscribedChannelTellsOfEachNewEditedAndDeletedPostUntilThePersonLeavesIt(t *testing.T) {
 	alice, bob := mm.Users[0], mm.Users[1]
-	ch := createChannel(t, bob, uniq(t, "live-"), "Live", model.ChannelTypePrivate)
-	if _, _, err := mm.Client(bob).AddChannelMember(context.Background(), ch.Id, alice.ID); err != nil {
-		t.Fatal(err)
-	}
-	uri := resources.ChannelURI(mm.Team.Name, ch.Name)
 	if _, err := mm.StartSecondNode(t.Context()); err != nil {
 		t.Fatalf("second node: %v", err)
 	}
-	// Alice listens on one node; bob posts, edits, deletes and removes her
-	// on the other.
+	// Alice listens on one node; bob posts, edits and deletes on the other.
+	// Each person's membership is made on the node they act on: nodes
+	// without a cluster licence share no cache invalidations.
 	nodes := mm.NodeURLs()
+	admin1, admin2 := clientAt(nodes[0], mm.Admin), clientAt(nodes[1], mm.Admin)
+	ch, _, err := admin1.CreateChannel(context.Background(), &model.Channel{TeamId: mm.Team.Id, Name: uniq(t, "live-"), DisplayName: "Live", Type: model.ChannelTypePrivate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := admin1.AddChannelMember(context.Background(), ch.Id, alice.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := admin2.AddChannelMember(context.Background(), ch.Id, bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	uri := resources.ChannelURI(mm.Team.Name, ch.Name)
 	var post *model.Post
 	pauses := 0
 	run := runTasksPlan(t, nodes[0], alice.Token, func([]json.RawMessage) {
@@ -61,11 +69,9 @@ func TestASubscribedChannelTellsOfEachNewEditedAndDeletedPostUntilThePersonLeave
 		case 3:
 			_, err = c.DeletePost(context.Background(), post.Id)
 		case 4:
-			// On alice's node: nodes without a cluster licence share no
-			// cache invalidations, so only it knows at once she left.
-			c = clientAt(nodes[0], bob)
-			if _, err = c.RemoveUserFromChannel(context.Background(), ch.Id, alice.ID); err == nil {
-				_, _, err = c.CreatePost(context.Background(), &model.Post{ChannelId: ch.Id, Message: "after alice left"})
+			// On alice's node, which then knows at once she left.
+			if _, err = admin1.RemoveUserFromChannel(context.Background(), ch.Id, alice.ID); err == nil {
+				_, _, err = admin1.CreatePost(context.Background(), &model.Post{ChannelId: ch.Id, Message: "after alice left"})
 			}
 		}
 		if err != nil {
@@ -196,11 +202,23 @@ func TestOn20260728AListenStreamHearsOfPostsInTheChannelsItSubscribedToThatThePe
 		t.Fatalf("second node: %v", err)
 	}
 	nodes := mm.NodeURLs()
-	open := createChannel(t, alice, uniq(t, "listen-"), "Listen", model.ChannelTypeOpen)
-	if _, _, err := mm.Client(alice).AddChannelMember(context.Background(), open.Id, bob.ID); err != nil {
+	// Bob's channels and memberships are made on the node he posts on:
+	// nodes without a cluster licence share no cache invalidations.
+	bobThere, admin2 := clientAt(nodes[1], bob), clientAt(nodes[1], mm.Admin)
+	open, _, err := admin2.CreateChannel(context.Background(), &model.Channel{TeamId: mm.Team.Id, Name: uniq(t, "listen-"), DisplayName: "Listen", Type: model.ChannelTypeOpen})
+	if err != nil {
 		t.Fatal(err)
 	}
-	secret := createChannel(t, bob, uniq(t, "hidden-"), "Hidden", model.ChannelTypePrivate)
+	if _, _, err := admin2.AddChannelMember(context.Background(), open.Id, bob.ID); err != nil {
+		t.Fatal(err)
+	}
+	secret, _, err := admin2.CreateChannel(context.Background(), &model.Channel{TeamId: mm.Team.Id, Name: uniq(t, "hidden-"), DisplayName: "Hidden", Type: model.ChannelTypePrivate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := admin2.AddChannelMember(context.Background(), secret.Id, bob.ID); err != nil {
+		t.Fatal(err)
+	}
 	openURI, secretURI := resources.ChannelURI(mm.Team.Name, open.Name), resources.ChannelURI(mm.Team.Name, secret.Name)
 	stream := listenStream(t, nodes[0], alice.Token, []string{openURI, secretURI})
 	ack := nextMessage(stream, 10*time.Second)
@@ -212,10 +230,10 @@ func TestOn20260728AListenStreamHearsOfPostsInTheChannelsItSubscribedToThatThePe
 		t.Fatalf("acknowledged %s: want %s and not the channel alice cannot read", got, openURI)
 	}
 	// Bob posts on the other node, where alice has no stream.
-	if _, _, err := clientAt(nodes[1], bob).CreatePost(context.Background(), &model.Post{ChannelId: secret.Id, Message: "not for alice"}); err != nil {
+	if _, _, err := bobThere.CreatePost(context.Background(), &model.Post{ChannelId: secret.Id, Message: "not for alice"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := clientAt(nodes[1], bob).CreatePost(context.Background(), &model.Post{ChannelId: open.Id, Message: "for everyone"}); err != nil {
+	if _, _, err := bobThere.CreatePost(context.Background(), &model.Post{ChannelId: open.Id, Message: "for everyone"}); err != nil {
 		t.Fatal(err)
 	}
 	n := nextMessage(stream, 10*time.Second)
