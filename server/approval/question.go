@@ -1,7 +1,8 @@
-// Package question is the question a posting tool asks the person through
-// their MCP client (elicitation): what it shows, the single answer it takes,
-// and the signed state that lets any cluster node finish the call when the
-// client comes back with the answer.
+// The question a write asks the person through their MCP client
+// (elicitation): what it shows, the single answer it takes, and the signed
+// state that lets any cluster node finish the call when the client comes
+// back with the answer.
+
 package approval
 
 import (

@@ -64,68 +64,41 @@ func (c *Caller) forget() {
 // channel is the channel with that id, read once per call; each caller
 // gets its own copy, so none can change another's.
 func (c *Caller) channel(id string) (*model.Channel, error) {
-	c.memo.mu.Lock()
-	c.memo.fresh()
-	ch, ok := c.memo.channels[id]
-	c.memo.mu.Unlock()
-	if !ok {
-		var err error
-		if ch, err = c.g.api.Channel.Get(id); err != nil {
-			return nil, err
-		}
-		c.memo.mu.Lock()
-		if c.memo.channels == nil {
-			c.memo.channels = map[string]*model.Channel{}
-		}
-		c.memo.channels[id] = ch
-		c.memo.mu.Unlock()
-	}
-	cp := *ch
-	return &cp, nil
+	return remembered(c, &c.memo.channels, id, c.g.api.Channel.Get)
 }
 
 // team is the team with that id, read once per call (a copy, as channel).
 func (c *Caller) team(id string) (*model.Team, error) {
-	c.memo.mu.Lock()
-	c.memo.fresh()
-	t, ok := c.memo.teams[id]
-	c.memo.mu.Unlock()
-	if !ok {
-		var err error
-		if t, err = c.g.keptTeamByID(id); err != nil {
-			return nil, err
-		}
-		c.memo.mu.Lock()
-		if c.memo.teams == nil {
-			c.memo.teams = map[string]*model.Team{}
-		}
-		c.memo.teams[id] = t
-		c.memo.mu.Unlock()
-	}
-	cp := *t
-	return &cp, nil
+	return remembered(c, &c.memo.teams, id, c.g.keptTeamByID)
 }
 
 // teamMember is someone's membership of a team, read once per call (a copy).
 func (c *Caller) teamMember(teamID, userID string) (*model.TeamMember, error) {
-	key := [2]string{teamID, userID}
+	return remembered(c, &c.memo.members, [2]string{teamID, userID}, func(key [2]string) (*model.TeamMember, error) {
+		return c.g.api.Team.GetMember(key[0], key[1])
+	})
+}
+
+// remembered is what read answers for key, asked once per call and kept in
+// the call's map m; the caller gets a copy of its own.
+func remembered[K comparable, V any](c *Caller, m *map[K]*V, key K, read func(K) (*V, error)) (*V, error) {
 	c.memo.mu.Lock()
 	c.memo.fresh()
-	m, ok := c.memo.members[key]
+	v, ok := (*m)[key]
 	c.memo.mu.Unlock()
 	if !ok {
 		var err error
-		if m, err = c.g.api.Team.GetMember(teamID, userID); err != nil {
+		if v, err = read(key); err != nil {
 			return nil, err
 		}
 		c.memo.mu.Lock()
-		if c.memo.members == nil {
-			c.memo.members = map[[2]string]*model.TeamMember{}
+		if *m == nil {
+			*m = map[K]*V{}
 		}
-		c.memo.members[key] = m
+		(*m)[key] = v
 		c.memo.mu.Unlock()
 	}
-	cp := *m
+	cp := *v
 	return &cp, nil
 }
 
