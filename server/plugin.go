@@ -159,6 +159,10 @@ func (p *Plugin) OnActivate() error {
 		Notify: func(userID, session, uri string) bool {
 			t := p.transport.Load()
 			return t != nil && t.NotifyResourceUpdated(userID, session, uri)
+		},
+		Alive: func(userID, session string) bool {
+			t := p.transport.Load()
+			return t == nil || t.SessionOpen(userID, session)
 		}}
 	p.live.Store(watched)
 	t := p.newTransport(manifestID, gw, served{cat: cat, resources: res, prompts: set, complete: complete,

@@ -71,6 +71,10 @@ type Service struct {
 	// Notify tells a session that uri changed, and says whether the
 	// session still exists (false ends its subscriptions).
 	Notify func(userID, session, uri string) bool
+	// Alive is whether a session (or listen stream) is still open: a
+	// person at their bound is not refused for subscriptions of sessions
+	// that ended (nil: all are).
+	Alive func(userID, session string) bool
 }
 
 // ErrTooMany is a subscription past a bound.
@@ -87,10 +91,14 @@ func (s *Service) Subscribe(ctx context.Context, userID, session, uri string) er
 	}
 	sub := Subscription{UserID: userID, Session: session, URI: uri, ChannelID: target.ChannelID, RootID: target.RootID}
 	added := false
+	var ended []Subscription
 	err = update(s.KV, personKey(userID), func(subs []Subscription) ([]Subscription, error) {
 		if slices.ContainsFunc(subs, sub.same) {
 			added = false
 			return nil, kvstore.Unchanged
+		}
+		if len(subs) >= MaxPerPerson {
+			subs, ended = s.withoutEnded(subs)
 		}
 		if len(subs) >= MaxPerPerson {
 			return nil, fmt.Errorf("%w: %w", ErrTooMany, refusal.New(fmt.Sprintf("You have %d subscriptions, as many as one person may keep; nothing was subscribed.", MaxPerPerson),
@@ -99,6 +107,9 @@ func (s *Service) Subscribe(ctx context.Context, userID, session, uri string) er
 		added = true
 		return append(subs, sub), nil
 	})
+	for _, e := range ended {
+		_ = s.dropFromChannel(e) // at the latest, the channel's next post drops it
+	}
 	if err != nil || !added {
 		return err
 	}
@@ -116,6 +127,22 @@ func (s *Service) Subscribe(ctx context.Context, userID, session, uri string) er
 		_ = s.drop(sub) // the person's list names only what the channel's index holds
 	}
 	return err
+}
+
+// withoutEnded splits subs into those whose session is open and those
+// whose session ended.
+func (s *Service) withoutEnded(subs []Subscription) (open, ended []Subscription) {
+	if s.Alive == nil {
+		return subs, nil
+	}
+	for _, sub := range subs {
+		if s.Alive(sub.UserID, sub.Session) {
+			open = append(open, sub)
+		} else {
+			ended = append(ended, sub)
+		}
+	}
+	return open, ended
 }
 
 // Unsubscribe ends the person's session's subscription to uri (none: no

@@ -131,6 +131,22 @@ func TestAResourceThePersonCannotReadIsNotSubscribed(t *testing.T) {
 	}
 }
 
+func TestAPersonAtTheBoundIsNotRefusedForSubscriptionsOfSessionsThatEnded(t *testing.T) {
+	w := newWorld()
+	w.svc.Watch = func(_ context.Context, uri string) (resources.Target, error) {
+		return resources.Target{ChannelID: uri}, nil
+	}
+	w.svc.Alive = func(_, session string) bool { return w.sessions[session] }
+	for i := range MaxPerPerson {
+		w.subscribe(t, "alice", "s1", fmt.Sprintf("c%d", i))
+	}
+	delete(w.sessions, "s1")
+	w.subscribe(t, "alice", "s2", "fresh")
+	if raw, _ := w.svc.KV.Get(channelKey("c0")); raw != nil {
+		t.Fatal("an ended session's subscription is still in its channel's index")
+	}
+}
+
 func TestAPersonKeepsAtMostTheBoundOfSubscriptions(t *testing.T) {
 	w := newWorld()
 	w.svc.Watch = func(_ context.Context, uri string) (resources.Target, error) {

@@ -32,6 +32,11 @@ const (
 	// node that stops leaves its streams named this long at most, and
 	// notices for them expire unread (noticeInboxFor).
 	listenLease = 10 * time.Minute
+	// maxListenResources bounds the resources one listen stream asks to
+	// subscribe to that are looked at: a person keeps at most 64
+	// subscriptions (live.MaxPerPerson), so more are refused anyway, and
+	// each one asked costs a lookup in Mattermost.
+	maxListenResources = 64
 )
 
 type listenStreamKey struct{}
@@ -68,7 +73,7 @@ func (t *Transport) openListen(ctx context.Context, r *http.Request, s *stream, 
 		var uris []string
 		if json.Unmarshal(body, &msg) == nil && json.Unmarshal(msg["params"], &params) == nil &&
 			json.Unmarshal(params["notifications"], &notifications) == nil && json.Unmarshal(notifications["resourceSubscriptions"], &uris) == nil {
-			for _, uri := range uris {
+			for _, uri := range uris[:min(len(uris), maxListenResources)] {
 				if err := t.opts.Subscriptions.Subscribe(ctx, s.userID, s.sessionID, uri); err != nil {
 					t.opts.Log.Debug("A subscriptions/listen stream's resource was not subscribed", "user_id", s.userID, "error", err.Error())
 					continue

@@ -54,34 +54,36 @@ type relayedNotice struct {
 // cluster it is open. It does not wait: the notification is written by
 // the stream's own request. A notification for a session that is gone, is
 // another person's or has no stream open is dropped (logged at debug); one
-// larger than maxSessionNoticeBytes is dropped with a warning.
-func (t *Transport) NotifySession(userID, sessionID, method string, params map[string]any) {
+// larger than maxSessionNoticeBytes is dropped with a warning. It answers
+// false only for a session (or listen stream) that is gone.
+func (t *Transport) NotifySession(userID, sessionID, method string, params map[string]any) bool {
 	msg, err := sessionNotice(method, params)
 	if err != nil {
 		t.opts.Log.Warn("A notification for an MCP session was not sent", "user_id", userID, "method", method, "error", err.Error())
-		return
+		return true
 	}
 	if t.notices.send(userID, sessionID, msg) {
 		t.opts.Log.Debug("Sent a notification to an MCP session's stream on this node", "user_id", userID, "method", method)
-		return
+		return true
 	}
 	if !t.sessionExists(userID, sessionID) {
 		t.opts.Log.Debug("A notification for an MCP session that is gone was dropped", "user_id", userID, "method", method)
-		return
+		return false
 	}
 	n := relayedNotice{ID: newNoticeID(), UserID: userID, SessionID: sessionID, Message: msg}
 	// Both ways (ADR 0018): the cluster event where the cluster has them,
 	// the other nodes' KV inboxes where it has none.
 	t.toInboxes(n)
 	if t.opts.RelayNotice == nil {
-		return
+		return true
 	}
 	payload, err := json.Marshal(n)
 	if err != nil {
 		t.opts.Log.Warn("A notification for an MCP session was not relayed", "user_id", userID, "method", method, "error", err.Error())
-		return
+		return true
 	}
 	t.opts.RelayNotice(payload)
+	return true
 }
 
 // RelayedNotice writes a notification another node relayed (NotifySession)

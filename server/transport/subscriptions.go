@@ -79,13 +79,15 @@ func (t *Transport) sessionExists(userID, sessionID string) bool {
 	return err != nil || rec != nil && rec.UserID == userID
 }
 
+// SessionOpen is whether the person's session, or listen stream, is still
+// open somewhere (a store that cannot say counts as open).
+func (t *Transport) SessionOpen(userID, sessionID string) bool {
+	return t.sessionExists(userID, sessionID)
+}
+
 // NotifyResourceUpdated tells a session that the resource uri changed
 // (notifications/resources/updated), wherever its stream is open, and says
 // whether the session still exists.
 func (t *Transport) NotifyResourceUpdated(userID, sessionID, uri string) bool {
-	if !t.sessionExists(userID, sessionID) {
-		return false
-	}
-	t.NotifySession(userID, sessionID, string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
-	return true
+	return t.NotifySession(userID, sessionID, string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": uri})
 }

@@ -73,7 +73,7 @@ func (t *Transport) serveTaskListen(ctx context.Context, w http.ResponseWriter, 
 	allowed := listenRequest{ToolsListChanged: want.ToolsListChanged && streams, PromptsListChanged: want.PromptsListChanged && streams,
 		ResourcesListChanged: want.ResourcesListChanged && streams}
 	if t.opts.Subscriptions != nil {
-		for _, uri := range want.ResourceSubscriptions {
+		for _, uri := range want.ResourceSubscriptions[:min(len(want.ResourceSubscriptions), maxListenResources)] {
 			if t.opts.Subscriptions.Subscribe(ctx, userID, s.sessionID, uri) == nil {
 				allowed.ResourceSubscriptions = append(allowed.ResourceSubscriptions, uri)
 			}
