@@ -6,7 +6,6 @@
 package adminpage
 
 import (
-	"encoding/json"
 	"net/http"
 	"sort"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
 )
 
 const (
@@ -118,13 +118,13 @@ func (rt *Routes) allowed(w http.ResponseWriter, r *http.Request, html bool) boo
 		return true
 	}
 	if html {
-		secure(w)
+		response.SecurePage(w)
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		w.WriteHeader(code)
 		_, _ = w.Write([]byte(line + "\n"))
 		return false
 	}
-	writeJSON(w, code, map[string]string{"error": line})
+	response.JSON(w, code, map[string]string{"error": line})
 	return false
 }
 
@@ -135,10 +135,10 @@ func (rt *Routes) status(w http.ResponseWriter, r *http.Request) {
 	s, err := rt.read(r)
 	if err != nil {
 		rt.Log.Error("Reading the MCP status for the admin failed", "error", err.Error())
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "The status could not be read; try again shortly."})
+		response.JSON(w, http.StatusInternalServerError, map[string]string{"error": "The status could not be read; try again shortly."})
 		return
 	}
-	writeJSON(w, http.StatusOK, s)
+	response.JSON(w, http.StatusOK, s)
 }
 
 // writeDays is the days=7|30 of the request.
@@ -193,19 +193,4 @@ func oauthSteps(st mattermost.OAuthStatus) OAuth {
 		{Setting: "OAuth 2.0 Service Provider", On: st.Provider, Where: "System Console > Integrations > Integration Management > Enable OAuth 2.0 Service Provider"},
 		{Setting: "Dynamic Client Registration", On: st.DynamicRegistration, Where: "System Console > Integrations > Integration Management > Enable Dynamic Client Registration (Mattermost 11.4 and later)"},
 	}}
-}
-
-func secure(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'self'; base-uri 'none'; form-action 'self'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	secure(w)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
 }

@@ -4,6 +4,8 @@ import (
 	"html/template"
 	"net/http"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
 )
 
 // view is Status as the page lays it out.
@@ -29,7 +31,7 @@ func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
 	s, err := rt.read(r)
 	if err != nil {
 		rt.Log.Error("Reading the MCP status for the admin failed", "error", err.Error())
-		secure(w)
+		response.SecurePage(w)
 		http.Error(w, "The status could not be read; reload the page shortly.", http.StatusInternalServerError)
 		return
 	}
@@ -50,7 +52,7 @@ func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
 		}
 		v.Days = append(v.Days, dv)
 	}
-	secure(w)
+	response.SecurePage(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := pageTmpl.Execute(w, v); err != nil {
 		rt.Log.Error("Rendering the admin page failed", "error", err.Error())

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
 )
 
 // The REST routes of the trail, under the plugin's route. A system admin
@@ -106,7 +107,7 @@ func (rt *Routes) serve(w http.ResponseWriter, r *http.Request, owner string, by
 		writeCSV(w, page)
 		return
 	}
-	writeJSON(w, http.StatusOK, page)
+	response.JSON(w, http.StatusOK, page)
 }
 
 var toolName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
@@ -231,22 +232,8 @@ func parseInt(name, v string, lo, hi, def int) (int, error) {
 	return n, nil
 }
 
-func secure(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", "default-src 'none'; sandbox")
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	secure(w)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
 func writeError(w http.ResponseWriter, code int, line string) {
-	writeJSON(w, code, map[string]string{"error": line})
+	response.JSON(w, code, map[string]string{"error": line})
 }
 
 // csvHeader names the CSV columns; targets are "key=id" pairs joined by
@@ -254,7 +241,7 @@ func writeError(w http.ResponseWriter, code int, line string) {
 var csvHeader = []string{"at", "kind", "user_id", "client_name", "client_version", "tool", "outcome", "reason", "targets"}
 
 func writeCSV(w http.ResponseWriter, page Page) {
-	secure(w)
+	response.SecureData(w)
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="mcp-audit.csv"`)
 	w.WriteHeader(http.StatusOK)

@@ -1,11 +1,12 @@
 package connect
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 
 	"github.com/gorilla/mux"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
 )
 
 // APIPath is the connect dialog's JSON API, under the plugin's route.
@@ -48,7 +49,7 @@ func (rt *Routes) overview(w http.ResponseWriter, r *http.Request) {
 		rt.fail(w, err, "read the connect overview")
 		return
 	}
-	writeJSON(w, http.StatusOK, o)
+	response.JSON(w, http.StatusOK, o)
 }
 
 func (rt *Routes) clients(w http.ResponseWriter, r *http.Request) {
@@ -61,7 +62,7 @@ func (rt *Routes) clients(w http.ResponseWriter, r *http.Request) {
 		rt.fail(w, err, "list connected clients")
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"clients": clients, "more_clients": more})
+	response.JSON(w, http.StatusOK, map[string]any{"clients": clients, "more_clients": more})
 }
 
 func (rt *Routes) token(w http.ResponseWriter, r *http.Request) {
@@ -75,14 +76,14 @@ func (rt *Routes) token(w http.ResponseWriter, r *http.Request) {
 	tok, err := rt.Service.MakeToken(user)
 	var no *ErrNoTokens
 	if errors.As(err, &no) {
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": no.Reason})
+		response.JSON(w, http.StatusForbidden, map[string]string{"error": no.Reason})
 		return
 	}
 	if err != nil {
 		rt.fail(w, err, "make a personal access token")
 		return
 	}
-	writeJSON(w, http.StatusCreated, tok)
+	response.JSON(w, http.StatusCreated, tok)
 }
 
 func (rt *Routes) disconnect(w http.ResponseWriter, r *http.Request) {
@@ -96,20 +97,20 @@ func (rt *Routes) disconnect(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := rt.Service.Disconnect(user, session, mux.Vars(r)["id"])
 	if errors.Is(err, ErrNotFound) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": "This client is not connected any more (it may have been disconnected in another window): nothing was changed."})
+		response.JSON(w, http.StatusNotFound, map[string]string{"error": "This client is not connected any more (it may have been disconnected in another window): nothing was changed."})
 		return
 	}
 	if err != nil {
 		rt.fail(w, err, "disconnect a client")
 		return
 	}
-	writeJSON(w, http.StatusOK, d)
+	response.JSON(w, http.StatusOK, d)
 }
 
 func (rt *Routes) user(w http.ResponseWriter, r *http.Request) (string, bool) {
 	user := r.Header.Get("Mattermost-User-Id")
 	if user == "" {
-		writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "Sign in to Mattermost first."})
+		response.JSON(w, http.StatusUnauthorized, map[string]string{"error": "Sign in to Mattermost first."})
 		return "", false
 	}
 	return user, true
@@ -118,7 +119,7 @@ func (rt *Routes) user(w http.ResponseWriter, r *http.Request) (string, bool) {
 func (rt *Routes) person(w http.ResponseWriter, r *http.Request) (string, bool) {
 	session, err := rt.Person(r)
 	if errors.Is(err, ErrNotThePerson) {
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": capitalized(ErrNotThePerson.Error())})
+		response.JSON(w, http.StatusForbidden, map[string]string{"error": capitalized(ErrNotThePerson.Error())})
 		return "", false
 	}
 	if err != nil {
@@ -130,7 +131,7 @@ func (rt *Routes) person(w http.ResponseWriter, r *http.Request) (string, bool) 
 
 func (rt *Routes) fail(w http.ResponseWriter, err error, what string) {
 	rt.Log.Error("Connect: could not "+what, "error", err.Error())
-	writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "Mattermost could not " + what + " just now; try again in a moment."})
+	response.JSON(w, http.StatusInternalServerError, map[string]string{"error": "Mattermost could not " + what + " just now; try again in a moment."})
 }
 
 func capitalized(s string) string {
@@ -138,13 +139,4 @@ func capitalized(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	// A token is answered once: no cache may keep it, or the client list.
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
 }

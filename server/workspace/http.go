@@ -1,7 +1,6 @@
 package workspace
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
 )
 
 // Paths under the plugin's route.
@@ -87,7 +88,7 @@ func (h *Routes) list(w http.ResponseWriter, r *http.Request) {
 	for _, f := range files {
 		out.Files = append(out.Files, EntryOf(f))
 	}
-	writeJSON(w, http.StatusOK, out)
+	response.JSON(w, http.StatusOK, out)
 }
 
 func (h *Routes) file(w http.ResponseWriter, r *http.Request) {
@@ -190,7 +191,7 @@ func (h *Routes) receive(w http.ResponseWriter, r *http.Request, route, userID, 
 		return
 	}
 	h.Log.Info("Workspace request", "route", route, "user_id", userID, "status", http.StatusCreated, "bytes", f.Size)
-	writeJSON(w, http.StatusCreated, EntryOf(f))
+	response.JSON(w, http.StatusCreated, EntryOf(f))
 }
 
 // fail answers an error with a status and a sentence that says what to do.
@@ -217,15 +218,7 @@ func (h *Routes) fail(w http.ResponseWriter, route, userID string, err error) {
 	if status != http.StatusInternalServerError {
 		h.Log.Info("Workspace request", "route", route, "user_id", userID, "status", status)
 	}
-	writeJSON(w, status, map[string]string{"error": http.StatusText(status), "message": msg})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v) // the client went away; nothing to tell it
+	response.JSON(w, status, map[string]string{"error": http.StatusText(status), "message": msg})
 }
 
 // SetDownloadHeaders makes a response of file bytes inert in a browser: a
