@@ -42,17 +42,8 @@ func (m madeTokens) list(userID string) ([]madeToken, error) {
 }
 
 func (m madeTokens) change(userID string, apply func([]madeToken) []madeToken) error {
-	return kvstore.Update(m.kv, tokensKeyPrefix+userID, func(old []byte) (kvstore.Change, error) {
-		var list []madeToken
-		if len(old) > 0 && json.Unmarshal(old, &list) != nil {
-			list = nil
-		}
-		list = apply(list)
-		if len(list) == 0 {
-			return kvstore.Change{}, nil
-		}
-		raw, err := json.Marshal(list)
-		return kvstore.Change{Value: raw}, err
+	return kvstore.List[madeToken]{KV: m.kv, Key: tokensKeyPrefix + userID}.Update(func(list []madeToken) ([]madeToken, error) {
+		return apply(list), nil
 	})
 }
 

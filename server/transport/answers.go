@@ -142,13 +142,8 @@ func (t *Transport) markAsking() {
 }
 
 func (t *Transport) updateNodes(change func([]nodeRange) []nodeRange) error {
-	err := kvstore.Update(t.opts.Answers, nodesKey, func(old []byte) (kvstore.Change, error) {
-		var nodes []nodeRange
-		if len(old) > 0 && json.Unmarshal(old, &nodes) != nil {
-			nodes = nil
-		}
-		next, err := json.Marshal(change(nodes))
-		return kvstore.Change{Value: next}, err
+	err := kvstore.List[nodeRange]{KV: t.opts.Answers, Key: nodesKey}.Update(func(nodes []nodeRange) ([]nodeRange, error) {
+		return change(nodes), nil
 	})
 	if err != nil {
 		return fmt.Errorf("the list of nodes: %w", err)

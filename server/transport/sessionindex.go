@@ -1,9 +1,6 @@
 package transport
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"slices"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
@@ -64,27 +61,14 @@ func (s *sessionStore) writeIndex(userID string) {
 // after dropping the entries whose records have expired, and stores it with
 // compare-and-set, again until it holds.
 func (s *sessionStore) storeIndex(userID string, batch []*indexChange) error {
-	return kvstore.Update(s.index, sessionIndexKey(userID), func(old []byte) (kvstore.Change, error) {
-		var entries []sessionEntry
-		if len(old) > 0 && json.Unmarshal(old, &entries) != nil {
-			entries = nil // a corrupt index starts again; its sessions expire by themselves
-		}
+	// A corrupt index starts again; its sessions expire by themselves.
+	index := kvstore.List[sessionEntry]{KV: s.index, Key: sessionIndexKey(userID), TTL: sessionLifetime, MaxBytes: maxIndexBytes}
+	return index.Update(func(entries []sessionEntry) ([]sessionEntry, error) {
 		now := s.now()
 		entries = slices.DeleteFunc(entries, func(e sessionEntry) bool { return now.Sub(e.Seen) >= sessionLifetime })
 		for _, c := range batch {
 			entries = c.apply(entries)
 		}
-		entries = s.dropLeases(entries, now)
-		raw, err := json.Marshal(entries)
-		if err != nil {
-			return kvstore.Change{}, err
-		}
-		if len(raw) > maxIndexBytes {
-			return kvstore.Change{}, fmt.Errorf("the index of MCP sessions would take %d bytes, above its bound of %d", len(raw), maxIndexBytes)
-		}
-		if bytes.Equal(raw, old) {
-			return kvstore.Change{}, kvstore.Unchanged // a refused initialize: no write
-		}
-		return kvstore.Change{Value: raw, TTL: sessionLifetime}, nil
+		return s.dropLeases(entries, now), nil // a refused initialize changes nothing: no write
 	})
 }

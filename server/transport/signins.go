@@ -118,17 +118,8 @@ func (t *Transport) noteSignIn(userID, mmSession string, body []byte) {
 }
 
 func (t *Transport) changeSignIns(userID string, apply func([]SignIn) []SignIn) error {
-	return kvstore.Update(t.opts.Answers, signInKeyPrefix+userID, func(old []byte) (kvstore.Change, error) {
-		var list []SignIn
-		if len(old) > 0 && json.Unmarshal(old, &list) != nil {
-			list = nil
-		}
-		list = apply(list)
-		if len(list) == 0 {
-			return kvstore.Change{}, nil
-		}
-		raw, err := json.Marshal(list)
-		return kvstore.Change{Value: raw, TTL: sessionLifetime}, err
+	return kvstore.List[SignIn]{KV: t.opts.Answers, Key: signInKeyPrefix + userID, TTL: sessionLifetime}.Update(func(list []SignIn) ([]SignIn, error) {
+		return apply(list), nil
 	})
 }
 
