@@ -23,7 +23,7 @@ const (
 type listEmojiArgs struct {
 	Prefix string `json:"prefix,omitempty" jsonschema:"Only emoji whose name starts with this."`
 	Limit  int    `json:"limit,omitempty" jsonschema:"Emoji per page, 1-500; default 100."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	paged
 }
 
 // EmojiInfo is a custom emoji in structured answers.
@@ -60,9 +60,7 @@ func (d Deps) listEmoji(ctx context.Context, args listEmojiArgs) (res catalogue.
 		return res, refusal.New(fmt.Sprintf("%q is not the start of an emoji name: names hold only letters, digits, _, + and -.", present.Name(prefix)),
 			"Call list_emoji again with such a prefix, or without prefix.")
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, after, err := openCursor("list_emoji", args, keyArgs, args.Cursor)
+	pc, after, err := openPage("list_emoji", args)
 	if err != nil {
 		return res, err
 	}

@@ -48,14 +48,56 @@ func openCursor(tool string, args, keyArgs any, cursor string) (pageCursor, stri
 // openOffset is openCursor for listings paged by position in a list.
 func openOffset(tool string, args, keyArgs any, cursor string) (pageCursor, int, error) {
 	pc, at, err := openCursor(tool, args, keyArgs, cursor)
-	if err != nil || at == "" {
+	if err != nil {
 		return pc, 0, err
+	}
+	offset, err := pc.offset(at)
+	return pc, offset, err
+}
+
+// offset reads a position in a list from where a cursor continues: 0 for
+// the first page.
+func (pc pageCursor) offset(at string) (int, error) {
+	if at == "" {
+		return 0, nil
 	}
 	offset, err := paging.Offset(at)
 	if err != nil {
-		return pc, 0, pc.refuse(err)
+		return 0, pc.refuse(err)
 	}
-	return pc, offset, nil
+	return offset, nil
+}
+
+// paged is the cursor argument of every paged listing, embedded last in
+// its arguments so that they read and fingerprint as they always have.
+type paged struct {
+	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+}
+
+func (p *paged) page() *paged { return p }
+
+// pageArgs is a pointer to the arguments of a paged listing.
+type pageArgs[A any] interface {
+	*A
+	page() *paged
+}
+
+// openPage is openCursor for a listing's arguments: its cursors are bound
+// to tool and to args without their cursor.
+func openPage[A any, P pageArgs[A]](tool string, args A) (pageCursor, string, error) {
+	keyArgs := args
+	P(&keyArgs).page().Cursor = ""
+	return openCursor(tool, args, keyArgs, P(&args).page().Cursor)
+}
+
+// openPageOffset is openPage for listings paged by position in a list.
+func openPageOffset[A any, P pageArgs[A]](tool string, args A) (pageCursor, int, error) {
+	pc, at, err := openPage[A, P](tool, args)
+	if err != nil {
+		return pc, 0, err
+	}
+	offset, err := pc.offset(at)
+	return pc, offset, err
 }
 
 func (pc pageCursor) refuse(err error) error {

@@ -26,7 +26,7 @@ type getChannelMembersArgs struct {
 	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
 	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"People per page, 1-200; default 50."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	paged
 }
 
 // ChannelMemberInfo is a member of a channel in structured answers.
@@ -63,9 +63,7 @@ func (d Deps) getChannelMembers(ctx context.Context, args getChannelMembersArgs)
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, offset, err := openOffset("get_channel_members", args, keyArgs, args.Cursor)
+	pc, offset, err := openPageOffset("get_channel_members", args)
 	if err != nil {
 		return res, err
 	}

@@ -15,8 +15,8 @@ import (
 )
 
 type listMentionsArgs struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	Limit int `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 20."`
+	paged
 }
 
 // MentionPage is list_mentions' structured answer.
@@ -45,9 +45,7 @@ func (d Deps) listMentions(ctx context.Context, args listMentionsArgs) (res cata
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, offset, err := openOffset("list_mentions", args, keyArgs, args.Cursor)
+	pc, offset, err := openPageOffset("list_mentions", args)
 	if err != nil {
 		return res, err
 	}

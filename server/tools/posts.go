@@ -218,7 +218,7 @@ type readChannelArgs struct {
 	Before  string `json:"before,omitempty" jsonschema:"Only posts before: RFC 3339 or a date (midnight UTC)."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
 	Replies string `json:"replies,omitempty" jsonschema:"collapsed: thread roots with reply counts; inline: every post. Default: your setting."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	paged
 }
 
 func readChannel(d Deps) catalogue.Tool {
@@ -244,9 +244,7 @@ func (d Deps) readChannel(ctx context.Context, args readChannelArgs) (res catalo
 	if since != 0 && before != 0 && since >= before {
 		return res, refusal.New("since must be earlier than before.", "Call again with since before before.")
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, from, err := openCursor("read_channel", args, keyArgs, args.Cursor)
+	pc, from, err := openPage("read_channel", args)
 	if err != nil {
 		return res, err
 	}

@@ -24,9 +24,9 @@ import (
 // ---- read_thread
 
 type readThreadArgs struct {
-	Post   string `json:"post" jsonschema:"Any post of the thread: id or permalink."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-200; default 50."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	Post  string `json:"post" jsonschema:"Any post of the thread: id or permalink."`
+	Limit int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-200; default 50."`
+	paged
 }
 
 func readThread(d Deps) catalogue.Tool {
@@ -48,9 +48,7 @@ func (d Deps) readThread(ctx context.Context, args readThreadArgs) (res catalogu
 	if link, ok := parsePostLink(postID); ok {
 		postID = link
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, offset, err := openOffset("read_thread", args, keyArgs, args.Cursor)
+	pc, offset, err := openPageOffset("read_thread", args)
 	if err != nil {
 		return res, err
 	}
@@ -107,10 +105,10 @@ func parsePostLink(s string) (string, bool) {
 // ---- search_posts
 
 type searchPostsArgs struct {
-	Terms  string `json:"terms" jsonschema:"Words, \"phrases\", -excluded, word* prefixes, from:username, in:channel-name, before:/after:/on:YYYY-MM-DD (UTC)."`
-	Team   string `json:"team,omitempty" jsonschema:"Only this team; left out: all your teams."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	Terms string `json:"terms" jsonschema:"Words, \"phrases\", -excluded, word* prefixes, from:username, in:channel-name, before:/after:/on:YYYY-MM-DD (UTC)."`
+	Team  string `json:"team,omitempty" jsonschema:"Only this team; left out: all your teams."`
+	Limit int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 20."`
+	paged
 }
 
 func searchPosts(d Deps) catalogue.Tool {
@@ -131,9 +129,7 @@ func (d Deps) searchPosts(ctx context.Context, args searchPostsArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, offset, err := openOffset("search_posts", args, keyArgs, args.Cursor)
+	pc, offset, err := openPageOffset("search_posts", args)
 	if err != nil {
 		return res, err
 	}
@@ -212,7 +208,7 @@ type listPinnedArgs struct {
 	Channel string `json:"channel" jsonschema:"Id (best), ~name, display name, DM @username or link."`
 	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	paged
 }
 
 func listPinnedPosts(d Deps) catalogue.Tool {
@@ -229,9 +225,7 @@ func (d Deps) listPinnedPosts(ctx context.Context, args listPinnedArgs) (res cat
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, after, err := openPostKey("list_pinned_posts", args, keyArgs, args.Cursor)
+	pc, after, err := openPagePostKey("list_pinned_posts", args)
 	if err != nil {
 		return res, err
 	}
@@ -278,9 +272,9 @@ func listPinnedAnswer(f pinnedPosts) (catalogue.Result[PostPage], error) {
 	return answerLinked(b.String(), page, postLinks(page.Posts...))
 }
 
-// openPostKey is openCursor for listings continued after a post key.
-func openPostKey(tool string, args, keyArgs any, cursor string) (pageCursor, mattermost.PostKey, error) {
-	pc, at, err := openCursor(tool, args, keyArgs, cursor)
+// openPagePostKey is openPage for listings continued after a post key.
+func openPagePostKey[A any, P pageArgs[A]](tool string, args A) (pageCursor, mattermost.PostKey, error) {
+	pc, at, err := openPage[A, P](tool, args)
 	if err != nil {
 		return pc, mattermost.PostKey{}, err
 	}
@@ -294,8 +288,8 @@ func openPostKey(tool string, args, keyArgs any, cursor string) (pageCursor, mat
 // ---- list_saved
 
 type listSavedArgs struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	Limit int `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
+	paged
 }
 
 func listSaved(d Deps) catalogue.Tool {
@@ -312,9 +306,7 @@ func (d Deps) listSaved(ctx context.Context, args listSavedArgs) (res catalogue.
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, after, err := openPostKey("list_saved", args, keyArgs, args.Cursor)
+	pc, after, err := openPagePostKey("list_saved", args)
 	if err != nil {
 		return res, err
 	}

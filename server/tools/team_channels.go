@@ -22,9 +22,9 @@ const (
 )
 
 type listTeamChannelsArgs struct {
-	Team   string `json:"team,omitempty" jsonschema:"Team name or id; may be left out if you are in one team."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Channels per page, 1-200; default 50."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	Team  string `json:"team,omitempty" jsonschema:"Team name or id; may be left out if you are in one team."`
+	Limit int    `json:"limit,omitempty" jsonschema:"Channels per page, 1-200; default 50."`
+	paged
 }
 
 // TeamChannelList is list_team_channels' structured answer.
@@ -54,9 +54,7 @@ func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, at, err := openCursor("list_team_channels", args, keyArgs, args.Cursor)
+	pc, at, err := openPage("list_team_channels", args)
 	if err != nil {
 		return res, err
 	}

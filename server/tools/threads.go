@@ -26,8 +26,8 @@ const (
 )
 
 type listThreadsArgs struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"Threads per page, 1-100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	Limit int `json:"limit,omitempty" jsonschema:"Threads per page, 1-100; default 20."`
+	paged
 }
 
 // ThreadInfo is a followed thread in list_threads' answer.
@@ -62,9 +62,7 @@ func (d Deps) listThreads(ctx context.Context, args listThreadsArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, offset, err := openOffset("list_threads", args, keyArgs, args.Cursor)
+	pc, offset, err := openPageOffset("list_threads", args)
 	if err != nil {
 		return res, err
 	}

@@ -21,8 +21,8 @@ const (
 // ---- list_unreads
 
 type listUnreadsArgs struct {
-	Limit  int    `json:"limit,omitempty" jsonschema:"Channels per page, 1-200; default 50."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	Limit int `json:"limit,omitempty" jsonschema:"Channels per page, 1-200; default 50."`
+	paged
 }
 
 // UnreadChannel is a channel with unread posts or mentions.
@@ -56,9 +56,7 @@ func (d Deps) listUnreads(ctx context.Context, args listUnreadsArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, offset, err := openOffset("list_unreads", args, keyArgs, args.Cursor)
+	pc, offset, err := openPageOffset("list_unreads", args)
 	if err != nil {
 		return res, err
 	}
@@ -121,7 +119,7 @@ type readUnreadArgs struct {
 	Team    string `json:"team,omitempty" jsonschema:"Team, if the channel name is ambiguous."`
 	Limit   int    `json:"limit,omitempty" jsonschema:"Posts per page, 1-100; default 30."`
 	Replies string `json:"replies,omitempty" jsonschema:"collapsed or inline, as read_channel."`
-	Cursor  string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	paged
 }
 
 // UnreadPage is read_unread's structured answer.
@@ -147,9 +145,7 @@ func (d Deps) readUnread(ctx context.Context, args readUnreadArgs) (res catalogu
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, from, err := openCursor("read_unread", args, keyArgs, args.Cursor)
+	pc, from, err := openPage("read_unread", args)
 	if err != nil {
 		return res, err
 	}
