@@ -42,7 +42,7 @@ func TestEveryToolIsInTheToolsetItsFamilyNamesAndOnlyGetMeIsInNone(t *testing.T)
 			want, known = 0, true
 		}
 		if !known || tool.Toolset != want {
-			t.Errorf("%s is in toolset %q, want %q (a new tool goes into its family's toolset here and in README)", tool.Name, tool.Toolset.Name(), want.Name())
+			t.Errorf("%s is in toolset %q, want %q (a new tool goes into its family's toolset here; the README's table follows with go test ./server/tools -run ReadmesToolTable -update)", tool.Name, tool.Toolset.Name(), want.Name())
 		}
 	}
 }
