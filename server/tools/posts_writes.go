@@ -92,14 +92,16 @@ func (d Deps) pin(ctx context.Context, a postIDArgs, action string) (res catalog
 		return res, err
 	}
 	if ch.DeleteAt != 0 {
-		return res, refusal.New("That post's channel is archived: nothing in it can be pinned or unpinned.", "")
+		return res, refusal.New("That post's channel is archived: nothing in it can be pinned or unpinned, and nothing was asked.",
+			"Someone who may manage the channel can unarchive it in Mattermost; then call this tool again.")
 	}
 	if p.IsPinned == (action == approval.ActionPin) {
 		state := "already pinned"
 		if action == approval.ActionUnpin {
 			state = "not pinned"
 		}
-		return res, refusal.Newf("Post %s is %s; nothing needs to change.", p.Id, state)
+		return res, refusal.New(fmt.Sprintf("Post %s is %s; nothing needs to change, and nothing was asked.", p.Id, state),
+			"list_pinned_posts with the post's channel lists the channel's pinned posts.")
 	}
 	plan, err := postChange(c, p, ch, action)
 	if err != nil {
