@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -62,9 +63,15 @@ func TestTheFileViewShowsAPhotoUprightAPDFsPageAndAZipsEntriesAtPhoneAndLaptopWi
 	for _, width := range []int64{phoneWidth, laptopWidth} {
 		tab := hostView(t, page, photoRes, map[string]any{"file_id": photo[0].Id}, "light", width)
 		size := pollJS[map[string]any](t, tab, "the view draws the photo", inView(`(() => { const i = d.querySelector(".image img");
-			return i && i.complete && i.naturalWidth > 0 ? {w: i.naturalWidth, h: i.naturalHeight, shown: i.getBoundingClientRect().width} : null; })()`))
+			const r = i && i.getBoundingClientRect(), cs = i && getComputedStyle(i), edge = (a, b) => parseFloat(cs[a]) + parseFloat(cs[b]);
+			return i && i.complete && i.naturalWidth > 0 ? {w: i.naturalWidth, h: i.naturalHeight, shown: r.width,
+				frameW: r.width - edge("borderLeftWidth", "borderRightWidth"), frameH: r.height - edge("borderTopWidth", "borderBottomWidth")} : null; })()`))
 		if size["h"].(float64) != 1568 || size["w"].(float64) >= size["h"].(float64) || size["shown"].(float64) > float64(width) {
 			t.Errorf("%dpx: the photo is drawn as %v; want it upright, 1568 px high, within the width", width, size)
+		}
+		// The frame is the image's own shape: no empty strip beside it.
+		if drawn, natural := size["frameW"].(float64)/size["frameH"].(float64), size["w"].(float64)/size["h"].(float64); math.Abs(drawn-natural) > 0.01 {
+			t.Errorf("%dpx: the photo's frame is %.0f × %.0f, shaped %.3f, but the photo is %.3f: an empty strip beside it", width, size["frameW"], size["frameH"], drawn, natural)
 		}
 		if facts := evalJS[string](t, tab, inView(`d.querySelector(".file-facts").textContent`)); !strings.Contains(facts, "JPEG image · ") ||
 			!strings.Contains(facts, "scaled from 1600 × 2400") || !strings.Contains(facts, "turned upright") {
