@@ -161,7 +161,7 @@ describe('the thread view', () => {
         expect([when.textContent, when.href]).toEqual(['Jan 2, 2026, 11:30 PM', 'https://mm.example/team/pl/p1']);
         expect(q.querySelector('.quote-body strong')?.textContent).toBe('Friday');
         expect(q.querySelector('.quote-body .cut')).not.toBeNull();
-        expect(q.querySelector('.quote-files')?.textContent).toBe('📎 plan.pdf and 2 more');
+        expect(q.querySelector('.quote-files')?.textContent).toBe('Files: plan.pdf and 2 more');
         expect(q.querySelector('.quote-channel')?.textContent).toBe('Originally posted in ~launch');
     });
 

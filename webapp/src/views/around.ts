@@ -177,7 +177,7 @@ export function renderQuotes(doc: Document, quoted: unknown, time: TimeFormat): 
         const files = (Array.isArray(q.files) ? q.files : []).slice(0, maxQuotedFiles).map(str).filter(Boolean);
         const moreFiles = Math.max(0, Math.trunc(Number(q.more_files) || 0));
         if (files.length > 0) {
-            box.appendChild(el(doc, 'div', 'quote-files', '📎 ' + files.join(', ') + (moreFiles > 0 ? ` and ${moreFiles} more` : '')));
+            box.appendChild(el(doc, 'div', 'quote-files', 'Files: ' + files.join(', ') + (moreFiles > 0 ? ` and ${moreFiles} more` : '')));
         }
         const channel = str(q.channel_name);
         if (channel) {

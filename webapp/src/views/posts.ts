@@ -185,7 +185,7 @@ function renderPost(doc: Document, p: Post, opts: Options, oneChannel: boolean):
         head.appendChild(priority);
     }
     if (p.pinned === true) {
-        head.appendChild(el(doc, 'span', 'pinned', '📌 Pinned'));
+        head.appendChild(el(doc, 'span', 'pinned', 'Pinned'));
     }
     li.appendChild(head);
     const body = doc.createElement('div');

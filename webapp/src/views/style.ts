@@ -27,7 +27,7 @@ ul{margin:4px 0;padding-left:20px}
 .files .name{font-weight:600;font-size:13px}
 .reactions{display:flex;flex-wrap:wrap;gap:4px;margin-top:6px}.reaction{display:inline-flex;align-items:center;gap:4px;background:var(--chip);border:1px solid transparent;border-radius:4px;padding:0 6px;height:24px;font-size:12px;font-weight:600;color:var(--link);cursor:default;max-width:100%}
 .reaction .emoji{font-size:16px;line-height:1}.reaction .emoji.custom{font-size:12px;font-weight:400;color:var(--fg);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}.reaction.more-emoji{color:var(--muted);font-weight:400}
-.pinned{color:var(--muted);font-size:12px}.edited{color:var(--muted);font-size:12px;cursor:default}
+.pinned{color:var(--muted);font-size:12px;border:1px solid var(--line);border-radius:4px;padding:0 4px}.edited{color:var(--muted);font-size:12px;cursor:default}
 .priority{font-size:10px;font-weight:700;text-transform:uppercase;border-radius:4px;padding:0 4px;color:#fff;background:#1c58d9}.priority.urgent{background:#d24b4e}
 .hidden-note,.attribution,.acks{color:var(--muted);font-size:12px;margin:4px 0}
 .cards{display:flex;flex-direction:column;gap:8px;margin:6px 0;max-width:720px}
