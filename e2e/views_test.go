@@ -205,33 +205,44 @@ func TestTheThreadViewShowsTheThreadCarolReadAtPhoneAndLaptopWidthInBothThemes(t
 	for _, theme := range []string{"light", "dark"} {
 		for _, width := range []int64{phoneWidth, laptopWidth} {
 			tab := hostView(t, page, res, args, theme, width)
-			if n := pollJS[int](t, tab, "the view shows both posts", inView(`d.querySelectorAll(".post").length`)); n != 2 {
-				t.Fatalf("%d posts shown, want 2", n)
-			}
-			got := evalJS[map[string]any](t, tab, inView(`({
-				authors: [...d.querySelectorAll(".author")].map(e => e.textContent),
-				time: d.querySelector(".time").textContent,
-				permalink: d.querySelector("a.time").href,
-				bold: d.querySelector("strong") && d.querySelector("strong").textContent,
-				theme: d.documentElement.dataset.theme || "",
-				onAttrs: [...d.querySelectorAll("*")].filter(e => [...e.attributes].some(a => a.name.startsWith("on"))).length,
-				imgs: d.querySelectorAll("img,script:not(:first-of-type)").length,
-				badLinks: [...d.querySelectorAll("a")].filter(a => !/^https?:/.test(a.href)).length,
-				pwned: !!(window.pwned || f.contentWindow.pwned),
-				wide: d.documentElement.scrollWidth,
-			})`))
-			if fmt.Sprint(got["authors"]) != fmt.Sprintf("[@%s @%s]", dave.Username, carol.Username) || !strings.Contains(got["time"].(string), day) ||
-				!strings.Contains(got["permalink"].(string), "/pl/"+root.Id) || got["bold"] != "launch" || got["theme"] != theme {
-				t.Errorf("%s %dpx: the view shows %v; want @%s then @%s, %s in Tokyo, the permalink, the bold word", theme, width, got, dave.Username, carol.Username, day)
-			}
-			if got["onAttrs"].(float64) != 0 || got["imgs"].(float64) != 0 || got["badLinks"].(float64) != 0 || got["pwned"] == true {
-				t.Errorf("%s %dpx: something a post holds became live: %v", theme, width, got)
-			}
-			if got["wide"].(float64) > float64(width) {
-				t.Errorf("%s %dpx: the view scrolls sideways: %v wide", theme, width, got["wide"])
-			}
+			seesLaunchThread(t, tab, "test host", theme, width, root, dave, carol, day)
 			shoot(t, tab, width, "thread-view-"+theme)
+			tab = refHostView(t, carol.Token, "read_thread", args, resources.ThreadView, theme, width)
+			seesLaunchThread(t, tab, "reference host", theme, width, root, dave, carol, day)
+			shoot(t, tab, width, "ref-thread-view-"+theme)
 		}
+	}
+}
+
+// seesLaunchThread checks what the view in tab drew of the launch thread:
+// both posts, their authors, the time in Tokyo, the permalink, the bold
+// word, the theme, nothing live, nothing sideways.
+func seesLaunchThread(t *testing.T, tab context.Context, host, theme string, width int64, root *model.Post, dave, carol harness.User, day string) {
+	t.Helper()
+	if n := pollJS[int](t, tab, "the view shows both posts", inView(`d.querySelectorAll(".post").length`)); n != 2 {
+		t.Fatalf("%s %s %dpx: %d posts shown, want 2", host, theme, width, n)
+	}
+	got := evalJS[map[string]any](t, tab, inView(`({
+		authors: [...d.querySelectorAll(".author")].map(e => e.textContent),
+		time: d.querySelector(".time").textContent,
+		permalink: d.querySelector("a.time").href,
+		bold: d.querySelector("strong") && d.querySelector("strong").textContent,
+		theme: d.documentElement.dataset.theme || "",
+		onAttrs: [...d.querySelectorAll("*")].filter(e => [...e.attributes].some(a => a.name.startsWith("on"))).length,
+		imgs: d.querySelectorAll("img,script:not(:first-of-type)").length,
+		badLinks: [...d.querySelectorAll("a")].filter(a => !/^https?:/.test(a.href)).length,
+		pwned: !!(window.pwned || f.contentWindow.pwned),
+		wide: d.documentElement.scrollWidth,
+	})`))
+	if fmt.Sprint(got["authors"]) != fmt.Sprintf("[@%s @%s]", dave.Username, carol.Username) || !strings.Contains(got["time"].(string), day) ||
+		!strings.Contains(got["permalink"].(string), "/pl/"+root.Id) || got["bold"] != "launch" || got["theme"] != theme {
+		t.Errorf("%s %s %dpx: the view shows %v; want @%s then @%s, %s in Tokyo, the permalink, the bold word", host, theme, width, got, dave.Username, carol.Username, day)
+	}
+	if got["onAttrs"].(float64) != 0 || got["imgs"].(float64) != 0 || got["badLinks"].(float64) != 0 || got["pwned"] == true {
+		t.Errorf("%s %s %dpx: something a post holds became live: %v", host, theme, width, got)
+	}
+	if got["wide"].(float64) > float64(width) {
+		t.Errorf("%s %s %dpx: the view scrolls sideways: %v wide", host, theme, width, got["wide"])
 	}
 }
 
