@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -60,19 +62,22 @@ func TestTheFileViewShowsAPhotoUprightAPDFsPageAndAZipsEntriesAtPhoneAndLaptopWi
 	}
 
 	for _, width := range []int64{phoneWidth, laptopWidth} {
-		tab := hostView(t, page, photoRes, map[string]any{"file_id": photo[0].Id}, "light", width)
-		size := pollJS[map[string]any](t, tab, "the view draws the photo", inView(`(() => { const i = d.querySelector(".image img");
-			return i && i.complete && i.naturalWidth > 0 ? {w: i.naturalWidth, h: i.naturalHeight, shown: i.getBoundingClientRect().width} : null; })()`))
-		if size["h"].(float64) != 1568 || size["w"].(float64) >= size["h"].(float64) || size["shown"].(float64) > float64(width) {
-			t.Errorf("%dpx: the photo is drawn as %v; want it upright, 1568 px high, within the width", width, size)
+		for _, host := range []string{"test host", "reference host"} {
+			var tab context.Context
+			if host == "test host" {
+				tab = hostView(t, page, photoRes, map[string]any{"file_id": photo[0].Id}, "light", width)
+			} else {
+				tab = refHostView(t, carol.Token, "read_file", map[string]any{"file_id": photo[0].Id}, resources.FileView, "light", width)
+			}
+			seesPortraitPhoto(t, tab, fmt.Sprintf("%s %dpx", host, width), width)
+			if facts := evalJS[string](t, tab, inView(`d.querySelector(".file-facts").textContent`)); !strings.Contains(facts, "JPEG image · ") ||
+				!strings.Contains(facts, "scaled from 1600 × 2400") || !strings.Contains(facts, "turned upright") {
+				t.Errorf("%s %dpx: the header reads %q", host, width, facts)
+			}
+			shoot(t, tab, width, "file-view-photo-light-"+strings.ReplaceAll(host, " ", "-"))
 		}
-		if facts := evalJS[string](t, tab, inView(`d.querySelector(".file-facts").textContent`)); !strings.Contains(facts, "JPEG image · ") ||
-			!strings.Contains(facts, "scaled from 1600 × 2400") || !strings.Contains(facts, "turned upright") {
-			t.Errorf("%dpx: the header reads %q", width, facts)
-		}
-		shoot(t, tab, width, "file-view-photo-light")
 
-		tab = hostView(t, page, pdfRes, map[string]any{"file_id": pdf[0].Id}, "dark", width)
+		tab := hostView(t, page, pdfRes, map[string]any{"file_id": pdf[0].Id}, "dark", width)
 		if drawn := pollJS[int](t, tab, "the view draws the PDF's page", inView(`d.querySelectorAll("canvas[data-drawn=true]").length`)); drawn != 1 {
 			t.Errorf("%dpx: %d pages drawn, want the PDF's one", width, drawn)
 		}
@@ -263,5 +268,22 @@ func TestTheFileViewShowsALaterWindowOfAPDFAsItsTextAndSaysOnlyTheTextIsShown(t 
 			t.Errorf("%dpx: %v canvases for a window without the PDF", width, n)
 		}
 		shoot(t, tab, width, "file-view-pdf-text-dark")
+	}
+}
+
+// seesPortraitPhoto checks the photo of the file view test in tab: drawn
+// upright, 1568 px high, within the width, in a frame of its own shape.
+func seesPortraitPhoto(t *testing.T, tab context.Context, at string, width int64) {
+	t.Helper()
+	size := pollJS[map[string]any](t, tab, at+": the view draws the photo", inView(`(() => { const i = d.querySelector(".image img");
+		const r = i && i.getBoundingClientRect(), cs = i && getComputedStyle(i), edge = (a, b) => parseFloat(cs[a]) + parseFloat(cs[b]);
+		return i && i.complete && i.naturalWidth > 0 ? {w: i.naturalWidth, h: i.naturalHeight, shown: r.width,
+			frameW: r.width - edge("borderLeftWidth", "borderRightWidth"), frameH: r.height - edge("borderTopWidth", "borderBottomWidth")} : null; })()`))
+	if size["h"].(float64) != 1568 || size["w"].(float64) >= size["h"].(float64) || size["shown"].(float64) > float64(width) {
+		t.Errorf("%s: the photo is drawn as %v; want it upright, 1568 px high, within the width", at, size)
+	}
+	// The frame is the image's own shape: no empty strip beside it.
+	if drawn, natural := size["frameW"].(float64)/size["frameH"].(float64), size["w"].(float64)/size["h"].(float64); math.Abs(drawn-natural) > 0.01 {
+		t.Errorf("%s: the photo's frame is %.0f × %.0f, shaped %.3f, but the photo is %.3f: an empty strip beside it", at, size["frameW"], size["frameH"], drawn, natural)
 	}
 }

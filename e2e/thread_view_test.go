@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 )
 
@@ -170,6 +171,97 @@ func TestTheThreadViewShowsWhoReactedWithWhichEmojiAtPhoneAndLaptopWidth(t *test
 				t.Errorf("%s %dpx: the view scrolls sideways: %v wide", theme, width, wide)
 			}
 			shoot(t, tab, width, "thread-view-reactions-"+theme)
+		}
+	}
+}
+
+// alertFixture is a channel as a team and its integrations write it: an
+// incoming webhook's alert (a message attachment with a colour, pretext,
+// title and link, text, two short fields, an image and a footer), a post
+// dave edited and pinned, and carol's post quoting it by permalink.
+func alertFixture(t *testing.T) (carol harness.User, ch *model.Channel, root *model.Post) {
+	t.Helper()
+	carol, dave := newPerson(t, "carol"), newPerson(t, "dave")
+	ch = createChannel(t, dave, uniq(t, "valert-"), "Alerts and decisions", model.ChannelTypeOpen)
+	join(t, carol, ch.Id)
+	postThroughWebhook(t, ch.Id, map[string]any{"attachments": []map[string]any{{
+		"fallback": "db-1 disk 91% full", "color": "danger", "pretext": "Disk alert on **db-1**",
+		"title": "db-1 disk 91% full", "title_link": "https://alerts.example/db-1",
+		"text":   "Free space fell below _10%_ <img src=x onerror=\"window.pwned=1\">",
+		"fields": []map[string]any{{"title": "Host", "value": "db-1", "short": true}, {"title": "Severity", "value": "`critical`", "short": true}},
+		"footer": "alertmanager", "image_url": "https://alerts.example/graph.png",
+	}}})
+	root = createPost(t, dave, ch.Id, "We ship on Thursday.", "")
+	edit(t, dave, root.Id, "We ship on **Friday**.")
+	pin(t, dave, root.Id)
+	createPost(t, carol, ch.Id, "As agreed: "+mm.URL+"/"+mm.Team.Name+"/pl/"+root.Id, "")
+	return carol, ch, root
+}
+
+// seesAlertFixture checks what the view in tab drew of alertFixture: the
+// card as Mattermost draws it, the edited and pinned marks, the quote.
+func seesAlertFixture(t *testing.T, tab context.Context, at string, ch *model.Channel, root *model.Post) {
+	t.Helper()
+	// The channel also holds the messages of dave and carol joining it.
+	if n := pollJS[int](t, tab, at+": the view shows the posts", inView(`d.querySelectorAll(".post").length`)); n != 5 {
+		t.Fatalf("%s: %d posts shown, want the alert, dave's, carol's and two join messages", at, n)
+	}
+	got := evalJS[map[string]any](t, tab, inView(`(() => { const q = (s) => d.querySelector(s), txt = (s) => q(s) ? q(s).textContent : "";
+		const fields = [...d.querySelectorAll(".card-field")];
+		return {
+			bar: q(".card-box") ? getComputedStyle(q(".card-box")).borderLeftColor : "",
+			pretext: txt(".card-pretext strong"), title: q(".card-title a") ? q(".card-title a").href : "", text: txt(".card-text"),
+			fields: fields.map(f => f.className + ": " + f.textContent).join(" | "),
+			columns: fields.length === 2 && fields[0].getBoundingClientRect().top === fields[1].getBoundingClientRect().top && fields[0].getBoundingClientRect().left < fields[1].getBoundingClientRect().left,
+			image: q(".card-image a") ? q(".card-image a").href : "", footer: txt(".card-footer"), imgs: d.querySelectorAll("img").length,
+			edited: [...d.querySelectorAll(".edited")].map(e => e.textContent).join(), pinned: [...d.querySelectorAll(".pinned")].length,
+			quoteAuthor: txt("blockquote.quote .author"), quoteText: txt("blockquote.quote .quote-body"), quoteChannel: txt(".quote-channel"),
+			quoteLink: q("blockquote.quote .time a") ? q("blockquote.quote .time a").href : "",
+			pwned: !!(window.pwned || f.contentWindow.pwned), wide: d.documentElement.scrollWidth, inner: f.contentWindow.innerWidth,
+		}; })()`))
+	for key, want := range map[string]any{
+		"bar": "rgb(228, 3, 3)", "pretext": "db-1", "title": "https://alerts.example/db-1",
+		"fields": "card-field short: Hostdb-1 | card-field short: Severitycritical", "columns": true,
+		"image": "https://alerts.example/graph.png", "footer": "alertmanager", "imgs": 0.0,
+		"edited": "(edited)", "pinned": 1.0, "quoteText": "We ship on Friday.", "quoteChannel": "Originally posted in ~" + ch.Name,
+		"quoteLink": mm.URL + "/" + mm.Team.Name + "/pl/" + root.Id, "pwned": false,
+	} {
+		if got[key] != want {
+			t.Errorf("%s: %s is %#v, want %#v", at, key, got[key], want)
+		}
+	}
+	if !strings.Contains(got["text"].(string), "Free space fell below 10% <img") || !strings.HasPrefix(got["quoteAuthor"].(string), "@dave") {
+		t.Errorf("%s: the card's text reads %q and the quote's author %q", at, got["text"], got["quoteAuthor"])
+	}
+	if got["wide"].(float64) > got["inner"].(float64) {
+		t.Errorf("%s: the view scrolls sideways: %v wide in %v", at, got["wide"], got["inner"])
+	}
+}
+
+func TestTheThreadViewShowsAWebhookAlertAnEditedPinnedPostAndAQuoteAsMattermostDoesInTheReferenceHostAndOurs(t *testing.T) {
+	carol, ch, root := alertFixture(t)
+	c := connect(t, mm.URL, carol.Token)
+	args := map[string]any{"channel": ch.Id}
+	page, res := threadViewOf(t, c, "read_channel", args)
+	for _, theme := range []string{"light", "dark"} {
+		for _, width := range []int64{phoneWidth, laptopWidth} {
+			at := fmt.Sprintf("reference host %s %dpx", theme, width)
+			tab := refHostView(t, carol.Token, "read_channel", args, resources.ThreadView, theme, width)
+			seesAlertFixture(t, tab, at, ch, root)
+			// The host sized the frame to what the view asked for: all of it shows.
+			if fits := pollJS[bool](t, tab, at+": the frame fits the view", inView(`f.getBoundingClientRect().height >= d.documentElement.scrollHeight - 1`)); !fits {
+				t.Errorf("%s: the frame does not fit the view", at)
+			}
+			seen := fmt.Sprint(evalJS[[]any](t, tab, `window.hostSeen`))
+			if !strings.Contains(seen, "ui/notifications/size-changed") || strings.Contains(seen, "tools/call") {
+				t.Errorf("%s: the view asked the host %s; want a size-changed and no tool call", at, seen)
+			}
+			shoot(t, tab, width, "ref-thread-alert-"+theme)
+
+			at = fmt.Sprintf("test host %s %dpx", theme, width)
+			tab = hostView(t, page, res, args, theme, width, c)
+			seesAlertFixture(t, tab, at, ch, root)
+			shoot(t, tab, width, "thread-alert-"+theme)
 		}
 	}
 }

@@ -4,18 +4,25 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 )
 
@@ -116,6 +123,7 @@ func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[st
 	}
 	t.Cleanup(closeBrowser)
 	watchCSP(t, tab)
+	watchConsole(t, tab)
 	atWidth(t, tab, width, 900)
 	step(t, tab, chromedp.Navigate(srv.URL))
 	return tab
@@ -197,33 +205,44 @@ func TestTheThreadViewShowsTheThreadCarolReadAtPhoneAndLaptopWidthInBothThemes(t
 	for _, theme := range []string{"light", "dark"} {
 		for _, width := range []int64{phoneWidth, laptopWidth} {
 			tab := hostView(t, page, res, args, theme, width)
-			if n := pollJS[int](t, tab, "the view shows both posts", inView(`d.querySelectorAll(".post").length`)); n != 2 {
-				t.Fatalf("%d posts shown, want 2", n)
-			}
-			got := evalJS[map[string]any](t, tab, inView(`({
-				authors: [...d.querySelectorAll(".author")].map(e => e.textContent),
-				time: d.querySelector(".time").textContent,
-				permalink: d.querySelector("a.time").href,
-				bold: d.querySelector("strong") && d.querySelector("strong").textContent,
-				theme: d.documentElement.dataset.theme || "",
-				onAttrs: [...d.querySelectorAll("*")].filter(e => [...e.attributes].some(a => a.name.startsWith("on"))).length,
-				imgs: d.querySelectorAll("img,script:not(:first-of-type)").length,
-				badLinks: [...d.querySelectorAll("a")].filter(a => !/^https?:/.test(a.href)).length,
-				pwned: !!(window.pwned || f.contentWindow.pwned),
-				wide: d.documentElement.scrollWidth,
-			})`))
-			if fmt.Sprint(got["authors"]) != fmt.Sprintf("[@%s @%s]", dave.Username, carol.Username) || !strings.Contains(got["time"].(string), day) ||
-				!strings.Contains(got["permalink"].(string), "/pl/"+root.Id) || got["bold"] != "launch" || got["theme"] != theme {
-				t.Errorf("%s %dpx: the view shows %v; want @%s then @%s, %s in Tokyo, the permalink, the bold word", theme, width, got, dave.Username, carol.Username, day)
-			}
-			if got["onAttrs"].(float64) != 0 || got["imgs"].(float64) != 0 || got["badLinks"].(float64) != 0 || got["pwned"] == true {
-				t.Errorf("%s %dpx: something a post holds became live: %v", theme, width, got)
-			}
-			if got["wide"].(float64) > float64(width) {
-				t.Errorf("%s %dpx: the view scrolls sideways: %v wide", theme, width, got["wide"])
-			}
+			seesLaunchThread(t, tab, "test host", theme, width, root, dave, carol, day)
 			shoot(t, tab, width, "thread-view-"+theme)
+			tab = refHostView(t, carol.Token, "read_thread", args, resources.ThreadView, theme, width)
+			seesLaunchThread(t, tab, "reference host", theme, width, root, dave, carol, day)
+			shoot(t, tab, width, "ref-thread-view-"+theme)
 		}
+	}
+}
+
+// seesLaunchThread checks what the view in tab drew of the launch thread:
+// both posts, their authors, the time in Tokyo, the permalink, the bold
+// word, the theme, nothing live, nothing sideways.
+func seesLaunchThread(t *testing.T, tab context.Context, host, theme string, width int64, root *model.Post, dave, carol harness.User, day string) {
+	t.Helper()
+	if n := pollJS[int](t, tab, "the view shows both posts", inView(`d.querySelectorAll(".post").length`)); n != 2 {
+		t.Fatalf("%s %s %dpx: %d posts shown, want 2", host, theme, width, n)
+	}
+	got := evalJS[map[string]any](t, tab, inView(`({
+		authors: [...d.querySelectorAll(".author")].map(e => e.textContent),
+		time: d.querySelector(".time").textContent,
+		permalink: d.querySelector("a.time").href,
+		bold: d.querySelector("strong") && d.querySelector("strong").textContent,
+		theme: d.documentElement.dataset.theme || "",
+		onAttrs: [...d.querySelectorAll("*")].filter(e => [...e.attributes].some(a => a.name.startsWith("on"))).length,
+		imgs: d.querySelectorAll("img,script:not(:first-of-type)").length,
+		badLinks: [...d.querySelectorAll("a")].filter(a => !/^https?:/.test(a.href)).length,
+		pwned: !!(window.pwned || f.contentWindow.pwned),
+		wide: d.documentElement.scrollWidth,
+	})`))
+	if fmt.Sprint(got["authors"]) != fmt.Sprintf("[@%s @%s]", dave.Username, carol.Username) || !strings.Contains(got["time"].(string), day) ||
+		!strings.Contains(got["permalink"].(string), "/pl/"+root.Id) || got["bold"] != "launch" || got["theme"] != theme {
+		t.Errorf("%s %s %dpx: the view shows %v; want @%s then @%s, %s in Tokyo, the permalink, the bold word", host, theme, width, got, dave.Username, carol.Username, day)
+	}
+	if got["onAttrs"].(float64) != 0 || got["imgs"].(float64) != 0 || got["badLinks"].(float64) != 0 || got["pwned"] == true {
+		t.Errorf("%s %s %dpx: something a post holds became live: %v", host, theme, width, got)
+	}
+	if got["wide"].(float64) > float64(width) {
+		t.Errorf("%s %s %dpx: the view scrolls sideways: %v wide", host, theme, width, got["wide"])
 	}
 }
 
@@ -293,4 +312,127 @@ func TestTheThreadViewShowsWhatCarolFoundInTwoChannelsEachWithItsChannel(t *test
 		t.Errorf("the found posts name %q, want %q", shown, want)
 	}
 	shoot(t, tab, phoneWidth, "search-view-dark")
+}
+
+// watchConsole fails the test at its end for every error the tab's console
+// reported (console.error, an uncaught exception, a failed load), from the
+// host page or the view's frame, but CSP violations (watchCSP's): a view
+// that works shows none.
+func watchConsole(t *testing.T, tab context.Context) {
+	t.Helper()
+	var mu sync.Mutex
+	var seen []string
+	err := chromedp.Listen(tab, func(ev any) {
+		var text string
+		switch e := ev.(type) {
+		case *cdplog.EventEntryAdded:
+			if e.Entry.Level == cdplog.EntryLevelError {
+				text = e.Entry.Text + " " + e.Entry.URL
+			}
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeAssert {
+				for _, a := range e.Args {
+					text += string(a.Value) + a.Description + " "
+				}
+			}
+		case *runtime.EventExceptionThrown:
+			text = e.ExceptionDetails.Text
+			if e.ExceptionDetails.Exception != nil {
+				text += " " + e.ExceptionDetails.Exception.Description
+			}
+		}
+		// A CSP violation is watchCSP's to report, or a test's to take.
+		if text != "" && !strings.Contains(text, "Content Security Policy") {
+			mu.Lock()
+			seen = append(seen, text)
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatalf("listen to the tab: %v", err)
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) > 0 {
+			t.Errorf("the console reported %d errors: %s", len(seen), strings.Join(seen, "\n"))
+		}
+	})
+}
+
+// referenceHost is the page of the reference MCP Apps host
+// (e2e/node/refhost.mjs): the official TypeScript SDK v2 client and
+// ext-apps' AppBridge, bundled for the browser.
+const referenceHost = `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><style>
+body{margin:0;background:%[1]s}iframe{border:0;width:100%%;display:block;height:200px}</style></head>
+<body><script src="/refhost.js"></script><script>window.startHost(%[2]s);</script></body></html>`
+
+// refHostScript is the reference host's bundle, built once per run.
+var refHostScript = sync.OnceValues(func() (string, error) {
+	var out struct {
+		Script string `json:"script"`
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	err := harness.RunNodeScript(ctx, "build-refhost.mjs", nil, nil, &out)
+	return out.Script, err
+})
+
+// refHostView opens the reference host in a fresh headless Chromium at
+// width: the SDK client, signed in as token's person through a same-origin
+// proxy of the MCP endpoint, calls tool with args and reads the view uri;
+// AppBridge hands the view the result and sizes its frame as the view asks
+// (size-changed). The test fails on a CSP violation or a console error.
+func refHostView(t *testing.T, token, tool string, args map[string]any, uri, theme string, width int64) context.Context {
+	t.Helper()
+	script, err := refHostScript()
+	if err != nil {
+		t.Fatalf("bundle the reference host: %v", err)
+	}
+	cfg, err := json.Marshal(map[string]any{"endpoint": "/mcp", "tool": tool, "args": args, "uri": uri, "theme": theme, "timeZone": "Asia/Tokyo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg := "#fff"
+	if theme == "dark" {
+		bg = "#191b1f"
+	}
+	target, err := url.Parse(mcpURL(mm.URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := &httputil.ReverseProxy{FlushInterval: -1, Rewrite: func(r *httputil.ProxyRequest) {
+		r.Out.URL = target
+		r.Out.Host = target.Host
+		r.Out.Header.Set("Authorization", "Bearer "+token)
+		r.Out.Header.Del("Origin") // the client is the host, not a page of the proxy's origin
+	}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/mcp":
+			proxy.ServeHTTP(w, r)
+		case "/refhost.js":
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			_, _ = io.WriteString(w, script)
+		case "/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = fmt.Fprintf(w, referenceHost, bg, strings.ReplaceAll(string(cfg), "<", `\u003c`))
+		default:
+			w.WriteHeader(http.StatusNoContent) // the favicon
+		}
+	}))
+	t.Cleanup(srv.Close)
+	tab, closeBrowser, err := mm.Browser(context.Background())
+	if err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	t.Cleanup(closeBrowser)
+	watchCSP(t, tab)
+	watchConsole(t, tab)
+	atWidth(t, tab, width, 900)
+	step(t, tab, chromedp.Navigate(srv.URL))
+	if failed := pollJS[string](t, tab, "the reference host shows the view", `window.hostError || (window.hostReady ? "ok" : "")`); failed != "ok" {
+		t.Fatalf("the reference host failed: %s", failed)
+	}
+	return tab
 }

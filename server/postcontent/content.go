@@ -14,6 +14,7 @@ package postcontent
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -85,6 +86,9 @@ type Content struct {
 
 // Card is one message attachment.
 type Card struct {
+	// Color is the bar beside the card, as #rrggbb (Mattermost's good,
+	// warning and danger as theirs); empty for its default.
+	Color      string   `json:"color,omitempty"`
 	Pretext    string   `json:"pretext,omitempty"`
 	Author     string   `json:"author,omitempty"`
 	AuthorLink string   `json:"author_link,omitempty"`
@@ -104,6 +108,8 @@ type Card struct {
 type Field struct {
 	Title string `json:"title"`
 	Value string `json:"value"`
+	// Short fields sit side by side, two to a row, as Mattermost lays them.
+	Short bool `json:"short,omitempty"`
 }
 
 // Action is a button or a menu on a card: only a person can press it, in
@@ -227,6 +233,7 @@ func attribution(p *model.Post, cards []*model.SlackAttachment) (string, bool) {
 func (r *reader) card(a *model.SlackAttachment) Card {
 	var c Card
 	var textCut, pretextCut bool
+	c.Color = cardColor(a.Color)
 	c.Pretext, pretextCut = r.text(a.Pretext, maxCardTextRunes)
 	c.Author, c.AuthorLink = r.line(a.AuthorName), r.line(a.AuthorLink)
 	c.Title, c.TitleLink = r.line(a.Title), r.line(a.TitleLink)
@@ -240,7 +247,7 @@ func (r *reader) card(a *model.SlackAttachment) Card {
 		}
 		fields++
 		if len(c.Fields) < maxFields {
-			c.Fields = append(c.Fields, Field{Title: r.line(f.Title), Value: r.line(fieldValue(f.Value))})
+			c.Fields = append(c.Fields, Field{Title: r.line(f.Title), Value: r.line(fieldValue(f.Value)), Short: bool(f.Short)})
 		}
 	}
 	actions := 0
@@ -274,6 +281,27 @@ func (r *reader) card(a *model.SlackAttachment) Card {
 		c.Cut = append(c.Cut, fmt.Sprintf("%d more buttons or menus not shown", n))
 	}
 	return c
+}
+
+// The colours Mattermost's webapp draws its three named attachment colours
+// in (good, warning, danger).
+var namedColors = map[string]string{"good": "#00c100", "warning": "#dede01", "danger": "#e40303"}
+
+// hexColor is a colour a card may name itself: #rgb or #rrggbb, nothing a
+// style could read as more than a colour.
+var hexColor = regexp.MustCompile(`^#(?:[0-9a-fA-F]{3}){1,2}$`)
+
+// cardColor is the bar colour of a card as the webapp draws it: a named
+// colour as its hex, a hex as written, anything else as no colour.
+func cardColor(c string) string {
+	c = strings.TrimSpace(c)
+	if named, ok := namedColors[strings.ToLower(c)]; ok {
+		return named
+	}
+	if hexColor.MatchString(c) {
+		return strings.ToLower(c)
+	}
+	return ""
 }
 
 // fieldValue is a field's value as the webapp renders it: text as it is,

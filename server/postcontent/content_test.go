@@ -224,3 +224,21 @@ func TestALinkPreviewReadsWithItsTitleSiteAndDescription(t *testing.T) {
 		t.Fatalf("lines %q", got)
 	}
 }
+
+func TestACardCarriesItsBarColourAsTheWebappDrawsItAndWhichFieldsAreShort(t *testing.T) {
+	for _, tc := range []struct{ color, want string }{
+		{"good", "#00c100"}, {"Warning", "#dede01"}, {"danger", "#e40303"}, {"#FF8800", "#ff8800"}, {"#abc", "#abc"},
+		{"", ""}, {"red", ""}, {"#ff8800;background:url(x)", ""}, {"#12345", ""},
+	} {
+		p := withCards(postWith("", "", nil), &model.SlackAttachment{Color: tc.color, Title: "t",
+			Fields: []*model.SlackAttachmentField{{Title: "Env", Value: "prod", Short: true}, {Title: "Log", Value: "long"}}})
+		c, _ := Of(p, Facts{})
+		if len(c.Cards) != 1 || c.Cards[0].Color != tc.want {
+			t.Errorf("colour %q reads as %+v, want %q", tc.color, c.Cards, tc.want)
+			continue
+		}
+		if f := c.Cards[0].Fields; len(f) != 2 || !f[0].Short || f[1].Short {
+			t.Errorf("the fields read as %+v, want the first short and the second not", f)
+		}
+	}
+}

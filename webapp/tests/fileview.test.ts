@@ -34,7 +34,7 @@ describe('the file view', () => {
         root = document.getElementById('root') as HTMLElement;
     });
 
-    it('shows an image read_file returned, at its size, with how it was turned and scaled in the header', () => {
+    it('shows an image read_file returned, in a frame of its own shape at most 640 px high, with how it was turned and scaled in the header', () => {
         renderFile(document, root, {name: 'photo.jpg',
             kind: 'image',
             detected: 'JPEG image',
@@ -44,7 +44,9 @@ describe('the file view', () => {
         [{type: 'text', text: 'photo.jpg: JPEG image'}, {type: 'image', mimeType: 'image/jpeg', data: png}]);
         const img = root.querySelector('img') as HTMLImageElement;
         expect(img.getAttribute('src')).toBe(`data:image/jpeg;base64,${png}`);
-        expect(img.width).toBe(1176);
+
+        // Drawn at most 640 px high, its frame shaped as the photo: no empty strip beside it.
+        expect([img.width, img.height]).toEqual([480, 640]);
         expect(root.querySelector('.file-facts')?.textContent).toBe('JPEG image · 3.8 MB · shown 1176 × 1568, scaled from 3024 × 4032 · turned upright');
         expect((root.querySelector('a') as HTMLAnchorElement).href).toBe('https://mm.example/t/pl/abc');
         inert(root);

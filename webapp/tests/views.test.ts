@@ -49,6 +49,26 @@ describe('the thread view', () => {
                     attachments: [{file_id: 'f1', name: p, type: p, size: 10}],
                     permalink: p,
                     reactions: [{emoji: p, count: 2, users: [p, '@ann'], others: 0}],
+                    edited_at: p,
+                    pinned: true,
+                    hidden_characters: p,
+                    mcp_attribution: p,
+                    message_attachments: [{color: p,
+                        pretext: p,
+                        author: p,
+                        author_link: p,
+                        title: p,
+                        title_link: p,
+                        text: p,
+                        fields: [{title: p, value: p, short: true}],
+                        footer: p,
+                        image_url: p,
+                        thumb_url: p,
+                        actions: [{type: p, label: p}],
+                        cut: [p]}],
+                    quoted_posts: [{id: p, channel_name: p, author: p, time: p, message: p, files: [p], permalink: p, hidden_characters: p}],
+                    link_preview: {url: p, title: p, description: p, site: p, image: p},
+                    priority: {level: p, acknowledged_by: [p]},
                 }],
             };
             renderPage(document, into, page);
@@ -61,6 +81,113 @@ describe('the thread view', () => {
             expect(into.querySelector('.channel')?.textContent).toBe(p);
         });
     }
+
+    it('draws a webhook alert as Mattermost draws its card: bar, pretext, author, linked title, text, fields in columns, image as a link, footer', () => {
+        renderPage(document, root, {posts: [{
+            id: 'p1',
+            author: 'integration "alertbot" (an incoming webhook of @admin)',
+            time: '2026-01-02T23:30:00Z',
+            message: '',
+            type: 'slack_attachment',
+            permalink: 'https://mm.example/team/pl/p1',
+            message_attachments: [{
+                color: '#e40303',
+                pretext: 'Disk **alert** on db-1',
+                author: 'Prometheus',
+                author_link: 'data:text/html,<b>x</b>',
+                title: 'db-1 disk 91% full',
+                title_link: 'https://alerts.example/db-1',
+                text: 'Free space fell below _10%_.',
+                fields: [{title: 'Host', value: 'db-1', short: true}, {title: 'Severity', value: '`critical`', short: true}, {title: 'Runbook', value: 'https://wiki.example/disk'}],
+                footer: 'alertmanager',
+                image_url: 'https://alerts.example/graph.png',
+            }],
+        }]});
+        const box = root.querySelector('.card-box') as HTMLElement;
+        expect(box.style.borderLeftColor).toMatch(/^(#e40303|rgb\(228, 3, 3\))$/);
+        expect(root.querySelector('.card-pretext strong')?.textContent).toBe('alert');
+        expect(root.querySelector('.card-author')?.textContent).toBe('Prometheus');
+        expect(root.querySelector('.card-author a')).toBeNull();
+        const title = root.querySelector('.card-title a') as HTMLAnchorElement;
+        expect([title.textContent, title.href]).toEqual(['db-1 disk 91% full', 'https://alerts.example/db-1']);
+        expect(root.querySelector('.card-text em')?.textContent).toBe('10%');
+        const fields = Array.from(root.querySelectorAll('.card-field')).map((f) => `${f.className}: ${f.textContent}`);
+        expect(fields).toEqual(['card-field short: Hostdb-1', 'card-field short: Severitycritical', 'card-field: Runbookhttps://wiki.example/disk']);
+        expect((root.querySelector('.card-image a') as HTMLAnchorElement).href).toBe('https://alerts.example/graph.png');
+        expect(root.querySelector('.card-footer')?.textContent).toBe('alertmanager');
+        expect(root.querySelector('.body')?.className).toBe('body');
+        inert(root);
+    });
+
+    it('draws no bar colour but a hex one', () => {
+        for (const color of ['red', 'url(https://x.example/a.png)', '#e40303; background: red', 'var(--x)']) {
+            renderPage(document, root, {posts: [{id: 'p', author: 'a', time: '', message: '', permalink: '', message_attachments: [{color, title: 't'}]}]});
+            expect((root.querySelector('.card-box') as HTMLElement).style.borderLeftColor, color).toBe('');
+        }
+    });
+
+    it('marks an edited post "(edited)" at the end of its message and a pinned one "Pinned"', () => {
+        renderPage(document, root, {posts: [
+            {id: 'p1', author: '@alice', time: '2026-01-02T23:30:00Z', message: 'first line\nlast line', permalink: '', edited_at: '2026-01-03T08:00:00Z', pinned: true},
+            {id: 'p2', author: '@bob', time: '2026-01-02T23:31:00Z', message: 'plain', permalink: ''},
+        ]}, {timeZone: 'UTC'});
+        const [edited, plain] = Array.from(root.querySelectorAll('.post'));
+        expect(edited.querySelector('.body p')?.textContent).toBe('first linelast line (edited)');
+        expect((edited.querySelector('.edited') as HTMLElement).title).toBe('Edited Jan 3, 2026, 8:00 AM');
+        expect(edited.querySelector('.head .pinned')?.textContent).toContain('Pinned');
+        expect(plain.querySelector('.edited,.pinned')).toBeNull();
+    });
+
+    it('quotes a post linked by permalink with its author, channel and time, the time linking to it', () => {
+        renderPage(document, root, {posts: [{
+            id: 'p2',
+            author: '@bob',
+            time: '2026-01-02T23:31:00Z',
+            message: 'see https://mm.example/team/pl/p1',
+            permalink: '',
+            quoted_posts: [{id: 'p1',
+                author: '@alice (Alice Liddell)',
+                channel_name: '~launch',
+                time: '2026-01-02T23:30:00Z',
+                message: 'We ship on **Friday**',
+                message_cut: true,
+                files: ['plan.pdf'],
+                more_files: 2,
+                permalink: 'https://mm.example/team/pl/p1'}],
+        }]}, {timeZone: 'UTC'});
+        const q = root.querySelector('blockquote.quote') as HTMLElement;
+        expect(q.querySelector('.author')?.textContent).toBe('@alice (Alice Liddell)');
+        const when = q.querySelector('.time a') as HTMLAnchorElement;
+        expect([when.textContent, when.href]).toEqual(['Jan 2, 2026, 11:30 PM', 'https://mm.example/team/pl/p1']);
+        expect(q.querySelector('.quote-body strong')?.textContent).toBe('Friday');
+        expect(q.querySelector('.quote-body .cut')).not.toBeNull();
+        expect(q.querySelector('.quote-files')?.textContent).toBe('Files: plan.pdf and 2 more');
+        expect(q.querySelector('.quote-channel')?.textContent).toBe('Originally posted in ~launch');
+    });
+
+    it('shows the rest of what a post carries: priority, acknowledgements, link preview, attribution, hidden characters, last reply', () => {
+        renderPage(document, root, {posts: [{
+            id: 'p1',
+            author: '@alice',
+            time: '2026-01-02T23:30:00Z',
+            message: 'deploy',
+            permalink: '',
+            reply_count: 2,
+            last_reply_at: '2026-01-03T01:00:00Z',
+            priority: {level: 'urgent', acknowledgement_requested: true, acknowledged_by: ['@bob'], acknowledged_by_others: 1},
+            link_preview: {url: 'https://example.com/a', title: 'A page', site: 'Example', description: 'About it', image: 'https://example.com/a.png'},
+            mcp_attribution: 'Written by an AI assistant for @alice (MCP)',
+            hidden_characters: 'This post held 1 character Mattermost does not display, now shown as [U+202E].',
+        }]}, {timeZone: 'UTC'});
+        expect(root.querySelector('.head .priority')?.textContent).toBe('Urgent');
+        expect(root.querySelector('.acks')?.textContent).toBe('✓ Acknowledged by @bob and 1 other');
+        expect((root.querySelector('.preview-title a') as HTMLAnchorElement).href).toBe('https://example.com/a');
+        expect(root.querySelector('.preview')?.textContent).toContain('About it');
+        expect(root.querySelector('.attribution')?.textContent).toBe('Written by an AI assistant for @alice (MCP)');
+        expect(root.querySelector('.hidden-note')?.textContent).toContain('[U+202E]');
+        expect(root.querySelector('.replies')?.textContent).toBe('2 replies · last reply Jan 3, 2026, 1:00 AM');
+        inert(root);
+    });
 
     it('renders author, time in the given time zone, markdown, files, reactions and the permalink', () => {
         renderPage(document, root, {

@@ -32,6 +32,10 @@ export type Content = {type: string; text?: string; mimeType?: string; data?: st
 // Lines a window shows at most: read_file's windows stop at 2000 lines.
 export const maxLines = 2000;
 
+// The tallest an image is drawn, in CSS pixels: a photo fits a laptop's
+// window whole (style.ts's .image img keeps the width within the page).
+export const maxShownHeight = 640;
+
 const imageTypes = /^image\/(png|jpeg|gif|webp)$/;
 const base64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
@@ -210,8 +214,15 @@ export function renderFile(doc: Document, root: HTMLElement, data: unknown, cont
         i.src = `data:${img.mimeType};base64,${img.data}`;
         i.alt = String(f.name || 'image');
         if (f.image?.width && f.image.height) {
-            i.width = f.image.width;
-            i.height = f.image.height;
+            // The image is given the size it is drawn at (at most
+            // maxShownHeight high, its shape kept), so its frame is the
+            // image's own: a box of the full size held down by max-height
+            // alone keeps its full width beside a portrait photo.
+            const w = Math.max(1, Math.trunc(Number(f.image.width)) || 1);
+            const h = Math.max(1, Math.trunc(Number(f.image.height)) || 1);
+            const scale = Math.min(1, maxShownHeight / h);
+            i.width = Math.max(1, Math.round(w * scale));
+            i.height = Math.max(1, Math.round(h * scale));
         }
         fig.append(i);
         root.append(fig);

@@ -3,6 +3,7 @@
 // shows posts. Everything comes from the person's own tool call; nothing is
 // fetched. Every string is set as text, never parsed as HTML.
 
+import {acknowledgements, priorityLabel, renderCards, renderPreview, renderQuotes, type Card, type Preview, type Priority, type Quoted} from './around';
 import {glyph} from './emoji';
 import {renderMarkdown, safeHref} from './markdown';
 
@@ -22,6 +23,17 @@ export type Post = {
     reactions?: Reaction[];
     more_emoji?: number;
     more_reactions?: number;
+    edited_at?: string;
+    pinned?: boolean;
+    last_reply_at?: string;
+    quoted_posts?: Quoted[];
+    hidden_characters?: string;
+    message_attachments?: Card[];
+    message_attachments_not_shown?: number;
+    link_preview?: Preview;
+    priority?: Priority;
+    mcp_attribution?: string;
+    system_message?: boolean;
 };
 
 // One emoji's reactions (tools.ReactionView): the first people who reacted,
@@ -168,14 +180,45 @@ function renderPost(doc: Document, p: Post, opts: Options, oneChannel: boolean):
     if (channel && !oneChannel) {
         head.appendChild(el(doc, 'span', 'in', channel.startsWith('~') ? channel : '~' + channel));
     }
+    const priority = priorityLabel(doc, p.priority);
+    if (priority) {
+        head.appendChild(priority);
+    }
+    if (p.pinned === true) {
+        head.appendChild(el(doc, 'span', 'pinned', 'Pinned'));
+    }
     li.appendChild(head);
     const body = doc.createElement('div');
-    body.className = p.type ? 'body system' : 'body';
+
+    // A system message is one Mattermost wrote; an integration's post with
+    // message attachments (type slack_attachment) is an ordinary post.
+    body.className = p.system_message === true || str(p.type).startsWith('system_') ? 'body system' : 'body';
     body.appendChild(renderMarkdown(doc, str(p.message)));
+    if (str(p.edited_at)) {
+        // Mattermost puts the mark at the end of the message's last line.
+        const mark = el(doc, 'span', 'edited', '(edited)');
+        mark.title = 'Edited ' + formatTime(str(p.edited_at), opts);
+        (body.lastElementChild?.tagName === 'P' ? body.lastElementChild : body).append(' ', mark);
+    }
     if (p.message_cut) {
         body.appendChild(el(doc, 'p', 'cut', '… (cut: open the post to read it all)'));
     }
+    if (str(p.hidden_characters)) {
+        body.appendChild(el(doc, 'p', 'hidden-note', str(p.hidden_characters)));
+    }
     li.appendChild(body);
+    for (const part of [
+        renderCards(doc, p.message_attachments, p.message_attachments_not_shown),
+        renderQuotes(doc, p.quoted_posts, (iso) => formatTime(iso, opts)),
+        renderPreview(doc, p.link_preview),
+    ]) {
+        if (part) {
+            li.appendChild(part);
+        }
+    }
+    if (str(p.mcp_attribution)) {
+        li.appendChild(el(doc, 'div', 'attribution', str(p.mcp_attribution)));
+    }
     const files = Array.isArray(p.attachments) ? p.attachments : [];
     if (files.length > 0) {
         const ul = doc.createElement('ul');
@@ -208,8 +251,14 @@ function renderPost(doc: Document, p: Post, opts: Options, oneChannel: boolean):
         }
         li.appendChild(r);
     }
+    const acks = acknowledgements(doc, p.priority);
+    if (acks) {
+        li.appendChild(acks);
+    }
     if (p.reply_count && p.reply_count > 0 && !p.root_id) {
-        li.appendChild(el(doc, 'div', 'replies', p.reply_count === 1 ? '1 reply' : `${Number(p.reply_count)} replies`));
+        const replies = p.reply_count === 1 ? '1 reply' : `${Number(p.reply_count)} replies`;
+        const last = str(p.last_reply_at) ? ` · last reply ${formatTime(str(p.last_reply_at), opts)}` : '';
+        li.appendChild(el(doc, 'div', 'replies', replies + last));
     }
     return li;
 }

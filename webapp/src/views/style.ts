@@ -27,10 +27,26 @@ ul{margin:4px 0;padding-left:20px}
 .files .name{font-weight:600;font-size:13px}
 .reactions{display:flex;flex-wrap:wrap;gap:4px;margin-top:6px}.reaction{display:inline-flex;align-items:center;gap:4px;background:var(--chip);border:1px solid transparent;border-radius:4px;padding:0 6px;height:24px;font-size:12px;font-weight:600;color:var(--link);cursor:default;max-width:100%}
 .reaction .emoji{font-size:16px;line-height:1}.reaction .emoji.custom{font-size:12px;font-weight:400;color:var(--fg);overflow:hidden;text-overflow:ellipsis;white-space:nowrap}.reaction.more-emoji{color:var(--muted);font-weight:400}
+.pinned{color:var(--muted);font-size:12px;border:1px solid var(--line);border-radius:4px;padding:0 4px}.edited{color:var(--muted);font-size:12px;cursor:default}
+.priority{font-size:10px;font-weight:700;text-transform:uppercase;border-radius:4px;padding:0 4px;color:#fff;background:#1c58d9}.priority.urgent{background:#d24b4e}
+.hidden-note,.attribution,.acks{color:var(--muted);font-size:12px;margin:4px 0}
+.cards{display:flex;flex-direction:column;gap:8px;margin:6px 0;max-width:720px}
+.card-pretext p{margin:4px 0}
+.card-box{border:1px solid var(--line);border-left:4px solid var(--line);border-radius:4px;padding:8px 12px;display:flex;flex-direction:column;gap:4px;min-width:0}
+.card-author{font-size:12px;font-weight:600}.card-title{font-weight:600;font-size:14px}.card-text p{margin:4px 0}
+.card-fields{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:6px 16px;margin-top:4px}.card-field{grid-column:1/-1;min-width:0}.card-field.short{grid-column:auto}
+.card-field-title{font-weight:600;font-size:13px}.card-field-value p{margin:2px 0}
+.card-footer{color:var(--muted);font-size:12px}.card-image{font-size:12px}
+.card-actions{display:flex;flex-wrap:wrap;gap:6px}.card-action{border:1px solid var(--line);border-radius:4px;padding:2px 10px;font-size:12px;font-weight:600;color:var(--muted);cursor:default}
+.quotes{display:flex;flex-direction:column;gap:6px;margin:6px 0}
+blockquote.quote{margin:0;border:1px solid var(--line);border-radius:4px;padding:8px 12px;color:var(--fg);max-width:720px}
+.quote-head{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:baseline}.quote-head .time a{color:var(--muted)}
+.quote-body p{margin:4px 0}.quote-files,.quote-channel{color:var(--muted);font-size:12px}
+.preview{border:1px solid var(--line);border-radius:4px;padding:8px 12px;margin:6px 0;max-width:720px}.preview-site{color:var(--muted);font-size:12px}.preview-title{font-weight:600}.preview-text{font-size:13px}
 .file-head{display:flex;flex-wrap:wrap;gap:4px 10px;align-items:baseline;padding:6px 0 8px;border-bottom:1px solid var(--line)}
 .file-name{font-weight:600;font-size:15px;overflow-wrap:anywhere}
 .about{color:var(--muted);font-size:12px;white-space:pre-wrap;overflow-wrap:anywhere;margin:8px 0}
-.image{margin:8px 0}.image img{display:block;max-width:100%;max-height:640px;width:auto;height:auto;object-fit:contain;border-radius:4px;border:1px solid var(--line)}
+.image{margin:8px 0}.image img{display:block;max-width:100%;height:auto;border-radius:4px;border:1px solid var(--line)}
 .window{font-size:13px;margin:8px 0 4px}
 .lines{font:12px/1.5 Menlo,Consolas,monospace;background:var(--code);border-radius:4px;padding:6px 0}
 .line{display:flex}.line .n{flex:none;min-width:3.5em;padding:0 8px;text-align:right;color:var(--muted);user-select:none}.line .t{white-space:pre-wrap;overflow-wrap:anywhere;padding-right:8px}
