@@ -28,7 +28,34 @@ const (
 	maxTeamsByID = 1000
 	// maxSystemPermissionsKept bounds the (person, permission) answers kept.
 	maxSystemPermissionsKept = 10_000
+	// accountFor is how long a node keeps a person's own account, which
+	// get_me, the times shown in their time zone and their mention keys
+	// read and which decides no access (a deactivation is heard apart:
+	// transport's activeFor): a changed name or time zone shows that late.
+	accountFor = 5 * time.Second
+	// maxAccountsKept bounds the accounts kept, about 1 KiB each.
+	maxAccountsKept = 5000
 )
+
+func newAccounts() *expiring.Map[string, *model.User] {
+	return expiring.New[string, *model.User](accountFor, maxAccountsKept)
+}
+
+// keptAccount is the account of userID as this node read it within
+// accountFor. It is shared: read it, or change a copy (Caller.shown makes
+// one).
+func (g *Gateway) keptAccount(userID string) (*model.User, error) {
+	now := time.Now()
+	if u, ok := g.accounts.Get(userID, now); ok {
+		return u, nil
+	}
+	u, err := g.api.User.Get(userID)
+	if err != nil {
+		return nil, err
+	}
+	g.accounts.Put(userID, u, now)
+	return u, nil
+}
 
 // keptSystemPermissions are the system permissions whose answer a node
 // keeps for teamsFor: they only decide what of people is shown (whether
