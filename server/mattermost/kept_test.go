@@ -36,3 +36,20 @@ func TestTheCheckThatAPersonIsActiveAlsoKeepsTheirAccountForTheirCalls(t *testin
 	}
 	api.AssertNumberOfCalls(t, "GetUser", 1)
 }
+
+func TestPostAuthorsAreReadOnceByANodeForAFewSecondsAndStillShownAsEachCallerMaySeeThem(t *testing.T) {
+	w := newWorld(t)
+	w.api.On("GetUsersByIds", []string{alice.Id, carol.Id}).Return([]*model.User{alice.DeepCopy(), carol.DeepCopy()}, nil).Once()
+	w.api.On("GetUsersByIds", []string{bob.Id}).Return([]*model.User{bob.DeepCopy()}, nil).Once()
+	gw := NewGateway(w.api, nil)
+	all, err := gw.As(bob.Id).Authors([]string{alice.Id, carol.Id})
+	if err != nil || len(all) != 2 {
+		t.Fatalf("bob: %+v, %v", all, err)
+	}
+	all[alice.Id].FirstName = "changed by one reader"
+	some, err := gw.As(gail.Id).Authors([]string{alice.Id, carol.Id, bob.Id})
+	if err != nil || len(some) != 1 || some[alice.Id] == nil || some[alice.Id].FirstName != "Alice" {
+		t.Fatalf("a guest is shown only the authors they share a channel with, as read: %+v, %v", some, err)
+	}
+	w.api.AssertNumberOfCalls(t, "GetUsersByIds", 2)
+}

@@ -231,13 +231,16 @@ func rest(ctx context.Context, token, method, url string, body []byte) error {
 	return err
 }
 
-// restBody makes one REST call and returns its answer.
+// restBody makes one REST call and returns its answer; token "" sends
+// none.
 func restBody(ctx context.Context, token, method, url string, body []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err
