@@ -101,6 +101,10 @@ type Plugin struct {
 	scheduledPostsOn atomic.Bool
 	server           atomic.Pointer[serverState]
 
+	// counts is every plugin API and driver call counted, where
+	// Mattermost's environment asks (counting.go); nil otherwise.
+	counts *mattermost.Counts
+
 	manifestOnce  sync.Once
 	manifestValue *model.Manifest
 	manifestErr   error
@@ -110,6 +114,7 @@ const botDescription = "Tells you when an AI assistant connected to your Matterm
 
 // OnActivate builds the MCP server and the routes.
 func (p *Plugin) OnActivate() error {
+	p.countCalls()
 	m, err := p.manifest()
 	if err != nil {
 		return err
@@ -384,6 +389,9 @@ func (p *Plugin) ServeHTTP(c *plugin.Context, w http.ResponseWriter, r *http.Req
 	p.ready.RUnlock()
 	if router == nil {
 		http.Error(w, "MCP Server is starting; try again in a moment.", http.StatusServiceUnavailable)
+		return
+	}
+	if p.serveCounts(w, r) {
 		return
 	}
 	serve(router, c, w, r)

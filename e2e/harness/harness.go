@@ -84,7 +84,8 @@ type Options struct {
 	// run with (MCP_PLUGIN_VALIDATE_OUTPUT). The e2e suite's own call helper
 	// checks the answers it gets too; the server's check covers every other
 	// client a test drives (the SDK scripts, the conformance suite, the
-	// views' host page). For the bench commands.
+	// views' host page), and without the counts of round trips
+	// (MCP_PLUGIN_COUNT_CALLS). For the bench commands.
 	AsShipped bool
 }
 
@@ -134,7 +135,7 @@ func (s *Server) logf(format string, args ...any) {
 // opts.BundlePath when set. On error everything started so far is torn down.
 func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	if !opts.AsShipped {
-		opts.ExtraEnv = append([]string{"MCP_PLUGIN_VALIDATE_OUTPUT=1"}, opts.ExtraEnv...)
+		opts.ExtraEnv = append([]string{"MCP_PLUGIN_VALIDATE_OUTPUT=1", "MCP_PLUGIN_COUNT_CALLS=1"}, opts.ExtraEnv...)
 	}
 	s := &Server{opts: opts, logw: opts.LogWriter, started: time.Now(), closedCh: make(chan struct{})}
 	if s.logw == nil {

@@ -34,9 +34,9 @@ func (c *Caller) UserID() string { return c.userID }
 func (c *Caller) SiteURL() string { return c.g.SiteURL() }
 
 // Me is the caller's own account (all of it: nobody's own names or email
-// are hidden from them).
+// are hidden from them), as this node read it within accountFor.
 func (c *Caller) Me() (*model.User, error) {
-	u, err := c.g.api.User.Get(c.userID)
+	u, err := c.g.keptAccount(c.userID)
 	if err != nil {
 		return nil, fmt.Errorf("read the signed-in user: %w", err)
 	}

@@ -55,11 +55,13 @@ type Gateway struct {
 	teamsByID *expiring.Map[string, model.Team]
 	// systemPerms is the answers kept of two system permissions (kept.go).
 	systemPerms *expiring.Map[[2]string, bool]
+	// accounts is people's own accounts as this node read them (kept.go).
+	accounts *expiring.Map[string, *model.User]
 }
 
 // NewGateway wraps the plugin API.
 func NewGateway(raw plugin.API, driver plugin.Driver) *Gateway {
-	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache(), teamsByID: newTeamsByID(), systemPerms: newSystemPermissions()}
+	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache(), teamsByID: newTeamsByID(), systemPerms: newSystemPermissions(), accounts: newAccounts()}
 }
 
 // Reconfigured replaces the configuration the gateway reads with cfg, as
@@ -91,7 +93,9 @@ func (g *Gateway) SiteURL() string {
 	return strings.TrimRight(*cfg.ServiceSettings.SiteURL, "/")
 }
 
-// UserActive reports whether the user exists and is not deactivated.
+// UserActive reports whether the user exists and is not deactivated,
+// asking Mattermost; the account read is kept for the person's calls
+// (keptAccount), which saves get_me its round trip.
 func (g *Gateway) UserActive(userID string) (bool, error) {
 	u, err := g.api.User.Get(userID)
 	if err != nil {
@@ -100,6 +104,7 @@ func (g *Gateway) UserActive(userID string) (bool, error) {
 		}
 		return false, err
 	}
+	g.accounts.Put(userID, u, time.Now())
 	return u.DeleteAt == 0, nil
 }
 

@@ -28,7 +28,64 @@ const (
 	maxTeamsByID = 1000
 	// maxSystemPermissionsKept bounds the (person, permission) answers kept.
 	maxSystemPermissionsKept = 10_000
+	// accountFor is how long a node keeps a person's account: their own,
+	// which get_me, the times shown in their time zone and their mention
+	// keys read, and an author's, for the names shown beside posts. It
+	// decides no access (a deactivation is heard apart: transport's
+	// activeFor; whom a caller may see is asked per call): a changed name
+	// or time zone shows that late.
+	accountFor = 5 * time.Second
+	// maxAccountsKept bounds the accounts kept, about 1 KiB each.
+	maxAccountsKept = 5000
 )
+
+func newAccounts() *expiring.Map[string, *model.User] {
+	return expiring.New[string, *model.User](accountFor, maxAccountsKept)
+}
+
+// keptAccount is the account of userID as this node read it within
+// accountFor. It is shared: read it, or change a copy (Caller.shown makes
+// one).
+func (g *Gateway) keptAccount(userID string) (*model.User, error) {
+	now := time.Now()
+	if u, ok := g.accounts.Get(userID, now); ok {
+		return u, nil
+	}
+	u, err := g.api.User.Get(userID)
+	if err != nil {
+		return nil, err
+	}
+	g.accounts.Put(userID, u, now)
+	return u, nil
+}
+
+// keptAccounts are the accounts of ids, those this node read within
+// accountFor and the rest read in one round trip; ids Mattermost does not
+// know are left out. They are shared, as keptAccount's.
+func (g *Gateway) keptAccounts(ids []string) ([]*model.User, error) {
+	now := time.Now()
+	out := make([]*model.User, 0, len(ids))
+	var missing []string
+	for _, id := range ids {
+		if u, ok := g.accounts.Get(id, now); ok {
+			out = append(out, u)
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	users, err := g.api.User.ListByUserIDs(missing)
+	if err != nil {
+		return out, err
+	}
+	for _, u := range users {
+		g.accounts.Put(u.Id, u, now)
+		out = append(out, u)
+	}
+	return out, nil
+}
 
 // keptSystemPermissions are the system permissions whose answer a node
 // keeps for teamsFor: they only decide what of people is shown (whether

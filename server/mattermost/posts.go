@@ -177,14 +177,16 @@ func ordered(list *model.PostList) []*model.Post {
 }
 
 // Authors are the accounts of people whose posts the caller has read through
-// this Caller, by id, as Mattermost shows them to the caller. Unknown ids,
-// and people a restricted caller may not see, are left out.
+// this Caller, by id, as Mattermost shows them to the caller: the accounts
+// as this node read them within accountFor, whom the caller may see asked
+// now. Unknown ids, and people a restricted caller may not see, are left
+// out.
 func (c *Caller) Authors(ids []string) (map[string]*model.User, error) {
 	out := make(map[string]*model.User, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	users, err := c.g.api.User.ListByUserIDs(ids)
+	users, err := c.g.keptAccounts(ids)
 	if err != nil && !isNotFound(err) {
 		return nil, fmt.Errorf("read post authors: %w", err)
 	}

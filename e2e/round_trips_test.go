@@ -1,0 +1,227 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+)
+
+var updateRoundTrips = flag.Bool("update-round-trips", false, "rewrite the table of round trips per tool in docs/performance.md")
+
+const (
+	// roundTripsDoc holds the table, between the two marks.
+	roundTripsDoc   = "../docs/performance.md"
+	roundTripsBegin = "<!-- round trips per tool: written by `go test ./e2e -run TestNoToolMakesMoreRoundTripsThanItsRowInPerformanceMd -update-round-trips` -->"
+	roundTripsEnd   = "<!-- end of round trips per tool -->"
+	// warmCalls is how many calls of a tool after its first are counted; the
+	// least is its row, as the node's background work (the audit writer,
+	// session leases) only ever adds to a call's count.
+	warmCalls = 3
+	// countsPath is the plugin's route of its counts (server/counting.go).
+	countsPath = "/plugins/mcp-server/debug/round-trips"
+)
+
+// roundTrips is what one call cost in calls to Mattermost.
+type roundTrips struct {
+	all, kvReads, kvWrites, queries, driver int64
+	methods                                 map[string]int64
+}
+
+func (r roundTrips) row(tool string) string {
+	names := make([]string, 0, len(r.methods))
+	for m := range r.methods {
+		names = append(names, m)
+	}
+	slices.Sort(names)
+	var what []string
+	for _, m := range names {
+		what = append(what, fmt.Sprintf("%s %d", m, r.methods[m]))
+	}
+	return fmt.Sprintf("| `%s` | %d | %d | %d | %d (%d) | %s |", tool, r.all, r.kvReads, r.kvWrites, r.queries, r.driver, strings.Join(what, ", "))
+}
+
+func diffCounts(before, after map[string]int64) roundTrips {
+	r := roundTrips{methods: map[string]int64{}}
+	for m, n := range after {
+		d := n - before[m]
+		if d == 0 {
+			continue
+		}
+		r.all += d
+		switch {
+		case strings.HasPrefix(m, mattermost.DriverPrefix):
+			r.driver += d
+			if strings.HasSuffix(m, "Query") || strings.HasSuffix(m, "Exec") {
+				r.queries += d
+			}
+		case m == "KVGet" || m == "KVList":
+			r.kvReads += d
+		case strings.HasPrefix(m, "KV"):
+			r.kvWrites += d
+		}
+		r.methods[m] = d
+	}
+	return r
+}
+
+func readCounts(t *testing.T) map[string]int64 {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, strings.TrimRight(mm.URL, "/")+countsPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+mm.Users[0].Token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the plugin's counts: %s (is MCP_PLUGIN_COUNT_CALLS=1 in Mattermost's environment?)", resp.Status)
+	}
+	var out map[string]int64
+	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// warmRoundTrips calls a tool once, then warmCalls more times, and is the
+// least any of those cost.
+func warmRoundTrips(t *testing.T, c *client.Client, tool string, args map[string]any) roundTrips {
+	t.Helper()
+	if res := call(t, c, tool, args); res.IsError {
+		t.Fatalf("%s refused: %s", tool, text(res))
+	}
+	var least roundTrips
+	for i := range warmCalls {
+		before := readCounts(t)
+		if res := call(t, c, tool, args); res.IsError {
+			t.Fatalf("%s refused: %s", tool, text(res))
+		}
+		r := diffCounts(before, readCounts(t))
+		if i == 0 || r.all < least.all {
+			least = r
+		}
+	}
+	return least
+}
+
+// The table in docs/performance.md is what each read tool costs on a warm
+// node: a tool that comes to make more round trips fails here, and one that
+// makes fewer has its row rewritten with -update-round-trips.
+func TestNoToolMakesMoreRoundTripsThanItsRowInPerformanceMd(t *testing.T) {
+	// Two people of their own, in a channel of their own, so that what the
+	// suite's other tests leave behind (channels, direct messages, posts
+	// that match, people found by a name) changes no count.
+	me, other := newPerson(t, "trips-"), newPerson(t, "tripsb-")
+	ch := createChannel(t, me, uniq(t, "trips-"), "Round trips", model.ChannelTypeOpen)
+	if _, _, err := mm.Client(me).AddChannelMember(context.Background(), ch.Id, other.ID); err != nil {
+		t.Fatal(err)
+	}
+	word := uniq(t, "itinerary")
+	root, infos := postFiles(t, me, ch.Id, "the "+word+" plan", map[string][]byte{word + ".txt": []byte(numberedText(40))})
+	createPost(t, other, ch.Id, "a reply to the "+word, root.Id)
+	c := connect(t, mm.URL, me.Token)
+	calls := []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_me", nil},
+		{"list_teams", nil},
+		{"list_channels", nil},
+		{"list_team_channels", nil},
+		{"search_channels", map[string]any{"term": ch.Name}},
+		{"get_channel", map[string]any{"channel": ch.Id}},
+		{"get_channel_members", map[string]any{"channel": ch.Id}},
+		{"read_channel", map[string]any{"channel": ch.Id}},
+		{"read_unread", map[string]any{"channel": ch.Id}},
+		{"list_unreads", nil},
+		{"read_thread", map[string]any{"post": root.Id}},
+		{"list_threads", nil},
+		{"list_pinned_posts", map[string]any{"channel": ch.Id}},
+		{"list_saved", nil},
+		{"list_mentions", nil},
+		{"list_drafts", nil},
+		{"list_emoji", nil},
+		{"search_posts", map[string]any{"terms": word}},
+		{"search_users", map[string]any{"term": other.Username}},
+		{"get_user", map[string]any{"user": "@" + other.Username}},
+		{"get_status", map[string]any{"users": []string{"@" + other.Username}}},
+		{"search_files", map[string]any{"name": word}},
+		{"get_file_info", map[string]any{"file_id": infos[0].Id}},
+		{"read_file", map[string]any{"file_id": infos[0].Id}},
+		{"files_list", nil},
+		{"get_pending", nil},
+	}
+	var rows, labels []string
+	measured := map[string]roundTrips{}
+	for _, k := range calls {
+		r := warmRoundTrips(t, c, k.tool, k.args)
+		measured[k.tool] = r
+		rows, labels = append(rows, r.row(k.tool)), append(labels, k.tool)
+	}
+	// A client of 2025-11-25 calls on an MCP session, whose record and lease
+	// a node keeps (ADR 0015, 0016): its row is get_me@ that version.
+	legacy, err := harness.ConnectMCPVersion(context.Background(), mm.URL, me.Token, "e2e", legacyVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = legacy.Close() })
+	onSession := "get_me@" + legacyVersion
+	measured[onSession] = warmRoundTrips(t, legacy, "get_me", nil)
+	rows, labels = append(rows, measured[onSession].row(onSession)), append(labels, onSession)
+	table := strings.Join(append([]string{
+		"| Tool | Round trips | KV reads | KV writes | Database queries (driver round trips) | Calls |",
+		"|---|---|---|---|---|---|",
+	}, rows...), "\n")
+
+	doc, err := os.ReadFile(roundTripsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, ok := strings.Cut(string(doc), roundTripsBegin+"\n")
+	kept, tail, ok2 := strings.Cut(rest, roundTripsEnd)
+	kept = strings.TrimSuffix(kept, "\n")
+	if !ok || !ok2 {
+		t.Fatalf("%s lacks the marks of the round trip table (%q ... %q)", roundTripsDoc, roundTripsBegin, roundTripsEnd)
+	}
+	if *updateRoundTrips {
+		out := head + roundTripsBegin + "\n" + table + "\n" + roundTripsEnd + tail
+		if err := os.WriteFile(filepath.Clean(roundTripsDoc), []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	was := map[string]int64{}
+	for _, line := range strings.Split(kept, "\n") {
+		var tool string
+		var all int64
+		if _, err := fmt.Sscanf(strings.ReplaceAll(line, "`", ""), "| %s | %d |", &tool, &all); err == nil {
+			was[tool] = all
+		}
+	}
+	for _, label := range labels {
+		before, listed := was[label]
+		now := measured[label]
+		if !listed || now.all > before {
+			t.Errorf("%s now makes %d round trips on a warm node (the table says %d): %s", label, now.all, before, now.row(label))
+		}
+	}
+	if kept != table && !t.Failed() {
+		t.Errorf("the round trip table in docs/performance.md is stale; rewrite it: go test ./e2e -run %s -update-round-trips\n%s", t.Name(), table)
+	}
+}

@@ -1,0 +1,66 @@
+package mattermost
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
+)
+
+func TestEveryPluginAPIAndDriverCallIsCountedByItsMethod(t *testing.T) {
+	api := &plugintest.API{}
+	api.On("KVGet", "k").Return([]byte("v"), nil)
+	api.On("GetUser", aliceID).Return(&model.User{Id: aliceID}, nil)
+	driver := &plugintest.Driver{}
+	driver.On("Conn", true).Return("conn-1", nil)
+	counted, countedDriver, counts := Counted(api, driver)
+	for range 2 {
+		if v, err := counted.KVGet("k"); err != nil || string(v) != "v" {
+			t.Fatalf("KVGet through the counter: %q, %v", v, err)
+		}
+	}
+	if _, err := counted.GetUser(aliceID); err != nil {
+		t.Fatal(err)
+	}
+	if id, err := countedDriver.Conn(true); err != nil || id != "conn-1" {
+		t.Fatalf("Conn through the counter: %q, %v", id, err)
+	}
+	got := counts.Snapshot()
+	want := map[string]int64{"KVGet": 2, "GetUser": 1, DriverPrefix + "Conn": 1}
+	if len(got) != len(want) {
+		t.Fatalf("counts %v, want %v", got, want)
+	}
+	for m, n := range want {
+		if got[m] != n {
+			t.Errorf("%s counted %d times, want %d (all: %v)", m, got[m], n, got)
+		}
+	}
+	if _, d, _ := Counted(api, nil); d != nil {
+		t.Error("a plugin without a database driver got a counted one")
+	}
+}
+
+// The counters are generated from the plugin API's interface: a new
+// Mattermost's methods must be counted too.
+func TestTheCountedAPIIsWhatItsGeneratorWritesFromThePluginAPI(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "counted_api.go")
+	cmd := exec.Command("go", "run", "../../build/countedapi", out)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the generator: %v\n%s", err, msg)
+	}
+	fresh, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := os.ReadFile("counted_api.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fresh, kept) {
+		t.Error("counted_api.go is stale: go generate ./server/mattermost")
+	}
+}

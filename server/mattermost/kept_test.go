@@ -1,0 +1,55 @@
+package mattermost
+
+import (
+	"testing"
+
+	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
+)
+
+func TestAPersonsOwnAccountIsReadOnceByANodeForAFewSeconds(t *testing.T) {
+	api := &plugintest.API{}
+	api.On("GetUser", aliceID).Return(&model.User{Id: aliceID, Username: "alice", Password: "hash", Locale: "en"}, nil).Once()
+	gw := NewGateway(api, nil)
+	for range 3 { // three calls, each its own Caller
+		me, err := gw.As(aliceID).Me()
+		if err != nil || me.Username != "alice" {
+			t.Fatalf("me %+v, %v", me, err)
+		}
+		if me.Password != "" {
+			t.Fatal("the account's password hash reached a tool")
+		}
+		me.Username = "changed by one reader" // every reader gets its own copy
+	}
+	api.AssertNumberOfCalls(t, "GetUser", 1)
+}
+
+func TestTheCheckThatAPersonIsActiveAlsoKeepsTheirAccountForTheirCalls(t *testing.T) {
+	api := &plugintest.API{}
+	api.On("GetUser", aliceID).Return(&model.User{Id: aliceID, Username: "alice"}, nil).Once()
+	gw := NewGateway(api, nil)
+	if active, err := gw.UserActive(aliceID); err != nil || !active {
+		t.Fatalf("active %v, %v", active, err)
+	}
+	if me, err := gw.As(aliceID).Me(); err != nil || me.Username != "alice" {
+		t.Fatalf("me %+v, %v", me, err)
+	}
+	api.AssertNumberOfCalls(t, "GetUser", 1)
+}
+
+func TestPostAuthorsAreReadOnceByANodeForAFewSecondsAndStillShownAsEachCallerMaySeeThem(t *testing.T) {
+	w := newWorld(t)
+	w.api.On("GetUsersByIds", []string{alice.Id, carol.Id}).Return([]*model.User{alice.DeepCopy(), carol.DeepCopy()}, nil).Once()
+	w.api.On("GetUsersByIds", []string{bob.Id}).Return([]*model.User{bob.DeepCopy()}, nil).Once()
+	gw := NewGateway(w.api, nil)
+	all, err := gw.As(bob.Id).Authors([]string{alice.Id, carol.Id})
+	if err != nil || len(all) != 2 {
+		t.Fatalf("bob: %+v, %v", all, err)
+	}
+	all[alice.Id].FirstName = "changed by one reader"
+	some, err := gw.As(gail.Id).Authors([]string{alice.Id, carol.Id, bob.Id})
+	if err != nil || len(some) != 1 || some[alice.Id] == nil || some[alice.Id].FirstName != "Alice" {
+		t.Fatalf("a guest is shown only the authors they share a channel with, as read: %+v, %v", some, err)
+	}
+	w.api.AssertNumberOfCalls(t, "GetUsersByIds", 2)
+}
