@@ -68,12 +68,12 @@ func posts(v string) []post {
 		rec := approval.Record{ID: "rec1", State: approval.StatePending, CreatedAt: asked, Action: plan.Action,
 			Destination: plan.Dest.Label, Place: plan.Dest.Place, Emoji: plan.Emoji}
 		out = append(out, post{v, kind + " waiting", approval.AskingMessage(plan, rec, page, time.UTC), []string{page}})
-		for _, state := range []string{approval.StatePosted, approval.StateDeclined, approval.StateFailed, approval.StateWithdrawn} {
+		for _, state := range []string{approval.StateDone, approval.StateDeclined, approval.StateFailed, approval.StateWithdrawn} {
 			done := rec
 			done.State, done.AnsweredAt = state, asked.Add(time.Minute)
 			links := []string(nil)
 			switch state {
-			case approval.StatePosted:
+			case approval.StateDone:
 				done.Permalink, done.PostID = permalink, "p1"
 				links = []string{permalink}
 			case approval.StateFailed:

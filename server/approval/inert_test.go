@@ -92,10 +92,10 @@ func TestTheBotsMessageAboutAnyWriteLinksOnlyToTheConfirmationPageWhateverTheMod
 			if out := outsideFences(dm); strings.Contains(out, "\n# ") || strings.Contains(out, "\n> ") {
 				t.Errorf("%s with %q: a value wrote a line of its own:\n%s", actionOf(plan), v, dm)
 			}
-			for _, state := range []string{StatePosted, StateDeclined, StateFailed} {
+			for _, state := range []string{StateDone, StateDeclined, StateFailed} {
 				done := rec
 				done.State, done.Outcome = state, "Mattermost refused it: "+v
-				if state == StatePosted {
+				if state == StateDone {
 					done.Permalink = "https://mm.example/acme/pl/p"
 				}
 				text := a.settledText(done)
@@ -140,7 +140,7 @@ func TestTheOutcomeOfAWriteSaysWhatBecameOfItInThePluginsWordsAndWhereInTheBlock
 	for _, c := range []struct {
 		state, outcome, permalink, want string
 	}{
-		{StatePosted, "", "https://mm.example/acme/pl/p1", "**Posted** after you accepted: https://mm.example/acme/pl/p1" + where + "\n```"},
+		{StateDone, "", "https://mm.example/acme/pl/p1", "**Posted** after you accepted: https://mm.example/acme/pl/p1" + where + "\n```"},
 		{StateDeclined, "", "", "**Declined**: nothing was sent." + where + "\n```"},
 		{StateFailed, failedBefore + "Mattermost refused " + v, "", "**Failed** after you accepted: nothing was posted." + where +
 			"\nWhy: Mattermost refused Ops↵![a](https://attacker.example/p.png)\n```"},

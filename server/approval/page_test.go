@@ -217,12 +217,12 @@ func TestAnAnswerThroughTheAPIIsGivenOnceAndToldToTheOtherTabs(t *testing.T) {
 	w := f.do(http.MethodPost, APIPath+"/"+rec.ID+"/accept", "alice")
 	var d Detail
 	_ = json.Unmarshal(w.Body.Bytes(), &d)
-	if w.Code != http.StatusOK || d.State != StatePosted || d.Permalink == "" || len(d.Files) != 0 {
+	if w.Code != http.StatusOK || d.State != StateDone || d.Permalink == "" || len(d.Files) != 0 {
 		t.Fatalf("accept: %d %s", w.Code, w.Body)
 	}
 	w = f.do(http.MethodPost, APIPath+"/"+rec.ID+"/decline", "alice")
 	_ = json.Unmarshal(w.Body.Bytes(), &d)
-	if w.Code != http.StatusOK || d.State != StatePosted {
+	if w.Code != http.StatusOK || d.State != StateDone {
 		t.Fatalf("second answer: %d %s", w.Code, w.Body)
 	}
 	if f.executed != 1 || len(f.answered) != 1 || f.answered[0] != "alice "+rec.ID+" posted" {

@@ -241,7 +241,7 @@ func outcomeText(state, action, place, outcome string) (text, reason string) {
 	case StateWithdrawn:
 		// The model's words are left out: the assistant took them back.
 		return "Withdrawn: the AI assistant took this back before you answered; " + or(w.Withdrawn, "nothing was changed."), ""
-	case StatePosted:
+	case StateDone:
 		return w.Done(place), ""
 	case StateDeclined:
 		return w.Declined, ""
