@@ -311,10 +311,10 @@ func TestAnEditShowsTheNewMessageAndTheOneItReplacesAndAReactionShowsThePost(t *
 		{posting.Plan{CallerID: "alice", Action: ActionEdit, PostID: "p1", Message: "**new** words", Previous: "_old_ words",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
 			[]string{"Edit your post in ~town-square</h1>", "replace the message of your post", "<strong>new</strong> words", "<em>old</em> words", `id="previous"`, ">Accept and edit</button>"}},
-		{posting.Plan{CallerID: "alice", Action: ActionReact, PostID: "p1", Emoji: "tada", Previous: "the **post**",
+		{posting.Plan{CallerID: "alice", Action: ActionReact, PostID: "p1", Payload: Reaction{Emoji: "tada"}, Previous: "the **post**",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
 			[]string{`React <code class="by-ai" title="Written by the AI">:tada:</code> to a post in ~town-square</h1>`, "add your <strong>:tada:</strong> reaction", "the <strong>post</strong>", ">Accept</button>"}},
-		{posting.Plan{CallerID: "alice", Action: ActionUnreact, PostID: "p1", Emoji: "tada", Previous: "the post",
+		{posting.Plan{CallerID: "alice", Action: ActionUnreact, PostID: "p1", Payload: Reaction{Emoji: "tada"}, Previous: "the post",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
 			[]string{"take back your <strong>:tada:</strong> reaction"}},
 	}

@@ -187,7 +187,7 @@ func (s *Store) CreateFor(userID, title string, plan posting.Plan, clientSession
 		return Record{}, fmt.Errorf("random: %w", err)
 	}
 	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(),
-		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Emoji: plan.Emoji, Plan: &plan, ClientSessions: clientSessions,
+		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Emoji: EmojiOf(plan), Plan: &plan, ClientSessions: clientSessions,
 		MCPSession: origin.Session, Tool: origin.Tool, ClientName: origin.ClientName, ClientVersion: origin.ClientVersion, Targets: writeTargets(plan), Task: origin.Task}
 	raw, err := json.Marshal(rec)
 	if err != nil {

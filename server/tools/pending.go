@@ -17,7 +17,7 @@ import (
 
 func pendingOf(o approval.Outcome) WriteResult {
 	r := o.Record
-	return WriteResult{ID: r.ID, State: r.State, URL: o.PageURL, Outcome: r.Outcome, Action: actionName(o.Plan.Action), Emoji: o.Plan.Emoji,
+	return WriteResult{ID: r.ID, State: r.State, URL: o.PageURL, Outcome: r.Outcome, Action: actionName(o.Plan.Action), Emoji: approval.EmojiOf(o.Plan),
 		PostID: r.PostID, ChannelID: r.ChannelID, Permalink: r.Permalink}
 }
 
