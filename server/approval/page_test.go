@@ -431,3 +431,16 @@ func TestAnOriginReadsAsASentence(t *testing.T) {
 		}
 	}
 }
+
+func TestAPostsNotesAreHeadedByTheServerSoNoViewKeepsADefaultOfItsOwn(t *testing.T) {
+	f := newRoutes(t)
+	rec, err := f.store.Create("alice", "Post", richPlan(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice")
+	var d Detail
+	if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil || len(d.Notes) == 0 || d.NotesHeading != "Who is notified" {
+		t.Fatalf("the detail heads %d notes %q: %s", len(d.Notes), d.NotesHeading, w.Body)
+	}
+}
