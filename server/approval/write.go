@@ -63,8 +63,8 @@ const defaultNotesHeading = "Who is notified"
 // every view (the client's question, the page, the webapp's modal, the
 // bot's message, the tool's answer), how it is checked again when the
 // person answers, and how it is carried out. Each kind is registered from
-// its own file (write_*.go) with its action; nothing else in the package
-// knows one kind from another.
+// its own file (write_*.go here, or beside its tool) with its action;
+// nothing else in the package knows one kind from another.
 type Kind[P any] struct {
 	// Action is the write's kind as its plan and record keep it.
 	Action string
@@ -131,9 +131,10 @@ func (k *Kind[P]) Payload(p posting.Plan) P {
 // record stored by an older version reads and answers the same.
 var writes = map[string]write{}
 
-// register adds a kind to writes; an action registered twice is a mistake
-// no test run survives.
-func register[P any](k *Kind[P]) *Kind[P] {
+// Register adds a kind to writes, from the file that defines it: here, or
+// beside its tool in package tools. An action registered twice is a
+// mistake no test run survives.
+func Register[P any](k *Kind[P]) *Kind[P] {
 	if _, dup := writes[k.Action]; dup {
 		panic("approval: two writes of action " + k.Action)
 	}

@@ -12,7 +12,7 @@ import (
 const ActionAddMembers = "add_members"
 
 // AddMembers: people added to a channel the person is in.
-var AddMembers = register(&Kind[ChannelMembers]{
+var AddMembers = Register(&Kind[ChannelMembers]{
 	Action: ActionAddMembers,
 	Tools:  []string{"add_channel_members"},
 	Heading: func(p posting.Plan, s ChannelMembers) posting.Line {

@@ -16,7 +16,7 @@ const ActionCreateChan = "create_channel"
 
 // CreateChannel: a new channel of one of the person's teams, with the
 // people it starts with.
-var CreateChannel = register(&Kind[ChannelMembers]{
+var CreateChannel = Register(&Kind[ChannelMembers]{
 	Action: ActionCreateChan,
 	Tools:  []string{"create_channel"},
 	Heading: func(_ posting.Plan, s ChannelMembers) posting.Line {

@@ -17,7 +17,7 @@ const ActionDelete = "delete"
 // DeletePost deletes one of the person's own posts (the plan's PostID, its
 // message in Previous), with the replies and files Mattermost deletes with
 // it, as the person was shown them.
-var DeletePost = register(&Kind[ShownPost]{
+var DeletePost = Register(&Kind[ShownPost]{
 	Action: ActionDelete,
 	Tools:  []string{"delete_post"},
 	Heading: func(p posting.Plan, s ShownPost) posting.Line {

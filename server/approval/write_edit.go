@@ -16,7 +16,7 @@ const ActionEdit = "edit"
 // EditPost replaces the message of one of the person's own posts: the
 // plan's PostID, Message (the new one) and Previous (the one it replaces)
 // hold all of it.
-var EditPost = register(&Kind[Nothing]{
+var EditPost = Register(&Kind[Nothing]{
 	Action:  ActionEdit,
 	Tools:   []string{"update_post"},
 	Heading: func(p posting.Plan, _ Nothing) posting.Line { return say("Edit your post in " + p.Dest.PlaceText()) },

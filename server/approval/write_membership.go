@@ -17,7 +17,7 @@ const (
 // channel's members see as "joined the channel" / "left the channel". They
 // are one write in two directions, so they share this file.
 var (
-	JoinChannel = register(&Kind[ChannelShown]{
+	JoinChannel = Register(&Kind[ChannelShown]{
 		Action: ActionJoin,
 		Tools:  []string{"join_channel"},
 		Heading: func(p posting.Plan, _ ChannelShown) posting.Line {
@@ -40,7 +40,7 @@ var (
 			return Executed{ChannelID: s.Channel.ID}, nil
 		},
 	})
-	LeaveChannel = register(&Kind[ChannelShown]{
+	LeaveChannel = Register(&Kind[ChannelShown]{
 		Action: ActionLeave,
 		Tools:  []string{"leave_channel"},
 		Heading: func(p posting.Plan, s ChannelShown) posting.Line {

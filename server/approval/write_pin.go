@@ -19,7 +19,7 @@ const (
 // in Previous), which everyone in the channel sees in its pinned messages.
 // They are one write in two directions, so they share this file.
 var (
-	PinPost = register(&Kind[ShownPost]{
+	PinPost = Register(&Kind[ShownPost]{
 		Action: ActionPin,
 		Tools:  []string{"pin_post"},
 		Heading: func(p posting.Plan, s ShownPost) posting.Line {
@@ -38,7 +38,7 @@ var (
 		Recheck: samePost,
 		Carry:   setPinned(true),
 	})
-	UnpinPost = register(&Kind[ShownPost]{
+	UnpinPost = Register(&Kind[ShownPost]{
 		Action: ActionUnpin,
 		Tools:  []string{"unpin_post"},
 		Heading: func(p posting.Plan, s ShownPost) posting.Line {

@@ -19,7 +19,7 @@ const ActionPost = ""
 // CreatePost is a post as the person (in a channel, a thread, a direct or
 // a group message), with its files, marked as the AI's. The plan's shared
 // fields hold all of it.
-var CreatePost = register(&Kind[Nothing]{
+var CreatePost = Register(&Kind[Nothing]{
 	Action: ActionPost,
 	Tools:  []string{"create_post", "dm", "group_message"},
 	Heading: func(p posting.Plan, _ Nothing) posting.Line {

@@ -29,7 +29,7 @@ type Reaction struct {
 // the plan's post (PostID, its message in Previous). They are one write in
 // two directions, so they share this file.
 var (
-	AddReaction = register(&Kind[Reaction]{
+	AddReaction = Register(&Kind[Reaction]{
 		Action:  ActionReact,
 		Tools:   []string{"add_reaction"},
 		Heading: reactHeading,
@@ -51,7 +51,7 @@ var (
 		},
 		Carry: react(false),
 	})
-	RemoveReaction = register(&Kind[Reaction]{
+	RemoveReaction = Register(&Kind[Reaction]{
 		Action:  ActionUnreact,
 		Tools:   []string{"remove_reaction"},
 		Heading: unreactHeading,

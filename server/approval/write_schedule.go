@@ -23,7 +23,7 @@ type SendTime struct {
 
 // SchedulePost is a post Mattermost sends as the person at a later time,
 // which they can change or delete in their Scheduled posts until then.
-var SchedulePost = register(&Kind[SendTime]{
+var SchedulePost = Register(&Kind[SendTime]{
 	Action: ActionSchedule,
 	Tools:  []string{"schedule_post"},
 	Heading: func(p posting.Plan, at SendTime) posting.Line {

@@ -30,7 +30,7 @@ func (s NewStatus) spec() posting.StatusSpec {
 
 // SetStatus: the person's availability and custom status, which everyone
 // who can see them in Mattermost sees.
-var SetStatus = register(&Kind[NewStatus]{
+var SetStatus = Register(&Kind[NewStatus]{
 	Action:  ActionSetStatus,
 	Tools:   []string{"set_status"},
 	Heading: func(_ posting.Plan, s NewStatus) posting.Line { return say("Set your status to " + statusSummary(s)) },
