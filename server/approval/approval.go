@@ -285,7 +285,7 @@ func planOf(rec Record) posting.Plan {
 	if rec.Plan != nil {
 		return *rec.Plan
 	}
-	return posting.Plan{Action: rec.Action, Payload: reactionOf(rec), Dest: posting.Destination{Label: rec.Destination, Place: rec.Place}}
+	return posting.Plan{Action: rec.Action, Payload: keptPayload(rec), Dest: posting.Destination{Label: rec.Destination, Place: rec.Place}}
 }
 
 // waitForAnswer waits a bounded time for the person's answer in

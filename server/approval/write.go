@@ -155,8 +155,11 @@ type write struct {
 	Facts             func(p posting.Plan) []posting.Fact
 	Told              func(p posting.Plan, permalink string) string
 	Payload           func(p posting.Plan) any
-	Recheck           func(a *Approvals, c *mattermost.Caller, p posting.Plan) error
-	Carry             func(ctx context.Context, a *Approvals, c *mattermost.Caller, p posting.Plan) (Executed, error)
+	// fromKept is the payload of a record that keeps no plan, from what it
+	// kept of it (Record.Emoji); nil: the kind keeps nothing.
+	fromKept func(kept string) any
+	Recheck  func(a *Approvals, c *mattermost.Caller, p posting.Plan) error
+	Carry    func(ctx context.Context, a *Approvals, c *mattermost.Caller, p posting.Plan) (Executed, error)
 }
 
 func (k *Kind[P]) erase() write {
@@ -166,6 +169,10 @@ func (k *Kind[P]) erase() write {
 		Carry: func(ctx context.Context, a *Approvals, c *mattermost.Caller, p posting.Plan) (Executed, error) {
 			return k.Carry(ctx, a, c, p, k.Payload(p))
 		}}
+	var none P
+	if r, ok := any(none).(keeper); ok {
+		w.fromKept = r.fromKept
+	}
 	if k.LedeLine != nil {
 		w.LedeLine = func(p posting.Plan) posting.Line { return k.LedeLine(p, k.Payload(p)) }
 	}
@@ -190,6 +197,33 @@ func (k *Kind[P]) erase() write {
 		}
 	}
 	return w
+}
+
+// keeper is a payload one value of which the record keeps after its plan is
+// dropped (in Record.Emoji: a reaction's emoji), so the outcome still names
+// it; fromKept makes the payload again from that value.
+type keeper interface {
+	kept() string
+	fromKept(kept string) any
+}
+
+// EmojiOf is the value a record keeps of a plan's payload (a reaction's
+// emoji; "" for a write that keeps none), for the record and the tool's
+// answer.
+func EmojiOf(p posting.Plan) string {
+	if k, ok := writeOf(p.Action).Payload(p).(keeper); ok {
+		return k.kept()
+	}
+	return ""
+}
+
+// keptPayload is the payload of an answered record, which keeps no plan:
+// what it kept of it, or none.
+func keptPayload(rec Record) any {
+	if w := writeOf(rec.Action); w.fromKept != nil && rec.Emoji != "" {
+		return w.fromKept(rec.Emoji)
+	}
+	return nil
 }
 
 // WriteTools are the tools that ask for each action, for the catalogue's

@@ -122,23 +122,8 @@ func react(remove bool) func(context.Context, *Approvals, *mattermost.Caller, po
 	}
 }
 
-// reactionOf is the plan of an answered record, which keeps no plan: its
-// emoji, when it was a reaction, is all of a payload it keeps.
-func reactionOf(rec Record) any {
-	if rec.Emoji == "" {
-		return nil
-	}
-	return Reaction{Emoji: rec.Emoji}
-}
+// The record keeps a reaction's emoji once its plan is dropped
+// (Record.Emoji), so the outcome still names it.
+func (r Reaction) kept() string { return r.Emoji }
 
-// EmojiOf is the emoji of a reaction's plan ("" for any other write), for
-// the record and the tool's answer.
-func EmojiOf(p posting.Plan) string {
-	switch p.Action {
-	case ActionReact:
-		return AddReaction.Payload(p).Emoji
-	case ActionUnreact:
-		return RemoveReaction.Payload(p).Emoji
-	}
-	return ""
-}
+func (Reaction) fromKept(emoji string) any { return Reaction{Emoji: emoji} }
