@@ -333,7 +333,7 @@ func personAcceptsInTheBrowser(t *testing.T, w waitingWrite) {
 	alice := mm.Users[0]
 	tab := chromeAs(t, alice)
 	step(t, tab, chromedp.Navigate(pageOf(w.id)), chromedp.WaitVisible(chromedp.ID("accept")))
-	if state := outcomeAfterClick(t, tab, "accept"); state != approval.StatePosted {
+	if state := outcomeAfterClick(t, tab, "accept"); state != approval.StateDone {
 		t.Fatalf("the person's accept in the browser: %q", state)
 	}
 	postID := postedAfter(t, w)
@@ -360,7 +360,7 @@ func postedAfter(t *testing.T, w waitingWrite) string {
 	select {
 	case res := <-w.done:
 		structuredAs(t, res, &out)
-		if out.State == approval.StatePosted && !res.IsError && out.PostID != "" {
+		if out.State == approval.StateDone && !res.IsError && out.PostID != "" {
 			return out.PostID
 		}
 		if out.State != approval.StatePending {
@@ -373,7 +373,7 @@ func postedAfter(t *testing.T, w waitingWrite) string {
 	for {
 		res := call(t, w.mcp, "get_pending", map[string]any{"id": w.id})
 		out := onePending(t, res)
-		if out.State == approval.StatePosted && out.PostID != "" {
+		if out.State == approval.StateDone && out.PostID != "" {
 			return out.PostID
 		}
 		if out.State != approval.StatePending || time.Now().After(deadline) {

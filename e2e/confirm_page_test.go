@@ -200,11 +200,11 @@ func TestAPostAcceptedInABrowserShowsTheRenderedMessageThumbnailAndPreviewAndIsP
 		t.Fatalf("sha256 shown %q, want %s", got, sum(photo)[:12])
 	}
 
-	if state := outcomeAfterClick(t, tab, "accept"); state != approval.StatePosted {
+	if state := outcomeAfterClick(t, tab, "accept"); state != approval.StateDone {
 		t.Fatalf("outcome %q", state)
 	}
 	res, out := waitTool(t, done)
-	if res.IsError || out.State != approval.StatePosted || out.PostID == "" {
+	if res.IsError || out.State != approval.StateDone || out.PostID == "" {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	p, files := postedFiles(t, out.PostID)
@@ -441,15 +441,15 @@ func TestTheConfirmationAPIListsShowsAndAcceptsTheCallersOwnPostsAndTellsTheirOt
 	t.Cleanup(ws.Close)
 
 	code, body, _ = send(t, web, http.MethodPost, apiOf(mm.URL)+"/"+id+"/accept", map[string]string{"X-CSRF-Token": csrf})
-	if d = detailOf(t, body); code != http.StatusOK || d.State != approval.StatePosted || d.Permalink == "" {
+	if d = detailOf(t, body); code != http.StatusOK || d.State != approval.StateDone || d.Permalink == "" {
 		t.Fatalf("accept: %d %s", code, body)
 	}
 	code, body, _ = send(t, web, http.MethodPost, apiOf(mm.URL)+"/"+id+"/decline", map[string]string{"X-CSRF-Token": csrf})
-	if d = detailOf(t, body); code != http.StatusOK || d.State != approval.StatePosted {
+	if d = detailOf(t, body); code != http.StatusOK || d.State != approval.StateDone {
 		t.Fatalf("a second answer: %d %s", code, body)
 	}
 	res, out := waitTool(t, done)
-	if res.IsError || out.State != approval.StatePosted {
+	if res.IsError || out.State != approval.StateDone {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	_, files := postedFiles(t, out.PostID)
@@ -461,7 +461,7 @@ func TestTheConfirmationAPIListsShowsAndAcceptsTheCallersOwnPostsAndTellsTheirOt
 		select {
 		case ev := <-ws.EventChannel:
 			if ev.EventType() == "custom_mcp-server_confirmation_answered" && ev.GetData()["id"] == id {
-				if ev.GetData()["state"] != approval.StatePosted {
+				if ev.GetData()["state"] != approval.StateDone {
 					t.Fatalf("the event says %v", ev.GetData())
 				}
 				return

@@ -132,7 +132,7 @@ func TestTheBotTellsThePersonOfAWaitingPostAndSaysPostedAfterTheyAcceptInTheBrow
 
 	tab := chromeAs(t, alice)
 	step(t, tab, chromedp.Navigate(pageOf(id)), chromedp.WaitVisible(chromedp.ID("accept")))
-	if state := outcomeAfterClick(t, tab, "accept"); state != approval.StatePosted {
+	if state := outcomeAfterClick(t, tab, "accept"); state != approval.StateDone {
 		t.Fatalf("outcome %q", state)
 	}
 	_, out := waitTool(t, done)
@@ -207,7 +207,7 @@ func TestWithTheSettingOffNoBotMessageIsSentAndTheWriteStillWaitsForThePage(t *t
 	id := waitPending(t, alice, marker)
 	answerOnPage(t, alice, id, "accept", marker)
 	_, out := waitTool(t, done)
-	if out.State != approval.StatePosted {
+	if out.State != approval.StateDone {
 		t.Fatalf("the write answered on the page ended %s", out.State)
 	}
 	noBotDMAbout(t, alice, id)

@@ -419,7 +419,7 @@ func TestAnOlderClientThatFailsToAskLeavesTheQuestionToMattermost(t *testing.T) 
 	id := waitPending(t, alice, marker)
 	answerOnPage(t, alice, id, "accept", marker)
 	res, out := waitTool(t, done)
-	if res.IsError || out.State != approval.StatePosted {
+	if res.IsError || out.State != approval.StateDone {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	if n := postsWith(t, alice, ch.Id, marker); n != 1 {
@@ -446,7 +446,7 @@ func TestPostsAskedAtOnceByOneClientAreEachAskedAndPostedOnceOnACluster(t *testi
 			}
 			for i, done := range waiting {
 				res, out := waitTool(t, done)
-				if res.IsError || out.State != approval.StatePosted {
+				if res.IsError || out.State != approval.StateDone {
 					t.Fatalf("post %d answered %s", i, text(res))
 				}
 			}

@@ -193,7 +193,7 @@ func TestTheConfirmationReadsWellOnAPhoneAndALaptop(t *testing.T) {
 		atWidth(t, tab, width, 900)
 		step(t, tab, chromedp.Navigate(pageOf(id)), chromedp.WaitVisible(chromedp.ID("outcome")))
 		fitsWidth(t, tab, width, "the answered page")
-		if state := evalJS[string](t, tab, `document.querySelector("#outcome").dataset.state`); state != approval.StatePosted {
+		if state := evalJS[string](t, tab, `document.querySelector("#outcome").dataset.state`); state != approval.StateDone {
 			t.Fatalf("outcome %q", state)
 		}
 		if said := evalJS[string](t, tab, `document.querySelector("#outcome h1").textContent`); said != "Posted in "+place+"." {

@@ -155,7 +155,7 @@ func TestTheWebappModalOpensOnTheEventAndAcceptsARealPendingPost(t *testing.T) {
 		`!!Array.from(document.querySelectorAll('[role=dialog] a')).find(function(a) { return a.textContent === 'View the post'; })`)
 
 	res, out := waitTool(t, done)
-	if res.IsError || out.State != approval.StatePosted {
+	if res.IsError || out.State != approval.StateDone {
 		t.Fatalf("create_post answered %s", text(res))
 	}
 	post, files := postedFiles(t, out.PostID)

@@ -33,18 +33,19 @@ func hostilePlans(v string) []posting.Plan {
 		{CallerID: "alice", Dest: place, Message: v, Notes: notes, Files: files},
 		{CallerID: "alice", Dest: posting.Destination{Label: "@bob", Place: v, Recipients: []string{"bob"}}, Message: v + "\n" + v, Notes: notes},
 		{CallerID: "alice", Action: approval.ActionEdit, PostID: "p", Dest: place, Message: v, Previous: v},
-		{CallerID: "alice", Action: approval.ActionReact, PostID: "p", Dest: place, Emoji: v, Previous: v},
-		{CallerID: "alice", Action: approval.ActionUnreact, PostID: "p", Dest: place, Emoji: v, Previous: v},
-		{CallerID: "alice", Action: approval.ActionDelete, PostID: "p", Dest: place, Previous: v, Target: target, Notes: notes},
-		{CallerID: "alice", Action: approval.ActionPin, PostID: "p", Dest: place, Previous: v, Target: target},
-		{CallerID: "alice", Action: approval.ActionUnpin, PostID: "p", Dest: place, Previous: v, Target: target},
-		{CallerID: "alice", Action: approval.ActionSchedule, Dest: place, Message: v, SendAt: send, SendZone: "UTC", Notes: notes},
-		{CallerID: "alice", Action: approval.ActionJoin, Dest: place, Channel: ch, Notes: notes},
-		{CallerID: "alice", Action: approval.ActionLeave, Dest: place, Channel: ch, Notes: notes},
-		{CallerID: "alice", Action: approval.ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in " + v}, Channel: ch, Members: bob, Notes: notes},
-		{CallerID: "alice", Action: approval.ActionAddMembers, Dest: place, Channel: ch, Members: bob, Notes: notes},
-		{CallerID: "alice", Action: approval.ActionSetStatus, Dest: posting.Destination{Label: "your status", Place: "your status"},
-			Status: &posting.StatusSpec{Availability: "dnd", DNDUntil: send, Text: v, Emoji: v, Zone: "UTC"}},
+		approval.AddReaction.Plan(posting.Plan{CallerID: "alice", PostID: "p", Dest: place, Previous: v}, approval.Reaction{Emoji: v}),
+		approval.RemoveReaction.Plan(posting.Plan{CallerID: "alice", PostID: "p", Dest: place, Previous: v}, approval.Reaction{Emoji: v}),
+		approval.DeletePost.Plan(posting.Plan{CallerID: "alice", PostID: "p", Dest: place, Previous: v, Notes: notes}, approval.ShownPost{Target: target}),
+		approval.PinPost.Plan(posting.Plan{CallerID: "alice", PostID: "p", Dest: place, Previous: v}, approval.ShownPost{Target: target}),
+		approval.UnpinPost.Plan(posting.Plan{CallerID: "alice", PostID: "p", Dest: place, Previous: v}, approval.ShownPost{Target: target}),
+		approval.SchedulePost.Plan(posting.Plan{CallerID: "alice", Dest: place, Message: v, Notes: notes}, approval.SendTime{SendAt: send, SendZone: "UTC"}),
+		approval.JoinChannel.Plan(posting.Plan{CallerID: "alice", Dest: place, Notes: notes}, approval.ChannelShown{Channel: ch}),
+		approval.LeaveChannel.Plan(posting.Plan{CallerID: "alice", Dest: place, Notes: notes}, approval.ChannelShown{Channel: ch}),
+		approval.CreateChannel.Plan(posting.Plan{CallerID: "alice", Dest: posting.Destination{Label: "~harbour", Place: "the new channel in " + v}, Notes: notes},
+			approval.ChannelMembers{Channel: ch, Members: bob}),
+		approval.AddMembers.Plan(posting.Plan{CallerID: "alice", Dest: place, Notes: notes}, approval.ChannelMembers{Channel: ch, Members: bob}),
+		approval.SetStatus.Plan(posting.Plan{CallerID: "alice", Dest: posting.Destination{Label: "your status", Place: "your status"}},
+			approval.NewStatus{Status: &posting.StatusSpec{Availability: "dnd", DNDUntil: send, Text: v, Emoji: v, Zone: "UTC"}}),
 	}
 }
 
@@ -66,14 +67,14 @@ func posts(v string) []post {
 			kind = "post"
 		}
 		rec := approval.Record{ID: "rec1", State: approval.StatePending, CreatedAt: asked, Action: plan.Action,
-			Destination: plan.Dest.Label, Place: plan.Dest.Place, Emoji: plan.Emoji}
+			Destination: plan.Dest.Label, Place: plan.Dest.Place, Emoji: approval.EmojiOf(plan)}
 		out = append(out, post{v, kind + " waiting", approval.AskingMessage(plan, rec, page, time.UTC), []string{page}})
-		for _, state := range []string{approval.StatePosted, approval.StateDeclined, approval.StateFailed, approval.StateWithdrawn} {
+		for _, state := range []string{approval.StateDone, approval.StateDeclined, approval.StateFailed, approval.StateWithdrawn} {
 			done := rec
 			done.State, done.AnsweredAt = state, asked.Add(time.Minute)
 			links := []string(nil)
 			switch state {
-			case approval.StatePosted:
+			case approval.StateDone:
 				done.Permalink, done.PostID = permalink, "p1"
 				links = []string{permalink}
 			case approval.StateFailed:

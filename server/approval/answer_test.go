@@ -50,7 +50,7 @@ func TestOnlyThePersonsOwnMattermostSessionWithItsCSRFTokenCanAnswer(t *testing.
 		if w := f.do(http.MethodPost, APIPath+"/"+rec.ID+"/accept", "alice"); w.Code != http.StatusOK {
 			t.Fatalf("accept: %d %s", w.Code, w.Body)
 		}
-		if got, _ := f.store.Load("alice", rec.ID); got.State != StatePosted || f.executed != 1 {
+		if got, _ := f.store.Load("alice", rec.ID); got.State != StateDone || f.executed != 1 {
 			t.Fatalf("state %s, executed %d", got.State, f.executed)
 		}
 	})
@@ -104,7 +104,7 @@ func TestAClientsYesAfterTheSwitchToAlwaysInMattermostPostsNothingAndTheWriteWai
 	f := newRoutes(t)
 	a := testApprovals(f)
 	rec, _ := f.store.Create("alice", "Post", richPlan(t), nil)
-	ticked := mcp.InputResponses{InputID: mcp.NewElicitationInputResponse(mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
+	ticked := mcp.InputResponses{AnswerInputID: mcp.NewElicitationInputResponse(mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{
 		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{Property(rec.ID): true}}})}
 	a.opts.Config = func() config.Configuration { return allowWrites(config.ConfirmMattermost) }
 	// The call waits for the person in Mattermost until its context ends.
@@ -120,7 +120,7 @@ func TestAClientsYesAfterTheSwitchToAlwaysInMattermostPostsNothingAndTheWriteWai
 	// Under the mode that trusts the client, the same answer is a yes.
 	a.opts.Config = func() config.Configuration { return allowWrites(config.ConfirmClientThenMattermost) }
 	o, err = a.settle(context.Background(), (*mattermost.Gateway)(nil).As("alice"), rec, ModeForm, ticked, "")
-	if err != nil || o.Record.State != StatePosted || f.executed != 1 {
+	if err != nil || o.Record.State != StateDone || f.executed != 1 {
 		t.Fatalf("client mode: %+v %v", o, err)
 	}
 }

@@ -245,7 +245,7 @@ func (a *Approvals) executeNow(ctx context.Context, c *mattermost.Caller, plan p
 	if done.PostedIn != "" {
 		channel = done.PostedIn
 	}
-	return Outcome{Plan: plan, FileIDs: done.FileIDs, ChannelID: channel, Record: Record{State: StatePosted, Action: plan.Action, PostID: done.PostID,
+	return Outcome{Plan: plan, FileIDs: done.FileIDs, ChannelID: channel, Record: Record{State: StateDone, Action: plan.Action, PostID: done.PostID,
 		ChannelID: done.ChannelID, Permalink: done.Permalink}}, nil
 }
 
@@ -285,7 +285,7 @@ func planOf(rec Record) posting.Plan {
 	if rec.Plan != nil {
 		return *rec.Plan
 	}
-	return posting.Plan{Action: rec.Action, Emoji: rec.Emoji, Dest: posting.Destination{Label: rec.Destination, Place: rec.Place}}
+	return posting.Plan{Action: rec.Action, Payload: keptPayload(rec), Dest: posting.Destination{Label: rec.Destination, Place: rec.Place}}
 }
 
 // waitForAnswer waits a bounded time for the person's answer in
@@ -325,7 +325,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 		}
 		latest = now
 		switch now.State {
-		case StatePosted, StateDeclined, StateFailed, StateWithdrawn:
+		case StateDone, StateDeclined, StateFailed, StateWithdrawn:
 			if !now.QuestionOpen {
 				// Else an earlier call left it open and its settler closed it.
 				a.closeQuestion(ctx, elicitationID)

@@ -46,6 +46,12 @@ func OriginOf(ctx context.Context) Origin {
 // has at most 7 others, a channel's new members are counted past this.
 const maxAuditUsers = 8
 
+// touching is a payload that touches ids beyond the plan's own: a channel,
+// its team, the people it brings in.
+type touching interface {
+	touches() (channelID, teamID string, userIDs []string)
+}
+
 // writeTargets are the ids a plan touches: where it goes, the post it is
 // about, the people it brings in.
 func writeTargets(p posting.Plan) map[string]string {
@@ -58,13 +64,12 @@ func writeTargets(p posting.Plan) map[string]string {
 	set("channel_id", p.Dest.ChannelID)
 	set("root_id", p.Dest.RootID)
 	set("post_id", p.PostID)
-	if p.Channel != nil {
-		set("channel_id", p.Channel.ID)
-		set("team_id", p.Channel.TeamID)
-	}
 	users := append([]string(nil), p.Dest.UserIDs...)
-	for _, m := range p.Members {
-		users = append(users, m.ID)
+	if own, ok := writeOf(p.Action).Payload(p).(touching); ok {
+		channelID, teamID, people := own.touches()
+		set("channel_id", channelID)
+		set("team_id", teamID)
+		users = append(users, people...)
 	}
 	for i, id := range users {
 		if i == maxAuditUsers {

@@ -146,10 +146,10 @@ func TestARecordOfAnOlderVersionStillAnswersAndIsRecorded(t *testing.T) {
 }
 
 func TestAShardOfOpenWritesAtItsBoundFitsInOneKVValue(t *testing.T) {
-	targets := writeTargets(posting.Plan{Dest: posting.Destination{ChannelID: strings.Repeat("c", 26), RootID: strings.Repeat("r", 26),
+	targets := writeTargets(posting.Plan{Action: ActionAddMembers, Dest: posting.Destination{ChannelID: strings.Repeat("c", 26), RootID: strings.Repeat("r", 26),
 		UserIDs: []string{strings.Repeat("u", 26), strings.Repeat("v", 26), strings.Repeat("w", 26), strings.Repeat("x", 26), strings.Repeat("y", 26), strings.Repeat("z", 26), strings.Repeat("1", 26)}},
-		PostID: strings.Repeat("p", 26), Channel: &posting.ChannelSpec{ID: strings.Repeat("c", 26), TeamID: strings.Repeat("t", 26)},
-		Members: []posting.Person{{ID: strings.Repeat("m", 26)}, {ID: strings.Repeat("n", 26)}}})
+		PostID: strings.Repeat("p", 26), Payload: ChannelMembers{Channel: &posting.ChannelSpec{ID: strings.Repeat("c", 26), TeamID: strings.Repeat("t", 26)},
+			Members: []posting.Person{{ID: strings.Repeat("m", 26)}, {ID: strings.Repeat("n", 26)}}}})
 	open := make([]openWrite, maxOpenWrites)
 	for i := range open {
 		open[i] = openWrite{UserID: strings.Repeat("a", 26), ID: strings.Repeat("f", 32), Expires: time.Now(), Tool: "create_channel_with_members",

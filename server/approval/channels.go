@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"context"
 	"errors"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -11,132 +10,56 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
-// Actions of the channels family, as records keep them.
-const (
-	ActionJoin       = "join"
-	ActionLeave      = "leave"
-	ActionCreateChan = "create_channel"
-)
+// What the writes about a channel share: the channel as the person was
+// shown it, checked again when they answer, and Mattermost's refusals
+// worded for the model.
 
-// Channels family writes, each registered once in writes.
-var channelWrites = []Write{joinWrite, leaveWrite, createChannelWrite}
-
-// join_channel and leave_channel: the person's own membership, which the
-// channel's members see as "joined the channel" / "left the channel".
-var joinWrite = Write{
-	Action:  ActionJoin,
-	Tools:   []string{"join_channel"},
-	Asks:    "add you to a public channel",
-	Heading: func(p posting.Plan) posting.Line { return say("Join the public channel " + p.Dest.PlaceText()) },
-	Lede:    "It asks to add you to this channel. Mattermost posts that you joined, for everyone in it to see. Nothing changes until you accept.",
-	Box:     "Join it", Accept: "Accept and join",
-	Facts:        channelFacts,
-	NotesHeading: "Who sees it",
-	Done:         func(place string) string { return "You joined" + orChannel(place) + "." },
-	Declined:     "Declined: you did not join.",
-	Recheck:      recheckChannel,
-	Carry: func(_ context.Context, _ *Approvals, c *mattermost.Caller, plan posting.Plan) (Executed, error) {
-		if err := c.JoinChannel(plan.Channel.ID); err != nil {
-			return Executed{}, channelRefusal(plan, err)
-		}
-		return Executed{ChannelID: plan.Channel.ID}, nil
-	},
+// ChannelShown is the payload of a write about one channel the person is
+// shown (a join, a leave).
+type ChannelShown struct {
+	Channel *posting.ChannelSpec `json:"channel,omitempty"`
 }
 
-var leaveWrite = Write{
-	Action: ActionLeave,
-	Tools:  []string{"leave_channel"},
-	Asks:   "take you out of a channel",
-	Heading: func(p posting.Plan) posting.Line {
-		return say("Leave the " + channelSpec(p).Kind() + " " + p.Dest.PlaceText())
-	},
-	Lede: "It asks to take you out of this channel. Mattermost posts that you left, for everyone in it to see. Nothing changes until you accept.",
-	Box:  "Leave it", Accept: "Accept and leave",
-	Facts:        channelFacts,
-	NotesHeading: "What it means",
-	Done:         func(place string) string { return "You left" + orChannel(place) + "." },
-	Declined:     "Declined: you are still in the channel.",
-	Recheck:      recheckChannel,
-	Carry: func(_ context.Context, _ *Approvals, c *mattermost.Caller, plan posting.Plan) (Executed, error) {
-		if err := c.LeaveChannel(plan.Channel.ID); err != nil {
-			return Executed{}, channelRefusal(plan, err)
-		}
-		return Executed{ChannelID: plan.Channel.ID}, nil
-	},
+func (s ChannelShown) spec() posting.ChannelSpec { return specOf(s.Channel) }
+
+func (s ChannelShown) touches() (channelID, teamID string, userIDs []string) {
+	return touchesChannel(s.Channel, nil)
 }
 
-func channelFacts(p posting.Plan) []posting.Fact {
-	ch := channelSpec(p)
-	fs := []posting.Fact{{Label: "Channel", Value: p.Dest.Where}, {Label: "Kind", Value: ch.Kind()}}
-	if ch.Purpose != "" {
-		fs = append(fs, posting.Fact{Label: "Purpose", Value: ch.Purpose})
-	}
-	return fs
+// ChannelMembers is the payload of a write that brings people into a
+// channel: a new one (create_channel) or one the person is in
+// (add_channel_members).
+type ChannelMembers struct {
+	Channel *posting.ChannelSpec `json:"channel,omitempty"`
+	Members []posting.Person     `json:"members,omitempty"`
 }
 
-func channelSpec(p posting.Plan) posting.ChannelSpec {
-	if p.Channel == nil {
+func (s ChannelMembers) spec() posting.ChannelSpec { return specOf(s.Channel) }
+
+func (s ChannelMembers) touches() (channelID, teamID string, userIDs []string) {
+	return touchesChannel(s.Channel, s.Members)
+}
+
+func specOf(ch *posting.ChannelSpec) posting.ChannelSpec {
+	if ch == nil {
 		return posting.ChannelSpec{}
 	}
-	return *p.Channel
+	return *ch
 }
 
-// orChannel is " place" or " the channel".
-func orChannel(place string) string {
-	if place == "" {
-		return " the channel"
+func touchesChannel(ch *posting.ChannelSpec, people []posting.Person) (channelID, teamID string, userIDs []string) {
+	for _, m := range people {
+		userIDs = append(userIDs, m.ID)
 	}
-	return " " + place
-}
-
-// create_channel: a new channel of one of the person's teams, with the
-// people it starts with.
-var createChannelWrite = Write{
-	Action: ActionCreateChan,
-	Tools:  []string{"create_channel"},
-	Asks:   "create a channel as you",
-	Heading: func(p posting.Plan) posting.Line {
-		ch := channelSpec(p)
-		rest := " in " + ch.Team
-		if len(p.Members) > 0 {
-			rest += " with " + usernames(p.Members)
-		}
-		return posting.Line{{Text: "Create the " + ch.Kind() + " "}, {Text: ch.DisplayName, AI: true}, {Text: rest}}
-	},
-	Lede: "It asks to create this channel as you, with you as its admin. Nothing is created until you accept.",
-	Box:  "Create it", Accept: "Accept and create",
-	Facts: func(p posting.Plan) []posting.Fact {
-		ch := channelSpec(p)
-		who := "anyone in " + ch.Team + " can find and join it"
-		if ch.Private {
-			who = "only its members see it; others join only when a member adds them"
-		}
-		fs := []posting.Fact{{Label: "Team", Value: ch.Team}, {Label: "Name", Value: ch.DisplayName, AI: true},
-			{Label: "Address", Value: "~" + ch.Name, AI: true}, {Label: "Kind", Value: ch.Kind() + ": " + who}}
-		if ch.Purpose != "" {
-			fs = append(fs, posting.Fact{Label: "Purpose", Value: ch.Purpose, AI: true})
-		}
-		if ch.Header != "" {
-			fs = append(fs, posting.Fact{Label: "Header", Value: ch.Header, AI: true})
-		}
-		members := "only you"
-		if len(p.Members) > 0 {
-			members = "you, " + usernames(p.Members)
-		}
-		return append(fs, posting.Fact{Label: "Members", Value: members})
-	},
-	NotesHeading: "Who is notified",
-	// The channel's name is the model's, so the sentence does not repeat it.
-	Done:     func(string) string { return "The channel was created." },
-	Declined: "Declined: no channel was created.",
-	Recheck:  recheckNewChannel,
-	Carry:    createChannel,
+	if ch == nil {
+		return "", "", userIDs
+	}
+	return ch.ID, ch.TeamID, userIDs
 }
 
 // sameChannel refuses a channel that is gone, archived or of another kind
 // than the person was shown.
-func sameChannel(c *mattermost.Caller, plan posting.Plan) (*model.Channel, error) {
-	spec := plan.Channel
+func sameChannel(c *mattermost.Caller, plan posting.Plan, spec *posting.ChannelSpec) (*model.Channel, error) {
 	if spec == nil || spec.ID == "" {
 		return nil, refusal.New("This confirmation does not say which channel it is about; nothing was changed.", "")
 	}
@@ -176,64 +99,6 @@ func channelRefusal(plan posting.Plan, err error) error {
 		return refusal.Newf("%s or someone in it is no longer found; nothing was changed.", plan.Dest.Label)
 	}
 	return err
-}
-
-// recheckChannel refuses a channel that is gone, archived or of another
-// kind than the person was shown.
-func recheckChannel(_ *Approvals, c *mattermost.Caller, plan posting.Plan) error {
-	_, err := sameChannel(c, plan)
-	return err
-}
-
-// recheckNewChannel refuses a channel whose name was taken, or whose people
-// left its team, since the person was asked.
-func recheckNewChannel(_ *Approvals, c *mattermost.Caller, plan posting.Plan) error {
-	spec := plan.Channel
-	if spec == nil {
-		return refusal.New("This confirmation does not say which channel to create; nothing was changed.", "")
-	}
-	taken, err := c.ChannelNameTaken(spec.TeamID, spec.Name)
-	if err != nil {
-		return err
-	}
-	if taken {
-		return refusal.Newf("A channel ~%s was made in %s since the person was asked; nothing was created.", spec.Name, spec.Team)
-	}
-	for _, m := range plan.Members {
-		if in, err := c.InTeam(spec.TeamID, m.ID); err != nil || !in {
-			if err != nil {
-				return err
-			}
-			return refusal.Newf("@%s is no longer in %s; nothing was created.", m.Username, spec.Team)
-		}
-	}
-	return nil
-}
-
-func createChannel(_ context.Context, _ *Approvals, c *mattermost.Caller, plan posting.Plan) (Executed, error) {
-	spec := plan.Channel
-	typ := model.ChannelTypeOpen
-	if spec.Private {
-		typ = model.ChannelTypePrivate
-	}
-	ch, err := c.CreateChannel(&model.Channel{TeamId: spec.TeamID, Name: spec.Name, DisplayName: spec.DisplayName, Type: typ,
-		Purpose: spec.Purpose, Header: spec.Header})
-	if ch == nil {
-		if errors.Is(err, mattermost.ErrNotAllowed) {
-			return Executed{}, refusal.Newf("The person's role does not allow creating a %s in %s; nothing was created.", spec.Kind(), spec.Team)
-		}
-		return Executed{}, err
-	}
-	done := Executed{ChannelID: ch.Id, Permalink: channelLink(c, spec.TeamID, ch.Name)}
-	if err != nil {
-		return done, err
-	}
-	for _, m := range plan.Members {
-		if err := c.AddChannelMember(ch.Id, m.ID); err != nil {
-			return done, refusal.Newf("The channel ~%s was created, but adding @%s failed (%v).", ch.Name, m.Username, err)
-		}
-	}
-	return done, nil
 }
 
 // channelLink is where the person opens a channel.

@@ -104,7 +104,7 @@ func (a *Approvals) askOnStream(ctx context.Context, c *mattermost.Caller, rec R
 	if err != nil {
 		return Outcome{}, err
 	}
-	return a.settle(ctx, c, rec, mode, mcp.InputResponses{InputID: mcp.NewElicitationInputResponse(*res)}, "")
+	return a.settle(ctx, c, rec, mode, mcp.InputResponses{AnswerInputID: mcp.NewElicitationInputResponse(*res)}, "")
 }
 
 // Resume finishes a call the client retried with the person's answer (the

@@ -45,7 +45,7 @@ func TestASessionOfAnyMCPClientOfThePersonCannotAnswerTheirPendingWriteButTheirB
 		t.Fatalf("after the refused answer: %s, executed %d", got.State, f.executed)
 	}
 	browser := Answerer{mattermost.Session{ID: "web", UserID: "alice", CSRF: testCSRF}, testCSRF}
-	if got, err := a.Answer(context.Background(), browser, rec.ID, "accept"); err != nil || got.State != StatePosted {
+	if got, err := a.Answer(context.Background(), browser, rec.ID, "accept"); err != nil || got.State != StateDone {
 		t.Fatalf("alice's browser: %+v %v", got, err)
 	}
 }

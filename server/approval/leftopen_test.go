@@ -80,7 +80,7 @@ func TestAURLQuestionLeftOpenByACallThatReturnedIsNamedForClosingWhenTheWriteEnd
 			if w := f.do(http.MethodPost, APIPath+"/"+id+"/accept", "alice"); w.Code != http.StatusOK {
 				t.Fatalf("accept: %d %s", w.Code, w.Body)
 			}
-		}, StatePosted},
+		}, StateDone},
 		"declined on the page": {func(t *testing.T, f *settledFixture, id string) {
 			if w := f.do(http.MethodPost, APIPath+"/"+id+"/decline", "alice"); w.Code != http.StatusOK {
 				t.Fatalf("decline: %d %s", w.Code, w.Body)
@@ -150,7 +150,7 @@ func TestAURLQuestionWhoseCallStillWaitsIsClosedByTheCallAlone(t *testing.T) {
 		t.Fatalf("accept: %d %s", w.Code, w.Body)
 	}
 	<-waited
-	if err != nil || o.Record.State != StatePosted {
+	if err != nil || o.Record.State != StateDone {
 		t.Fatalf("the call answered %+v, %v", o.Record, err)
 	}
 	if len(f.closed) != 1 || f.closed[0] != rec.ID {

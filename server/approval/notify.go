@@ -244,7 +244,7 @@ func OutcomeMessage(rec Record) string {
 	}
 	var said string
 	switch rec.State {
-	case StatePosted, StateDeclined:
+	case StateDone, StateDeclined:
 		switch {
 		case w.Settled != nil:
 			said = w.Settled(rec.State, rec.Permalink)

@@ -183,14 +183,14 @@ func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
 			d.Where = d.Place
 		}
 		d.Message, d.MessageHTML = p.Message, RenderMarkdown(p.Message)
-		d.Action, d.Emoji = p.Action, p.Emoji
+		d.Action, d.Emoji = p.Action, EmojiOf(*p)
 		if shown := shown(*p); shown != "" {
 			d.Previous, d.PreviousHTML = shown, RenderMarkdown(shown)
 		}
 		d.Notes = append(d.Notes, p.Notes...)
 		w := writeOf(p.Action)
 		d.LedeLine, d.ModalLede = w.ledeLine(*p), w.modalLede(*p)
-		d.Lede, d.Facts, d.NotesHeading, d.AcceptLabel = ledeText(d.LedeLine), w.facts(*p), w.NotesHeading, w.Accept
+		d.Lede, d.Facts, d.NotesHeading, d.AcceptLabel = ledeText(d.LedeLine), w.facts(*p), w.notesHeading(), w.Accept
 		shownWords := w.shownWords(*p)
 		d.PreviousHeading, d.PreviousCaption, d.PreviousTitle = shownWords.Heading, shownWords.Caption, shownWords.ModalHeading
 		d.MessageHeading, d.MessageCaption = w.MessageHeading, w.MessageCaption
@@ -534,7 +534,7 @@ dl.facts dd{margin-bottom:.5rem}
 {{end}}
 {{if and .PreviousCaption (or .Previous (eq .Action "edit" "react" "unreact"))}}<h2 id="previous-label">{{.PreviousHeading}}</h2>
 <figure class="ai theirs" aria-labelledby="previous-label"><figcaption>{{.PreviousCaption}}</figcaption><div id="previous" class="message">{{.PreviousHTML}}</div></figure>{{end}}
-{{if .Notes}}<h2>{{if .NotesHeading}}{{.NotesHeading}}{{else}}Who is notified{{end}}</h2>
+{{if .Notes}}<h2>{{.NotesHeading}}</h2>
 <div class="card"><ul id="notes" class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 {{if .Files}}<h2>Files ({{len .Files}})</h2>
 {{range .Files}}<section class="file" data-file-index="{{.Index}}" aria-label="{{.Name}}">

@@ -217,12 +217,12 @@ func TestAnAnswerThroughTheAPIIsGivenOnceAndToldToTheOtherTabs(t *testing.T) {
 	w := f.do(http.MethodPost, APIPath+"/"+rec.ID+"/accept", "alice")
 	var d Detail
 	_ = json.Unmarshal(w.Body.Bytes(), &d)
-	if w.Code != http.StatusOK || d.State != StatePosted || d.Permalink == "" || len(d.Files) != 0 {
+	if w.Code != http.StatusOK || d.State != StateDone || d.Permalink == "" || len(d.Files) != 0 {
 		t.Fatalf("accept: %d %s", w.Code, w.Body)
 	}
 	w = f.do(http.MethodPost, APIPath+"/"+rec.ID+"/decline", "alice")
 	_ = json.Unmarshal(w.Body.Bytes(), &d)
-	if w.Code != http.StatusOK || d.State != StatePosted {
+	if w.Code != http.StatusOK || d.State != StateDone {
 		t.Fatalf("second answer: %d %s", w.Code, w.Body)
 	}
 	if f.executed != 1 || len(f.answered) != 1 || f.answered[0] != "alice "+rec.ID+" posted" {
@@ -311,10 +311,10 @@ func TestAnEditShowsTheNewMessageAndTheOneItReplacesAndAReactionShowsThePost(t *
 		{posting.Plan{CallerID: "alice", Action: ActionEdit, PostID: "p1", Message: "**new** words", Previous: "_old_ words",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
 			[]string{"Edit your post in ~town-square</h1>", "replace the message of your post", "<strong>new</strong> words", "<em>old</em> words", `id="previous"`, ">Accept and edit</button>"}},
-		{posting.Plan{CallerID: "alice", Action: ActionReact, PostID: "p1", Emoji: "tada", Previous: "the **post**",
+		{posting.Plan{CallerID: "alice", Action: ActionReact, PostID: "p1", Payload: Reaction{Emoji: "tada"}, Previous: "the **post**",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
 			[]string{`React <code class="by-ai" title="Written by the AI">:tada:</code> to a post in ~town-square</h1>`, "add your <strong>:tada:</strong> reaction", "the <strong>post</strong>", ">Accept</button>"}},
-		{posting.Plan{CallerID: "alice", Action: ActionUnreact, PostID: "p1", Emoji: "tada", Previous: "the post",
+		{posting.Plan{CallerID: "alice", Action: ActionUnreact, PostID: "p1", Payload: Reaction{Emoji: "tada"}, Previous: "the post",
 			Dest: posting.Destination{ChannelID: "c", Label: "~town-square"}},
 			[]string{"take back your <strong>:tada:</strong> reaction"}},
 	}
@@ -429,5 +429,18 @@ func TestAnOriginReadsAsASentence(t *testing.T) {
 		if text, link := originText(origin); text != want[0] || link != want[1] {
 			t.Errorf("%q reads %q %q", origin, text, link)
 		}
+	}
+}
+
+func TestAPostsNotesAreHeadedByTheServerSoNoViewKeepsADefaultOfItsOwn(t *testing.T) {
+	f := newRoutes(t)
+	rec, err := f.store.Create("alice", "Post", richPlan(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := f.do(http.MethodGet, APIPath+"/"+rec.ID, "alice")
+	var d Detail
+	if err := json.Unmarshal(w.Body.Bytes(), &d); err != nil || len(d.Notes) == 0 || d.NotesHeading != "Who is notified" {
+		t.Fatalf("the detail heads %d notes %q: %s", len(d.Notes), d.NotesHeading, w.Body)
 	}
 }

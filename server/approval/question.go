@@ -19,8 +19,9 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 )
 
-// InputID is the key of the one input request a posting tool sends.
-const InputID = "confirm_post"
+// AnswerInputID is the key of the one input request every confirmed write
+// sends; its value is the one clients have seen since only posts asked.
+const AnswerInputID = "confirm_post"
 
 // Modes of asking through the client.
 const (
@@ -118,7 +119,7 @@ const (
 // a no. In url mode accept means the person went to the page, whose own
 // answer decides.
 func readVerdict(responses mcp.InputResponses, mode, recordID string) Verdict {
-	res := server.ElicitationResponse(responses, InputID)
+	res := server.ElicitationResponse(responses, AnswerInputID)
 	if res == nil {
 		return NoAnswer
 	}

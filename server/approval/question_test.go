@@ -112,7 +112,7 @@ func TestTheFormShowsEverythingAndAsksOneRequiredBooleanWithoutDefault(t *testin
 }
 
 func answer(action mcp.ElicitationResponseAction, content any) mcp.InputResponses {
-	return mcp.InputResponses{InputID: mcp.NewElicitationInputResponse(mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: action, Content: content}})}
+	return mcp.InputResponses{AnswerInputID: mcp.NewElicitationInputResponse(mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: action, Content: content}})}
 }
 
 func TestOnlyATickedBoxForThisQuestionIsAYes(t *testing.T) {

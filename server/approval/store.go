@@ -55,9 +55,11 @@ const (
 const (
 	StatePending   = "pending"
 	StateExecuting = "executing"
-	StatePosted    = "posted"
-	StateDeclined  = "declined"
-	StateFailed    = "failed"
+	// StateDone is any write carried out; its value is "posted" because
+	// records and clients have kept it since only posts were confirmed.
+	StateDone     = "posted"
+	StateDeclined = "declined"
+	StateFailed   = "failed"
 	// StateWithdrawn is a write whose call the MCP client cancelled while
 	// it waited: nothing was sent and the person can no longer accept it.
 	StateWithdrawn = "withdrawn"
@@ -185,7 +187,7 @@ func (s *Store) CreateFor(userID, title string, plan posting.Plan, clientSession
 		return Record{}, fmt.Errorf("random: %w", err)
 	}
 	rec := Record{ID: hex.EncodeToString(b), UserID: userID, State: StatePending, Title: title, Action: plan.Action, CreatedAt: s.Now(),
-		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Emoji: plan.Emoji, Plan: &plan, ClientSessions: clientSessions,
+		Destination: plan.Dest.Label, Place: plan.Dest.PlaceText(), Emoji: EmojiOf(plan), Plan: &plan, ClientSessions: clientSessions,
 		MCPSession: origin.Session, Tool: origin.Tool, ClientName: origin.ClientName, ClientVersion: origin.ClientVersion, Targets: writeTargets(plan), Task: origin.Task}
 	raw, err := json.Marshal(rec)
 	if err != nil {
@@ -474,7 +476,7 @@ func (s *Store) Accept(ctx context.Context, c *mattermost.Caller, id string, exe
 		return rec, err
 	}
 	done, execErr := execute(ctx, c, *rec.Plan)
-	state, outcome := StatePosted, "Done."
+	state, outcome := StateDone, "Done."
 	if execErr != nil {
 		state, outcome = StateFailed, failedBefore+execErr.Error()
 		if done.ChannelID != "" || done.PostID != "" {
@@ -544,7 +546,7 @@ func (s *Store) Settle(rec Record, state, outcome, postID, permalink string) err
 		return err
 	}
 	step := audit.OutcomeDone
-	if state != StatePosted {
+	if state != StateDone {
 		step = audit.OutcomeFailed
 	}
 	s.recordStep(rec, step)

@@ -11,28 +11,9 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
-// A Write is one kind of confirmed change, whole: how it reads to the
-// person in every view (the client's question, the page, the webapp's
-// modal, the bot's message, the tool's answer), how it is checked again
-// when the person answers, and how it is carried out. Every write of a
-// family is defined in that family's file (posts.go, drafts.go,
-// channels.go, members.go, status.go) with its action and listed in the
-// family's list; nothing else in the package knows one kind from another.
-type Write struct {
-	// Action is the write's kind as its plan and record keep it.
-	Action string
-	// Tools are the tools that ask for this write (a test holds every write
-	// tool to exactly one Write).
-	Tools []string
-	// Heading is the write in the person's words: what and for whom, with
-	// any value the model chose as a span of its own.
-	Heading func(p posting.Plan) posting.Line
-	// Title is the write in one line for lists and notifications; nil: the
-	// heading.
-	Title func(p posting.Plan) string
-	// Question is the client's question in full; nil: the heading, the
-	// lede, the facts, the post it is about and the notes.
-	Question func(p posting.Plan) string
+// Words are the sentences of a write that name no value of its own, the
+// same for every write of its kind.
+type Words struct {
 	// Asks is what the assistant asks, in the plugin's own words alone, for
 	// the bot's direct message: "An AI assistant asks to <Asks>." It names
 	// no value anyone chose, which the message shows apart.
@@ -41,9 +22,6 @@ type Write struct {
 	// Box the title of the client form's one box; Accept the accept button
 	// of the page and the modal.
 	Lede, Box, Accept string
-	// LedeLine is the lede in spans when it names a value the model chose
-	// (a reaction's emoji), which the page sets in bold; nil: Lede.
-	LedeLine func(p posting.Plan) posting.Line
 	// ModalAccept is the modal's accept button where it differs from the
 	// page's ("": the page's).
 	ModalAccept string
@@ -55,18 +33,12 @@ type Write struct {
 	// model's message on the page and the modal; "" for a write that shows
 	// no message of its own.
 	MessageHeading, MessageCaption string
-	// Shown words the post the write is about on the page and the modal
-	// where the client and the bot's message do not caption it (an edit, a
-	// reaction); nil: The post, captioned PostCaption.
-	Shown func(p posting.Plan) ShownWords
-	// Facts are the lines of what changes (nil: none).
-	Facts func(p posting.Plan) []posting.Fact
 	// PostCaption captions the post the change is about; "" for changes
 	// about no post. ShowsMessage: that post is the plan's own message (a
 	// scheduled post), not the one it changes (Previous).
 	PostCaption  string
 	ShowsMessage bool
-	// NotesHeading heads the plan's notes ("": Who is notified).
+	// NotesHeading heads the plan's notes ("": defaultNotesHeading).
 	NotesHeading string
 	// Done is what happened after a yes, Declined after a no; place is the
 	// destination in the person's words ("" once the record keeps none).
@@ -76,33 +48,182 @@ type Write struct {
 	// accepted write being carried out and of one the assistant took back
 	// ("": the wording of a change).
 	Failed, Underway, Withdrawn string
-	// Told is what the model is told a carried-out write did (nil: Done and
-	// the link).
-	Told func(p posting.Plan, permalink string) string
 	// Settled is the bot's message after a yes or a no, in the plugin's
 	// words with the permalink it built (nil: the wording of a change); the
 	// message shows the place apart.
 	Settled func(state, permalink string) string
-	// Recheck refuses a plan that no longer reads as the person was shown
-	// it (nil: nothing to check before carrying it out).
-	Recheck func(a *Approvals, c *mattermost.Caller, p posting.Plan) error
-	// Carry carries out the accepted plan as the person.
-	Carry func(ctx context.Context, a *Approvals, c *mattermost.Caller, p posting.Plan) (Executed, error)
 }
 
-// writes are every confirmed write, by its action, from each family's list.
-// The actions are what records in the KV store keep, so a record stored by
-// an older version reads and answers the same.
-var writes = byAction(postWrites, draftWrites, channelWrites, memberWrites, statusWrites)
+// defaultNotesHeading heads the notes of a write that names no heading of
+// its own; every view takes it from here.
+const defaultNotesHeading = "Who is notified"
 
-func byAction(families ...[]Write) map[string]Write {
-	out := map[string]Write{}
-	for _, family := range families {
-		for _, w := range family {
-			out[w.Action] = w
+// A Kind is one kind of confirmed write, whole, over its own payload P (the
+// data only this kind keeps in a plan): how it reads to the person in
+// every view (the client's question, the page, the webapp's modal, the
+// bot's message, the tool's answer), how it is checked again when the
+// person answers, and how it is carried out. Each kind is registered from
+// its own file (write_*.go here, or beside its tool) with its action;
+// nothing else in the package knows one kind from another.
+type Kind[P any] struct {
+	// Action is the write's kind as its plan and record keep it.
+	Action string
+	// Tools are the tools that ask for this write (a test holds every write
+	// tool to exactly one kind).
+	Tools []string
+	Words
+	// Heading is the write in the person's words: what and for whom, with
+	// any value the model chose as a span of its own.
+	Heading func(p posting.Plan, own P) posting.Line
+	// Title is the write in one line for lists and notifications; nil: the
+	// heading.
+	Title func(p posting.Plan, own P) string
+	// Question is the client's question in full; nil: the heading, the
+	// lede, the facts, the post it is about and the notes.
+	Question func(p posting.Plan, own P) string
+	// LedeLine is the lede in spans when it names a value the model chose
+	// (a reaction's emoji), which the page sets in bold; nil: Lede.
+	LedeLine func(p posting.Plan, own P) posting.Line
+	// Shown words the post the write is about on the page and the modal
+	// where the client and the bot's message do not caption it (an edit, a
+	// reaction); nil: The post, captioned PostCaption.
+	Shown func(p posting.Plan, own P) ShownWords
+	// Facts are the lines of what changes (nil: none).
+	Facts func(p posting.Plan, own P) []posting.Fact
+	// Told is what the model is told a carried-out write did (nil: Done and
+	// the link).
+	Told func(p posting.Plan, own P, permalink string) string
+	// Recheck refuses a write that no longer reads as the person was shown
+	// it (nil: nothing to check before carrying it out).
+	Recheck func(a *Approvals, c *mattermost.Caller, p posting.Plan, own P) error
+	// Carry carries out the accepted write as the person.
+	Carry func(ctx context.Context, a *Approvals, c *mattermost.Caller, p posting.Plan, own P) (Executed, error)
+}
+
+// Nothing is the payload of a write whose plan's shared fields say it all
+// (a post, an edit).
+type Nothing struct{}
+
+// Plan is base as a write of this kind with its payload: the one way a
+// tool makes a plan, so a payload is always its action's.
+func (k *Kind[P]) Plan(base posting.Plan, own P) posting.Plan {
+	base.Action, base.Payload = k.Action, own
+	return base
+}
+
+// Payload is the payload of a plan of this kind: the one it was made with,
+// or the one its record was stored with. A record whose payload does not
+// read has none, which every recheck refuses.
+func (k *Kind[P]) Payload(p posting.Plan) P {
+	if own, ok := p.Payload.(P); ok {
+		return own
+	}
+	var own P
+	if err := p.DecodePayload(&own); err != nil {
+		var none P
+		return none
+	}
+	return own
+}
+
+// writes are every confirmed write, by its action, each registered from
+// its own file. The actions are what records in the KV store keep, so a
+// record stored by an older version reads and answers the same.
+var writes = map[string]write{}
+
+// Register adds a kind to writes, from the file that defines it: here, or
+// beside its tool in package tools. An action registered twice is a
+// mistake no test run survives.
+func Register[P any](k *Kind[P]) *Kind[P] {
+	if _, dup := writes[k.Action]; dup {
+		panic("approval: two writes of action " + k.Action)
+	}
+	writes[k.Action] = k.erase()
+	return k
+}
+
+// write is a kind with its payload type forgotten: what the views, the
+// store and the answer need of any write, each reading the payload from
+// the plan it is given.
+type write struct {
+	Action string
+	Tools  []string
+	Words
+	Heading, LedeLine func(p posting.Plan) posting.Line
+	Title, Question   func(p posting.Plan) string
+	Shown             func(p posting.Plan) ShownWords
+	Facts             func(p posting.Plan) []posting.Fact
+	Told              func(p posting.Plan, permalink string) string
+	Payload           func(p posting.Plan) any
+	// fromKept is the payload of a record that keeps no plan, from what it
+	// kept of it (Record.Emoji); nil: the kind keeps nothing.
+	fromKept func(kept string) any
+	Recheck  func(a *Approvals, c *mattermost.Caller, p posting.Plan) error
+	Carry    func(ctx context.Context, a *Approvals, c *mattermost.Caller, p posting.Plan) (Executed, error)
+}
+
+func (k *Kind[P]) erase() write {
+	w := write{Action: k.Action, Tools: k.Tools, Words: k.Words,
+		Heading: func(p posting.Plan) posting.Line { return k.Heading(p, k.Payload(p)) },
+		Payload: func(p posting.Plan) any { return k.Payload(p) },
+		Carry: func(ctx context.Context, a *Approvals, c *mattermost.Caller, p posting.Plan) (Executed, error) {
+			return k.Carry(ctx, a, c, p, k.Payload(p))
+		}}
+	var none P
+	if r, ok := any(none).(keeper); ok {
+		w.fromKept = r.fromKept
+	}
+	if k.LedeLine != nil {
+		w.LedeLine = func(p posting.Plan) posting.Line { return k.LedeLine(p, k.Payload(p)) }
+	}
+	if k.Title != nil {
+		w.Title = func(p posting.Plan) string { return k.Title(p, k.Payload(p)) }
+	}
+	if k.Question != nil {
+		w.Question = func(p posting.Plan) string { return k.Question(p, k.Payload(p)) }
+	}
+	if k.Shown != nil {
+		w.Shown = func(p posting.Plan) ShownWords { return k.Shown(p, k.Payload(p)) }
+	}
+	if k.Facts != nil {
+		w.Facts = func(p posting.Plan) []posting.Fact { return k.Facts(p, k.Payload(p)) }
+	}
+	if k.Told != nil {
+		w.Told = func(p posting.Plan, permalink string) string { return k.Told(p, k.Payload(p), permalink) }
+	}
+	if k.Recheck != nil {
+		w.Recheck = func(a *Approvals, c *mattermost.Caller, p posting.Plan) error {
+			return k.Recheck(a, c, p, k.Payload(p))
 		}
 	}
-	return out
+	return w
+}
+
+// keeper is a payload one value of which the record keeps after its plan is
+// dropped (in Record.Emoji: a reaction's emoji), so the outcome still names
+// it; fromKept makes the payload again from that value.
+type keeper interface {
+	kept() string
+	fromKept(kept string) any
+}
+
+// EmojiOf is the value a record keeps of a plan's payload (a reaction's
+// emoji; "" for a write that keeps none), for the record and the tool's
+// answer.
+func EmojiOf(p posting.Plan) string {
+	if k, ok := writeOf(p.Action).Payload(p).(keeper); ok {
+		return k.kept()
+	}
+	return ""
+}
+
+// keptPayload is the payload of an answered record, which keeps no plan:
+// what it kept of it, or none.
+func keptPayload(rec Record) any {
+	if w := writeOf(rec.Action); w.fromKept != nil && rec.Emoji != "" {
+		return w.fromKept(rec.Emoji)
+	}
+	return nil
 }
 
 // WriteTools are the tools that ask for each action, for the catalogue's
@@ -117,20 +238,23 @@ func WriteTools() map[string][]string {
 
 // writeOf is the write of an action; a kind this version does not know
 // reads as an unknown change that nothing will carry out.
-func writeOf(action string) Write {
+func writeOf(action string) write {
 	if w, ok := writes[action]; ok {
 		return w
 	}
 	return unknownWrite
 }
 
-var unknownWrite = Write{
+var unknownWrite = write{
 	Heading: func(posting.Plan) posting.Line { return say("A change this version does not know") },
-	Asks:    "make a change this version does not know",
-	Lede:    "This confirmation is of a kind this version does not know; accepting it changes nothing.",
-	Box:     "Go ahead", Accept: "Accept",
-	Done:     func(string) string { return "Done." },
-	Declined: "Declined: nothing was changed.",
+	Payload: func(posting.Plan) any { return nil },
+	Words: Words{
+		Asks: "make a change this version does not know",
+		Lede: "This confirmation is of a kind this version does not know; accepting it changes nothing.",
+		Box:  "Go ahead", Accept: "Accept",
+		Done:     func(string) string { return "Done." },
+		Declined: "Declined: nothing was changed.",
+	},
 	Carry: func(context.Context, *Approvals, *mattermost.Caller, posting.Plan) (Executed, error) {
 		return Executed{}, refusal.New("This confirmation is of a kind this version does not know; nothing was changed.", "")
 	},
@@ -142,7 +266,7 @@ type ShownWords struct{ Heading, Caption, ModalHeading string }
 
 // ledeLine is the lede in spans, ledeText as plain text, the model's value
 // as it is (the page sets it apart).
-func (w Write) ledeLine(p posting.Plan) posting.Line {
+func (w write) ledeLine(p posting.Plan) posting.Line {
 	if w.LedeLine != nil {
 		return w.LedeLine(p)
 	}
@@ -157,7 +281,7 @@ func ledeText(l posting.Line) string {
 	return b.String()
 }
 
-func (w Write) modalLede(p posting.Plan) string {
+func (w write) modalLede(p posting.Plan) string {
 	lede := ledeText(w.ledeLine(p))
 	// The page's lede stands under its "An AI assistant asks you to
 	// confirm"; the modal has no such line, so its lede names the asker.
@@ -167,7 +291,7 @@ func (w Write) modalLede(p posting.Plan) string {
 	return lede
 }
 
-func (w Write) shownWords(p posting.Plan) ShownWords {
+func (w write) shownWords(p posting.Plan) ShownWords {
 	if w.Shown != nil {
 		return w.Shown(p)
 	}
@@ -217,21 +341,16 @@ func shown(p posting.Plan) string {
 	return p.Previous
 }
 
-func (w Write) facts(p posting.Plan) []posting.Fact {
+func (w write) facts(p posting.Plan) []posting.Fact {
 	if w.Facts == nil {
 		return nil
 	}
 	return w.Facts(p)
 }
 
-func (w Write) asks() string { return or(w.Asks, "make a change as you") }
+func (w write) asks() string { return or(w.Asks, "make a change as you") }
 
-func (w Write) notesHeading() string {
-	if w.NotesHeading == "" {
-		return "Who is notified"
-	}
-	return w.NotesHeading
-}
+func (w write) notesHeading() string { return or(w.NotesHeading, defaultNotesHeading) }
 
 // outcomeText says what became of an answered write, in a sentence, and for
 // a failure why. place is "" once the record keeps no plan.
@@ -241,7 +360,7 @@ func outcomeText(state, action, place, outcome string) (text, reason string) {
 	case StateWithdrawn:
 		// The model's words are left out: the assistant took them back.
 		return "Withdrawn: the AI assistant took this back before you answered; " + or(w.Withdrawn, "nothing was changed."), ""
-	case StatePosted:
+	case StateDone:
 		return w.Done(place), ""
 	case StateDeclined:
 		return w.Declined, ""
@@ -276,7 +395,7 @@ func or(s, otherwise string) string {
 // describeChange is a change as the client's form shows it: the heading,
 // each fact (the model's words between boundary lines), the post it is
 // about, and the notes.
-func describeChange(plan posting.Plan, w Write) string {
+func describeChange(plan posting.Plan, w write) string {
 	facts := w.facts(plan)
 	texts := []string{shown(plan)}
 	for _, f := range facts {
@@ -298,7 +417,7 @@ func describeChange(plan posting.Plan, w Write) string {
 		fmt.Fprintf(&b, "%s:\n----- post %s -----\n%s\n----- end of post %s -----\n", w.PostCaption, tok, shown, tok)
 	}
 	if len(plan.Notes) > 0 {
-		b.WriteString(w.NotesHeading + ":\n")
+		b.WriteString(w.notesHeading() + ":\n")
 		for _, n := range plan.Notes {
 			b.WriteString("- " + present.Clean(n) + "\n")
 		}

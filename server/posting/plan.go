@@ -1,14 +1,16 @@
 package posting
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -97,8 +99,10 @@ type Request struct {
 }
 
 // Plan is a checked write: everything needed to execute it later, on any
-// node. Most plans are posts; Action names the other writes a person
-// confirms the same way (approval.Action*, each with its approval.Write).
+// node. It holds what every view of a write shows alike (where it goes, the
+// model's message and files, the post it is about, the notes); Payload holds
+// what only its kind knows (approval.Kind), so no write's fields are
+// another's.
 type Plan struct {
 	CallerID    string      `json:"caller_id"`
 	Action      string      `json:"action,omitempty"`
@@ -107,25 +111,97 @@ type Plan struct {
 	Files       []Staged    `json:"files"`
 	Notes       []string    `json:"notes,omitempty"`
 	Attribution string      `json:"attribution"`
-	// PostID is the post an edit or a reaction is about; Previous is the
-	// message an edit replaces, or of the post a change is about; Emoji is
-	// a reaction's emoji name.
+	// PostID is the post a change is about; Previous is the message an
+	// edit replaces, or of the post a change is about.
 	PostID   string `json:"post_id,omitempty"`
 	Previous string `json:"previous,omitempty"`
-	Emoji    string `json:"emoji,omitempty"`
-	// The changes other than posts keep what they need in one field each,
-	// absent from every older record (which therefore stays readable):
-	// Target is the post a delete or pin is about as it was shown; Channel
-	// the channel a create makes (or a join, leave or add is about); Members
-	// the people a create or add brings in; Status the status to set.
-	Target  *PostTarget  `json:"target,omitempty"`
-	Channel *ChannelSpec `json:"channel,omitempty"`
-	Members []Person     `json:"members,omitempty"`
-	Status  *StatusSpec  `json:"status,omitempty"`
-	// SendAt is when a scheduled post is sent; SendZone the person's time
-	// zone, in which it is shown.
-	SendAt   time.Time `json:"send_at,omitzero"`
-	SendZone string    `json:"send_zone,omitempty"`
+	// Payload is the write's own data, a value of its kind's payload type.
+	// It is kept beside the fields above, at the top level of the same JSON
+	// object, where records of older versions kept each kind's fields, so
+	// they read the same.
+	Payload any `json:"-"`
+	// stored is the JSON the plan was read from, from which its kind reads
+	// its payload.
+	stored []byte
+}
+
+// shared is a Plan's own fields without its methods, for encoding.
+type shared Plan
+
+// MarshalJSON writes the plan's fields and its payload's as one object. A
+// plan read from a record and written again without its payload being set
+// keeps the payload's fields as they were read, so a record rewritten while
+// it waits (claimed, its question left open) loses nothing of its kind's.
+func (p Plan) MarshalJSON() ([]byte, error) {
+	head, err := json.Marshal(shared(p))
+	if err != nil {
+		return nil, err
+	}
+	var own []byte
+	switch {
+	case p.Payload != nil:
+		own, err = json.Marshal(p.Payload)
+	case p.stored != nil:
+		own, err = storedPayload(p.stored)
+	default:
+		return head, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(own) < 2 || own[0] != '{' {
+		return nil, fmt.Errorf("the payload of a %q plan is not a JSON object", p.Action)
+	}
+	if len(own) == 2 {
+		return head, nil
+	}
+	return append(append(head[:len(head)-1], ','), own[1:]...), nil
+}
+
+// storedPayload is the part of a stored plan that is not its shared
+// fields: its payload's, as an object of them.
+func storedPayload(stored []byte) ([]byte, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(stored, &fields); err != nil {
+		return nil, err
+	}
+	for _, name := range sharedFields {
+		delete(fields, name)
+	}
+	return json.Marshal(fields)
+}
+
+// sharedFields are the JSON names of a Plan's own fields.
+var sharedFields = func() []string {
+	t := reflect.TypeFor[shared]()
+	var out []string
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			out = append(out, name)
+		}
+	}
+	return out
+}()
+
+// UnmarshalJSON reads the plan's fields and keeps the object for its kind
+// to read its payload from (DecodePayload).
+func (p *Plan) UnmarshalJSON(b []byte) error {
+	var s shared
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*p = Plan(s)
+	p.stored = bytes.Clone(b)
+	return nil
+}
+
+// DecodePayload reads the payload a stored plan was written with into v;
+// a plan read from no JSON leaves v as it is.
+func (p Plan) DecodePayload(v any) error {
+	if p.stored == nil {
+		return nil
+	}
+	return json.Unmarshal(p.stored, v)
 }
 
 // Props are the marks every post of the plugin carries: that it came

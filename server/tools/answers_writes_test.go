@@ -38,10 +38,10 @@ func TestAWriteAnswerSaysWhereTheWriteStandsInEachState(t *testing.T) {
 		name string
 		o    approval.Outcome
 	}{
-		{"done_at_once", approval.Outcome{Plan: otherPinPlan(), Record: approval.Record{State: approval.StatePosted, Permalink: "https://chat.example.com/town/pl/post-pinned-id"}}},
+		{"done_at_once", approval.Outcome{Plan: otherPinPlan(), Record: approval.Record{State: approval.StateDone, Permalink: "https://chat.example.com/town/pl/post-pinned-id"}}},
 		{"declined_in_client", approval.Outcome{Plan: otherPinPlan(), Record: rec(approval.StatePending, ""), DeclinedInClient: true}},
 		{"pending", approval.Outcome{Plan: otherPinPlan(), Record: rec(approval.StatePending, ""), PageURL: page}},
-		{"accepted_and_done", approval.Outcome{Plan: otherPinPlan(), Record: rec(approval.StatePosted, "Pinned.")}},
+		{"accepted_and_done", approval.Outcome{Plan: otherPinPlan(), Record: rec(approval.StateDone, "Pinned.")}},
 		{"declined_in_mattermost", approval.Outcome{Plan: otherPinPlan(), Record: rec(approval.StateDeclined, "")}},
 		{"failed", approval.Outcome{Plan: otherPinPlan(), Record: rec(approval.StateFailed, "Mattermost refused: the post was deleted meanwhile; nothing was pinned.")}},
 		{"being_done", approval.Outcome{Plan: otherPinPlan(), Record: rec(approval.StateExecuting, "")}},
@@ -71,7 +71,7 @@ func TestAPostSentAtOnceNamesItsLinkItsFilesAndItsNotes(t *testing.T) {
 		Notes: []string{"@bob is mentioned and notified."},
 		Files: []posting.Staged{{Kind: "workspace", Name: "report\u202e.pdf", Size: 48213, SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
 			Detected: "application/pdf", Origin: "workspace file reports/q3.pdf"}}}
-	o := approval.Outcome{Plan: plan, Record: approval.Record{State: approval.StatePosted, PostID: "post-new-id", Permalink: "https://chat.example.com/town/pl/post-new-id"},
+	o := approval.Outcome{Plan: plan, Record: approval.Record{State: approval.StateDone, PostID: "post-new-id", Permalink: "https://chat.example.com/town/pl/post-new-id"},
 		FileIDs: []string{"file-new-id"}, ChannelID: "ch-town-id"}
 	otherAnswerGolden(t, "write_post_sent_at_once", Deps{}.posted(o))
 }
@@ -80,7 +80,7 @@ func TestGetPendingListsEachWriteOnALineOrSaysThereIsNone(t *testing.T) {
 	all := []approval.Outcome{
 		{Plan: otherPinPlan(), PageURL: "https://chat.example.com/plugins/mcp-server/pending/pw-1",
 			Record: approval.Record{ID: "pw-1", State: approval.StatePending, Title: "Pin a post in Town\u202e Square", Action: approval.ActionPin}},
-		{Record: approval.Record{ID: "pw-2", State: approval.StatePosted, Title: "Post in Town Square, Town",
+		{Record: approval.Record{ID: "pw-2", State: approval.StateDone, Title: "Post in Town Square, Town",
 			PostID: "post-new-id", ChannelID: "ch-town-id", Permalink: "https://chat.example.com/town/pl/post-new-id"}},
 	}
 	for _, tc := range []struct {

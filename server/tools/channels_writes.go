@@ -56,15 +56,15 @@ func channelWriteTools(d Deps) []catalogue.Tool {
 	}
 }
 
-// channelPlan is the plan of a change about an existing channel.
-func channelPlan(c *mattermost.Caller, v place, action string) posting.Plan {
-	plan := posting.Plan{CallerID: c.UserID(), Action: action, Dest: v.destination(c),
-		Channel: &posting.ChannelSpec{ID: v.ch.Id, TeamID: v.ch.TeamId, Name: v.ch.Name, DisplayName: v.ch.DisplayName,
-			Private: v.ch.Type == model.ChannelTypePrivate, Purpose: v.ch.Purpose}}
+// channelPlan is the plan of a change about an existing channel, before
+// its kind is given, and the channel as the person is shown it.
+func channelPlan(c *mattermost.Caller, v place) (posting.Plan, *posting.ChannelSpec) {
+	spec := &posting.ChannelSpec{ID: v.ch.Id, TeamID: v.ch.TeamId, Name: v.ch.Name, DisplayName: v.ch.DisplayName,
+		Private: v.ch.Type == model.ChannelTypePrivate, Purpose: v.ch.Purpose}
 	if v.team != nil {
-		plan.Channel.Team = v.team.DisplayName
+		spec.Team = v.team.DisplayName
 	}
-	return plan
+	return posting.Plan{CallerID: c.UserID(), Dest: v.destination(c)}, spec
 }
 
 // teamChannel refuses what is not a public or private channel, or archived.
@@ -110,7 +110,8 @@ func (d Deps) joinChannel(ctx context.Context, a channelRefArgs) (res catalogue.
 		}
 		return res, refusal.New("The person is already in "+v.label()+"; nothing needs to change.", "")
 	}
-	plan := channelPlan(c, v, approval.ActionJoin)
+	base, spec := channelPlan(c, v)
+	plan := approval.JoinChannel.Plan(base, approval.ChannelShown{Channel: spec})
 	n, err := c.MemberCount(v.ch.Id)
 	if err != nil {
 		return res, err
@@ -137,13 +138,14 @@ func (d Deps) leaveChannel(ctx context.Context, a channelRefArgs) (res catalogue
 	if v.ch.Name == model.DefaultChannelName {
 		return res, refusal.New("Mattermost lets nobody leave ~"+model.DefaultChannelName+", the channel every team member is in.", "")
 	}
-	plan := channelPlan(c, v, approval.ActionLeave)
+	base, spec := channelPlan(c, v)
+	plan := approval.LeaveChannel.Plan(base, approval.ChannelShown{Channel: spec})
 	me, err := c.Me()
 	if err != nil {
 		return res, err
 	}
 	plan.Notes = []string{fmt.Sprintf("Mattermost posts “@%s left the channel.” in %s; it notifies nobody.", me.Username, plan.Dest.Place)}
-	if plan.Channel.Private {
+	if spec.Private {
 		plan.Notes = append(plan.Notes, fmt.Sprintf("%s is private: you cannot rejoin it without an invitation from one of its members.", plan.Dest.Place))
 	}
 	return d.write(ctx, c, plan)
@@ -218,9 +220,10 @@ func (d Deps) createChannel(ctx context.Context, a createChannelArgs) (res catal
 	}
 	// The place is worded without the model's names: they are shown apart,
 	// as the model's, wherever the change is shown.
-	plan := posting.Plan{CallerID: c.UserID(), Action: approval.ActionCreateChan, Channel: spec, Members: members,
+	plan := approval.CreateChannel.Plan(posting.Plan{CallerID: c.UserID(),
 		Dest: posting.Destination{Label: fmt.Sprintf("the new %s ~%s in team %s", spec.Kind(), name, team.Name),
-			Place: "the new channel in " + present.Clean(team.DisplayName), Where: fmt.Sprintf("a new %s of team %s", spec.Kind(), present.Clean(team.DisplayName))}}
+			Place: "the new channel in " + present.Clean(team.DisplayName), Where: fmt.Sprintf("a new %s of team %s", spec.Kind(), present.Clean(team.DisplayName))}},
+		approval.ChannelMembers{Channel: spec, Members: members})
 	plan.Notes = addedNotes(c, members, plan.Dest.Place)
 	if len(plan.Notes) == 0 {
 		plan.Notes = []string{"Nobody is notified: only you are in it at first."}

@@ -229,8 +229,7 @@ func (d Deps) schedulePost(ctx context.Context, a schedulePostArgs) (res catalog
 	if err != nil {
 		return res, err
 	}
-	plan.Action, plan.SendAt, plan.SendZone = approval.ActionSchedule, at.UTC(), loc.String()
-	return d.write(ctx, c, plan)
+	return d.write(ctx, c, approval.SchedulePost.Plan(plan, approval.SendTime{SendAt: at.UTC(), SendZone: loc.String()}))
 }
 
 type draftArgs struct {

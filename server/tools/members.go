@@ -177,8 +177,8 @@ func (d Deps) addChannelMembers(ctx context.Context, a addMembersArgs) (res cata
 	if err != nil {
 		return res, err
 	}
-	plan := channelPlan(c, v, approval.ActionAddMembers)
-	plan.Members = members
+	base, spec := channelPlan(c, v)
+	plan := approval.AddMembers.Plan(base, approval.ChannelMembers{Channel: spec, Members: members})
 	plan.Notes = addedNotes(c, members, plan.Dest.Place)
 	return d.write(ctx, c, plan)
 }

@@ -17,7 +17,7 @@ import (
 
 func pendingOf(o approval.Outcome) WriteResult {
 	r := o.Record
-	return WriteResult{ID: r.ID, State: r.State, URL: o.PageURL, Outcome: r.Outcome, Action: actionName(o.Plan.Action), Emoji: o.Plan.Emoji,
+	return WriteResult{ID: r.ID, State: r.State, URL: o.PageURL, Outcome: r.Outcome, Action: actionName(o.Plan.Action), Emoji: approval.EmojiOf(o.Plan),
 		PostID: r.PostID, ChannelID: r.ChannelID, Permalink: r.Permalink}
 }
 
@@ -29,12 +29,12 @@ func outcomeAnswer(o approval.Outcome, asked error, atOnce func(approval.Outcome
 		return res, notFoundAs(asked, o.Plan.Dest)
 	}
 	if q := o.Question; q != nil {
-		return catalogue.Result[WriteResult]{Question: &catalogue.Question{ID: approval.InputID, State: q.State, Params: q.Params}}, nil
+		return catalogue.Result[WriteResult]{Question: &catalogue.Question{ID: approval.AnswerInputID, State: q.State, Params: q.Params}}, nil
 	}
 	out := pendingOf(o)
 	rec := o.Record
 	switch {
-	case rec.ID == "" && rec.State == approval.StatePosted:
+	case rec.ID == "" && rec.State == approval.StateDone:
 		// Done at once: the admin leaves writes to the client's approval.
 		if atOnce != nil {
 			return atOnce(o), nil
@@ -43,7 +43,7 @@ func outcomeAnswer(o approval.Outcome, asked error, atOnce func(approval.Outcome
 	case o.DeclinedInClient:
 		out.State = approval.StateDeclined
 		return notDone("The person did not accept; nothing was uploaded, posted or changed. Do not try again unless the person asks you to.", out)
-	case rec.State == approval.StatePosted:
+	case rec.State == approval.StateDone:
 		return answer("The person accepted. "+approval.ToldDone(o.Plan, rec.Permalink), out)
 	case rec.State == approval.StateDeclined:
 		return notDone("The person declined in Mattermost; nothing was sent.", out)
@@ -106,7 +106,7 @@ func notDone(text string, out WriteResult) (catalogue.Result[WriteResult], error
 // method only so the post tools can hand it to ask).
 func (d Deps) posted(o approval.Outcome) catalogue.Result[WriteResult] {
 	plan := o.Plan
-	out := WriteResult{State: approval.StatePosted, Action: actionName(plan.Action), PostID: o.Record.PostID, ChannelID: o.ChannelID,
+	out := WriteResult{State: approval.StateDone, Action: actionName(plan.Action), PostID: o.Record.PostID, ChannelID: o.ChannelID,
 		Permalink: o.Record.Permalink, Notes: plan.Notes}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Posted to %s: %s\n", plan.Dest.Label, out.Permalink)

@@ -44,7 +44,7 @@ func TestAWaitingWriteCarriesItsPreviewInTheResultMetaAndAnAnsweredOneNone(t *te
 	if err != nil || one.Meta[PreviewMetaKey] == nil {
 		t.Fatalf("get_pending of a waiting write lost its preview: %+v %v", one.Meta, err)
 	}
-	o.Record.State = approval.StatePosted
+	o.Record.State = approval.StateDone
 	if res, _ := outcomeAnswer(o, nil, nil); res.Meta != nil {
 		t.Fatalf("an answered write still carries a preview: %+v", res.Meta)
 	}

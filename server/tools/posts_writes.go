@@ -44,13 +44,13 @@ func postChangeTools(d Deps) []catalogue.Tool {
 			Name: "pin_post", Title: "Pin a post", Hints: pinHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Pins a post the person can read to its channel, for everyone in the channel." + confirmationNote,
 		}, func(ctx context.Context, a postIDArgs) (catalogue.Result[WriteResult], error) {
-			return d.pin(ctx, a, approval.ActionPin)
+			return d.pin(ctx, a, approval.PinPost)
 		}),
 		catalogue.Define(catalogue.Tool{
 			Name: "unpin_post", Title: "Unpin a post", Hints: unpinHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
 			Description: "Unpins a pinned post from its channel, for everyone in the channel." + confirmationNote,
 		}, func(ctx context.Context, a postIDArgs) (catalogue.Result[WriteResult], error) {
-			return d.pin(ctx, a, approval.ActionUnpin)
+			return d.pin(ctx, a, approval.UnpinPost)
 		}),
 	}
 }
@@ -70,19 +70,19 @@ func (d Deps) deletePost(ctx context.Context, a postIDArgs) (res catalogue.Resul
 	if !c.MayDeleteOwnPost(p) {
 		return res, refusal.New("The person's role does not let them delete their posts in that channel; nothing was asked.", "")
 	}
-	plan, err := postChange(c, p, ch, approval.ActionDelete)
+	plan, shown, err := postChange(c, p, ch, approval.DeletePost)
 	if err != nil {
 		return res, err
 	}
 	gone := "Everyone in " + plan.Dest.PlaceText() + " stops seeing the post"
-	if plan.Target.Replies > 0 {
+	if shown.Target.Replies > 0 {
 		gone += " and its replies, including other people's"
 	}
 	plan.Notes = []string{gone + "; Mattermost notifies nobody."}
 	return d.write(ctx, c, plan)
 }
 
-func (d Deps) pin(ctx context.Context, a postIDArgs, action string) (res catalogue.Result[WriteResult], err error) {
+func (d Deps) pin(ctx context.Context, a postIDArgs, kind *approval.Kind[approval.ShownPost]) (res catalogue.Result[WriteResult], err error) {
 	c, res, err := d.startWrite(ctx)
 	if c == nil {
 		return res, err
@@ -95,15 +95,15 @@ func (d Deps) pin(ctx context.Context, a postIDArgs, action string) (res catalog
 		return res, refusal.New("That post's channel is archived: nothing in it can be pinned or unpinned, and nothing was asked.",
 			"Someone who may manage the channel can unarchive it in Mattermost; then call this tool again.")
 	}
-	if p.IsPinned == (action == approval.ActionPin) {
+	if p.IsPinned == (kind == approval.PinPost) {
 		state := "already pinned"
-		if action == approval.ActionUnpin {
+		if kind == approval.UnpinPost {
 			state = "not pinned"
 		}
 		return res, refusal.New(fmt.Sprintf("Post %s is %s; nothing needs to change, and nothing was asked.", p.Id, state),
 			"list_pinned_posts with the post's channel lists the channel's pinned posts.")
 	}
-	plan, err := postChange(c, p, ch, action)
+	plan, _, err := postChange(c, p, ch, kind)
 	if err != nil {
 		return res, err
 	}
@@ -111,16 +111,16 @@ func (d Deps) pin(ctx context.Context, a postIDArgs, action string) (res catalog
 	return d.write(ctx, c, plan)
 }
 
-// postChange is the plan of a change to a post: the post as it reads now,
-// who wrote it, and the replies and files that go with it.
-func postChange(c *mattermost.Caller, p *model.Post, ch *model.Channel, action string) (posting.Plan, error) {
+// postChange is the plan of a change to a post of kind: the post as it
+// reads now, who wrote it, and the replies and files that go with it.
+func postChange(c *mattermost.Caller, p *model.Post, ch *model.Channel, kind *approval.Kind[approval.ShownPost]) (posting.Plan, approval.ShownPost, error) {
 	replies, err := c.Replies(p)
 	if err != nil {
-		return posting.Plan{}, err
+		return posting.Plan{}, approval.ShownPost{}, err
 	}
 	files, err := c.PostFiles(p)
 	if err != nil {
-		return posting.Plan{}, err
+		return posting.Plan{}, approval.ShownPost{}, err
 	}
 	t := &posting.PostTarget{AuthorID: p.UserId, EditAt: p.EditAt, Replies: replies, Files: make([]string, len(files))}
 	for i, f := range files {
@@ -129,12 +129,13 @@ func postChange(c *mattermost.Caller, p *model.Post, ch *model.Channel, action s
 	if author, err := c.Poster(p.UserId); err == nil {
 		t.Author = author.Username
 	}
-	plan := posting.Plan{CallerID: c.UserID(), Action: action, PostID: p.Id, Previous: p.Message, Target: t,
-		Dest: placeOf(c, ch).destination(c)}
+	shown := approval.ShownPost{Target: t}
+	plan := kind.Plan(posting.Plan{CallerID: c.UserID(), PostID: p.Id, Previous: p.Message,
+		Dest: placeOf(c, ch).destination(c)}, shown)
 	if plan.Dest.Where == "" {
-		return plan, fmt.Errorf("no place for channel %s", ch.Id)
+		return plan, shown, fmt.Errorf("no place for channel %s", ch.Id)
 	}
-	return plan, nil
+	return plan, shown, nil
 }
 
 type reminderArgs struct {
@@ -410,8 +411,8 @@ func (d Deps) updatePost(ctx context.Context, a updatePostArgs) (res catalogue.R
 	if p.UserId != c.UserID() {
 		return res, refusal.New("That post is not the signed-in person's own: only their own posts can be edited. Reply to it with create_post and root_id instead.", "")
 	}
-	plan := posting.Plan{CallerID: c.UserID(), Action: approval.ActionEdit, PostID: p.Id, Message: a.Message, Previous: p.Message,
-		Dest: placeOf(c, ch).destination(c)}
+	plan := approval.EditPost.Plan(posting.Plan{CallerID: c.UserID(), PostID: p.Id, Message: a.Message, Previous: p.Message,
+		Dest: placeOf(c, ch).destination(c)}, approval.Nothing{})
 	return d.write(ctx, c, plan)
 }
 
@@ -431,12 +432,12 @@ func (d Deps) react(ctx context.Context, a reactionArgs, remove bool) (res catal
 	if err := reactionEmoji(c, p.Id, emoji, remove); err != nil {
 		return res, err
 	}
-	action := approval.ActionReact
+	kind := approval.AddReaction
 	if remove {
-		action = approval.ActionUnreact
+		kind = approval.RemoveReaction
 	}
-	plan := posting.Plan{CallerID: c.UserID(), Action: action, PostID: p.Id, Emoji: emoji, Previous: p.Message,
-		Dest: placeOf(c, ch).destination(c)}
+	plan := kind.Plan(posting.Plan{CallerID: c.UserID(), PostID: p.Id, Previous: p.Message,
+		Dest: placeOf(c, ch).destination(c)}, approval.Reaction{Emoji: emoji})
 	return d.write(ctx, c, plan)
 }
 

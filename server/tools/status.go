@@ -213,8 +213,8 @@ func (d Deps) setStatus(ctx context.Context, a setStatusArgs) (res catalogue.Res
 	if custom && s.Emoji == "" {
 		s.Emoji = "speech_balloon" // Mattermost shows every custom status with an emoji
 	}
-	plan := posting.Plan{CallerID: c.UserID(), Action: approval.ActionSetStatus, Status: s,
-		Dest: posting.Destination{Label: "your status", Place: "your status", Where: "your status, beside your name"}}
+	plan := approval.SetStatus.Plan(posting.Plan{CallerID: c.UserID(),
+		Dest: posting.Destination{Label: "your status", Place: "your status", Where: "your status, beside your name"}}, approval.NewStatus{Status: s})
 	plan.Notes = []string{"Everyone who can see you in Mattermost sees it beside your name; it notifies nobody."}
 	if s.Availability == model.StatusDnd {
 		plan.Notes = append(plan.Notes, "While you are on Do not disturb, Mattermost sends you no notifications.")

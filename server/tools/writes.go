@@ -50,12 +50,29 @@ type PostedFile struct {
 }
 
 // writeTools are the tools that change what others see, each asking the
-// person first, family by family.
+// person first, family by family, then each write whose kind lives in its
+// tool's file.
 func writeTools(d Deps) []catalogue.Tool {
 	tools := postWriteTools(d)
 	tools = append(tools, postChangeTools(d)...)
 	tools = append(tools, channelWriteTools(d)...)
-	return append(tools, addChannelMembersTool(d), setStatusTool(d), schedulePost(d))
+	tools = append(tools, addChannelMembersTool(d), setStatusTool(d), schedulePost(d))
+	for _, tool := range besideTheirKinds {
+		tools = append(tools, tool(d))
+	}
+	return tools
+}
+
+// besideTheirKinds are the tools of confirmed writes that live whole in one
+// file, tool and kind (approval.Register) together, in the order Go reads
+// their files (by name), so the catalogue's order is the same every build.
+var besideTheirKinds []func(Deps) catalogue.Tool
+
+// confirmedWrite lists the tool of a write defined whole in its own file;
+// its file's `var _ = confirmedWrite(...)` is all that names it.
+func confirmedWrite(tool func(Deps) catalogue.Tool) bool {
+	besideTheirKinds = append(besideTheirKinds, tool)
+	return true
 }
 
 // startWrite is how every write tool begins: writes must be allowed, and a

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 )
 
 func TestAReminderOrScheduledTimeIsExactlyOneOfAtAndInMinutesAndLiesAhead(t *testing.T) {
@@ -38,5 +40,18 @@ func TestAReminderOrScheduledTimeIsExactlyOneOfAtAndInMinutesAndLiesAhead(t *tes
 		if err != nil || !got.Equal(c.want) {
 			t.Errorf("%+v: %v %v, want %v", c.args, got, err, c.want)
 		}
+	}
+}
+
+func TestAWriteDefinedWholeInItsOwnFileIsOfferedAfterTheFamiliesWrites(t *testing.T) {
+	before := besideTheirKinds
+	t.Cleanup(func() { besideTheirKinds = before })
+	families := writeTools(Deps{})
+	confirmedWrite(func(Deps) catalogue.Tool {
+		return catalogue.Tool{Name: "archive_channel", Effect: catalogue.ChangesMattermost}
+	})
+	got := writeTools(Deps{})
+	if len(got) != len(families)+1 || got[len(got)-1].Name != "archive_channel" {
+		t.Fatalf("with one write beside its kind the writes are %d, the last %q", len(got), got[len(got)-1].Name)
 	}
 }

@@ -13,38 +13,47 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 )
 
-// Actions of the status family, as records keep them.
-const (
-	ActionSetStatus = "set_status"
-)
+// ActionSetStatus is a status change's action as records keep it.
+const ActionSetStatus = "set_status"
 
-// Status family writes, each registered once in writes.
-var statusWrites = []Write{setStatusWrite}
+// NewStatus is the payload of a status change: the status to set.
+type NewStatus struct {
+	Status *posting.StatusSpec `json:"status,omitempty"`
+}
 
-// set_status: the person's availability and custom status, which everyone
+func (s NewStatus) spec() posting.StatusSpec {
+	if s.Status == nil {
+		return posting.StatusSpec{}
+	}
+	return *s.Status
+}
+
+// SetStatus: the person's availability and custom status, which everyone
 // who can see them in Mattermost sees.
-var setStatusWrite = Write{
+var SetStatus = Register(&Kind[NewStatus]{
 	Action:  ActionSetStatus,
 	Tools:   []string{"set_status"},
-	Asks:    "change your status, which others see",
-	Heading: func(p posting.Plan) posting.Line { return say("Set your status to " + statusSummary(p)) },
-	Lede:    "It asks to change your status, which everyone who can see you in Mattermost sees. Nothing changes until you accept.",
-	Box:     "Set it", Accept: "Accept and set",
-	Facts:        statusFacts,
-	NotesHeading: "Who sees it",
-	Done:         func(string) string { return "Your status was set." },
-	Declined:     "Declined: your status was not changed.",
-	Recheck:      recheckStatus,
-	Carry:        setStatus,
-}
+	Heading: func(_ posting.Plan, s NewStatus) posting.Line { return say("Set your status to " + statusSummary(s)) },
+	Words: Words{
+		Asks: "change your status, which others see",
+		Lede: "It asks to change your status, which everyone who can see you in Mattermost sees. Nothing changes until you accept.",
+		Box:  "Set it", Accept: "Accept and set",
+		NotesHeading: "Who sees it",
+		Done:         func(string) string { return "Your status was set." },
+		Declined:     "Declined: your status was not changed.",
+	},
+	Facts:   statusFacts,
+	Recheck: recheckStatus,
+	Carry:   setStatus,
+})
 
 // Availabilities as people read them.
 var availabilityNames = map[string]string{"online": "Online", "away": "Away", "dnd": "Do not disturb", "offline": "Offline"}
 
 // statusSummary is the status in a few words, without the model's text:
 // "Do not disturb until 17:00 (UTC), with a custom status".
-func statusSummary(p posting.Plan) string {
-	s := statusOf(p)
+func statusSummary(own NewStatus) string {
+	s := own.spec()
 	var parts []string
 	if s.Availability != "" {
 		a := availabilityNames[s.Availability]
@@ -62,8 +71,8 @@ func statusSummary(p posting.Plan) string {
 	return strings.Join(parts, ", with ")
 }
 
-func statusFacts(p posting.Plan) []posting.Fact {
-	s := statusOf(p)
+func statusFacts(_ posting.Plan, own NewStatus) []posting.Fact {
+	s := own.spec()
 	var fs []posting.Fact
 	if s.Availability != "" {
 		a := availabilityNames[s.Availability]
@@ -93,16 +102,9 @@ func statusFacts(p posting.Plan) []posting.Fact {
 	return fs
 }
 
-func statusOf(p posting.Plan) posting.StatusSpec {
-	if p.Status == nil {
-		return posting.StatusSpec{}
-	}
-	return *p.Status
-}
-
 // recheckStatus refuses a status whose times passed while the person read it.
-func recheckStatus(a *Approvals, _ *mattermost.Caller, plan posting.Plan) error {
-	s := plan.Status
+func recheckStatus(a *Approvals, _ *mattermost.Caller, _ posting.Plan, own NewStatus) error {
+	s := own.Status
 	if s == nil {
 		return refusal.New("This confirmation does not say which status to set; nothing was changed.", "")
 	}
@@ -116,8 +118,8 @@ func recheckStatus(a *Approvals, _ *mattermost.Caller, plan posting.Plan) error 
 	return nil
 }
 
-func setStatus(_ context.Context, _ *Approvals, c *mattermost.Caller, plan posting.Plan) (Executed, error) {
-	s := plan.Status
+func setStatus(_ context.Context, _ *Approvals, c *mattermost.Caller, _ posting.Plan, own NewStatus) (Executed, error) {
+	s := own.Status
 	switch {
 	case s.Text != "" || s.Emoji != "":
 		cs := &model.CustomStatus{Emoji: s.Emoji, Text: s.Text}
