@@ -75,13 +75,10 @@ func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[st
 	if err != nil {
 		t.Fatal(err)
 	}
-	bg := "#fff"
-	if theme == "dark" {
-		bg = "#191b1f"
-	}
+	bg := hostBackground(theme)
 	// The data is JSON inside a script: "<" is escaped so no post can end it.
 	data := strings.ReplaceAll(string(raw), "<", `\u003c`)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return openHost(t, width, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/call" {
 			var req struct {
 				Name      string         `json:"name"`
@@ -115,7 +112,23 @@ func hostView(t *testing.T, page string, result *mcp.CallToolResult, args map[st
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = fmt.Fprintf(w, viewHost, bg, data)
-	}))
+	})
+}
+
+// hostBackground is what a host of theme paints behind the view.
+func hostBackground(theme string) string {
+	if theme == "dark" {
+		return "#191b1f"
+	}
+	return "#fff"
+}
+
+// openHost serves a host page with handler and opens it in a fresh
+// headless Chromium at width; the test fails on a CSP violation or a
+// console error.
+func openHost(t *testing.T, width int64, handler http.HandlerFunc) context.Context {
+	t.Helper()
+	srv := httptest.NewServer(handler)
 	t.Cleanup(srv.Close)
 	tab, closeBrowser, err := mm.Browser(context.Background())
 	if err != nil {
@@ -393,10 +406,7 @@ func refHostView(t *testing.T, token, tool string, args map[string]any, uri, the
 	if err != nil {
 		t.Fatal(err)
 	}
-	bg := "#fff"
-	if theme == "dark" {
-		bg = "#191b1f"
-	}
+	bg := hostBackground(theme)
 	target, err := url.Parse(mcpURL(mm.URL))
 	if err != nil {
 		t.Fatal(err)
@@ -407,7 +417,7 @@ func refHostView(t *testing.T, token, tool string, args map[string]any, uri, the
 		r.Out.Header.Set("Authorization", "Bearer "+token)
 		r.Out.Header.Del("Origin") // the client is the host, not a page of the proxy's origin
 	}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	tab := openHost(t, width, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/mcp":
 			proxy.ServeHTTP(w, r)
@@ -420,17 +430,7 @@ func refHostView(t *testing.T, token, tool string, args map[string]any, uri, the
 		default:
 			w.WriteHeader(http.StatusNoContent) // the favicon
 		}
-	}))
-	t.Cleanup(srv.Close)
-	tab, closeBrowser, err := mm.Browser(context.Background())
-	if err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	t.Cleanup(closeBrowser)
-	watchCSP(t, tab)
-	watchConsole(t, tab)
-	atWidth(t, tab, width, 900)
-	step(t, tab, chromedp.Navigate(srv.URL))
+	})
 	if failed := pollJS[string](t, tab, "the reference host shows the view", `window.hostError || (window.hostReady ? "ok" : "")`); failed != "ok" {
 		t.Fatalf("the reference host failed: %s", failed)
 	}

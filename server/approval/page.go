@@ -1,7 +1,6 @@
 package approval
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -15,6 +14,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
 )
 
 // Path is where the confirmation page lives under the plugin's route.
@@ -74,14 +74,6 @@ func (rt *Routes) base() string {
 		return rt.Base
 	}
 	return DefaultBase
-}
-
-func secure(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'self'; base-uri 'none'")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
 }
 
 const notFoundText = "Not found: this confirmation does not exist, has expired (they wait 10 minutes), or is not yours."
@@ -257,11 +249,11 @@ func shortSum(s string) string {
 	return s
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	secure(w)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(v)
+// apiJSON answers the JSON API as data, and without a referrer as the
+// page is: the API's addresses carry a confirmation's id.
+func apiJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	response.JSON(w, code, v)
 }
 
 // notThePersonText is the one line an answer from anything but the
@@ -273,15 +265,15 @@ const notThePersonText = "Nothing was changed: only the person can answer this, 
 // that is not the person's, a 500 otherwise.
 func (rt *Routes) apiError(w http.ResponseWriter, err error) {
 	if errors.Is(err, ErrNotFound) {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": notFoundText})
+		apiJSON(w, http.StatusNotFound, map[string]string{"error": notFoundText})
 		return
 	}
 	if errors.Is(err, ErrNotThePerson) {
-		writeJSON(w, http.StatusForbidden, map[string]string{"error": notThePersonText})
+		apiJSON(w, http.StatusForbidden, map[string]string{"error": notThePersonText})
 		return
 	}
 	rt.Log.Error("Reading a pending post failed", "error", err.Error())
-	writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "The pending post could not be read; try again."})
+	apiJSON(w, http.StatusInternalServerError, map[string]string{"error": "The pending post could not be read; try again."})
 }
 
 func (rt *Routes) apiList(w http.ResponseWriter, r *http.Request) {
@@ -300,7 +292,7 @@ func (rt *Routes) apiList(w http.ResponseWriter, r *http.Request) {
 	for _, rec := range recs {
 		out = append(out, rt.detail(rec, loc))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"confirmations": out})
+	apiJSON(w, http.StatusOK, map[string]any{"confirmations": out})
 }
 
 func (rt *Routes) apiDetail(w http.ResponseWriter, r *http.Request) {
@@ -309,7 +301,7 @@ func (rt *Routes) apiDetail(w http.ResponseWriter, r *http.Request) {
 		rt.apiError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, rt.detail(rec, rt.location(rec.UserID)))
+	apiJSON(w, http.StatusOK, rt.detail(rec, rt.location(rec.UserID)))
 }
 
 func (rt *Routes) apiAnswer(w http.ResponseWriter, r *http.Request) {
@@ -326,7 +318,7 @@ func (rt *Routes) apiAnswer(w http.ResponseWriter, r *http.Request) {
 		d.Heading, d.HeadingLine, d.Place, d.Where = Heading(*p), HeadingLine(*p), p.Dest.PlaceText(), p.Dest.Where
 		d.OutcomeText, d.OutcomeReason = outcomeText(rec.State, rec.Action, d.Place, rec.Outcome)
 	}
-	writeJSON(w, http.StatusOK, d)
+	apiJSON(w, http.StatusOK, d)
 }
 
 // thumbnail serves a stored thumbnail to the record's owner only.
@@ -346,7 +338,7 @@ func (rt *Routes) thumbnail(w http.ResponseWriter, r *http.Request) {
 		rt.apiError(w, ErrNotFound)
 		return
 	}
-	secure(w)
+	response.SecurePage(w)
 	w.Header().Set("Content-Type", f.ThumbnailType)
 	w.Header().Set("Content-Length", strconv.Itoa(len(f.Thumbnail)))
 	_, _ = w.Write(f.Thumbnail)
@@ -405,7 +397,7 @@ func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie("MMCSRF"); err == nil {
 		data.CSRF = c.Value
 	}
-	secure(w)
+	response.SecurePage(w)
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if err := pageTmpl.Execute(w, data); err != nil {
 		rt.Log.Error("Rendering the confirmation page failed", "error", err.Error())
@@ -414,17 +406,17 @@ func (rt *Routes) page(w http.ResponseWriter, r *http.Request) {
 
 func (rt *Routes) missing(w http.ResponseWriter, err error) {
 	if errors.Is(err, ErrNotThePerson) {
-		secure(w)
+		response.SecurePage(w)
 		http.Error(w, notThePersonText, http.StatusForbidden)
 		return
 	}
 	if !errors.Is(err, ErrNotFound) {
 		rt.Log.Error("Reading a pending post failed", "error", err.Error())
-		secure(w)
+		response.SecurePage(w)
 		http.Error(w, "The pending post could not be read; try again.", http.StatusInternalServerError)
 		return
 	}
-	secure(w)
+	response.SecurePage(w)
 	http.Error(w, notFoundText, http.StatusNotFound)
 }
 
@@ -440,7 +432,7 @@ func (rt *Routes) pageAnswer(w http.ResponseWriter, r *http.Request) {
 		rt.missing(w, err)
 		return
 	}
-	secure(w)
+	response.SecurePage(w)
 	// Relative to .../confirm/<id>/accept, so it holds under any site path
 	// (http.Redirect would resolve it against the path the plugin sees,
 	// which lacks /plugins/<id>).

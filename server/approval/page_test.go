@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
 )
 
 type nopLog struct{}
@@ -208,6 +209,32 @@ func TestAnotherUserAndARequestWithoutAUserGetNotFoundAndChangeNothing(t *testin
 	got, _ := f.store.Load("alice", rec.ID)
 	if got.State != StatePending || f.executed != 0 || len(f.answered) != 0 {
 		t.Fatalf("a refused request changed something: %s, %d executed", got.State, f.executed)
+	}
+}
+
+func TestTheAPIAnswersAsDataAndThePageAndThumbnailAsAPageWithoutAReferrer(t *testing.T) {
+	f := newRoutes(t)
+	rec, _ := f.store.Create("alice", "Post", richPlan(t), nil)
+	page := map[string]string{"Content-Security-Policy": response.PagePolicy, "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"}
+	data := map[string]string{"Content-Security-Policy": response.DataPolicy, "X-Content-Type-Options": "nosniff", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "Content-Type": "application/json"}
+	for _, c := range []struct {
+		name, method, path, user string
+		want                     map[string]string
+	}{
+		{"the list", http.MethodGet, APIPath, "alice", data},
+		{"a detail", http.MethodGet, APIPath + "/" + rec.ID, "alice", data},
+		{"a missing detail", http.MethodGet, APIPath + "/" + rec.ID, "bob", data},
+		{"a thumbnail", http.MethodGet, APIPath + "/" + rec.ID + "/files/1/thumbnail", "alice", page},
+		{"the page", http.MethodGet, Path + "/" + rec.ID, "alice", page},
+		{"a missing page", http.MethodGet, Path + "/" + rec.ID, "bob", page},
+		{"the page's answer", http.MethodPost, Path + "/" + rec.ID + "/decline", "alice", page},
+	} {
+		w := f.do(c.method, c.path, c.user)
+		for k, v := range c.want {
+			if got := w.Header().Get(k); got != v {
+				t.Errorf("%s: %s is %q, want %q", c.name, k, got, v)
+			}
+		}
 	}
 }
 

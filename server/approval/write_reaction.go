@@ -27,88 +27,85 @@ type Reaction struct {
 
 // AddReaction and RemoveReaction add or take back the person's reaction on
 // the plan's post (PostID, its message in Previous). They are one write in
-// two directions, so they share this file.
+// two directions, so they share this file and one constructor.
 var (
-	AddReaction = Register(&Kind[Reaction]{
-		Action:  ActionReact,
-		Tools:   []string{"add_reaction"},
-		Heading: reactHeading,
-		Title: func(p posting.Plan, r Reaction) string {
-			return present.Clean(fmt.Sprintf("React :%s: to a post in %s", r.Emoji, p.Dest.Label))
-		},
-		Question: describeReaction(reactHeading),
-		Words: Words{
-			Asks: "add your reaction to a post",
-			Box:  "React", Accept: "Accept",
-			Done:     func(place string) string { return sentenceIn("Your reaction was added to the post", place) },
-			Declined: "Declined: no reaction was added.",
-			Settled:  sentSettled("Done"),
-		},
-		LedeLine: reactionLede("add"),
-		Shown:    reactionShown("The post you react to"),
-		Told: func(_ posting.Plan, r Reaction, permalink string) string {
-			return fmt.Sprintf("Added :%s: to the post: %s", r.Emoji, permalink)
-		},
-		Carry: react(false),
-	})
-	RemoveReaction = Register(&Kind[Reaction]{
-		Action:  ActionUnreact,
-		Tools:   []string{"remove_reaction"},
-		Heading: unreactHeading,
-		Title: func(p posting.Plan, r Reaction) string {
-			return present.Clean(fmt.Sprintf("Take back your :%s: on a post in %s", r.Emoji, p.Dest.Label))
-		},
-		Question: describeReaction(unreactHeading),
-		Words: Words{
-			Asks: "take back your reaction on a post",
-			Box:  "Take it back", Accept: "Accept",
-			Done:     func(place string) string { return sentenceIn("Your reaction was taken back from the post", place) },
-			Declined: "Declined: your reaction stays.",
-			Settled:  sentSettled("Done"),
-		},
-		LedeLine: reactionLede("take back"),
-		Shown:    reactionShown("The post you reacted to"),
-		Told: func(_ posting.Plan, r Reaction, permalink string) string {
-			return fmt.Sprintf("Removed :%s: from the post: %s", r.Emoji, permalink)
-		},
-		Carry: react(true),
-	})
+	AddReaction = Register(reactionKind(reactionWay{
+		action: ActionReact, tool: "add_reaction",
+		before: "React ", after: " to a post in ",
+		asks: "add your reaction to a post", box: "React",
+		done: "Your reaction was added to the post", declined: "Declined: no reaction was added.",
+		verb: "add", caption: "The post you react to",
+		told: "Added :%s: to the post: %s",
+	}))
+	RemoveReaction = Register(reactionKind(reactionWay{
+		action: ActionUnreact, tool: "remove_reaction",
+		before: "Take back your ", after: " on a post in ",
+		asks: "take back your reaction on a post", box: "Take it back",
+		done: "Your reaction was taken back from the post", declined: "Declined: your reaction stays.",
+		verb: "take back", caption: "The post you reacted to",
+		told:   "Removed :%s: from the post: %s",
+		remove: true,
+	}))
 )
 
-func reactHeading(p posting.Plan, r Reaction) posting.Line {
-	return posting.Line{{Text: "React "}, {Text: ":" + r.Emoji + ":", AI: true}, {Text: " to a post in " + p.Dest.PlaceText()}}
+// reactionWay is what tells a reaction added from one taken back: the
+// words around the emoji and the direction of the one call.
+type reactionWay struct {
+	action, tool string
+	// before and after stand around the emoji in the heading and the
+	// title, and the place follows: "React :tada: to a post in Town Square".
+	before, after string
+	// asks, box, done and declined are the Words' Asks, Box, the sentence
+	// Done ends with the place, and Declined.
+	asks, box, done, declined string
+	// verb is the lede's ("It asks to <verb> your :tada: reaction"), and
+	// caption the post's on the page.
+	verb, caption string
+	// told is what the model is told, a format of the emoji and the link.
+	told   string
+	remove bool
 }
 
-func unreactHeading(p posting.Plan, r Reaction) posting.Line {
-	return posting.Line{{Text: "Take back your "}, {Text: ":" + r.Emoji + ":", AI: true}, {Text: " on a post in " + p.Dest.PlaceText()}}
-}
-
-// reactionLede is a reaction's lede, the emoji the model chose apart.
-func reactionLede(verb string) func(posting.Plan, Reaction) posting.Line {
-	return func(_ posting.Plan, r Reaction) posting.Line {
-		return posting.Line{{Text: "It asks to " + verb + " your "}, {Text: ":" + r.Emoji + ":", AI: true}, {Text: " reaction on this post. Nothing changes until you accept."}}
+func reactionKind(w reactionWay) *Kind[Reaction] {
+	heading := func(p posting.Plan, r Reaction) posting.Line {
+		return posting.Line{{Text: w.before}, {Text: ":" + r.Emoji + ":", AI: true}, {Text: w.after + p.Dest.PlaceText()}}
 	}
-}
-
-// reactionShown words the post a reaction is on; the modal names the emoji
-// where the page's lede sets it in bold.
-func reactionShown(caption string) func(posting.Plan, Reaction) ShownWords {
-	return func(_ posting.Plan, r Reaction) ShownWords {
-		return ShownWords{Heading: "The post", Caption: caption, ModalHeading: "The post you react to with :" + r.Emoji + ":"}
-	}
-}
-
-// describeReaction is a reaction as the person checks it: the heading and
-// the post it is on.
-func describeReaction(heading func(posting.Plan, Reaction) posting.Line) func(posting.Plan, Reaction) string {
-	return func(plan posting.Plan, r Reaction) string {
-		var b strings.Builder
-		frame := framer(&b, plan.Message, plan.Previous)
-		fmt.Fprintf(&b, "%s?\n", heading(plan, r).Plain())
-		if plan.Previous != "" {
-			frame("post", plan.Previous)
-		}
-		return b.String()
+	return &Kind[Reaction]{
+		Action:  w.action,
+		Tools:   []string{w.tool},
+		Heading: heading,
+		Title: func(p posting.Plan, r Reaction) string {
+			return present.Clean(w.before + ":" + r.Emoji + ":" + w.after + p.Dest.Label)
+		},
+		// The heading and the post it is on.
+		Question: func(plan posting.Plan, r Reaction) string {
+			var b strings.Builder
+			frame := framer(&b, plan.Message, plan.Previous)
+			fmt.Fprintf(&b, "%s?\n", heading(plan, r).Plain())
+			if plan.Previous != "" {
+				frame("post", plan.Previous)
+			}
+			return b.String()
+		},
+		Words: Words{
+			Asks: w.asks,
+			Box:  w.box, Accept: "Accept",
+			Done:     func(place string) string { return sentenceIn(w.done, place) },
+			Declined: w.declined,
+			Settled:  sentSettled("Done"),
+		},
+		// The emoji the model chose stands apart in the lede.
+		LedeLine: func(_ posting.Plan, r Reaction) posting.Line {
+			return posting.Line{{Text: "It asks to " + w.verb + " your "}, {Text: ":" + r.Emoji + ":", AI: true}, {Text: " reaction on this post. Nothing changes until you accept."}}
+		},
+		// The modal names the emoji where the page's lede sets it in bold.
+		Shown: func(_ posting.Plan, r Reaction) ShownWords {
+			return ShownWords{Heading: "The post", Caption: w.caption, ModalHeading: "The post you react to with :" + r.Emoji + ":"}
+		},
+		Told: func(_ posting.Plan, r Reaction, permalink string) string {
+			return fmt.Sprintf(w.told, r.Emoji, permalink)
+		},
+		Carry: react(w.remove),
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 func otherDraftsCursor(t *testing.T) pageCursor {
 	t.Helper()
 	args := listDraftsArgs{Limit: 2}
-	pc, _, err := openOffset("list_drafts", args, args, "")
+	pc, _, err := openPageOffset("list_drafts", args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,5 +62,21 @@ func TestADraftAnswerNamesTheMessageBoxOfTheChannelOrThread(t *testing.T) {
 			text, result = draftDeletedAnswer(view, tc.root)
 			otherGoldenAnswer(t, "delete_draft_"+tc.name, text, result)
 		})
+	}
+}
+
+func TestADraftsCursorHandedOutBeforeTheEmbeddedCursorStillContinuesItsListing(t *testing.T) {
+	// Made by list_drafts(team="acme", limit=5) for position 20 when its
+	// arguments still held their own cursor field.
+	const handedOut = "eyJ0IjoibGlzdF9kcmFmdHMiLCJhIjoiOGE0NzQ4ZGUyZDUwYzM2MSIsInAiOiIyMCJ9"
+	pc, offset, err := openPageOffset("list_drafts", listDraftsArgs{Team: "acme", Limit: 5, paged: paged{Cursor: handedOut}})
+	if err != nil || offset != 20 {
+		t.Fatalf("offset %d, %v; want 20", offset, err)
+	}
+	if got, want := pc.nextCall("c"), `list_drafts {"cursor":"c","limit":5,"team":"acme"}`; got != want {
+		t.Errorf("next call %s, want %s", got, want)
+	}
+	if _, _, err := openPageOffset("list_drafts", listDraftsArgs{Team: "other", Limit: 5, paged: paged{Cursor: handedOut}}); err == nil || !strings.Contains(err.Error(), "without cursor") {
+		t.Errorf("with another team: %v; want a refusal naming the call that starts over", err)
 	}
 }

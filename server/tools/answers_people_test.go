@@ -121,7 +121,7 @@ func TestGetChannelMembersListsAPageWithRolesAndTheCallForTheNext(t *testing.T) 
 	guest := otherPerson("u-gus", "gus", "Gus", "")
 	page := []mattermost.ChannelMember{{User: otherPerson("u-ann", "ann", "Ann", "Lee"), Admin: true}, {User: guest, Guest: true}}
 	args := getChannelMembersArgs{Channel: "ch-dev-id", Limit: 3}
-	pc, _, err := openOffset("get_channel_members", args, args, "")
+	pc, _, err := openPageOffset("get_channel_members", args)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,9 +26,9 @@ const (
 )
 
 type listDraftsArgs struct {
-	Team   string `json:"team,omitempty" jsonschema:"Only this team's channels, DMs and groups; left out: all."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"Drafts per page, 1-100; default 20."`
-	Cursor string `json:"cursor,omitempty" jsonschema:"From the previous answer."`
+	Team  string `json:"team,omitempty" jsonschema:"Only this team's channels, DMs and groups; left out: all."`
+	Limit int    `json:"limit,omitempty" jsonschema:"Drafts per page, 1-100; default 20."`
+	paged
 }
 
 // DraftInfo is an unsent message in structured answers.
@@ -66,9 +66,7 @@ func (d Deps) listDrafts(ctx context.Context, args listDraftsArgs) (res catalogu
 	if err != nil {
 		return res, err
 	}
-	keyArgs := args
-	keyArgs.Cursor = ""
-	pc, offset, err := openOffset("list_drafts", args, keyArgs, args.Cursor)
+	pc, offset, err := openPageOffset("list_drafts", args)
 	if err != nil {
 		return res, err
 	}

@@ -45,16 +45,6 @@ func openCursor(tool string, args, keyArgs any, cursor string) (pageCursor, stri
 	return pc, at, nil
 }
 
-// openOffset is openCursor for listings paged by position in a list.
-func openOffset(tool string, args, keyArgs any, cursor string) (pageCursor, int, error) {
-	pc, at, err := openCursor(tool, args, keyArgs, cursor)
-	if err != nil {
-		return pc, 0, err
-	}
-	offset, err := pc.offset(at)
-	return pc, offset, err
-}
-
 // offset reads a position in a list from where a cursor continues: 0 for
 // the first page.
 func (pc pageCursor) offset(at string) (int, error) {

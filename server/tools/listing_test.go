@@ -23,8 +23,7 @@ func TestACursorOffsetNearTheIntegerMaximumIsRefusedWithTheCallThatStartsOver(t 
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := pagedArgs{Channel: "town-square", Cursor: cur}
-		_, offset, err := openOffset("list_drafts", a, pagedArgs{Channel: "town-square"}, cur)
+		_, offset, err := openPageOffset("list_drafts", listingArgs{Channel: "town-square", paged: paged{Cursor: cur}})
 		if err == nil || !strings.Contains(err.Error(), "again without cursor") {
 			t.Errorf("position %s: offset %d, %v; want a refusal naming the call that starts over", at, offset, err)
 		}
@@ -33,7 +32,7 @@ func TestACursorOffsetNearTheIntegerMaximumIsRefusedWithTheCallThatStartsOver(t 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, offset, err := openOffset("list_drafts", pagedArgs{}, pagedArgs{Channel: "town-square"}, cur); err != nil || offset != paging.MaxOffset {
+	if _, offset, err := openPageOffset("list_drafts", listingArgs{Channel: "town-square", paged: paged{Cursor: cur}}); err != nil || offset != paging.MaxOffset {
 		t.Errorf("the largest position: %d, %v", offset, err)
 	}
 }

@@ -237,6 +237,23 @@ describe('ConfirmationModal', () => {
         expect(within(dialog).queryByRole('heading', {name: 'Message'})).toBeNull();
     });
 
+    it('heads the notes only in the server\'s words, with no heading of its own', async () => {
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({notes_heading: 'Who sees it', notes: ['Everyone in Town Square sees it pinned.']})}});
+        openModal();
+
+        const dialog = screen.getByRole('dialog');
+        expect(await within(dialog).findByRole('heading', {name: 'Who sees it'})).toBeTruthy();
+        expect(dialog.textContent).toContain('Everyone in Town Square sees it pinned.');
+        expect(within(dialog).queryByRole('heading', {name: 'Who is notified'})).toBeNull();
+
+        cleanup();
+        fakeServer({[`GET ${BASE}/${ID}`]: {body: detail({notes_heading: undefined})}});
+        openModal();
+        const bare = screen.getByRole('dialog');
+        expect(await within(bare).findByText('@channel notifies every member of Town Square, Acme: 12 people.')).toBeTruthy();
+        expect(within(bare).queryByRole('heading', {name: 'Who is notified'})).toBeNull();
+    });
+
     it('takes focus on the dialog itself rather than on Accept', async () => {
         fakeServer({[`GET ${BASE}/${ID}`]: {body: detail()}});
         openModal();

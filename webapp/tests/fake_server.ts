@@ -32,6 +32,7 @@ export function detail(overrides: Partial<ConfirmationDetail> = {}): Confirmatio
         modal_lede: 'An AI assistant asks to post this as you. Nothing is sent until you accept.',
         message_heading: 'Message',
         message_caption: 'Written by the AI: it is posted exactly as shown',
+        notes_heading: 'Who is notified',
         accept_label: 'Accept and post',
         modal_accept_label: 'Accept',
         working_label: 'Posting…',
