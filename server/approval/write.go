@@ -313,6 +313,10 @@ func Heading(p posting.Plan) string { return HeadingLine(p).Plain() }
 // emoji, a new channel's name) apart, for the views that mark them.
 func HeadingLine(p posting.Plan) posting.Line { return writeOf(p.Action).Heading(p) }
 
+// NotesHeading heads a write's notes in every view that lists them: who is
+// notified by a post, who sees a pin, what leaving means.
+func NotesHeading(p posting.Plan) string { return writeOf(p.Action).notesHeading() }
+
 // Title is a pending write in one line, for lists and notifications.
 func Title(plan posting.Plan) string {
 	if w := writeOf(plan.Action); w.Title != nil {

@@ -67,11 +67,13 @@ const PreviewMetaKey = "mattermost/pending"
 
 // Preview is the waiting write as the person will see it in Mattermost.
 type Preview struct {
-	Place     string        `json:"place,omitempty"`
-	Message   string        `json:"message,omitempty"`
-	Files     []PreviewFile `json:"files,omitempty"`
-	Notes     []string      `json:"notes,omitempty"`
-	ExpiresAt string        `json:"expires_at,omitempty"`
+	Place   string        `json:"place,omitempty"`
+	Message string        `json:"message,omitempty"`
+	Files   []PreviewFile `json:"files,omitempty"`
+	Notes   []string      `json:"notes,omitempty"`
+	// NotesHeading heads Notes as the page and the modal head them.
+	NotesHeading string `json:"notes_heading,omitempty"`
+	ExpiresAt    string `json:"expires_at,omitempty"`
 }
 
 // PreviewFile is a file of a waiting write: its name, size and type
@@ -84,6 +86,9 @@ type PreviewFile struct {
 
 func previewOf(o approval.Outcome) Preview {
 	p := Preview{Place: o.Record.Place, Message: o.Plan.Message, Notes: o.Plan.Notes}
+	if len(p.Notes) > 0 {
+		p.NotesHeading = approval.NotesHeading(o.Plan)
+	}
 	if p.Place == "" {
 		p.Place = o.Plan.Dest.Place
 	}

@@ -35,7 +35,7 @@ func TestAWaitingWriteCarriesItsPreviewInTheResultMetaAndAnAnsweredOneNone(t *te
 		t.Fatal(err)
 	}
 	p, ok := res.Meta[PreviewMetaKey].(Preview)
-	want := Preview{Place: "Town Square, Harbour", Message: "we **ship**", Notes: []string{"@bob is mentioned"},
+	want := Preview{Place: "Town Square, Harbour", Message: "we **ship**", Notes: []string{"@bob is mentioned"}, NotesHeading: "Who is notified",
 		Files: []PreviewFile{{Name: "plan.pdf", Size: 2048, Type: "application/pdf"}}, ExpiresAt: "2026-01-02T03:14:05Z"}
 	if !ok || fmt.Sprint(p) != fmt.Sprint(want) {
 		t.Fatalf("the preview is %+v, want %+v", res.Meta, want)
@@ -47,5 +47,24 @@ func TestAWaitingWriteCarriesItsPreviewInTheResultMetaAndAnAnsweredOneNone(t *te
 	o.Record.State = approval.StateDone
 	if res, _ := outcomeAnswer(o, nil, nil); res.Meta != nil {
 		t.Fatalf("an answered write still carries a preview: %+v", res.Meta)
+	}
+}
+
+func TestAWaitingWritesPreviewHeadsItsNotesAsThePageDoes(t *testing.T) {
+	for _, c := range []struct {
+		action, notes, heading string
+	}{
+		{approval.ActionPost, "@bob is mentioned", "Who is notified"},
+		{approval.ActionPin, "Everyone in the channel sees it pinned", "Who sees it"},
+		{approval.ActionLeave, "You stop seeing new posts", "What it means"},
+		{approval.ActionPin, "", ""},
+	} {
+		o := approval.Outcome{Record: approval.Record{ID: "w1", State: approval.StatePending}, Plan: posting.Plan{Action: c.action}}
+		if c.notes != "" {
+			o.Plan.Notes = []string{c.notes}
+		}
+		if got := previewOf(o).NotesHeading; got != c.heading {
+			t.Errorf("%q with notes %q: the preview heads them %q, want %q (the page's)", c.action, c.notes, got, c.heading)
+		}
 	}
 }

@@ -49,11 +49,23 @@ describe('the pending write view', () => {
         });
     }
 
+    it('heads the notes only in the server\'s words, as the page heads them', () => {
+        const pin = pendingOf({state: 'pending', id: 'p1', url: page}, {[previewMetaKey]: {notes: ['Everyone in the channel sees it'], notes_heading: 'Who sees it'}})!;
+        renderPending(document, root, pin);
+        expect(Array.from(root.querySelectorAll('.label')).map((e) => e.textContent)).toContain('Who sees it');
+        expect(root.textContent).not.toContain('Who is notified');
+        const bare = pendingOf({state: 'pending', id: 'p2', url: page}, {[previewMetaKey]: {notes: ['Everyone in the channel sees it']}})!;
+        renderPending(document, root, bare);
+        expect(root.querySelector('.notes')?.textContent).toBe('Everyone in the channel sees it');
+        expect(root.textContent).not.toContain('Who is notified');
+    });
+
     it('shows where it goes, who is notified, the message, every file, until when, and the one action', () => {
         const p = pendingOf({state: 'pending', id: 'abc123', url: page}, {[previewMetaKey]: {
             place: 'Town Square, Harbour',
             message: 'we **ship** friday, see https://example.com/plan',
             notes: ['Everyone in the channel who follows it'],
+            notes_heading: 'Who is notified',
             files: [{name: 'plan.pdf', size: 2048, type: 'application/pdf'}, {name: 'b.txt', size: 3, type: 'text/plain'}],
             expires_at: '2026-01-02T23:30:00Z',
         }})!;
@@ -61,6 +73,7 @@ describe('the pending write view', () => {
         expect(root.querySelector('.state')?.textContent).toBe('Waiting for you in Mattermost');
         expect(root.querySelector('.where')?.textContent).toBe('To Town Square, Harbour');
         expect(root.querySelector('.notes')?.textContent).toBe('Everyone in the channel who follows it');
+        expect(Array.from(root.querySelectorAll('.label')).map((e) => e.textContent)).toContain('Who is notified');
         expect(root.querySelector('.post strong')?.textContent).toBe('ship');
         expect(root.querySelector('figure.ai > figcaption')?.textContent).toBe('Written by the AI: it is posted exactly as shown');
         expect(root.querySelector('figure.ai .post')).not.toBeNull();

@@ -12,7 +12,7 @@ export const previewMetaKey = 'mattermost/pending';
 
 export type WriteResult = {state?: string; id?: string; url?: string; outcome?: string; permalink?: string; action?: string};
 export type PreviewFile = {name: string; size: number; type?: string};
-export type Preview = {place?: string; message?: string; files?: PreviewFile[]; notes?: string[]; expires_at?: string};
+export type Preview = {place?: string; message?: string; files?: PreviewFile[]; notes?: string[]; notes_heading?: string; expires_at?: string};
 export type Pending = {write: WriteResult; preview: Preview};
 
 const maxFilesShown = 10; // a post takes at most 10 files
@@ -92,7 +92,12 @@ export function renderPending(doc: Document, root: HTMLElement, p: Pending, opts
     }
     const notes = Array.isArray(v.notes) ? v.notes.slice(0, maxNotesShown) : [];
     if (notes.length) {
-        box.appendChild(el(doc, 'div', 'label', 'Who is notified'));
+        // The server heads the notes as the page does (who is notified by a
+        // post, who sees a pin, what leaving means): the view keeps no
+        // heading of its own.
+        if (typeof v.notes_heading === 'string' && v.notes_heading) {
+            box.appendChild(el(doc, 'div', 'label', v.notes_heading));
+        }
         const ul = el(doc, 'ul', 'notes');
         for (const n of notes) {
             ul.appendChild(el(doc, 'li', '', String(n)));
