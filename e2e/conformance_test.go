@@ -94,6 +94,13 @@ func TestTheOfficialConformanceSuitePassesEveryScenarioThatAppliesToAServerWithI
 	var withExtensions *harness.Conformance
 	for i, r := range conformanceRuns {
 		run, err := harness.RunConformance(ctx, mcpURL(proxy.URL), r.specVersion, t.TempDir())
+		if err == nil && droppedInSetup(run, listed) {
+			// Once, on a loaded machine, the suite's client lost a
+			// connection while setting a scenario up; that says nothing of
+			// the plugin's answers, so the run is made again, once.
+			t.Logf("%s: a scenario's setup lost its connection; running the suite again:\n%s", r.name, run.Output)
+			run, err = harness.RunConformance(ctx, mcpURL(proxy.URL), r.specVersion, t.TempDir())
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,6 +172,28 @@ func checkConformanceRun(t *testing.T, name string, run *harness.Conformance, li
 			requireConformanceCheck(t, run, scenario+":"+wireSchemaCheck, name)
 		}
 	}
+}
+
+// droppedInSetup reports whether every failing check the baseline does not
+// excuse failed in the suite's own setup on a lost connection (undici's
+// "terminated"), before anything of the plugin's was checked.
+func droppedInSetup(run *harness.Conformance, listed map[string]bool) bool {
+	dropped := 0
+	for scenario, s := range run.Scenarios {
+		if listed[scenario] {
+			continue
+		}
+		for _, ch := range s.Checks {
+			if (ch.Status != "FAILURE" && ch.Status != "WARNING") || listed[scenario+":"+ch.ID] {
+				continue
+			}
+			if !strings.HasPrefix(ch.Message, "Failed to set up tests: terminated") {
+				return false
+			}
+			dropped++
+		}
+	}
+	return dropped > 0
 }
 
 // requireConformanceCheck fails the test unless the check "scenario:id"

@@ -122,7 +122,7 @@ func warmRoundTrips(t *testing.T, c *client.Client, tool string, args map[string
 
 // The table in docs/performance.md is what each read tool costs on a warm
 // node: a tool that comes to make more round trips fails here, and one that
-// makes fewer has its row rewritten with -update-round-trips.
+// makes fewer is logged, to have its row rewritten with -update-round-trips.
 func TestNoToolMakesMoreRoundTripsThanItsRowInPerformanceMd(t *testing.T) {
 	// Two people of their own, in a channel of their own, so that what the
 	// suite's other tests leave behind (channels, direct messages, posts
@@ -224,7 +224,11 @@ func TestNoToolMakesMoreRoundTripsThanItsRowInPerformanceMd(t *testing.T) {
 			t.Errorf("%s now makes %d round trips on a warm node (the table says %d): %s", label, now.all, before, now.row(label))
 		}
 	}
+	// Fewer is not a failure: a path that depends on what the server holds
+	// (a team with more public channels than a page never reaches its
+	// archived ones) costs less in the whole suite than alone, where the
+	// table is written.
 	if kept != table && !t.Failed() {
-		t.Errorf("the round trip table in docs/performance.md is stale; rewrite it: go test ./e2e -run %s -update-round-trips\n%s", t.Name(), table)
+		t.Logf("the round trip table in docs/performance.md differs from this run (fewer, or other calls); run alone, rewrite it: go test ./e2e -run %s -update-round-trips\n%s", t.Name(), table)
 	}
 }

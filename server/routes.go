@@ -32,7 +32,7 @@ func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, w
 		Session: func(r *http.Request) (mattermost.Session, error) {
 			return gw.Session(transport.MattermostSession(r.Context()))
 		},
-		Location: func(userID string) *time.Location { return gw.As(userID).Location() },
+		Location: func(userID string) *time.Location { return gw.As(userID).LocationNow() },
 	}).Register(r)
 	(&connect.Routes{Service: conn, Log: gw.Log(), Person: func(r *http.Request) (string, error) {
 		return thePerson(gw, approvals, r)

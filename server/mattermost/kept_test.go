@@ -2,6 +2,7 @@ package mattermost
 
 import (
 	"testing"
+	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
@@ -52,4 +53,24 @@ func TestPostAuthorsAreReadOnceByANodeForAFewSecondsAndStillShownAsEachCallerMay
 		t.Fatalf("a guest is shown only the authors they share a channel with, as read: %+v, %v", some, err)
 	}
 	w.api.AssertNumberOfCalls(t, "GetUsersByIds", 2)
+}
+
+func TestTheZoneOnThePersonsOwnPagesIsTheOneTheyJustChoseWhileToolsMayShowTheKeptOne(t *testing.T) {
+	api := &plugintest.API{}
+	utc := &model.User{Id: aliceID, Timezone: model.StringMap{"useAutomaticTimezone": "false", "manualTimezone": ""}}
+	tokyo := &model.User{Id: aliceID, Timezone: model.StringMap{"useAutomaticTimezone": "false", "manualTimezone": "Asia/Tokyo"}}
+	api.On("GetUser", aliceID).Return(utc, nil).Once()
+	api.On("GetUser", aliceID).Return(tokyo, nil)
+	gw := NewGateway(api, nil)
+	if loc := gw.As(aliceID).Location(); loc != time.UTC {
+		t.Fatalf("before the change: %v", loc)
+	}
+	// The person sets Asia/Tokyo now: a tool within accountFor shows the
+	// zone this node kept, their own page the one they chose.
+	if loc := gw.As(aliceID).Location(); loc != time.UTC {
+		t.Fatalf("a tool within accountFor: %v, want the kept UTC", loc)
+	}
+	if loc := gw.As(aliceID).LocationNow(); loc.String() != "Asia/Tokyo" {
+		t.Fatalf("the person's own page shows %v, want Asia/Tokyo", loc)
+	}
 }
