@@ -7,7 +7,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/plugin"
 )
 
-//go:generate go run ../../build/countedapi counted_api.go
+//go:generate go run ../../build/countedapi .
 
 // Counts is how many times each plugin API method and each method of the
 // database driver was called in this process: every one is a round trip
@@ -47,14 +47,14 @@ func Counted(api plugin.API, driver plugin.Driver) (plugin.API, plugin.Driver, *
 	return &countedAPI{api: api, counts: c}, driver, c
 }
 
-// countedAPI is the plugin API, every method counted (counted_api.go).
+// countedAPI is the plugin API, every method counted (counted_api_*.go).
 type countedAPI struct {
 	api    plugin.API
 	counts *Counts
 }
 
 // countedDriver is the database driver, every method counted under
-// DriverPrefix (counted_api.go).
+// DriverPrefix (counted_driver.go).
 type countedDriver struct {
 	driver plugin.Driver
 	counts *Counts
