@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/gorilla/mux"
+
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 )
 
@@ -30,19 +32,22 @@ func (p *Plugin) countCalls() {
 	p.API, p.Driver, p.counts = mattermost.Counted(p.API, p.Driver)
 }
 
-// serveCounts answers CountsPath where the plugin counts; it reports
-// whether it answered.
-func (p *Plugin) serveCounts(w http.ResponseWriter, r *http.Request) bool {
-	if p.counts == nil || r.URL.Path != CountsPath {
-		return false
+// registerCounts adds CountsPath to the routes where the plugin counts;
+// elsewhere the path is not found.
+func (p *Plugin) registerCounts(r *mux.Router) {
+	if p.counts != nil {
+		r.HandleFunc(CountsPath, p.serveCounts).Methods(http.MethodGet)
 	}
+}
+
+// serveCounts answers a signed-in person with the counts so far.
+func (p *Plugin) serveCounts(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("Mattermost-User-Id") == "" {
 		http.Error(w, "Sign in to Mattermost to read the plugin's counts of round trips.", http.StatusUnauthorized)
-		return true
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	if err := json.NewEncoder(w).Encode(p.counts.Snapshot()); err != nil {
 		p.API.LogDebug("The counts of round trips could not be sent; the client went away", "error", err.Error())
 	}
-	return true
 }

@@ -186,6 +186,7 @@ func (p *Plugin) OnActivate() error {
 
 	r := routes(manifestID, gw, t, ws, approvals, cs)
 	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays }, t.LimitRequest)
+	p.registerCounts(r)
 	jobs, err := scheduleJobs(gw, ws, approvals)
 	if err != nil {
 		return errors.Join(err, offered.Close())
@@ -389,9 +390,6 @@ func (p *Plugin) ServeHTTP(c *plugin.Context, w http.ResponseWriter, r *http.Req
 	p.ready.RUnlock()
 	if router == nil {
 		http.Error(w, "MCP Server is starting; try again in a moment.", http.StatusServiceUnavailable)
-		return
-	}
-	if p.serveCounts(w, r) {
 		return
 	}
 	serve(router, c, w, r)
