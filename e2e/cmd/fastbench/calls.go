@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
-	"image"
-	"image/color"
-	"image/jpeg"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -62,7 +56,7 @@ func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 	if err != nil {
 		return err
 	}
-	photo, err := twelveMegapixelPhoto()
+	photo, err := harness.TwelveMegapixelPhoto()
 	if err != nil {
 		return err
 	}
@@ -240,31 +234,4 @@ func imageMagick() (string, error) {
 		}
 	}
 	return "", fmt.Errorf("ImageMagick's convert is not installed (apt-get install imagemagick; go run ./e2e/cmd/mmbench installs it)")
-}
-
-// twelveMegapixelPhoto is a 4000x3000 photo-like JPEG (gradients and noise)
-// with EXIF orientation 6, as mmbench makes it.
-func twelveMegapixelPhoto() ([]byte, error) {
-	const w, h = 4000, 3000
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	rng := rand.New(rand.NewPCG(1, 2))
-	for y := range h {
-		for x := range w {
-			n := uint8(rng.IntN(24))
-			img.SetRGBA(x, y, color.RGBA{uint8(x*200/w) + n, uint8(y*200/h) + n, uint8((x+y)*100/(w+h)) + n, 255})
-		}
-	}
-	var enc bytes.Buffer
-	if err := jpeg.Encode(&enc, img, &jpeg.Options{Quality: 90}); err != nil {
-		return nil, err
-	}
-	tiff := []byte{'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0}
-	payload := append([]byte("Exif\x00\x00"), tiff...)
-	app1 := []byte{0xFF, 0xE1, 0, 0}
-	binary.BigEndian.PutUint16(app1[2:], uint16(len(payload)+2))
-	raw := enc.Bytes()
-	out := append([]byte{}, raw[:2]...)
-	out = append(out, app1...)
-	out = append(out, payload...)
-	return append(out, raw[2:]...), nil
 }
