@@ -24,13 +24,22 @@ import (
 type memKV struct {
 	mu   sync.Mutex
 	data map[string][]byte
+	// reads and writes count the calls, as the plugin KV store's round trips.
+	reads, writes int
 }
 
 func newMemKV() *memKV { return &memKV{data: map[string][]byte{}} }
 
+func (m *memKV) counts() (reads, writes int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.reads, m.writes
+}
+
 func (m *memKV) Get(key string, out any) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.reads++
 	raw, ok := m.data[key]
 	if !ok {
 		return nil
@@ -44,6 +53,7 @@ func (m *memKV) SetWithExpiry(key string, value any, _ time.Duration) error {
 		return err
 	}
 	m.mu.Lock()
+	m.writes++
 	m.data[key] = raw
 	m.mu.Unlock()
 	return nil
@@ -55,12 +65,14 @@ type rawKV struct{ *memKV }
 func (r rawKV) Get(key string) ([]byte, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.reads++
 	return r.data[key], nil
 }
 
 func (r rawKV) CompareAndSet(key string, old, value []byte, _ time.Duration) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.writes++
 	if cur, ok := r.data[key]; !bytes.Equal(cur, old) || (old == nil && ok) {
 		return false, nil
 	}
@@ -76,6 +88,7 @@ func (r rawKV) CompareAndSet(key string, old, value []byte, _ time.Duration) (bo
 func (r rawKV) Set(key string, value []byte, _ time.Duration) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.writes++
 	r.data[key] = value
 	return nil
 }
@@ -94,6 +107,7 @@ func (r rawKV) ListKeys(string, int, int) ([]string, bool, error) {
 
 func (m *memKV) Delete(key string) error {
 	m.mu.Lock()
+	m.writes++
 	delete(m.data, key)
 	m.mu.Unlock()
 	return nil
@@ -163,7 +177,7 @@ func newNodeWithOAuth(t testing.TB, kv *memKV, log *memLog, active map[string]bo
 	return tr, srv
 }
 
-func post(t *testing.T, url, user, session string, body string) *http.Response {
+func post(t testing.TB, url, user, session string, body string) *http.Response {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodPost, url+MCPPath, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
