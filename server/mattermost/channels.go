@@ -77,6 +77,39 @@ const membersPage = 200
 // across their teams, with direct and group messages. Sorted by the newest
 // post first.
 func (c *Caller) MyChannels() ([]MyChannel, error) {
+	// An empty team id lists the caller's channels of every team at once.
+	channels, err := c.g.api.Channel.ListForTeamForUser("", c.userID, false)
+	if err != nil && !isNotFound(err) {
+		return nil, fmt.Errorf("list the caller's channels: %w", err)
+	}
+	return c.myChannelsOf(channels, "")
+}
+
+// MyTeamChannels lists the channels of one of the caller's teams they are a
+// member of (not archived; no direct or group messages), newest post first.
+// Its listing of the team is the one TeamArchivedChannels reads in the same
+// call, so a page of a team's channels asks for it once.
+func (c *Caller) MyTeamChannels(teamID string) ([]MyChannel, error) {
+	if _, err := c.myTeam(teamID); err != nil {
+		return nil, err
+	}
+	listed, err := c.teamListed(teamID)
+	if err != nil {
+		return nil, err
+	}
+	channels := make([]*model.Channel, 0, len(listed))
+	for _, ch := range listed {
+		if ch.TeamId == teamID {
+			channels = append(channels, ch)
+		}
+	}
+	return c.myChannelsOf(channels, teamID)
+}
+
+// myChannelsOf is MyChannels of the channels listed: those the caller is a
+// member of (their memberships read for teamID, "" for every team), not
+// archived and not of a team they left.
+func (c *Caller) myChannelsOf(channels []*model.Channel, teamID string) ([]MyChannel, error) {
 	memberships, err := c.Teams()
 	if err != nil {
 		return nil, err
@@ -85,14 +118,9 @@ func (c *Caller) MyChannels() ([]MyChannel, error) {
 	for _, m := range memberships {
 		teams[m.Team.Id] = m.Team
 	}
-	// An empty team id lists the caller's channels of every team at once.
-	channels, err := c.g.api.Channel.ListForTeamForUser("", c.userID, false)
-	if err != nil && !isNotFound(err) {
-		return nil, fmt.Errorf("list the caller's channels: %w", err)
-	}
 	members := map[string]*model.ChannelMember{}
 	for page := 0; ; page++ {
-		ms, err := c.g.api.Channel.ListMembersForUser("", c.userID, page, membersPage)
+		ms, err := c.g.api.Channel.ListMembersForUser(teamID, c.userID, page, membersPage)
 		if err != nil && !isNotFound(err) {
 			return nil, fmt.Errorf("list the caller's channel memberships: %w", err)
 		}

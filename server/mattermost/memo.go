@@ -1,6 +1,7 @@
 package mattermost
 
 import (
+	"fmt"
 	"sync"
 	"time"
 
@@ -26,6 +27,9 @@ type memo struct {
 	perms    map[permAsk]bool
 	// mine is the caller's teams (Teams), when read.
 	mine []Membership
+	// listed is the caller's channels of a team, archived ones included,
+	// by team id (teamListed).
+	listed map[string][]*model.Channel
 	// threads are the thread rows PostMeta read with its roots' priority
 	// (threadsOf names the roots asked), for Threads to answer from.
 	threads   map[string]Thread
@@ -43,7 +47,7 @@ func (m *memo) fresh() {
 	now := time.Now()
 	if m.since.IsZero() || now.Sub(m.since) > memoFor {
 		m.since = now
-		m.channels, m.teams, m.members, m.perms, m.mine = nil, nil, nil, nil, nil
+		m.channels, m.teams, m.members, m.perms, m.mine, m.listed = nil, nil, nil, nil, nil, nil
 		m.threads, m.threadsOf = nil, nil
 	}
 }
@@ -100,6 +104,34 @@ func remembered[K comparable, V any](c *Caller, m *map[K]*V, key K, read func(K)
 	}
 	cp := *v
 	return &cp, nil
+}
+
+// teamListed is the caller's channels of a team with its direct and group
+// messages, archived ones included, listed once per call; each caller gets
+// copies of the channels, as channel.
+func (c *Caller) teamListed(teamID string) ([]*model.Channel, error) {
+	c.memo.mu.Lock()
+	c.memo.fresh()
+	listed, ok := c.memo.listed[teamID]
+	c.memo.mu.Unlock()
+	if !ok {
+		var err error
+		if listed, err = c.g.api.Channel.ListForTeamForUser(teamID, c.userID, true); err != nil && !isNotFound(err) {
+			return nil, fmt.Errorf("list the caller's channels: %w", err)
+		}
+		c.memo.mu.Lock()
+		if c.memo.listed == nil {
+			c.memo.listed = map[string][]*model.Channel{}
+		}
+		c.memo.listed[teamID] = listed
+		c.memo.mu.Unlock()
+	}
+	out := make([]*model.Channel, len(listed))
+	for i, ch := range listed {
+		cp := *ch
+		out[i] = &cp
+	}
+	return out, nil
 }
 
 // may answers whether the caller has a permission, asked once per call:

@@ -47,9 +47,9 @@ func (c *Caller) TeamArchivedChannels(teamID string) ([]*model.Channel, error) {
 	if !c.ViewArchivedChannels() {
 		return nil, nil
 	}
-	mine, err := c.g.api.Channel.ListForTeamForUser(teamID, c.userID, true)
-	if err != nil && !isNotFound(err) {
-		return nil, fmt.Errorf("list the caller's channels: %w", err)
+	mine, err := c.teamListed(teamID)
+	if err != nil {
+		return nil, err
 	}
 	var out []*model.Channel
 	for _, ch := range mine {

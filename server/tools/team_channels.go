@@ -79,7 +79,7 @@ func (d Deps) listTeamChannels(ctx context.Context, args listTeamChannelsArgs) (
 	if err != nil {
 		return res, err
 	}
-	mine, err := c.MyChannels()
+	mine, err := c.MyTeamChannels(team.Id)
 	if err != nil {
 		return res, err
 	}
