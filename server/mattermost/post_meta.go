@@ -1,6 +1,7 @@
 package mattermost
 
 import (
+	"cmp"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -175,50 +176,93 @@ func inQuery(driver, query string, n int) (string, error) {
 }
 
 // rootFacts reads the thread roots' priorities, acknowledgements and
-// threads (reply count, latest reply) in one query: through the plugin
-// API's database driver every query, every row and closing the rows is a
-// round trip to Mattermost (five at least for a query).
+// threads (reply count, latest reply) in one query. Through the plugin API's
+// database driver the query, every row and closing the rows is each a round
+// trip to Mattermost, so the query answers one row, the facts aggregated
+// into a JSON array: three round trips however many roots have replies or
+// acknowledgements.
 func rootFacts(db *sql.DB, driver string, ids []any, priority func(string, *model.PostPriority), ack func(*model.PostAcknowledgement), thread func(string, Thread)) error {
 	p, err := placeholders(driver, len(ids))
 	if err != nil {
 		return err
 	}
 	in, args := strings.Join(p, ", "), ids
+	agg := `COALESCE(json_agg(json_build_array(k, id, lvl, req, per, usr, at, n)), '[]')::text`
 	if driver == driverMySQL {
 		// "?" is positional; PostgreSQL's $n are named three times.
 		args = slices.Concat(ids, ids, ids)
+		agg = `COALESCE(JSON_ARRAYAGG(JSON_ARRAY(k, id, lvl, req, per, usr, at, n)), JSON_ARRAY())`
 	}
 	// A withdrawn acknowledgement keeps its row with AcknowledgedAt 0.
-	q := fmt.Sprintf(`SELECT 0, PostId, Priority, RequestedAck, PersistentNotifications, '', 0, 0 FROM PostsPriority WHERE PostId IN (%[1]s)
+	q := fmt.Sprintf(`SELECT %[2]s FROM (
+SELECT 0 AS k, PostId AS id, Priority AS lvl, RequestedAck AS req, PersistentNotifications AS per, '' AS usr, 0 AS at, 0 AS n FROM PostsPriority WHERE PostId IN (%[1]s)
 UNION ALL
 SELECT 1, PostId, NULL, NULL, NULL, UserId, AcknowledgedAt, 0 FROM PostAcknowledgements WHERE AcknowledgedAt > 0 AND PostId IN (%[1]s)
 UNION ALL
 SELECT 2, PostId, NULL, NULL, NULL, '', LastReplyAt, ReplyCount FROM Threads WHERE PostId IN (%[1]s)
-ORDER BY 1, 7, 6`, in)
-	err = queryRows(db, q, args, 8, func(scan func(...any) error) error {
-		var kind int
-		var id, user, level string
-		var requested, persistent bool
-		var at, n int64
-		if err := scan(&kind, &id, &level, &requested, &persistent, &user, &at, &n); err != nil {
-			return err
-		}
-		switch kind {
-		case 0:
-			priority(id, &model.PostPriority{PostId: id, Priority: model.NewPointer(level),
-				RequestedAck: model.NewPointer(requested), PersistentNotifications: model.NewPointer(persistent)})
-		case 1:
-			ack(&model.PostAcknowledgement{PostId: id, UserId: user, AcknowledgedAt: at})
-		default:
-			thread(id, Thread{ReplyCount: n, LastReplyAt: at})
-		}
-		return nil
-	})
+) AS facts`, in, agg)
+	var facts []byte
+	err = queryOneRow(db, q, args, 1, func(scan func(...any) error) error { return scan(&facts) })
 	if err != nil {
 		return fmt.Errorf("read post priority, acknowledgements and threads: %w", err)
 	}
+	rows, err := rootFactRows(facts)
+	if err != nil {
+		return fmt.Errorf("read post priority, acknowledgements and threads: %w", err)
+	}
+	for _, r := range rows {
+		switch r.kind {
+		case 0:
+			priority(r.id, &model.PostPriority{PostId: r.id, Priority: model.NewPointer(r.level),
+				RequestedAck: model.NewPointer(r.requested), PersistentNotifications: model.NewPointer(r.persistent)})
+		case 1:
+			ack(&model.PostAcknowledgement{PostId: r.id, UserId: r.user, AcknowledgedAt: r.at})
+		default:
+			thread(r.id, Thread{ReplyCount: r.n, LastReplyAt: r.at})
+		}
+	}
 	return nil
 }
+
+// rootFact is one row of rootFacts: kind 0 a priority, 1 an
+// acknowledgement, 2 a thread.
+type rootFact struct {
+	kind                  int
+	id, level, user       string
+	requested, persistent bool
+	at, n                 int64
+}
+
+// rootFactRows decodes rootFacts' JSON array of rows, each an array of
+// kind, post, priority, requested ack, persistent, user, time and count
+// (NULL where the kind has none; MySQL writes booleans as 0 and 1), in the
+// order of kind, then time, then user: acknowledgements oldest first.
+func rootFactRows(facts []byte) ([]rootFact, error) {
+	var raw [][8]json.RawMessage
+	if err := json.Unmarshal(facts, &raw); err != nil {
+		return nil, err
+	}
+	out := make([]rootFact, len(raw))
+	for i, r := range raw {
+		f := &out[i]
+		for j, dest := range []any{&f.kind, &f.id, &f.level, nil, nil, &f.user, &f.at, &f.n} {
+			if dest == nil || string(r[j]) == "null" {
+				continue
+			}
+			if err := json.Unmarshal(r[j], dest); err != nil {
+				return nil, fmt.Errorf("column %d of row %d: %w", j+1, i+1, err)
+			}
+		}
+		f.requested, f.persistent = jsonTrue(r[3]), jsonTrue(r[4])
+	}
+	slices.SortStableFunc(out, func(a, b rootFact) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.at, b.at), strings.Compare(a.user, b.user))
+	})
+	return out, nil
+}
+
+// jsonTrue is a JSON boolean, or MySQL's 1 for one.
+func jsonTrue(v json.RawMessage) bool { return string(v) == "true" || string(v) == "1" }
 
 // openGraph is the part of a stored OpenGraph record a preview shows.
 type openGraph struct {

@@ -1,6 +1,7 @@
 package mattermost
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -25,5 +26,38 @@ func TestThePreviewedLinkIsTheFirstAutolinkAsMattermostPicksIt(t *testing.T) {
 		if got := previewLink(tc.p, site, tc.restricted); got != tc.want {
 			t.Errorf("previewLink(%q) = %q, want %q", tc.p.Message, got, tc.want)
 		}
+	}
+}
+
+func TestTheRootFactsOfOneAggregatedRowReadInKindTimeAndUserOrderFromEitherDatabase(t *testing.T) {
+	for _, tc := range []struct {
+		name, facts string
+	}{
+		{"PostgreSQL", `[[2, "root-b", null, null, null, "", 1700000300000, 4], [1, "root-a", null, null, null, "zoe", 1700000200000, 0],
+			[1, "root-a", null, null, null, "amy", 1700000100000, 0], [0, "root-a", "urgent", true, false, "", 0, 0]]`},
+		{"MySQL", `[[2, "root-b", null, null, null, "", 1700000300000, 4], [1, "root-a", null, null, null, "zoe", 1700000200000, 0],
+			[1, "root-a", null, null, null, "amy", 1700000100000, 0], [0, "root-a", "urgent", 1, 0, "", 0, 0]]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := rootFactRows([]byte(tc.facts))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []rootFact{
+				{kind: 0, id: "root-a", level: "urgent", requested: true},
+				{kind: 1, id: "root-a", user: "amy", at: 1700000100000},
+				{kind: 1, id: "root-a", user: "zoe", at: 1700000200000},
+				{kind: 2, id: "root-b", at: 1700000300000, n: 4},
+			}
+			if !slices.Equal(rows, want) {
+				t.Fatalf("rows %+v\nwant %+v", rows, want)
+			}
+		})
+	}
+	if rows, err := rootFactRows([]byte(`[]`)); err != nil || len(rows) != 0 {
+		t.Fatalf("no facts read as %v, %v", rows, err)
+	}
+	if _, err := rootFactRows([]byte(`[[0, "root-a", "urgent", "yes"]]`)); err == nil {
+		t.Fatal("a row of four columns was read")
 	}
 }

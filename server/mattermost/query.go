@@ -22,6 +22,18 @@ import (
 // selects, so it reads the rows from the driver's connection itself: the
 // query, a round trip a row and one for the end, and closing the rows.
 func queryRows(db *sql.DB, q string, args []any, columns int, row func(scan func(dest ...any) error) error) error {
+	return queryRowsUpTo(db, q, args, columns, 0, row)
+}
+
+// queryOneRow is queryRows of a query that answers one row (an aggregate):
+// the rows are closed after it, without the round trip that asks for a
+// second.
+func queryOneRow(db *sql.DB, q string, args []any, columns int, row func(scan func(dest ...any) error) error) error {
+	return queryRowsUpTo(db, q, args, columns, 1, row)
+}
+
+// queryRowsUpTo is queryRows reading at most most rows (0: all of them).
+func queryRowsUpTo(db *sql.DB, q string, args []any, columns, most int, row func(scan func(dest ...any) error) error) error {
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -50,7 +62,7 @@ func queryRows(db *sql.DB, q string, args []any, columns int, row func(scan func
 		defer func() { _ = rows.Close() }()
 		vals := make([]driver.Value, columns)
 		scan := func(dest ...any) error { return assign(vals, dest) }
-		for {
+		for n := 0; most == 0 || n < most; n++ {
 			err := rows.Next(vals)
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -62,6 +74,7 @@ func queryRows(db *sql.DB, q string, args []any, columns int, row func(scan func
 				return err
 			}
 		}
+		return nil
 	})
 	if direct || err != nil {
 		return err
@@ -77,7 +90,7 @@ func queryRows(db *sql.DB, q string, args []any, columns int, row func(scan func
 		into[i] = &got[i]
 	}
 	scan := func(dest ...any) error { return assign(vals, dest) }
-	for rows.Next() {
+	for n := 0; (most == 0 || n < most) && rows.Next(); n++ {
 		if err := rows.Scan(into...); err != nil {
 			return err
 		}
