@@ -179,8 +179,16 @@ func mcpLoad(ctx context.Context, site string, fx fixture, s settings, version s
 	if connectErr != nil {
 		return loadFigures{}, fmt.Errorf("initialize: %w", connectErr)
 	}
+	wire := make([]*wireClient, len(clients))
+	for i, c := range clients {
+		wire[i] = &wireClient{url: strings.TrimRight(site, "/") + "/plugins/mcp-server/mcp", token: fx.people[i%len(fx.people)].Token,
+			version: version, session: c.GetSessionId()}
+	}
 	return measure(s, func(i, n int) error {
 		r := reads[(i+n)%len(reads)]
+		if s.client == clientWire {
+			return wire[i].call(ctx, r.tool, r.args)
+		}
 		res, err := harness.CallTool(ctx, clients[i], r.tool, r.args)
 		if err == nil && res.IsError {
 			err = fmt.Errorf("%s answered an error", r.tool)

@@ -47,6 +47,7 @@ type settings struct {
 	pprof, mmPprof       string
 	oneNode              bool
 	kinds                string
+	client               string
 }
 
 func main() {
@@ -62,8 +63,13 @@ func main() {
 	flag.StringVar(&s.mmPprof, "mm-pprof", "", "the address node 1's Mattermost serves its profiles on (MetricsSettings), e.g. 127.0.0.1:6072")
 	flag.BoolVar(&s.oneNode, "one-node", false, "run the load against node 1 alone (for -mm-pprof: a second node would find its port taken)")
 	flag.StringVar(&s.kinds, "kinds", "newest,legacy,restmcp,rest", "which loads to run, comma-separated (one alone, to profile it): newest, legacy, restmcp (the same tools from an MCP server over REST), rest")
+	flag.StringVar(&s.client, "client", clientWire, "how the load's MCP clients call: wire (the bytes a client sends, the answer read whole and not decoded, as the REST load reads) or mcp-go (mcp-go's client, whose decoding runs on the servers' cores)")
 	only := flag.String("only", "", "run only the mixed load (load), only get_me beside its floor (floor) or only the single calls (calls)")
 	flag.Parse()
+	if s.client != clientWire && s.client != clientMCPGo {
+		fmt.Fprintf(os.Stderr, "fastbench: -client %q is neither %s nor %s\n", s.client, clientWire, clientMCPGo)
+		os.Exit(2)
+	}
 	if err := run(s, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "fastbench:", err)
 		os.Exit(1)
@@ -89,7 +95,7 @@ func run(s settings, only string) error {
 	if err := mm.LiftCallRate(); err != nil {
 		return err
 	}
-	fmt.Println("fastbench: every figure is plugin / baseline, measured in turn in this run; min and median over the rounds")
+	fmt.Printf("fastbench: every figure is plugin / baseline, measured in turn in this run; min and median over the rounds; the loads' MCP clients: %s\n", s.client)
 	if only != "calls" {
 		fx, err := loadFixture(ctx, mm, s.ppl)
 		if err != nil {
