@@ -92,7 +92,7 @@ func newWarmNode(tb testing.TB) *warmNode {
 
 	// The one query read_channel makes reads the roots' priorities,
 	// acknowledgements and threads: none but the thread of alice's post,
-	// one row, as PostgreSQL answers it.
+	// aggregated into one row of one JSON array, as PostgreSQL answers it.
 	db := &plugintest.Driver{}
 	db.On("Conn", mock.Anything).Return("conn-1", nil).Maybe()
 	db.On("ConnPing", "conn-1").Return(nil).Maybe()
@@ -110,7 +110,7 @@ func newWarmNode(tb testing.TB) *warmNode {
 			return io.EOF
 		}
 		n.rows[id] = true
-		row := []driver.Value{int64(2), root, nil, nil, nil, "", int64(2000), int64(1)}
+		row := []driver.Value{[]byte(`[[2, "` + root + `", null, null, null, "", 2000, 1]]`)}
 		if len(dest) != len(row) {
 			return fmt.Errorf("the double answers rows of %d columns, read into %d", len(row), len(dest))
 		}
