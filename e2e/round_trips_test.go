@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -34,49 +33,6 @@ const (
 	countsPath = "/plugins/mcp-server/debug/round-trips"
 )
 
-// roundTrips is what one call cost in calls to Mattermost.
-type roundTrips struct {
-	all, kvReads, kvWrites, queries, driver int64
-	methods                                 map[string]int64
-}
-
-func (r roundTrips) row(tool string) string {
-	names := make([]string, 0, len(r.methods))
-	for m := range r.methods {
-		names = append(names, m)
-	}
-	slices.Sort(names)
-	var what []string
-	for _, m := range names {
-		what = append(what, fmt.Sprintf("%s %d", m, r.methods[m]))
-	}
-	return fmt.Sprintf("| `%s` | %d | %d | %d | %d (%d) | %s |", tool, r.all, r.kvReads, r.kvWrites, r.queries, r.driver, strings.Join(what, ", "))
-}
-
-func diffCounts(before, after map[string]int64) roundTrips {
-	r := roundTrips{methods: map[string]int64{}}
-	for m, n := range after {
-		d := n - before[m]
-		if d == 0 {
-			continue
-		}
-		r.all += d
-		switch {
-		case strings.HasPrefix(m, mattermost.DriverPrefix):
-			r.driver += d
-			if strings.HasSuffix(m, "Query") || strings.HasSuffix(m, "Exec") {
-				r.queries += d
-			}
-		case m == "KVGet" || m == "KVList":
-			r.kvReads += d
-		case strings.HasPrefix(m, "KV"):
-			r.kvWrites += d
-		}
-		r.methods[m] = d
-	}
-	return r
-}
-
 func readCounts(t *testing.T) map[string]int64 {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, strings.TrimRight(mm.URL, "/")+countsPath, nil)
@@ -101,19 +57,19 @@ func readCounts(t *testing.T) map[string]int64 {
 
 // warmRoundTrips calls a tool once, then warmCalls more times, and is the
 // least any of those cost.
-func warmRoundTrips(t *testing.T, c *client.Client, tool string, args map[string]any) roundTrips {
+func warmRoundTrips(t *testing.T, c *client.Client, tool string, args map[string]any) mattermost.Trips {
 	t.Helper()
 	if res := call(t, c, tool, args); res.IsError {
 		t.Fatalf("%s refused: %s", tool, text(res))
 	}
-	var least roundTrips
+	var least mattermost.Trips
 	for i := range warmCalls {
 		before := readCounts(t)
 		if res := call(t, c, tool, args); res.IsError {
 			t.Fatalf("%s refused: %s", tool, text(res))
 		}
-		r := diffCounts(before, readCounts(t))
-		if i == 0 || r.all < least.all {
+		r := mattermost.TripsBetween(before, readCounts(t))
+		if i == 0 || r.All < least.All {
 			least = r
 		}
 	}
@@ -171,11 +127,11 @@ func TestNoToolMakesMoreRoundTripsThanItsRowInPerformanceMd(t *testing.T) {
 		{"get_pending", nil},
 	}
 	var rows, labels []string
-	measured := map[string]roundTrips{}
+	measured := map[string]mattermost.Trips{}
 	for _, k := range calls {
 		r := warmRoundTrips(t, c, k.tool, k.args)
 		measured[k.tool] = r
-		rows, labels = append(rows, r.row(k.tool)), append(labels, k.tool)
+		rows, labels = append(rows, r.Row(k.tool)), append(labels, k.tool)
 	}
 	// A client of 2025-11-25 calls on an MCP session, whose record and lease
 	// a node keeps (ADR 0015, 0016): its row is get_me@ that version.
@@ -186,7 +142,7 @@ func TestNoToolMakesMoreRoundTripsThanItsRowInPerformanceMd(t *testing.T) {
 	t.Cleanup(func() { _ = legacy.Close() })
 	onSession := "get_me@" + legacyVersion
 	measured[onSession] = warmRoundTrips(t, legacy, "get_me", nil)
-	rows, labels = append(rows, measured[onSession].row(onSession)), append(labels, onSession)
+	rows, labels = append(rows, measured[onSession].Row(onSession)), append(labels, onSession)
 	table := strings.Join(append([]string{
 		"| Tool | Round trips | KV reads | KV writes | Database queries (driver round trips) | Calls |",
 		"|---|---|---|---|---|---|",
@@ -220,8 +176,8 @@ func TestNoToolMakesMoreRoundTripsThanItsRowInPerformanceMd(t *testing.T) {
 	for _, label := range labels {
 		before, listed := was[label]
 		now := measured[label]
-		if !listed || now.all > before {
-			t.Errorf("%s now makes %d round trips on a warm node (the table says %d): %s", label, now.all, before, now.row(label))
+		if !listed || now.All > before {
+			t.Errorf("%s now makes %d round trips on a warm node (the table says %d): %s", label, now.All, before, now.Row(label))
 		}
 	}
 	// Fewer is not a failure: a path that depends on what the server holds

@@ -76,3 +76,16 @@ func TestTheCountedAPIIsWhatItsGeneratorWritesFromThePluginAPI(t *testing.T) {
 		}
 	}
 }
+
+func TestTheTripsBetweenTwoSnapshotsAreTheirRowOfTheTableByKind(t *testing.T) {
+	before := map[string]int64{"GetUser": 4, "KVGet": 1}
+	after := map[string]int64{"GetUser": 5, "KVGet": 2, "KVSetWithOptions": 1, DriverPrefix + "ConnQuery": 1, DriverPrefix + "RowsNext": 1, DriverPrefix + "RowsClose": 1}
+	got := TripsBetween(before, after).Row("read_x")
+	want := "| `read_x` | 6 | 1 | 1 | 1 (3) | GetUser 1, KVGet 1, KVSetWithOptions 1, driver.ConnQuery 1, driver.RowsClose 1, driver.RowsNext 1 |"
+	if got != want {
+		t.Fatalf("row\n%s\nwant\n%s", got, want)
+	}
+	if r := TripsBetween(after, after); r.All != 0 || len(r.Methods) != 0 {
+		t.Fatalf("no calls cost %+v", r)
+	}
+}

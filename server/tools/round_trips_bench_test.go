@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -175,51 +174,6 @@ func warmReads() []warmRead {
 	}
 }
 
-// tripsOf is what the calls between two snapshots of the counts cost, in
-// the columns of the table in docs/performance.md.
-type tripsOf struct {
-	all, kvReads, kvWrites, queries, driver int64
-	methods                                 map[string]int64
-}
-
-func tripsBetween(before, after map[string]int64) tripsOf {
-	r := tripsOf{methods: map[string]int64{}}
-	for m, n := range after {
-		d := n - before[m]
-		if d == 0 {
-			continue
-		}
-		r.all += d
-		switch {
-		case strings.HasPrefix(m, mattermost.DriverPrefix):
-			r.driver += d
-			if strings.HasSuffix(m, "Query") || strings.HasSuffix(m, "Exec") {
-				r.queries += d
-			}
-		case m == "KVGet" || m == "KVList":
-			r.kvReads += d
-		case strings.HasPrefix(m, "KV"):
-			r.kvWrites += d
-		}
-		r.methods[m] = d
-	}
-	return r
-}
-
-// row is the table's row of tool for one call of these costs.
-func (r tripsOf) row(tool string) string {
-	names := make([]string, 0, len(r.methods))
-	for m := range r.methods {
-		names = append(names, m)
-	}
-	slices.Sort(names)
-	what := make([]string, 0, len(names))
-	for _, m := range names {
-		what = append(what, fmt.Sprintf("%s %d", m, r.methods[m]))
-	}
-	return fmt.Sprintf("| `%s` | %d | %d | %d | %d (%d) | %s |", tool, r.all, r.kvReads, r.kvWrites, r.queries, r.driver, strings.Join(what, ", "))
-}
-
 // tableRows is the rows of the round trip table in docs/performance.md,
 // by tool, as written.
 func tableRows(t *testing.T) map[string]string {
@@ -267,7 +221,7 @@ func TestAWarmReadMakesTheRoundTripsOfItsRowInPerformanceMd(t *testing.T) {
 				if err := r.call(ctx, n); err != nil {
 					t.Fatalf("warm call %d of %s: %v", i+1, r.tool, err)
 				}
-				if got := tripsBetween(before, n.counts.Snapshot()).row(r.tool); got != want {
+				if got := mattermost.TripsBetween(before, n.counts.Snapshot()).Row(r.tool); got != want {
 					t.Errorf("warm call %d of %s costs\n%s\nwhere %s says\n%s\n(a call more is a cost to cut; fewer, rewrite the table: go test ./e2e -run TestNoToolMakesMoreRoundTripsThanItsRowInPerformanceMd -update-round-trips)",
 						i+1, r.tool, got, roundTripsDoc, want)
 				}
@@ -299,12 +253,12 @@ func BenchmarkTheRoundTripsOfAReadOnAWarmNode(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			got := tripsBetween(before, n.counts.Snapshot())
+			got := mattermost.TripsBetween(before, n.counts.Snapshot())
 			per := func(v int64) float64 { return float64(v) / float64(b.N) }
-			b.ReportMetric(per(got.all), "round-trips/op")
-			b.ReportMetric(per(got.kvReads), "kv-reads/op")
-			b.ReportMetric(per(got.kvWrites), "kv-writes/op")
-			b.ReportMetric(per(got.queries), "queries/op")
+			b.ReportMetric(per(got.All), "round-trips/op")
+			b.ReportMetric(per(got.KVReads), "kv-reads/op")
+			b.ReportMetric(per(got.KVWrites), "kv-writes/op")
+			b.ReportMetric(per(got.Queries), "queries/op")
 		})
 	}
 }
