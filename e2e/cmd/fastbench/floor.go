@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
 )
 
 // noopPath is a plugin route that does nothing but answer: what any plugin
@@ -52,6 +54,7 @@ func benchFloor(ctx context.Context, mm *harness.Server, s settings, fx fixture)
 	if err != nil {
 		return err
 	}
+	printProcessor(kinds, figures)
 	for _, base := range []struct{ key, name, goal string }{
 		{"noop", "the no-op route", " (goal at least 0.6x)"}, {"anon", "the no-op route, no token", ""},
 		{"rest", "REST /users/me", " (goal at least 1.0x)"}} {
@@ -79,11 +82,34 @@ func rounds(s settings, kinds []loadKind) ([][]loadFigures, error) {
 				return nil, err
 			}
 			figures[i] = append(figures[i], f)
-			fmt.Printf("round %d  %-36s %6.0f calls/s  p50 %6s  p99 %6s  errors %d %s\n", r+1, k.name, f.perSecond(),
-				f.p50.Round(time.Millisecond), f.p99.Round(time.Millisecond), f.errors, f.firstError)
+			fmt.Printf("round %d  %-36s %6.0f calls/s  p50 %6s  p99 %6s  errors %d %s\n         %s\n", r+1, k.name, f.perSecond(),
+				f.p50.Round(time.Millisecond), f.p99.Round(time.Millisecond), f.errors, f.firstError, f.cpuPerCall())
 		}
 	}
 	return figures, nil
+}
+
+// printProcessor prints each kind's processor time per call, by process,
+// the median over the rounds: on a machine whose cores the servers, the
+// database and the clients share, where each call's cost goes.
+func printProcessor(kinds []loadKind, figures [][]loadFigures) {
+	for i, k := range kinds {
+		med := func(part func(pluginproc.Processor) float64) float64 {
+			var per []float64
+			for _, f := range figures[i] {
+				per = append(per, part(f.cpu)/float64(max(f.calls, 1)))
+			}
+			slices.Sort(per)
+			return per[len(per)/2]
+		}
+		f := loadFigures{calls: 1, cpu: pluginproc.Processor{
+			Plugins:    med(func(p pluginproc.Processor) float64 { return p.Plugins }),
+			Mattermost: med(func(p pluginproc.Processor) float64 { return p.Mattermost }),
+			PostgreSQL: med(func(p pluginproc.Processor) float64 { return p.PostgreSQL }),
+			Self:       med(func(p pluginproc.Processor) float64 { return p.Self }),
+		}}
+		fmt.Printf("%-46s %s\n", k.name+", median:", f.cpuPerCall())
+	}
 }
 
 // compare is a's throughput, p50 and p99 over b's, round by round.

@@ -17,6 +17,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
 )
 
 // loadKind is one of the loads run in turn: its -kinds key, its name and
@@ -32,6 +33,15 @@ type loadFigures struct {
 	elapsed       time.Duration
 	p50, p99      time.Duration
 	firstError    string
+	// cpu is the processor time the calls took from each process.
+	cpu pluginproc.Processor
+}
+
+// cpuPerCall is each process's processor time per call, in milliseconds.
+func (f loadFigures) cpuPerCall() string {
+	ms := func(sec float64) float64 { return sec * 1000 / float64(max(f.calls, 1)) }
+	return fmt.Sprintf("processor per call: plugin %.2f ms, Mattermost %.2f ms, PostgreSQL %.2f ms, this process %.2f ms",
+		ms(f.cpu.Plugins), ms(f.cpu.Mattermost), ms(f.cpu.PostgreSQL), ms(f.cpu.Self))
 }
 
 func (f loadFigures) perSecond() float64 { return float64(f.calls) / f.elapsed.Seconds() }
@@ -79,6 +89,7 @@ func benchLoad(ctx context.Context, mm *harness.Server, s settings, fx fixture) 
 	if err != nil {
 		return err
 	}
+	printProcessor(kinds, figures)
 	// Each against the baseline (the REST calls alone), then the
 	// plugin against the REST-based MCP server, like with like.
 	for _, base := range []struct{ key, name, goal string }{
@@ -292,10 +303,17 @@ func measure(s settings, call func(client, n int) error) loadFigures {
 			}
 		}()
 	}
+	var before pluginproc.Processor
+	if s.processor != nil {
+		before = s.processor()
+	}
 	began := time.Now()
 	close(start)
 	wg.Wait()
 	f.elapsed = time.Since(began)
+	if s.processor != nil {
+		f.cpu = s.processor().Since(before)
+	}
 	slices.Sort(latencies)
 	f.calls = len(latencies)
 	f.p50 = latencies[len(latencies)/2]

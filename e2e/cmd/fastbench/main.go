@@ -34,6 +34,7 @@ import (
 	"os"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
 )
 
 // legacyVersion is the last protocol version with MCP sessions, which most
@@ -48,6 +49,9 @@ type settings struct {
 	oneNode              bool
 	kinds                string
 	client               string
+	// processor reads the processor time used so far by the server's
+	// processes and this one (nil: not read).
+	processor func() pluginproc.Processor
 }
 
 func main() {
@@ -92,6 +96,7 @@ func run(s settings, only string) error {
 		return err
 	}
 	defer mm.Close()
+	s.processor = func() pluginproc.Processor { return pluginproc.ProcessorNow(mm) }
 	if err := mm.LiftCallRate(); err != nil {
 		return err
 	}

@@ -35,7 +35,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -174,7 +173,7 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 	var firstPostError atomic.Value
 	var posts sync.WaitGroup
 	var postedAt time.Time
-	cpuPlugin, cpuMM := cpuSeconds(proc.PID), cpuSeconds(mm.PIDs()[0])
+	cpuPlugin, cpuMM := pluginproc.CPUSeconds(proc.PID), pluginproc.CPUSeconds(mm.PIDs()[0])
 	peak, _ := proc.Peak(sampleEvery, func() error {
 		tick := time.NewTicker(time.Second / time.Duration(rate))
 		defer tick.Stop()
@@ -209,7 +208,7 @@ func run(bundle string, people, channels, rate int, over time.Duration) error {
 		return nil
 	})
 	after := proc.KiB("VmRSS")
-	cpuPlugin, cpuMM = cpuSeconds(proc.PID)-cpuPlugin, cpuSeconds(mm.PIDs()[0])-cpuMM
+	cpuPlugin, cpuMM = pluginproc.CPUSeconds(proc.PID)-cpuPlugin, pluginproc.CPUSeconds(mm.PIDs()[0])-cpuMM
 	closeStreams()
 	for _, l := range listeners {
 		<-l.done
@@ -386,25 +385,6 @@ func listen(ctx context.Context, site string, person harness.User, uris []string
 		}
 	}()
 	return l, nil
-}
-
-// cpuSeconds is the processor time a process has used, user and system,
-// from /proc/<pid>/stat (in clock ticks of 1/100 s, Linux's USER_HZ).
-func cpuSeconds(pid int) float64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(raw)
-	// The command in parentheses may hold spaces: fields are read after
-	// the last ")"; utime and stime are the 12th and 13th there.
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
-		return 0
-	}
-	user, _ := strconv.ParseFloat(fields[11], 64)
-	system, _ := strconv.ParseFloat(fields[12], 64)
-	return (user + system) / 100
 }
 
 // waitQuiet returns once every notice expected has been heard, or when no
