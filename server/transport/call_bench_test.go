@@ -20,28 +20,18 @@ const statelessWhoami = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":
 // a tool's own work, without Mattermost's plugin RPC. It reports the KV
 // reads and writes a call makes (none on a warm node).
 func BenchmarkAToolCallOnAWarmNode(b *testing.B) {
-	kv := newMemKV()
-	tr, srv := newNode(b, kv, &memLog{}, map[string]bool{"alice": true})
-	// The bench is one person calling far faster than the rate lets anyone.
-	tr.opts.MaxCallsPerMinute = func() int { return 1 << 30 }
-	session := ""
-	{
-		resp := post(b, srv.URL, "alice", "", initialize)
-		session = resp.Header.Get(server.HeaderKeySessionID)
-		resp.Body.Close()
-	}
 	for _, bc := range []struct {
 		name string
-		req  func() *http.Request
+		req  func(session string) *http.Request
 	}{
-		{"Newest", func() *http.Request {
+		{"Newest", func(string) *http.Request {
 			r := httptest.NewRequest(http.MethodPost, MCPPath, strings.NewReader(statelessWhoami))
 			r.Header.Set("MCP-Protocol-Version", "2026-07-28")
 			r.Header.Set(mcp.HeaderMethod, "tools/call")
 			r.Header.Set(mcp.HeaderName, "whoami")
 			return r
 		}},
-		{"Session20251125", func() *http.Request {
+		{"Session20251125", func(session string) *http.Request {
 			r := httptest.NewRequest(http.MethodPost, MCPPath, strings.NewReader(callWhoami))
 			r.Header.Set("MCP-Protocol-Version", "2025-11-25")
 			r.Header.Set(server.HeaderKeySessionID, session)
@@ -49,8 +39,15 @@ func BenchmarkAToolCallOnAWarmNode(b *testing.B) {
 		}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
+			// A node of its own for each run: the rate counts every call.
+			kv := newMemKV()
+			tr, srv := newNode(b, kv, &memLog{}, map[string]bool{"alice": true})
+			tr.opts.MaxCallsPerMinute = func() int { return 1 << 30 }
+			resp := post(b, srv.URL, "alice", "", initialize)
+			session := resp.Header.Get(server.HeaderKeySessionID)
+			resp.Body.Close()
 			call := func() *httptest.ResponseRecorder {
-				r := bc.req()
+				r := bc.req(session)
 				r.Header.Set("Content-Type", "application/json")
 				r.Header.Set("Accept", "application/json, text/event-stream")
 				r.Header.Set("Mattermost-User-Id", "alice")
