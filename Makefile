@@ -146,6 +146,7 @@ e2e-test-min: dist $(E2E_NODE)
 ## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines, then every call against what Mattermost itself costs (fastbench)
 bench: dist
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./server/fileview/ ./server/fileview/imaging/
+	$(GO) test -run='^$$' -bench='AToolCallOnAWarmNode|RoundTripsOfAReadOnAWarmNode' -benchmem ./server/transport/ ./server/tools/
 	$(GO) run ./e2e/cmd/mmbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) test -run='^$$' -bench=SixteenRedemptions -benchtime=1x ./server/workspace/
 	$(GO) test -run='^$$' -bench=QuestionAnswered -benchtime=20x ./server/transport/
