@@ -84,6 +84,9 @@ func rounds(s settings, kinds []loadKind) ([][]loadFigures, error) {
 			figures[i] = append(figures[i], f)
 			fmt.Printf("round %d  %-36s %6.0f calls/s  p50 %6s  p99 %6s  errors %d %s\n         %s\n", r+1, k.name, f.perSecond(),
 				f.p50.Round(time.Millisecond), f.p99.Round(time.Millisecond), f.errors, f.firstError, f.cpuPerCall())
+			if f.trips != nil {
+				fmt.Printf("         %s\n", tripsPerCall(*f.trips, f.calls))
+			}
 		}
 	}
 	return figures, nil

@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 )
 
 // loadKind is one of the loads run in turn: its -kinds key, its name and
@@ -35,6 +36,8 @@ type loadFigures struct {
 	firstError    string
 	// cpu is the processor time the calls took from each process.
 	cpu pluginproc.Processor
+	// trips is node 1's round trips during the calls (-count-calls).
+	trips *mattermost.Trips
 }
 
 // cpuPerCall is each process's processor time per call, in milliseconds.
@@ -307,12 +310,20 @@ func measure(s settings, call func(client, n int) error) loadFigures {
 	if s.processor != nil {
 		before = s.processor()
 	}
+	var counted map[string]int64
+	if s.counts != nil {
+		counted = s.counts()
+	}
 	began := time.Now()
 	close(start)
 	wg.Wait()
 	f.elapsed = time.Since(began)
 	if s.processor != nil {
 		f.cpu = s.processor().Since(before)
+	}
+	if s.counts != nil {
+		t := mattermost.TripsBetween(counted, s.counts())
+		f.trips = &t
 	}
 	slices.Sort(latencies)
 	f.calls = len(latencies)

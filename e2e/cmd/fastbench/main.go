@@ -52,6 +52,10 @@ type settings struct {
 	// processor reads the processor time used so far by the server's
 	// processes and this one (nil: not read).
 	processor func() pluginproc.Processor
+	// countCalls has the plugin count its round trips; counts reads node
+	// 1's so far (nil: not counted).
+	countCalls bool
+	counts     func() map[string]int64
 }
 
 func main() {
@@ -68,6 +72,7 @@ func main() {
 	flag.BoolVar(&s.oneNode, "one-node", false, "run the load against node 1 alone (for -mm-pprof: a second node would find its port taken)")
 	flag.StringVar(&s.kinds, "kinds", "newest,legacy,restmcp,rest", "which loads to run, comma-separated (one alone, to profile it): newest, legacy, restmcp (the same tools from an MCP server over REST), rest")
 	flag.StringVar(&s.client, "client", clientWire, "how the load's MCP clients call: wire (the bytes a client sends, the answer read whole and not decoded, as the REST load reads) or mcp-go (mcp-go's client, whose decoding runs on the servers' cores)")
+	flag.BoolVar(&s.countCalls, "count-calls", false, "have the plugin count its round trips to Mattermost and print node 1's per call of each load (with -one-node, every call's); the plugin then pays for the counting")
 	only := flag.String("only", "", "run only the mixed load (load), only get_me beside its floor (floor) or only the single calls (calls)")
 	flag.Parse()
 	if s.client != clientWire && s.client != clientMCPGo {
@@ -91,12 +96,18 @@ func run(s settings, only string) error {
 		// node finds the port taken and serves none.
 		opts.ExtraEnv = append(opts.ExtraEnv, "MM_METRICSSETTINGS_ENABLE=true", "MM_METRICSSETTINGS_LISTENADDRESS="+s.mmPprof)
 	}
+	if s.countCalls {
+		opts.ExtraEnv = append(opts.ExtraEnv, "MCP_PLUGIN_COUNT_CALLS=1")
+	}
 	mm, err := harness.Start(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer mm.Close()
 	s.processor = func() pluginproc.Processor { return pluginproc.ProcessorNow(mm) }
+	if s.countCalls {
+		s.counts = countsOf(ctx, mm)
+	}
 	if err := mm.LiftCallRate(); err != nil {
 		return err
 	}
