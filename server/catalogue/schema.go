@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -317,7 +318,8 @@ func emptyLists(v any) any {
 // in it changed.
 func withEmptyLists(v reflect.Value) (reflect.Value, bool) {
 	t := v.Type()
-	if encodesItself(t) {
+	facts := listFactsOf(t)
+	if facts.encodesItself {
 		return v, false
 	}
 	switch v.Kind() {
@@ -325,7 +327,7 @@ func withEmptyLists(v reflect.Value) (reflect.Value, bool) {
 		if v.IsNil() {
 			return reflect.MakeSlice(t, 0, 0), true
 		}
-		if !mayHoldLists(t.Elem()) {
+		if !facts.elemMayHoldLists {
 			return v, false
 		}
 		var out reflect.Value
@@ -343,7 +345,7 @@ func withEmptyLists(v reflect.Value) (reflect.Value, bool) {
 		if v.IsNil() {
 			return reflect.MakeMapWithSize(t, 0), true
 		}
-		if !mayHoldLists(t.Elem()) {
+		if !facts.elemMayHoldLists {
 			return v, false
 		}
 		var out reflect.Value
@@ -377,10 +379,7 @@ func withEmptyLists(v reflect.Value) (reflect.Value, bool) {
 		return out, true
 	case reflect.Struct:
 		var out reflect.Value
-		for i := range t.NumField() {
-			if !t.Field(i).IsExported() {
-				continue // encoding/json skips it; reflect cannot set it
-			}
+		for _, i := range facts.fields {
 			if e, changed := withEmptyLists(v.Field(i)); changed {
 				if !out.IsValid() {
 					out = reflect.New(t).Elem()
@@ -391,6 +390,9 @@ func withEmptyLists(v reflect.Value) (reflect.Value, bool) {
 		}
 		return orOriginal(out, v)
 	case reflect.Array:
+		if !facts.elemMayHoldLists {
+			return v, false
+		}
 		var out reflect.Value
 		for i := range v.Len() {
 			if e, changed := withEmptyLists(v.Index(i)); changed {
@@ -411,6 +413,41 @@ func orOriginal(changed, original reflect.Value) (reflect.Value, bool) {
 		return changed, true
 	}
 	return original, false
+}
+
+// listFacts is what withEmptyLists needs to know of a type, worked out once
+// per type: every answer of a tool is walked, and asking reflect again for
+// each field's type and methods was most of the walk.
+type listFacts struct {
+	encodesItself bool
+	// elemMayHoldLists is, for a list, map or array, whether its elements
+	// can hold one.
+	elemMayHoldLists bool
+	// fields is, for a struct, its exported fields that can hold a list or
+	// map (encoding/json skips the others; reflect cannot set them).
+	fields []int
+}
+
+// listFactsKnown is listFacts by type, filled as answers are walked.
+var listFactsKnown sync.Map
+
+func listFactsOf(t reflect.Type) *listFacts {
+	if f, ok := listFactsKnown.Load(t); ok {
+		return f.(*listFacts)
+	}
+	f := &listFacts{encodesItself: encodesItself(t)}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Map, reflect.Array:
+		f.elemMayHoldLists = mayHoldLists(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if sf := t.Field(i); sf.IsExported() && mayHoldLists(sf.Type) {
+				f.fields = append(f.fields, i)
+			}
+		}
+	}
+	known, _ := listFactsKnown.LoadOrStore(t, f)
+	return known.(*listFacts)
 }
 
 // mayHoldLists reports whether a value of type t can hold a list or map:

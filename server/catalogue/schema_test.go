@@ -91,3 +91,44 @@ func TestEmptyListsKeepsTheTypeAndUnexportedFieldsAndChangesNothingInPlace(t *te
 		t.Fatal("a page with no nil list was copied")
 	}
 }
+
+// BenchmarkEmptyListsOfAPageOfThirtyPosts is the walk every answer takes,
+// on a page shaped as read_channel's: posts with their files, reactions and
+// props, some lists left nil by the handler.
+func BenchmarkEmptyListsOfAPageOfThirtyPosts(b *testing.B) {
+	type file struct {
+		ID, Name string
+		Size     int64
+	}
+	type reaction struct {
+		Emoji string   `json:"emoji"`
+		Users []string `json:"users"`
+	}
+	type post struct {
+		ID, Author, Message string
+		At                  time.Time
+		Files               []file            `json:"files"`
+		Reactions           []reaction        `json:"reactions"`
+		Props               map[string]string `json:"props,omitempty"`
+		Mentions            []string          `json:"mentions"`
+	}
+	type page struct {
+		Posts      []post `json:"posts"`
+		NextCursor string `json:"next_cursor,omitempty"`
+	}
+	p := page{}
+	for i := range 30 {
+		po := post{ID: "p", Author: "alice", Message: "a message", At: time.Unix(int64(i), 0)}
+		if i%3 == 0 {
+			po.Files = []file{{ID: "f", Name: "a.txt", Size: 3}}
+			po.Reactions = []reaction{{Emoji: "+1", Users: []string{"bob"}}}
+		}
+		p.Posts = append(p.Posts, po)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := emptyLists(p).(page); !ok {
+			b.Fatal("the page changed type")
+		}
+	}
+}
