@@ -91,6 +91,12 @@ func TestNoToolMakesMoreRoundTripsThanItsRowInPerformanceMd(t *testing.T) {
 	word := uniq(t, "itinerary")
 	root, infos := postFiles(t, me, ch.Id, "the "+word+" plan", map[string][]byte{word + ".txt": []byte(numberedText(40))})
 	createPost(t, other, ch.Id, "a reply to the "+word, root.Id)
+	// Two more threads of the other person's on the page: a read of posts
+	// asks its roots' threads in one row, whatever their number.
+	for _, msg := range []string{"a second thread", "a third thread"} {
+		r := createPost(t, other, ch.Id, msg, "")
+		createPost(t, other, ch.Id, "a reply in "+msg, r.Id)
+	}
 	c := connect(t, mm.URL, me.Token)
 	calls := []struct {
 		tool string

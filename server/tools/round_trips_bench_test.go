@@ -60,12 +60,14 @@ func newWarmNode(tb testing.TB) *warmNode {
 
 	team := &model.Team{Id: teamID, Name: "town", DisplayName: "Town", Type: model.TeamOpen}
 	ch := &model.Channel{Id: chID, TeamId: teamID, Name: "plans", DisplayName: "Plans", Type: model.ChannelTypeOpen, LastPostAt: 3000, TotalMsgCount: postsInChannel}
-	member := &model.ChannelMember{ChannelId: chID, UserId: alice, Roles: "channel_user", MsgCount: postsInChannel, LastViewedAt: 3000, NotifyProps: model.GetDefaultChannelNotifyProps()}
+	// Alice has not read bob's last post, as in the e2e test's channel.
+	member := &model.ChannelMember{ChannelId: chID, UserId: alice, Roles: "channel_user", MsgCount: postsInChannel - 1, LastViewedAt: 2500, NotifyProps: model.GetDefaultChannelNotifyProps()}
+	// Newest first, as Mattermost lists a channel's posts.
 	posts := model.NewPostList()
 	for _, p := range []*model.Post{
-		{Id: root, ChannelId: chID, UserId: alice, Message: "the itinerary plan", CreateAt: 1000, UpdateAt: 1000},
-		{Id: reply, ChannelId: chID, UserId: bob, RootId: root, Message: "a reply to the itinerary", CreateAt: 2000, UpdateAt: 2000},
 		{Id: other, ChannelId: chID, UserId: bob, Message: "and a word of my own", CreateAt: 3000, UpdateAt: 3000},
+		{Id: reply, ChannelId: chID, UserId: bob, RootId: root, Message: "a reply to the itinerary", CreateAt: 2000, UpdateAt: 2000},
+		{Id: root, ChannelId: chID, UserId: alice, Message: "the itinerary plan", CreateAt: 1000, UpdateAt: 1000},
 	} {
 		posts.AddPost(p)
 		posts.AddOrder(p.Id)
