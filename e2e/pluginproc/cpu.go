@@ -14,14 +14,8 @@ import (
 // from /proc/<pid>/stat (in clock ticks of 1/100 s, Linux's USER_HZ); 0 when
 // it is gone.
 func CPUSeconds(pid int) float64 {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(raw)
-	// The command in parentheses may hold spaces: fields are read after
-	// the last ")"; utime and stime are the 12th and 13th there.
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	// utime and stime are the 12th and 13th fields after the command.
+	fields := statFields(pid)
 	if len(fields) < 13 {
 		return 0
 	}

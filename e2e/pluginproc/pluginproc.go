@@ -44,20 +44,26 @@ func Find(mm *harness.Server) (Proc, error) {
 	return Proc{}, fmt.Errorf("no plugin process among the children of %v", mm.PIDs())
 }
 
-// parent is a process's parent from /proc/<pid>/stat: the command in
-// parentheses may hold spaces, so the fields are read after the last ")".
+// parent is a process's parent, 0 when it is gone.
 func parent(pid int) int {
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(raw)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	fields := statFields(pid)
 	if len(fields) < 2 {
 		return 0
 	}
 	n, _ := strconv.Atoi(fields[1])
 	return n
+}
+
+// statFields is /proc/<pid>/stat after the command (nil when the process is
+// gone): the command in parentheses may hold spaces, so the fields are read
+// after the last ")", the state first.
+func statFields(pid int) []string {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	s := string(raw)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
 
 // KiB reads one VmXXX line of /proc/<pid>/status (VmRSS, VmHWM, ...), in
