@@ -20,7 +20,7 @@ type ChannelShown struct {
 	Channel *posting.ChannelSpec `json:"channel,omitempty"`
 }
 
-func (s ChannelShown) spec() posting.ChannelSpec { return specOf(s.Channel) }
+func (s ChannelShown) spec() posting.ChannelSpec { return orZero(s.Channel) }
 
 func (s ChannelShown) touches() (channelID, teamID string, userIDs []string) {
 	return touchesChannel(s.Channel, nil)
@@ -34,17 +34,10 @@ type ChannelMembers struct {
 	Members []posting.Person     `json:"members,omitempty"`
 }
 
-func (s ChannelMembers) spec() posting.ChannelSpec { return specOf(s.Channel) }
+func (s ChannelMembers) spec() posting.ChannelSpec { return orZero(s.Channel) }
 
 func (s ChannelMembers) touches() (channelID, teamID string, userIDs []string) {
 	return touchesChannel(s.Channel, s.Members)
-}
-
-func specOf(ch *posting.ChannelSpec) posting.ChannelSpec {
-	if ch == nil {
-		return posting.ChannelSpec{}
-	}
-	return *ch
 }
 
 func touchesChannel(ch *posting.ChannelSpec, people []posting.Person) (channelID, teamID string, userIDs []string) {

@@ -21,12 +21,7 @@ type ShownPost struct {
 	Target *posting.PostTarget `json:"target,omitempty"`
 }
 
-func (s ShownPost) target() posting.PostTarget {
-	if s.Target == nil {
-		return posting.PostTarget{}
-	}
-	return *s.Target
-}
+func (s ShownPost) target() posting.PostTarget { return orZero(s.Target) }
 
 // framer writes the model's texts between boundary lines whose token occurs
 // in none of texts.

@@ -445,3 +445,13 @@ func usernames(people []posting.Person) string {
 	}
 	return posting.Join(names)
 }
+
+// orZero is what a payload's optional part points to, or its zero value:
+// a record stored without it reads as empty.
+func orZero[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

@@ -21,12 +21,7 @@ type NewStatus struct {
 	Status *posting.StatusSpec `json:"status,omitempty"`
 }
 
-func (s NewStatus) spec() posting.StatusSpec {
-	if s.Status == nil {
-		return posting.StatusSpec{}
-	}
-	return *s.Status
-}
+func (s NewStatus) spec() posting.StatusSpec { return orZero(s.Status) }
 
 // SetStatus: the person's availability and custom status, which everyone
 // who can see them in Mattermost sees.

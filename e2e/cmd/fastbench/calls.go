@@ -112,15 +112,7 @@ func benchCalls(ctx context.Context, mm *harness.Server, s settings) error {
 		_, err = io.Copy(into, resp.Body)
 		return err
 	}
-	noop := func() error {
-		resp, err := http.Get(mm.URL + "/plugins/mcp-server/.well-known/oauth-protected-resource")
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return err
-	}
+	noop := func() error { return rest(ctx, "", http.MethodGet, strings.TrimRight(mm.URL, "/")+noopPath, nil) }
 	window1Of := func(ids []string) func() error {
 		next := 0
 		return func() error {
