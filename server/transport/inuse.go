@@ -25,7 +25,11 @@ import (
 // writes nothing. A node drops its leases of sessions it no longer holds
 // whenever it writes the person's index anyway (an initialize, a lease), so
 // a burst of clients keeps no stale lease for long; a node that stops
-// writing leaves its last leases to run out. A lease and the end of a
+// writing leaves its last leases to run out. Far below the cap no session
+// of the person ends to make room, so there a node keeps its leases of
+// sessions it no longer holds until they run out (leasesDroppedFrom): a
+// client calling in a burst then leases once per node, however many of
+// the person's other clients call meanwhile. A lease and the end of a
 // session both change the index by compare-and-set, so whichever comes
 // second sees the first: a node ending sessions sees every lease written
 // before, and a node leasing a session just ended learns it is gone (404).
@@ -45,6 +49,15 @@ const (
 	// lease needs renewing (a stream, a long call); well inside
 	// sessionLeaseRenew.
 	leaseCheckEvery = 5 * time.Second
+	// leasesDroppedFrom is how many sessions a person's index holds when
+	// a node's writes of it start dropping the node's leases of sessions
+	// it no longer holds. Below it no session can be ended to make room
+	// before the index grows by a quarter of the cap, and dropping at every
+	// write made a node lease again on nearly every call while the
+	// person's other clients called (issue 35: 0.65 index writes a call on
+	// two nodes); from it on, a burst of short-lived clients finds their
+	// sessions free at the cap, as before.
+	leasesDroppedFrom = MaxSessionsPerPerson * 3 / 4
 	// maxLeasesPerSession bounds the leases one index entry keeps, and with
 	// it the entry's size (maxIndexEntryBytes): a session is rarely served
 	// by more than two nodes at once; a fifth node's hold goes unrecorded
@@ -237,11 +250,13 @@ func (s *sessionStore) nodeID() string {
 	return h.node
 }
 
-// dropLeases takes out of a person's index this node's leases of sessions
-// it no longer holds and every lease that has run out. It runs with every
-// write of the index, so a node's leases last as long as its holds plus
-// the time to its next write of that index.
+// dropLeases takes out of a person's index every lease that has run out
+// and, once the index holds leasesDroppedFrom sessions, this node's leases
+// of sessions it no longer holds. It runs with every write of the index, so
+// near the cap a node's leases last as long as its holds plus the time to
+// its next write of that index.
 func (s *sessionStore) dropLeases(entries []sessionEntry, now time.Time) []sessionEntry {
+	crowded := len(entries) >= leasesDroppedFrom
 	h := &s.holds
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -250,7 +265,7 @@ func (s *sessionStore) dropLeases(entries []sessionEntry, now time.Time) []sessi
 		e := &entries[i]
 		for n, end := range e.Leases {
 			switch {
-			case n == h.node && h.count[e.ID] == 0:
+			case n == h.node && h.count[e.ID] == 0 && crowded:
 				delete(e.Leases, n)
 				delete(h.leased, e.ID)
 			case !time.Unix(end, 0).After(now):

@@ -253,8 +253,8 @@ func TestAnotherNodesLeaseKeepsASessionInUseUntilItRunsOutOrThatNodeDropsIt(t *t
 	if full, ok := err.(*errSessionsInUse); !ok || full.RetryAfter != sessionLeaseFor-10*time.Second {
 		t.Fatalf("every session held on the other node: %v", err)
 	}
-	// The other node's requests end; its next write of the index drops its
-	// leases of them, and the sessions may end.
+	// The other node's requests end; at the cap its next write of the
+	// index drops its leases of them, and the sessions may end.
 	for _, release := range releases {
 		release()
 	}
@@ -335,6 +335,58 @@ func TestARequestInsideItsNodesLeaseWritesNothingAndOneNearItsEndLeasesAgain(t *
 	for _, end := range e.Leases {
 		if end != now.Add(sessionLeaseFor).Unix() {
 			t.Fatalf("the lease ends at %d, want %d", end, now.Add(sessionLeaseFor).Unix())
+		}
+	}
+}
+
+func TestClientsOfOnePersonCallingInABurstOnTwoNodesLeaseEachSessionOncePerNode(t *testing.T) {
+	kv := newMemKV()
+	s, now := clockStore(kv)
+	other := &sessionStore{kv: kv, index: rawKV{kv}, log: &memLog{}, now: s.now}
+	var recs []*SessionRecord
+	for range 10 {
+		recs = append(recs, other.create(t, "alice")) // its lease goes in with the initialize
+	}
+	_, before := kv.counts()
+	for range 20 { // each client's calls go to either node in turn, the clients' calls interleaved
+		for _, rec := range recs {
+			for _, n := range []*sessionStore{s, other} {
+				release, open := n.hold(rec)
+				if !open {
+					t.Fatal("a session in use was taken for ended")
+				}
+				*now = now.Add(20 * time.Millisecond)
+				release()
+			}
+		}
+	}
+	if _, after := kv.counts(); after-before != len(recs) {
+		t.Fatalf("%d calls of %d clients wrote the index %d times, want once per session on the node that had no lease", 40*len(recs), len(recs), after-before)
+	}
+}
+
+func TestLeasesANodeKeptOfIdleSessionsBelowTheCrowdLockNobodyOutWhenAnotherNodeFillsTheIndex(t *testing.T) {
+	kv := newMemKV()
+	s, _ := clockStore(kv)
+	quiet := &sessionStore{kv: kv, index: rawKV{kv}, log: &memLog{}, now: s.now}
+	var kept []*SessionRecord
+	for range leasesDroppedFrom - 1 {
+		rec := quiet.create(t, "alice")
+		release, _ := quiet.hold(rec)
+		release()
+		kept = append(kept, rec) // idle, and still leased by quiet, which writes no more
+	}
+	for i := range 2 * MaxSessionsPerPerson {
+		if _, err := s.tryCreate("alice"); err != nil {
+			t.Fatalf("session %d opened on the other node: %v", i+1, err)
+		}
+	}
+	if n := len(kv.index(t, "alice")); n != MaxSessionsPerPerson {
+		t.Fatalf("the index holds %d sessions, want %d", n, MaxSessionsPerPerson)
+	}
+	for _, rec := range kept {
+		if got, _ := s.load(rec.ID); got == nil {
+			t.Fatal("a session the quiet node still leases was ended")
 		}
 	}
 }
