@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/mattermost/mattermost/server/public/shared/markdown"
 )
 
 func TestThePreviewedLinkIsTheFirstAutolinkAsMattermostPicksIt(t *testing.T) {
@@ -22,11 +23,33 @@ func TestThePreviewedLinkIsTheFirstAutolinkAsMattermostPicksIt(t *testing.T) {
 		{&model.Post{Message: "https://a.example/x https://b.example/y"}, []string{"a.example"}, "https://b.example/y"},
 		{&model.Post{Message: "as agreed " + site + "/team/pl/abcdefghijklmnopqrstuvwxyz"}, nil, ""},
 		{withCard, nil, ""},
+		{&model.Post{Message: "see www.a.example/x"}, nil, "http://www.a.example/x"},
+		{&model.Post{Message: "we wwent to www"}, nil, ""},
+		{&model.Post{Message: "no link here, only words"}, nil, ""},
 	} {
 		if got := previewLink(tc.p, site, tc.restricted); got != tc.want {
 			t.Errorf("previewLink(%q) = %q, want %q", tc.p.Message, got, tc.want)
 		}
 	}
+}
+
+// Fuzzed with random messages, the quick look never says "no link" where
+// Mattermost's markdown finds one.
+func FuzzAMessageWithAnAutolinkIsAlwaysParsed(f *testing.F) {
+	for _, m := range []string{"see https://a.example/x", "www.a.example", "(WwW.a.example)", "plain", "a:/b w w w"} {
+		f.Add(m)
+	}
+	f.Fuzz(func(t *testing.T, message string) {
+		if mayAutolink(message) {
+			return
+		}
+		markdown.Inspect(message, func(node any) bool {
+			if _, ok := node.(*markdown.Autolink); ok {
+				t.Fatalf("%q has an autolink the quick look missed", message)
+			}
+			return true
+		})
+	})
 }
 
 func TestTheRootFactsOfOneAggregatedRowReadInKindTimeAndUserOrderFromEitherDatabase(t *testing.T) {
