@@ -159,6 +159,15 @@ bench: dist
 	$(GO) run ./e2e/cmd/livebench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/fastbench -bundle $(CURDIR)/$(BUNDLE)
 
+## fuzz: every fuzz target of the server's parsers of untrusted input, FUZZTIME each (make test runs their seeds)
+FUZZTIME ?= 30s
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./server/...); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo "$$pkg $$target"; $(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
 ## dev: a local Mattermost with the plugin installed; prints the MCP URL and a token
 dev: dist
 	$(GO) run ./e2e/cmd/mmdev -bundle $(CURDIR)/$(BUNDLE)
