@@ -22,17 +22,16 @@ import (
 // sessionLeaseFor away, written when the node starts holding the session
 // without a lease of its own that runs at least sessionLeaseRenew more, and
 // renewed while the hold lasts. A short request inside a running lease
-// writes nothing. A node drops its leases of sessions it no longer holds
-// whenever it writes the person's index anyway (an initialize, a lease), so
-// a burst of clients keeps no stale lease for long; a node that stops
-// writing leaves its last leases to run out. Far below the cap no session
-// of the person ends to make room, so there a node keeps its leases of
-// sessions it no longer holds until they run out (leasesDroppedFrom): a
-// client calling in a burst then leases once per node, however many of
-// the person's other clients call meanwhile. A lease and the end of a
-// session both change the index by compare-and-set, so whichever comes
-// second sees the first: a node ending sessions sees every lease written
-// before, and a node leasing a session just ended learns it is gone (404).
+// writes nothing. Near the cap (leasesDroppedFrom) a node drops its leases
+// of sessions it no longer holds whenever it writes the person's index
+// anyway (an initialize, a lease), so a burst of clients keeps no stale
+// lease for long; below it, where no session ends to make room, it keeps
+// them until they run out, so a client calling in a burst leases once per
+// node. A node that stops writing leaves its last leases to run out. A
+// lease and the end of a session both change the index by compare-and-set,
+// so whichever comes second sees the first: a node ending sessions sees
+// every lease written before, and a node leasing a session just ended
+// learns it is gone (404).
 
 const (
 	// sessionLeaseFor is how long another node counts a session this node

@@ -347,8 +347,9 @@ func TestClientsOfOnePersonCallingInABurstOnTwoNodesLeaseEachSessionOncePerNode(
 	for range 10 {
 		recs = append(recs, other.create(t, "alice")) // its lease goes in with the initialize
 	}
+	const calls = 40 // each client's, to either node in turn, the clients' calls interleaved
 	_, before := kv.counts()
-	for range 20 { // each client's calls go to either node in turn, the clients' calls interleaved
+	for range calls / 2 {
 		for _, rec := range recs {
 			for _, n := range []*sessionStore{s, other} {
 				release, open := n.hold(rec)
@@ -361,7 +362,7 @@ func TestClientsOfOnePersonCallingInABurstOnTwoNodesLeaseEachSessionOncePerNode(
 		}
 	}
 	if _, after := kv.counts(); after-before != len(recs) {
-		t.Fatalf("%d calls of %d clients wrote the index %d times, want once per session on the node that had no lease", 40*len(recs), len(recs), after-before)
+		t.Fatalf("%d calls of %d clients wrote the index %d times, want once per session on the node that had no lease", calls*len(recs), len(recs), after-before)
 	}
 }
 
