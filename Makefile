@@ -66,8 +66,8 @@ webapp/node_modules/.package-lock.json: webapp/package.json webapp/package-lock.
 webapp/dist/main.js: webapp/node_modules/.package-lock.json $(WEBAPP_SRC)
 	cd webapp && npm run build
 
-## test: every test: Go unit tests, webapp tests, and end-to-end tests on a real Mattermost
-test: unit-test webapp-test e2e-test
+## test: every test: Go unit tests, webapp tests, and end-to-end tests on a real Mattermost, the main version and the lowest
+test: unit-test webapp-test e2e-test e2e-test-min
 
 unit-test:
 	$(GO) vet ./...
@@ -96,52 +96,13 @@ conformance: dist $(E2E_NODE)
 		-run '^TestTheOfficialConformanceSuite' -v $(E2E_FLAGS)
 
 ## e2e-test-min: the e2e suite on the lowest Mattermost plugin.json claims (min_server_version)
+# Every test runs there too: one that needs what that version lacks (streaming,
+# OAuth sign-in for clients) asks the harness (e2e/abilities_test.go) and checks
+# what the plugin offers in its place (ADR 0021).
 MIN_MM_VERSION := 9.11
-# The tests that need what Mattermost 9.11 lacks, each with its reason.
-# 1. OAuth sign-in for MCP clients: 9.11 serves no authorization-server metadata
-#    and has no dynamic client registration (ServiceSettings has no
-#    EnableDynamicClientRegistration), so the plugin names no authorization
-#    server and asks for a personal access token; these tests sign in with
-#    OAuth or switch its settings.
-MIN_SKIP := TestGetMeAnswersAfterSigningInWithMattermostsOwnOAuth
-MIN_SKIP += TestAnUnsignedRequestGetsTheChallengeAndTheMetadataItPointsTo
-MIN_SKIP += TestOAuthIsNotAdvertisedWhileTheOAuthServiceProviderIsOffAndIsAgainOnceItIsOn
-MIN_SKIP += TestOAuthIsNotAdvertisedWhileDynamicClientRegistrationIsOffAndIsAgainOnceItIsOn
-MIN_SKIP += TestAnOAuthAccessTokenCannotAnswerAPendingWriteAndThePersonsBrowserCan
-MIN_SKIP += TestAnOAuthClientDisconnectedInTheDialogIsDeauthorizedForThePerson
-# 2. Streaming a plugin's HTTP response: 9.11's plugin RPC bridge has no Flush
-#    (server/public v0.1.22 added it), so nothing the plugin writes reaches the
-#    client before the call ends. Progress notifications cannot arrive while a
-#    call waits, and clients of protocol 2025-11-25 and earlier, which would be
-#    asked on the call's own stream, are asked in Mattermost instead (the
-#    plugin's choice on such servers); these tests check the in-stream question
-#    (each also runs the newer protocol, which the other elicitation tests cover).
-MIN_SKIP += TestAWaitingPostSendsProgressNamingTheConfirmationPage
-MIN_SKIP += TestSwitchingToAlwaysInMattermostWhileTheClientAsksMakesItsYesWaitForThePerson
-MIN_SKIP += TestAFormAnsweredThroughAnotherServerOfTheClusterIsPostedOnce
-MIN_SKIP += TestAnOlderClientThatFailsToAskLeavesTheQuestionToMattermost
-MIN_SKIP += TestPostsAskedAtOnceByOneClientAreEachAskedAndPostedOnceOnACluster
-MIN_SKIP += TestAQuestionLeftUnansweredInTheClientGoesOnInMattermostAndTheCallSaysWhereItWaits
-# 3. Change notices travel on a stream held open (GET or subscriptions/listen),
-#    which 9.11's bridge cannot deliver before the request ends: the plugin
-#    declares no listChanged there and refuses subscriptions/listen (a unit
-#    test of server/transport says so); log
-#    messages beside a waiting call need the same stream.
-MIN_SKIP += TestSwitchingWritesOnTellsClientsOnBothNodesWhichThenListTheWriteToolsWithoutReconnecting
-MIN_SKIP += TestTurningAToolsetOffTellsAConnectedClientWhichThenNoLongerListsItsTools
-MIN_SKIP += TestTurningTheFilesToolsetOffTellsAConnectedClientThatItsPromptsAndResourcesChangedToo
-MIN_SKIP += TestAWriteThatWaitsForThePersonSendsLogMessagesAtTheSetLevelAndNoneBelowNorItsContent
-MIN_SKIP += TestReadsThatWaitForMemorySendLogMessagesAtTheSetLevelOnAnyNode
-# 4. Mattermost's post search: 9.11's database search does not find "@here"
-#    even as a quoted term searched alone (11.4 does), and list_mentions finds
-#    channel-wide mentions through that search; this test posts an @here.
-MIN_SKIP += TestListMentionsFindsTheUsernameAMentionKeyAndHereButNotLookalikesOrOwnPosts
-empty :=
-space := $(empty) $(empty)
 # One package at a time: the harness's own test starts a Mattermost too.
 e2e-test-min: dist $(E2E_NODE)
-	MCP_MM_VERSION=$(MIN_MM_VERSION) MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -p 1 -timeout 25m ./e2e/... \
-		-skip '^($(subst $(space),|,$(strip $(MIN_SKIP))))$$' $(E2E_FLAGS)
+	MCP_MM_VERSION=$(MIN_MM_VERSION) MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -p 1 -timeout 25m ./e2e/... $(E2E_FLAGS)
 
 ## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines, then every call against what Mattermost itself costs (fastbench)
 bench: dist

@@ -361,6 +361,9 @@ func TestAPostAskedOnOneServerIsAcceptedThroughTheOtherAndPostedOnce(t *testing.
 }
 
 func TestAWaitingPostSendsProgressNamingTheConfirmationPage(t *testing.T) {
+	if !streams(t) {
+		return
+	}
 	allowWrites(t, config.ConfirmClientThenMattermost)
 	alice := mm.Users[0]
 	a := aliceClient(t)

@@ -374,6 +374,9 @@ func TestDisconnectEndsThatClientOnBothNodesWhileAnotherClientOfThePersonKeepsWo
 }
 
 func TestAnOAuthClientDisconnectedInTheDialogIsDeauthorizedForThePerson(t *testing.T) {
+	if !oauthForClients(t) {
+		return
+	}
 	u := tokenMaker(t, "olga")
 	access := oauthAccessToken(t, u)
 	c := connect(t, mm.URL, access)

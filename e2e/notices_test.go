@@ -111,6 +111,9 @@ func (l *listener) tools(t *testing.T) []string {
 }
 
 func TestSwitchingWritesOnTellsClientsOnBothNodesWhichThenListTheWriteToolsWithoutReconnecting(t *testing.T) {
+	if !streams(t) {
+		return
+	}
 	if _, err := mm.StartSecondNode(t.Context()); err != nil {
 		t.Fatalf("second node: %v", err)
 	}
@@ -146,6 +149,9 @@ func TestSwitchingWritesOnTellsClientsOnBothNodesWhichThenListTheWriteToolsWitho
 }
 
 func TestTurningAToolsetOffTellsAConnectedClientWhichThenNoLongerListsItsTools(t *testing.T) {
+	if !streams(t) {
+		return
+	}
 	t.Cleanup(func() { _ = mm.PatchPluginSettings(map[string]any{"ToolsetStatus": true}) })
 	l := listening(t, mm.URL, mm.Users[0].Token, "2025-11-25")
 	status := toolsOf(t, config.ToolsetStatus)
@@ -168,6 +174,9 @@ func TestTurningAToolsetOffTellsAConnectedClientWhichThenNoLongerListsItsTools(t
 }
 
 func TestTurningTheFilesToolsetOffTellsAConnectedClientThatItsPromptsAndResourcesChangedToo(t *testing.T) {
+	if !streams(t) {
+		return
+	}
 	t.Cleanup(func() { _ = mm.PatchPluginSettings(map[string]any{"ToolsetFiles": true}) })
 	l := listening(t, mm.URL, mm.Users[0].Token, "2025-11-25")
 	if err := mm.PatchPluginSettings(map[string]any{"ToolsetFiles": false}); err != nil {
@@ -207,6 +216,9 @@ func levelsBelow(level sdk.LoggingLevel) []sdk.LoggingLevel {
 }
 
 func TestAWriteThatWaitsForThePersonSendsLogMessagesAtTheSetLevelAndNoneBelowNorItsContent(t *testing.T) {
+	if !streams(t) {
+		return
+	}
 	allowWrites(t, config.ConfirmMattermost)
 	alice := mm.Users[0]
 	l := listening(t, mm.URL, alice.Token, "2025-11-25")
@@ -243,6 +255,9 @@ func TestAWriteThatWaitsForThePersonSendsLogMessagesAtTheSetLevelAndNoneBelowNor
 }
 
 func TestReadsThatWaitForMemorySendLogMessagesAtTheSetLevelOnAnyNode(t *testing.T) {
+	if !streams(t) {
+		return
+	}
 	lowBudget(t)
 	data := gradientPNG(t, 2500, 2500, false) // more than half the budget: the reads go one by one
 	_, infos := postFiles(t, mm.Users[0], townSquare(t).Id, "a large gradient", map[string][]byte{"logged-gradient.png": data})

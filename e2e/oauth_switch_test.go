@@ -114,9 +114,15 @@ func oauthSwitchedOffThenOn(t *testing.T, off func()) {
 }
 
 func TestOAuthIsNotAdvertisedWhileTheOAuthServiceProviderIsOffAndIsAgainOnceItIsOn(t *testing.T) {
+	if !oauthForClients(t) {
+		return
+	}
 	oauthSwitchedOffThenOn(t, func() { setOAuth(t, false, true) })
 }
 
 func TestOAuthIsNotAdvertisedWhileDynamicClientRegistrationIsOffAndIsAgainOnceItIsOn(t *testing.T) {
+	if !oauthForClients(t) {
+		return
+	}
 	oauthSwitchedOffThenOn(t, func() { setOAuth(t, true, false) })
 }

@@ -21,11 +21,17 @@ import (
 )
 
 func TestTheOfficialTypeScriptSDKHearsItsURLQuestionIsOverWhenThePersonAnswersAfterTheCallReturned(t *testing.T) {
+	if !streams(t) {
+		return
+	}
 	heard := urlQuestionClosedAfterItsCallReturned(t, mm.URL, mm.URL)
 	t.Logf("the SDK heard the question was over %s after the person's answer", heard.Round(time.Millisecond))
 }
 
 func TestTheSDKOnOneNodeHearsItsURLQuestionIsOverWhenThePersonAnswersOnTheOtherNodeWithoutClusterEvents(t *testing.T) {
+	if !streams(t) {
+		return
+	}
 	if _, err := mm.StartSecondNode(t.Context()); err != nil {
 		t.Fatalf("second node: %v", err)
 	}

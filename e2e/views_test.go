@@ -355,7 +355,7 @@ func watchConsole(t *testing.T, tab context.Context) {
 			}
 		}
 		// A CSP violation is watchCSP's to report, or a test's to take.
-		if text != "" && !strings.Contains(text, "Content Security Policy") {
+		if text != "" && !strings.Contains(text, "Content Security Policy") && !theRefusedStream(text) {
 			mu.Lock()
 			seen = append(seen, text)
 			mu.Unlock()

@@ -245,6 +245,9 @@ func (p *silentPerson) Elicit(ctx context.Context, _ mcp.ElicitationRequest) (*m
 }
 
 func TestAQuestionLeftUnansweredInTheClientGoesOnInMattermostAndTheCallSaysWhereItWaits(t *testing.T) {
+	if !streams(t) {
+		return
+	}
 	allowWrites(t, config.ConfirmClientThenMattermost)
 	alice := mm.Users[0]
 	ch := townSquare(t)

@@ -85,6 +85,9 @@ func (s *Server) signUp(ctx context.Context, username string) (User, error) {
 	if err != nil {
 		return User{}, apiError("create user "+username, resp, err)
 	}
+	if s.version == "" {
+		s.version = versionOf(resp.ServerVersion)
+	}
 	u.ID = created.Id
 	if _, resp, err := c.Login(ctx, username, Password); err != nil {
 		return User{}, apiError("log in "+username, resp, err)

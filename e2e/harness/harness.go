@@ -119,6 +119,8 @@ type Server struct {
 
 	hits [2]atomic.Int64
 
+	abilities
+
 	sigCh     chan os.Signal
 	closedCh  chan struct{}
 	closeOnce sync.Once

@@ -56,6 +56,8 @@ type Loaded struct {
 	Added []string `json:"added"`
 	// Query is the MCP URL's query that loads the same from the start.
 	Query string `json:"query"`
+	// ListAgain is set where the client hears no list_changed notice.
+	ListAgain bool `json:"list_again,omitempty" jsonschema:"True where this server cannot tell the client its tool list changed: list tools again to see what was added."`
 }
 
 var loaderHints = Hints{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false}
@@ -211,5 +213,11 @@ func (c *Catalogue) load(ctx context.Context, args loadToolsArgs) (Result[Loaded
 		return Result[Loaded]{}, err
 	}
 	fmt.Fprintf(&b, "Added %d tools to this connection: %s. They are listed from now on; call them directly.", len(res.Added), strings.Join(res.Added, ", "))
+	if !transport.HearsListChanges(ctx) {
+		// No notice can reach the client here: it learns of them from
+		// this answer, and its host from a list it asks for.
+		b.WriteString(" This server cannot tell your client that its tool list changed: list tools again (tools/list) so your client shows them.")
+		res.ListAgain = true
+	}
 	return Result[Loaded]{Text: b.String(), Data: res}, nil
 }

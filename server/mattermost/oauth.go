@@ -36,7 +36,18 @@ func OAuthSignIn(cfg *model.Config) (bool, string) {
 // v0.1.22; 9.11 and 11.1 have none): before, a plugin's response reaches the
 // client whole, when ServeHTTP returns. 11.4 is the first version checked
 // to stream; 11.2 and 11.3 are counted out, as they cannot be checked.
-func StreamsResponses(serverVersion string) bool { return AtLeast(serverVersion, 11, 4) }
+func StreamsResponses(serverVersion string) bool {
+	return AtLeast(serverVersion, firstStreamingMajor, firstStreamingMinor)
+}
+
+// The first version that streams a plugin's responses, for StreamsResponses
+// and for what the plugin tells clients on a version that does not.
+const (
+	firstStreamingMajor = 11
+	firstStreamingMinor = 4
+	// FirstStreamingVersion names it in answers.
+	FirstStreamingVersion = "11.4"
+)
 
 // AtLeast reports whether a Mattermost version ("11.4.0", "10.10.1-rc1")
 // is major.minor or later; one that does not read as a version is not.

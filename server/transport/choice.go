@@ -95,6 +95,14 @@ func SetChoice(ctx context.Context, ch config.Choice) error {
 	return nil
 }
 
+// HearsListChanges reports whether the client of ctx's request can hear
+// that a list changed: only where Mattermost streams a plugin's responses
+// can a notice reach it (a GET or subscriptions/listen stream).
+func HearsListChanges(ctx context.Context) bool {
+	t, _ := ctx.Value(transportKey{}).(*Transport)
+	return t != nil && t.streams()
+}
+
 // withRequestChoice is ctx carrying the choice of the request's
 // connection: its session's, or, for a request without a session (an
 // initialize, a request of 2026-07-28), what the request names. A request

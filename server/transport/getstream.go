@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -37,8 +39,7 @@ const (
 // streams a plugin's responses. Any other GET goes to mcp-go, which
 // refuses it as before.
 func (t *Transport) servesStream(r *http.Request, rec *SessionRecord, userID string) bool {
-	return r.Method == http.MethodGet && rec != nil && rec.UserID == userID &&
-		t.opts.Streams != nil && t.opts.Streams()
+	return r.Method == http.MethodGet && rec != nil && rec.UserID == userID && t.streams()
 }
 
 // serveStream holds a GET stream of the caller's session open, writing
@@ -151,15 +152,26 @@ func writeNotices(w io.Writer, changed List, queued [][]byte) error {
 	return err
 }
 
+// streams reports whether this Mattermost streams a plugin's responses.
+func (t *Transport) streams() bool { return t.opts.Streams != nil && t.opts.Streams() }
+
+// noStream is the answer to a request for what only a stream held open can
+// carry, on a Mattermost that delivers a plugin's responses whole: what
+// cannot be done, which version can, and what to do instead.
+func noStream(what, instead string) string {
+	return fmt.Sprintf("This Mattermost delivers a plugin's responses whole, when they end, so this server cannot %s (Mattermost %s and later can): %s.",
+		what, mattermost.FirstStreamingVersion, instead)
+}
+
 // holdListen counts a subscriptions/listen stream of a 2026-07-28 client
 // against the same bounds as GET streams, and returns the context mcp-go
 // serves it in, ended when the stream is ended to make room, with the
 // function that uncounts it. ok is false when the node is full: then the
 // request was answered.
 func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *http.Request, userID string, body []byte) (context.Context, func(), bool) {
-	if t.opts.Streams == nil || !t.opts.Streams() {
+	if !t.streams() {
 		writeRPCError(w, http.StatusOK, requestID(body), mcp.METHOD_NOT_FOUND,
-			"This Mattermost delivers a plugin's responses whole, so it cannot hold a subscriptions/listen stream (Mattermost 11.4 and later can): list tools, prompts and resources again to see changes.")
+			noStream("hold a subscriptions/listen stream", "list tools, prompts and resources again to see changes, and poll a task with tasks/get"))
 		return ctx, nil, false
 	}
 	s, err := t.notices.open(userID, listenIDPrefix+newTaskID(), true)

@@ -85,6 +85,12 @@ func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *
 	case t.servesStream(r, rec, userID):
 		t.serveStream(ctx, w, rec)
 		return ctx, nil, true
+	case r.Method == http.MethodGet && mine && !t.streams():
+		// 405 is how a server says it offers no stream (clients go on
+		// without one); the text says why to a person reading a log.
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, noStream("hold a GET stream of notices", "every request works without one; list tools, prompts and resources again to see changes"), http.StatusMethodNotAllowed)
+		return ctx, nil, true
 	case r.Method == http.MethodPost && mine && method == string(mcp.MethodSetLogLevel):
 		t.setLevel(w, rec, body)
 		return ctx, nil, true

@@ -248,20 +248,31 @@ func TestASubscriptionsListenStreamHearsTheToolsChangedAndCountsAsAStream(t *tes
 	}
 }
 
-func TestASubscriptionsListenIsRefusedAndNoListChangedDeclaredWhereMattermostCannotStream(t *testing.T) {
+// subscribedNowhere is a Subscriptions that records what it was asked.
+type subscribedNowhere struct{ asked []string }
+
+func (s *subscribedNowhere) Subscribe(_ context.Context, _, _, uri string) error {
+	s.asked = append(s.asked, uri)
+	return nil
+}
+func (s *subscribedNowhere) Unsubscribe(context.Context, string, string, string) error { return nil }
+
+func TestWhereMattermostCannotStreamNoListenGetStreamOrSubscriptionIsHeldAndEachRefusalNamesTheVersionThatCan(t *testing.T) {
 	kv := newMemKV()
+	subs := &subscribedNowhere{}
 	tr := New(Options{
 		PluginID: "plugin-under-test", Version: "test", Instructions: "test",
 		SiteURL:    func() string { return "https://chat.example.com" },
 		UserActive: func(string) (bool, error) { return true, nil },
 		KV:         kv, Answers: rawKV{kv}, Log: &memLog{},
-		Streams: func() bool { return false },
+		Streams:       func() bool { return false },
+		Subscriptions: subs,
 	})
 	mux := http.NewServeMux()
 	mux.HandleFunc(MCPPath, tr.ServeMCP)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	post := func(method, body string) string {
+	modern := func(method, body string) string {
 		req, _ := http.NewRequestWithContext(guard(t), http.MethodPost, srv.URL+MCPPath, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
@@ -277,12 +288,27 @@ func TestASubscriptionsListenIsRefusedAndNoListChangedDeclaredWhereMattermostCan
 		return string(b)
 	}
 	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"modern","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}`
-	got := post("subscriptions/listen", `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
+	got := modern("subscriptions/listen", `{"jsonrpc":"2.0","id":"listen-1","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+meta+`}}`)
 	if !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, "list tools, prompts and resources again") || tr.OpenStreams() != 0 {
 		t.Fatalf("listen on a Mattermost that cannot stream answered %s with %d streams open", got, tr.OpenStreams())
 	}
-	if caps := post("server/discover", `{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{`+meta+`}}`); !strings.Contains(caps, `"capabilities"`) || strings.Contains(caps, `"listChanged":true`) {
+	if caps := modern("server/discover", `{"jsonrpc":"2.0","id":2,"method":"server/discover","params":{`+meta+`}}`); !strings.Contains(caps, `"capabilities"`) || strings.Contains(caps, `"listChanged":true`) {
 		t.Fatalf("a Mattermost that cannot stream declares list changes: %s", caps)
+	}
+
+	// A session of 2025-11-25 is offered no GET stream and no subscription,
+	// each refused with the version that can and what to do instead.
+	session := openSession(t, srv.URL, "alice", initialize)
+	if caps := body(t, post(t, srv.URL, "alice", "", initialize)); strings.Contains(caps, `"listChanged":true`) || strings.Contains(caps, `"subscribe":true`) {
+		t.Fatalf("initialize declares what cannot be heard here: %s", caps)
+	}
+	got = body(t, post(t, srv.URL, "alice", session, `{"jsonrpc":"2.0","id":3,"method":"resources/subscribe","params":{"uri":"mattermost://thread/abc"}}`))
+	if !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, "Mattermost 11.4 and later") || !strings.Contains(got, "resources/read") || len(subs.asked) != 0 {
+		t.Fatalf("resources/subscribe answered %s and subscribed %v", got, subs.asked)
+	}
+	stream := openStream(t, guard(t), srv.URL, "alice", session)
+	if got := body(t, stream); stream.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(got, "Mattermost 11.4 and later") || tr.OpenStreams() != 0 {
+		t.Fatalf("GET answered %d %q with %d streams open", stream.StatusCode, got, tr.OpenStreams())
 	}
 }
 

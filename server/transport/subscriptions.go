@@ -47,6 +47,14 @@ func (t *Transport) serveSubscription(ctx context.Context, w http.ResponseWriter
 		return true
 	}
 	userID := callerIDFrom(ctx)
+	if !t.streams() {
+		// A subscription nothing can ever be heard of is not taken: the
+		// client is told to read again instead (resources.subscribe is not
+		// declared here either).
+		writeRPCError(w, http.StatusOK, id, mcp.METHOD_NOT_FOUND, noStream("tell your client when a resource changes",
+			"read the resource again (resources/read) when you want it fresh"))
+		return true
+	}
 	var err error
 	if method == string(mcp.MethodResourcesSubscribe) {
 		err = t.opts.Subscriptions.Subscribe(withClient(ctx, rec), userID, rec.ID, msg.Params.URI)

@@ -69,7 +69,7 @@ func (t *Transport) serveTaskListen(ctx context.Context, w http.ResponseWriter, 
 	}
 	defer release()
 	s := listenStreamFrom(ctx)
-	streams := t.opts.Streams != nil && t.opts.Streams()
+	streams := t.streams()
 	allowed := listenRequest{ToolsListChanged: want.ToolsListChanged && streams, PromptsListChanged: want.PromptsListChanged && streams,
 		ResourcesListChanged: want.ResourcesListChanged && streams}
 	if t.opts.Subscriptions != nil {
