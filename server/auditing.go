@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/adminpage"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 )
 
@@ -45,5 +47,29 @@ func (a *auditing) sweep(gw *mattermost.Gateway, retentionDays int) {
 	}
 	if removed > 0 {
 		gw.Log().Info("Audit trail sweep", "removed_days", removed, "retention_days", retentionDays)
+	}
+}
+
+// fileGiven records the outcome of a person's upload on a file request's
+// page (ids and a short reason, never the file's name or bytes), and tells a
+// client that showed the page that its question is over (on its stream,
+// wherever it is open: the asking call may have returned already).
+func fileGiven(trail audit.Recorder, notify func(userID, session, method string, params map[string]any) bool) func(context.Context, filerequest.Request, error) {
+	return func(_ context.Context, req filerequest.Request, err error) {
+		if err == nil && req.Shown && req.Session != "" && notify != nil {
+			notify(req.UserID, req.Session, "notifications/elicitation/complete", map[string]any{"elicitationId": req.ID})
+		}
+		if trail == nil {
+			return
+		}
+		e := audit.Event{Kind: audit.KindFileRequest, UserID: req.UserID, ClientName: req.Client, Tool: "request_file",
+			Targets: map[string]string{"file_request_id": req.ID}, Outcome: audit.OutcomeDone}
+		if req.File != nil {
+			e.Targets["handle_id"] = req.File.HandleID
+		}
+		if err != nil {
+			e.Outcome, e.Reason = audit.OutcomeRefused, filerequest.Reason(err)
+		}
+		trail.Record(e)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/completion"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/live"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -137,7 +138,9 @@ func (p *Plugin) OnActivate() error {
 	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: ensureBot(gw, m),
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail, Settled: p.writeSettled})
 	views := &viewcache.Cache{KV: gw.BytesKV()}
-	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals,
+	files := &filerequest.Store{KV: gw.BytesKV()}
+	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals, Files: files,
+		FilePageURL: func(id string) string { return urls.PluginURL() + filerequest.Path + "/" + id },
 		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views, Audit: trail.trail}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
@@ -184,7 +187,7 @@ func (p *Plugin) OnActivate() error {
 	conn.s.Store(cs)
 	p.connect.Store(cs)
 
-	r := routes(manifestID, gw, t, ws, approvals, cs)
+	r := routes(manifestID, gw, t, ws, approvals, cs, files, fileGiven(trail.trail, t.NotifySession))
 	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays }, t.LimitRequest)
 	p.registerCounts(r)
 	jobs, err := scheduleJobs(gw, ws, approvals)

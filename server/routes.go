@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"time"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
@@ -17,7 +19,8 @@ import (
 // routes are the plugin's HTTP routes under /plugins/<id>: the MCP endpoint
 // and its sign-in metadata, the workspace's side channel, and the pages and
 // API where the person answers a pending write.
-func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, ws *workspace.Store, approvals *approval.Approvals, conn *connect.Service) *mux.Router {
+func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, ws *workspace.Store, approvals *approval.Approvals, conn *connect.Service,
+	files *filerequest.Store, received func(context.Context, filerequest.Request, error)) *mux.Router {
 	r := mux.NewRouter()
 	// The Origin rule holds on every route, also those added after this.
 	r.Use(t.CheckOrigins)
@@ -34,6 +37,21 @@ func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, w
 		},
 		Location: func(userID string) *time.Location { return gw.As(userID).LocationNow() },
 	}).Register(r)
+	(&filerequest.Routes{Store: files, Workspace: ws, Log: gw.Log(), Received: received,
+		Person: func(r *http.Request, userID, csrf string) error {
+			session, err := gw.Session(transport.MattermostSession(r.Context()))
+			if errors.Is(err, mattermost.ErrNotFound) {
+				return filerequest.ErrNotThePerson
+			}
+			if err != nil {
+				return err
+			}
+			err = approvals.ThePerson(userID, approval.Answerer{Session: session, CSRF: csrf})
+			if errors.Is(err, approval.ErrNotThePerson) {
+				return filerequest.ErrNotThePerson
+			}
+			return err
+		}}).Register(r)
 	(&connect.Routes{Service: conn, Log: gw.Log(), Person: func(r *http.Request) (string, error) {
 		return thePerson(gw, approvals, r)
 	}}).Register(r)

@@ -42,7 +42,7 @@ func everyRoute(t *testing.T) *mux.Router {
 		SiteURL:      func() string { return "https://chat.example.com" },
 		AllowsOrigin: func(origin string) bool { return origin == "https://listed.example" },
 		Answers:      kvtest.New(), Log: quietLog{}})
-	r := routes(testPluginID, gw, tr, nil, nil, nil)
+	r := routes(testPluginID, gw, tr, nil, nil, nil, nil, nil)
 	(&auditing{}).register(r, gw, testPluginID, func() int { return 30 }, tr.LimitRequest)
 	return r
 }
@@ -94,7 +94,7 @@ func fillVars(route *mux.Route, names, pairs []string) (string, error) {
 		}
 		return u.Path, nil
 	}
-	for _, v := range []string{"0a1b2c", "1", "accept"} {
+	for _, v := range []string{"0a1b2c", "1", "accept", strings.Repeat("0a", 16)} {
 		if path, err := fillVars(route, names[1:], append(slices.Clone(pairs), names[0], v)); err == nil {
 			return path, nil
 		}

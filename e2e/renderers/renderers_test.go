@@ -88,6 +88,7 @@ func posts(v string) []post {
 		{Name: "cursor", Version: "1.2", LastUsed: asked, SignInText: fmt.Sprintf("OAuth, as the app %q", v)},
 	}
 	out = append(out, post{v, "/mcp clients", connect.ClientsMessage(clients, 3), nil})
+	out = append(out, post{v, "file request", approval.FileRequestMessage(v, page, asked.Add(time.Hour), time.UTC), []string{page}})
 	return out
 }
 

@@ -285,3 +285,32 @@ func firstLines(msg string) string {
 	}
 	return out
 }
+
+// FileRequestMessage is the bot's direct message about a file the AI asks
+// of the person: what for, in the model's words inside the fenced block,
+// then until when and the link to the page where they give it.
+func FileRequestMessage(purpose, page string, expires time.Time, loc *time.Location) string {
+	var b block
+	b.text("What it is for (written by the AI)", purpose)
+	return fmt.Sprintf("**An AI assistant asks you for one of your files.** Nothing is sent until you give it, and it is attached to a post only once you accept that post.\n%s\nThe request waits until %s. [Open the page](%s) to pick or drop the file.",
+		b.String(), expires.In(loc).Format("15:04 MST"), page)
+}
+
+// TellFileRequest sends the person the bot's direct message about a file
+// request, where the admin has the person told by direct message.
+func (a *Approvals) TellFileRequest(c *mattermost.Caller, id, purpose, page string, expires time.Time) {
+	if a.opts.Bot == nil || !a.opts.Config().NotifyByDM {
+		return
+	}
+	msg := FileRequestMessage(purpose, page, expires, a.zone(c))
+	for _, target := range LinkTargets(msg) {
+		if target != "" && target != page {
+			a.opts.MM.Log().Error("The bot's message about a file request held a link the plugin did not build; sent the page link alone", "file_request_id", id)
+			msg = "An AI assistant asks you for one of your files. [Open the page](" + page + ") to see what for."
+			break
+		}
+	}
+	if _, err := a.opts.Bot.Tell(c.UserID(), &model.Post{Message: msg}); err != nil {
+		a.opts.MM.Log().Warn("Could not tell the person by direct message of a file request", "user_id", c.UserID(), "error", err.Error())
+	}
+}

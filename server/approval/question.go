@@ -140,3 +140,21 @@ func readVerdict(responses mcp.InputResponses, mode, recordID string) Verdict {
 	}
 	return NoAnswer
 }
+
+// OpensPages reports whether the client of ctx can show the person a page
+// of this plugin (url-mode elicitation) where the question reaches it: a
+// client of 2026-07-28 in its answer, an older one on the call's stream,
+// which only a Mattermost that streams delivers.
+func (a *Approvals) OpensPages(ctx context.Context) bool {
+	_, url := clientAsks(ctx)
+	if !server.IsModernRequest(ctx) && a.opts.Streams != nil && !a.opts.Streams() {
+		return false
+	}
+	return url
+}
+
+// TellPageDone tells the client of ctx, on the call's own stream, that the
+// url-mode question elicitationID is over, so it closes its prompt.
+func (a *Approvals) TellPageDone(ctx context.Context, elicitationID string) {
+	a.completed(ctx, elicitationID)
+}

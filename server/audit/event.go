@@ -24,6 +24,9 @@ const (
 	// KindSignIn is a refused sign-in or request at the MCP endpoint (not
 	// allowed to connect, going too fast, a deactivated account).
 	KindSignIn Kind = "sign_in"
+	// KindFileRequest is a file asked of the person (request_file) and how
+	// it ended: given, refused, withdrawn.
+	KindFileRequest Kind = "file_request"
 	// KindConnection is a client connected or disconnected by the person,
 	// or a personal access token made for MCP.
 	KindConnection Kind = "connection"

@@ -20,7 +20,7 @@ var toolsetOf = func() map[string]config.Toolset {
 			"wait_for_reply"},
 		config.ToolsetFiles:     {"read_file", "get_file_info", "search_files"},
 		config.ToolsetPeople:    {"get_user", "search_users", "get_channel_members"},
-		config.ToolsetWorkspace: {"files_list", "files_read", "files_write", "files_delete", "files_presign", "request_upload", "save_attachment"},
+		config.ToolsetWorkspace: {"files_list", "files_read", "files_write", "files_delete", "files_presign", "request_upload", "request_file", "save_attachment"},
 		config.ToolsetPosting: {"create_post", "update_post", "delete_post", "add_reaction", "remove_reaction", "dm", "group_message",
 			"schedule_post", "pin_post", "unpin_post", "get_pending"},
 		config.ToolsetChannelChanges: {"create_channel", "join_channel", "leave_channel", "add_channel_members"},

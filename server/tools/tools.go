@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
@@ -37,6 +38,10 @@ type Deps struct {
 	// Views keeps the whole text of files already converted, so paging a
 	// long file converts it once (nil: every window converts).
 	Views *viewcache.Cache
+	// Files keeps the files asked of the person (request_file), and
+	// FilePageURL is the page where they give one.
+	Files       *filerequest.Store
+	FilePageURL func(id string) string
 	// Audit records every presigned URL and upload handle handed out (nil:
 	// none).
 	Audit audit.Recorder

@@ -145,6 +145,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Effect:      catalogue.ChangesOwnWorkspace,
 			Toolset:     config.ToolsetWorkspace,
 		}, d.requestUpload),
+		requestFile(d),
 	}
 }
 

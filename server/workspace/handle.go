@@ -166,3 +166,23 @@ type RedeemedFile struct {
 	Type   string
 	Bytes  []byte
 }
+
+// HandleFor signs a handle for a file already in the caller's workspace,
+// pinned to its size and sha256 (a file the person gave through a file
+// request): a posting tool redeems it as it redeems any handle, and a file
+// changed since is refused. It answers the handle and its audit id.
+func (s *Store) HandleFor(userID string, f File) (handle, id string, err error) {
+	secret, err := s.secret.Bytes()
+	if err != nil {
+		return "", "", err
+	}
+	if id, err = randomHex(12); err != nil {
+		return "", "", err
+	}
+	handle, err = SignHandle(secret, Claims{Type: handleType, UserID: userID, Name: f.Name, MaxSize: max(f.Size, 1), SHA256: f.SHA256,
+		Expires: s.Now().Add(HandleLifetime).Unix(), ID: id})
+	return handle, id, err
+}
+
+// Limits is the workspace's bounds as the admin set them now.
+func (s *Store) Limits() Limits { return s.limits() }

@@ -1,0 +1,294 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+)
+
+// fileRequestPoll is how often a waiting call reads its request again: the
+// page's answer reaches the call within it, at one small KV read a look.
+const fileRequestPoll = 500 * time.Millisecond
+
+type requestFileArgs struct {
+	Purpose    string   `json:"purpose,omitempty" jsonschema:"What the file is for, one or two sentences the person reads as your words (required for a new request)."`
+	Types      []string `json:"types,omitempty" jsonschema:"Accepted types: extensions (\".pdf\") or media types (\"image/*\"); none: any file."`
+	MaxSizeMiB int      `json:"max_size_mib,omitempty" jsonschema:"Largest file in MiB; default and ceiling: the workspace's largest file."`
+	ID         string   `json:"id,omitempty" jsonschema:"A request this tool answered as waiting: wait for it again instead of asking anew."`
+}
+
+// FileRequestResult is request_file's structured answer.
+type FileRequestResult struct {
+	ID string `json:"id"`
+	// State is waiting, received or cancelled.
+	State string `json:"state"`
+	// PageURL is where the person gives the file, signed in to Mattermost.
+	PageURL   string `json:"page_url"`
+	ExpiresAt string `json:"expires_at"`
+	// File is what the person gave, with the handle a posting tool takes.
+	File *GivenFile `json:"file,omitempty"`
+}
+
+// GivenFile is a file the person gave.
+type GivenFile struct {
+	Name   string `json:"name"`
+	Size   int64  `json:"size"`
+	Type   string `json:"type"`
+	SHA256 string `json:"sha256"`
+	Handle string `json:"handle"`
+}
+
+func requestFile(d Deps) catalogue.Tool {
+	return catalogue.Define(catalogue.Tool{
+		Name:  "request_file",
+		Title: "Ask the person for a file",
+		Description: "Asks the person to give one of their own files (a page in Mattermost where they pick or drop it); waits up to 20 s, then answers " +
+			"waiting with the call to wait again. Once given: its name, size, type, sha256 and a handle for files[] of a posting tool.",
+		Hints:   workspaceSlot,
+		Effect:  catalogue.ChangesOwnWorkspace,
+		Toolset: config.ToolsetWorkspace,
+	}, d.requestFile)
+}
+
+func (d Deps) requestFile(ctx context.Context, args requestFileArgs) (res catalogue.Result[FileRequestResult], err error) {
+	c, err := d.caller(ctx)
+	if err != nil {
+		return res, err
+	}
+	var req filerequest.Request
+	asked := false
+	if state := transport.CallOf(ctx).RoundTrip.RequestState; strings.HasPrefix(state, fileStatePrefix) {
+		// A client of 2026-07-28 calls again once the person saw the page.
+		req, err = d.loadFileRequest(c.UserID(), strings.TrimPrefix(state, fileStatePrefix))
+		if err != nil {
+			return res, err
+		}
+		if r := server.ElicitationResponse(transport.CallOf(ctx).RoundTrip.InputResponses, fileQuestionID); r != nil && r.Action != mcp.ElicitationResponseActionAccept {
+			return d.declineFileRequest(ctx, c.UserID(), req)
+		}
+	} else if id := strings.TrimSpace(args.ID); id != "" {
+		if req, err = d.loadFileRequest(c.UserID(), id); err != nil {
+			return res, err
+		}
+	} else {
+		ask, err := d.fileAsk(args)
+		if err != nil {
+			return res, err
+		}
+		ask.Client, ask.Session = transport.Client(ctx).Name, transport.SessionID(ctx)
+		req, err = d.Files.Create(c.UserID(), ask)
+		if errors.Is(err, filerequest.ErrTooMany) {
+			return res, d.tooManyFileRequests(c.UserID())
+		}
+		if err != nil {
+			return res, err
+		}
+		d.recordFileRequest(ctx, c.UserID(), req, audit.OutcomeAsked, "")
+		if d.Approvals != nil {
+			d.Approvals.TellFileRequest(c, req.ID, req.Purpose, d.FilePageURL(req.ID), req.ExpiresAt())
+		}
+		if d.Approvals != nil && d.Approvals.OpensPages(ctx) {
+			q := d.pageQuestion(req)
+			if server.IsModernRequest(ctx) {
+				return catalogue.Result[FileRequestResult]{Question: &catalogue.Question{ID: fileQuestionID, State: fileStatePrefix + req.ID, Params: q}}, nil
+			}
+			if declined := d.askOnStream(ctx, q); declined {
+				return d.declineFileRequest(ctx, c.UserID(), req)
+			}
+			asked = true
+			if err := d.Files.MarkShown(c.UserID(), req.ID); err != nil {
+				d.MM.Log().Warn("Could not note that a client shows a file request's page; it will not be told when the file arrives after the call", "user_id", c.UserID(), "error", err.Error())
+			}
+		}
+	}
+	req, err = d.waitForFile(ctx, c.UserID(), req)
+	if err != nil {
+		return res, err
+	}
+	if asked && req.State != filerequest.StateWaiting {
+		d.Approvals.TellPageDone(ctx, req.ID)
+	}
+	return d.fileRequestAnswer(req)
+}
+
+// The page question a client that opens pages is asked (url-mode
+// elicitation): under this input id on 2026-07-28, whose retry carries the
+// request's id in its state.
+const (
+	fileQuestionID  = "file"
+	fileStatePrefix = "file-request:"
+)
+
+func (d Deps) pageQuestion(req filerequest.Request) mcp.ElicitationParams {
+	return mcp.ElicitationParams{Mode: mcp.ElicitationModeURL, ElicitationID: req.ID, URL: d.FilePageURL(req.ID),
+		Message: "An AI assistant asks you for one of your files. Open Mattermost to see what for, and pick or drop the file there."}
+}
+
+// askOnStream shows the page to a client of 2025-11-25 or earlier on the
+// call's own stream, within the call's bound; it reports whether the person
+// declined to open it. A client that fails to ask leaves the link in the
+// answer's text.
+func (d Deps) askOnStream(ctx context.Context, q mcp.ElicitationParams) (declined bool) {
+	_, answerBy := approval.CallWindow(ctx)
+	askCtx, cancel := context.WithDeadline(ctx, answerBy)
+	defer cancel()
+	if transport.HoldQuestionSlot(askCtx) != nil {
+		return false
+	}
+	r, err := server.ServerFromContext(ctx).RequestElicitation(askCtx, mcp.ElicitationRequest{
+		Request: mcp.Request{Method: string(mcp.MethodElicitationCreate)}, Params: q})
+	return err == nil && r != nil && r.Action != mcp.ElicitationResponseActionAccept
+}
+
+func (d Deps) loadFileRequest(userID, id string) (filerequest.Request, error) {
+	req, err := d.Files.Load(userID, id)
+	if errors.Is(err, filerequest.ErrNotFound) {
+		return req, refusal.New(fmt.Sprintf("There is no file request %q of yours: it expired (requests wait an hour) or the id is wrong.", present.Name(id)),
+			"Call request_file with purpose to ask the person again.")
+	}
+	return req, err
+}
+
+// declineFileRequest withdraws a request the person would not open; one
+// they answered on the page meanwhile is answered.
+func (d Deps) declineFileRequest(ctx context.Context, userID string, req filerequest.Request) (catalogue.Result[FileRequestResult], error) {
+	now, err := d.Files.Cancel(userID, req.ID)
+	if err != nil {
+		return catalogue.Result[FileRequestResult]{}, err
+	}
+	if now.State == filerequest.StateReceived {
+		return d.fileRequestAnswer(now)
+	}
+	d.recordFileRequest(ctx, userID, now, audit.OutcomeDeclined, "")
+	return catalogue.Result[FileRequestResult]{}, refusal.New("The person declined to give a file; nothing was stored.", "Ask them in the chat what they want instead.")
+}
+
+// fileAsk reads a new request's arguments, or refuses them with what to
+// give instead.
+func (d Deps) fileAsk(args requestFileArgs) (filerequest.Ask, error) {
+	purpose := strings.TrimSpace(args.Purpose)
+	if purpose == "" {
+		return filerequest.Ask{}, refusal.New("purpose is missing: the person must know what the file is for.",
+			`Call request_file with purpose, such as {"purpose":"The slides to attach to the summary of #design","types":[".pdf"]}.`)
+	}
+	if len(purpose) > filerequest.MaxPurposeBytes || !utf8.ValidString(purpose) {
+		return filerequest.Ask{}, refusal.New(fmt.Sprintf("purpose is at most %d bytes of text.", filerequest.MaxPurposeBytes), "Say it in a sentence or two.")
+	}
+	types, err := filerequest.Types(args.Types)
+	if err != nil {
+		return filerequest.Ask{}, refusal.New("types: "+err.Error()+".", `Give extensions such as ".pdf" or media types such as "image/*", or leave types out for any file.`)
+	}
+	ceiling := d.Workspace.Limits().MaxFileBytes
+	maxSize := ceiling
+	if args.MaxSizeMiB != 0 {
+		if args.MaxSizeMiB < 1 || int64(args.MaxSizeMiB)<<20 > ceiling {
+			return filerequest.Ask{}, refusal.New(fmt.Sprintf("max_size_mib must be between 1 and %d, the largest workspace file on this server.", ceiling>>20),
+				"Call again with a size in that range, or leave it out for the largest.")
+		}
+		maxSize = int64(args.MaxSizeMiB) << 20
+	}
+	return filerequest.Ask{Purpose: purpose, Types: types, MaxSize: maxSize}, nil
+}
+
+// tooManyFileRequests names the person's waiting requests and what to do.
+func (d Deps) tooManyFileRequests(userID string) error {
+	open, err := d.Files.Open(userID)
+	if err != nil {
+		return err
+	}
+	ids := make([]string, 0, len(open))
+	for _, r := range open {
+		ids = append(ids, r.ID)
+	}
+	return refusal.New(fmt.Sprintf("%d file requests already wait for the person (at most %d): %s.", len(open), filerequest.MaxOpen, strings.Join(ids, ", ")),
+		`Wait for one with request_file {"id":"<id>"}, or let them expire (an hour after they were made).`)
+}
+
+// waitForFile waits, within the call's bound, for the person to give the
+// file; a call its client cancels withdraws the request.
+func (d Deps) waitForFile(ctx context.Context, userID string, req filerequest.Request) (filerequest.Request, error) {
+	if req.State != filerequest.StateWaiting {
+		return req, nil
+	}
+	ctx, stop := transport.WatchCancel(ctx)
+	defer stop()
+	_, answerBy := approval.CallWindow(ctx)
+	deadline := time.NewTimer(time.Until(answerBy))
+	defer deadline.Stop()
+	tick := time.NewTicker(fileRequestPoll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			if !transport.CancelledByClient(ctx) {
+				return req, ctx.Err() // the client went away: the request still waits
+			}
+			transport.DropAnswer(ctx)
+			now, err := d.Files.Cancel(userID, req.ID)
+			if err != nil {
+				return req, err
+			}
+			if now.State == filerequest.StateCancelled {
+				d.recordFileRequest(ctx, userID, now, audit.OutcomeWithdrawn, "")
+			}
+			return now, ctx.Err()
+		case <-deadline.C:
+			return d.Files.Load(userID, req.ID)
+		case <-tick.C:
+			now, err := d.Files.Load(userID, req.ID)
+			if err != nil {
+				return req, err
+			}
+			if now.State != filerequest.StateWaiting {
+				return now, nil
+			}
+		}
+	}
+}
+
+func (d Deps) fileRequestAnswer(req filerequest.Request) (catalogue.Result[FileRequestResult], error) {
+	out := FileRequestResult{ID: req.ID, State: req.State, PageURL: d.FilePageURL(req.ID), ExpiresAt: req.ExpiresAt().UTC().Format(time.RFC3339)}
+	switch req.State {
+	case filerequest.StateReceived:
+		f := req.File
+		out.File = &GivenFile{Name: f.Name, Size: f.Size, Type: f.Type, SHA256: f.SHA256, Handle: f.Handle}
+		return answer(fmt.Sprintf("The person gave %q (%d bytes, %s, sha256 %s). To attach it, pass {\"handle\": %q} in files[] of the posting tool; "+
+			"the person is asked to confirm the post with the file shown. It is also in your workspace as %q (files_read reads it) for 24 hours.",
+			present.Name(f.Name), f.Size, f.Type, f.SHA256, f.Handle, present.Name(f.Name)), out)
+	case filerequest.StateCancelled:
+		return catalogue.Result[FileRequestResult]{}, refusal.New("This file request was withdrawn: its call was cancelled, and the person's page says so.",
+			"Call request_file with purpose to ask again.")
+	}
+	return answer(fmt.Sprintf("Waiting for the person to give the file. Tell them to open %s in a browser signed in to Mattermost and pick or drop the file there. "+
+		"Then call request_file with {\"id\": %q} to wait again (up to 20 seconds a call). The request expires at %s.", out.PageURL, req.ID, out.ExpiresAt), out)
+}
+
+// recordFileRequest puts a file request's step in the audit trail: ids
+// only, never the file's name or what it is for.
+func (d Deps) recordFileRequest(ctx context.Context, userID string, req filerequest.Request, outcome, reason string) {
+	if d.Audit == nil {
+		return
+	}
+	client := transport.Client(ctx)
+	targets := map[string]string{"file_request_id": req.ID}
+	if req.File != nil {
+		targets["handle_id"] = req.File.HandleID
+	}
+	d.Audit.Record(audit.Event{Kind: audit.KindFileRequest, UserID: userID, ClientName: client.Name, ClientVersion: client.Version,
+		Tool: transport.CallOf(ctx).Tool, Targets: targets, Outcome: outcome, Reason: reason})
+}
