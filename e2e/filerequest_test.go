@@ -65,7 +65,9 @@ func waitFileRequest(t *testing.T, u harness.User) string {
 	return ""
 }
 
-func fileRequestPage(id string) string { return mm.URL + "/plugins/mcp-server" + filerequest.Path + "/" + id }
+func fileRequestPage(id string) string {
+	return mm.URL + "/plugins/mcp-server" + filerequest.Path + "/" + id
+}
 
 func TestAFileThePersonGivesOnThePageReachesTheModelAsAHandleAndPostsByteIdenticalOnceAccepted(t *testing.T) {
 	allowWrites(t, config.ConfirmMattermost)
