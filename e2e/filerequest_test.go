@@ -99,7 +99,12 @@ func TestAFileThePersonGivesOnThePageReachesTheModelAsAHandleAndPostsByteIdentic
 
 	res := <-done
 	var got tools.FileRequestResult
-	structuredAs(t, res, &got)
+	if structuredAs(t, res, &got); got.State == filerequest.StateWaiting {
+		// The browser took longer than the call's 20 seconds: the call
+		// answered where to go, and the next call takes the file.
+		res = call(t, c, "request_file", map[string]any{"id": id})
+		structuredAs(t, res, &got)
+	}
 	if res.IsError || got.State != filerequest.StateReceived || got.File == nil || got.File.SHA256 != sum(deck) || got.File.Size != int64(len(deck)) ||
 		got.File.Type != "application/pdf" || got.File.Name != "deck.pdf" || !strings.Contains(text(res), got.File.Handle) {
 		t.Fatalf("request_file answered %s", text(res))
