@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -81,4 +82,32 @@ func oauthForClients(t *testing.T) bool {
 func theRefusedStream(line string) bool {
 	return !mm.Streams() && strings.Contains(line, "the server responded with a status of 405 (Method Not Allowed)") &&
 		strings.HasSuffix(strings.TrimSpace(line), "/mcp")
+}
+
+func TestInitializeDeclaresListChangesAndSubscriptionsExactlyWhereThisMattermostStreams(t *testing.T) {
+	code, _, body := mcpPost(t, mm.URL, mm.Users[0].Token, "",
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"capabilities","version":"1"}}}`)
+	var answer struct {
+		Result struct {
+			Capabilities map[string]json.RawMessage `json:"capabilities"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(sseData(body)), &answer); code != http.StatusOK || err != nil {
+		t.Fatalf("initialize: %d %v %s", code, err, body)
+	}
+	caps := answer.Result.Capabilities
+	declared, _ := json.Marshal(caps)
+	t.Logf("Mattermost %s (streams: %v): the plugin declares %s", mm.Version(), mm.Streams(), declared)
+	for _, c := range []struct{ capability, field string }{{"tools", "listChanged"}, {"prompts", "listChanged"}, {"resources", "listChanged"}, {"resources", "subscribe"}} {
+		var fields map[string]any
+		_ = json.Unmarshal(caps[c.capability], &fields)
+		if on, _ := fields[c.field].(bool); on != mm.Streams() {
+			t.Errorf("%s.%s is %v on a Mattermost that streams=%v", c.capability, c.field, on, mm.Streams())
+		}
+	}
+	for _, c := range []string{"tools", "prompts", "resources", "logging", "completions"} {
+		if _, ok := caps[c]; !ok {
+			t.Errorf("initialize declares no %s on Mattermost %s", c, mm.Version())
+		}
+	}
 }
