@@ -415,9 +415,12 @@ func (d pageData) FileSize() string {
 	return sizeText(d.File.Size)
 }
 
-// Left is when the request is gone, relative, for a person.
+// Left is how long the request still waits, for a person.
 func (d pageData) Left() string {
-	return time.Until(d.ExpiresAt()).Round(time.Minute).String()
+	if m := int(time.Until(d.ExpiresAt()).Round(time.Minute).Minutes()); m > 1 {
+		return fmt.Sprintf("%d minutes", m)
+	}
+	return "a minute"
 }
 
 var pageTmpl = template.Must(template.New("upload").Parse(`<!doctype html>
@@ -425,6 +428,7 @@ var pageTmpl = template.Must(template.New("upload").Parse(`<!doctype html>
 <title>{{if .Answered}}File request{{else}}An AI assistant asks you for a file{{end}}</title>
 <style>
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{margin:0;background:#f3f4f6;color:#1b1d22;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:46rem;margin:0 auto;padding:1.5rem 1rem 3rem}
 .kicker{margin:0 0 .2rem;font-size:.8rem;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:#5d6068}
