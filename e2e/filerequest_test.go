@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -65,6 +66,15 @@ func waitFileRequest(t *testing.T, u harness.User) string {
 	return ""
 }
 
+// colorScheme has the tab's pages see the person's system theme as scheme.
+func colorScheme(t *testing.T, tab context.Context, scheme string) {
+	t.Helper()
+	if _, err := chromedp.Call(tab, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+		t.Fatalf("emulate a %s theme: %v", scheme, err)
+	}
+}
+
 func fileRequestPage(id string) string {
 	return mm.URL + "/plugins/mcp-server" + filerequest.Path + "/" + id
 }
@@ -89,6 +99,13 @@ func TestAFileThePersonGivesOnThePageReachesTheModelAsAHandleAndPostsByteIdentic
 		pollJS[bool](t, tab, "the page shows what the model asked for", `document.querySelector("#purpose") && document.querySelector("#purpose").textContent.includes("summary of #design")`)
 		fitsWidth(t, tab, width, "the file request page")
 		shoot(t, tab, width, "file-request")
+		// The person's system theme: the page follows a dark one.
+		colorScheme(t, tab, "dark")
+		if bg := evalJS[string](t, tab, `getComputedStyle(document.body).backgroundColor`); bg != "rgb(27, 29, 34)" {
+			t.Errorf("the page in a dark theme has the background %s", bg)
+		}
+		shoot(t, tab, width, "file-request-dark")
+		colorScheme(t, tab, "light")
 	}
 	step(t, tab, chromedp.SetUploadFiles(chromedp.ID("file"), []string{path}))
 	shown := pollJS[string](t, tab, "the page says the file arrived", `document.querySelector("#result[data-state=received]") ? document.querySelector("#result").textContent : ""`)
