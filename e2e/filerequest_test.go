@@ -5,6 +5,7 @@ package e2e
 // the model gets a handle and posts the file once the person says yes.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -203,5 +205,91 @@ func TestTheFilePageRefusesATokenTheMCPClientsSessionAndAnotherPersonAndAWaiting
 	}
 	if files := call(t, c, "files_list", nil); strings.Contains(text(files), "x.txt") {
 		t.Fatalf("a refused upload left a file: %s", text(files))
+	}
+}
+
+// giveFile uploads data as the page's script does, from the person's own
+// browser session web (its CSRF cookie sent back in X-CSRF-Token).
+func giveFile(t *testing.T, web *http.Client, page, name string, data []byte) (int, filerequest.Outcome) {
+	t.Helper()
+	u, _ := url.Parse(page)
+	csrf := ""
+	for _, c := range web.Jar.Cookies(u) {
+		if c.Name == "MMCSRF" {
+			csrf = c.Value
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, page, bytes.NewReader(data))
+	req.Header.Set("X-CSRF-Token", csrf)
+	req.Header.Set("X-File-Name", url.PathEscape(name))
+	resp, err := web.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var o filerequest.Outcome
+	_ = json.NewDecoder(resp.Body).Decode(&o)
+	return resp.StatusCode, o
+}
+
+func TestAClientThatShowsPagesIsShownTheFilePageAndToldWhenTheFileArrived(t *testing.T) {
+	alice := mm.Users[0]
+	web := browserAt(t, mm.URL, alice)
+	for _, version := range []string{mcp.LATEST_PROTOCOL_VERSION, mcp.LATEST_LEGACY_PROTOCOL_VERSION} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			// The older revision is shown the page on the call's stream.
+			if version == mcp.LATEST_LEGACY_PROTOCOL_VERSION && !streams(t) {
+				return
+			}
+			p := &person{answer: respond(mcp.ElicitationResponseActionAccept)}
+			c := connectAsking(t, mm.URL, alice.Token, version, mcp.ElicitationCapability{URL: &struct{}{}}, p)
+			var mu sync.Mutex
+			var closed []string
+			c.OnNotification(func(n mcp.JSONRPCNotification) {
+				if n.Method == string(mcp.MethodNotificationElicitationComplete) {
+					mu.Lock()
+					defer mu.Unlock()
+					id, _ := n.Params.AdditionalFields["elicitationId"].(string)
+					closed = append(closed, id)
+				}
+			})
+			done := askForFile(c, map[string]any{"purpose": "a photo of the whiteboard", "types": []string{"image/*"}})
+			id := waitFileRequest(t, alice)
+			for deadline := time.Now().Add(15 * time.Second); len(p.asked()) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			}
+			asked := p.asked()
+			if len(asked) != 1 || asked[0].Mode != mcp.ElicitationModeURL || asked[0].URL != fileRequestPage(id) || asked[0].ElicitationID != id {
+				t.Fatalf("the client was shown %+v, want the page of %s", asked, id)
+			}
+			png := append([]byte("\x89PNG\r\n\x1a\n"), randomBytes(t, 2048)...)
+			if code, o := giveFile(t, web, fileRequestPage(id), "board.png", png); code != http.StatusCreated {
+				t.Fatalf("the upload: %d %+v", code, o)
+			}
+			res := <-done
+			var got tools.FileRequestResult
+			if structuredAs(t, res, &got); got.State != filerequest.StateReceived || got.File == nil || got.File.SHA256 != sum(png) {
+				t.Fatalf("request_file answered %s", text(res))
+			}
+			if version == mcp.LATEST_LEGACY_PROTOCOL_VERSION {
+				mu.Lock()
+				defer mu.Unlock()
+				if len(closed) == 0 || closed[0] != id {
+					t.Fatalf("the client was told %q were over, want %s", closed, id)
+				}
+			}
+		})
+	}
+}
+
+func TestAPersonWhoDeclinesToOpenThePageWithdrawsTheRequest(t *testing.T) {
+	alice := mm.Users[0]
+	p := &person{answer: respond(mcp.ElicitationResponseActionDecline)}
+	c := connectAsking(t, mm.URL, alice.Token, "", mcp.ElicitationCapability{URL: &struct{}{}}, p)
+	res := <-askForFile(c, map[string]any{"purpose": "the contract"})
+	if !res.IsError || !strings.Contains(text(res), "declined to give a file") {
+		t.Fatalf("request_file declined answered %s", text(res))
+	}
+	if open := call(t, c, "files_list", nil); strings.Contains(text(open), "contract") {
+		t.Fatalf("a declined request stored something: %s", text(open))
 	}
 }
