@@ -293,3 +293,29 @@ func TestAPersonWhoDeclinesToOpenThePageWithdrawsTheRequest(t *testing.T) {
 		t.Fatalf("a declined request stored something: %s", text(open))
 	}
 }
+
+func TestACancelledFileRequestIsWithdrawnAndItsPageSaysSoAndTakesNothing(t *testing.T) {
+	alice := mm.Users[0]
+	session := openSession(t, mm.URL, alice.Token, `{"name":"cancelling-client","version":"1"}`, `{}`)
+	waiting := rawPostAsync(mm.URL, alice.Token, session,
+		`{"jsonrpc":"2.0","id":61,"method":"tools/call","params":{"name":"request_file","arguments":{"purpose":"the budget sheet"}}}`)
+	id := waitFileRequest(t, alice)
+	if code, _, body := mcpPost(t, mm.URL, alice.Token, session,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":61,"reason":"the person pressed Esc"}}`); code != http.StatusAccepted {
+		t.Fatalf("the cancellation: %d %s", code, body)
+	}
+	if got := <-waiting; strings.Contains(got.body, `"result"`) {
+		t.Fatalf("the cancelled call was answered: %s\n%s", got.body, mm.ServerLogTail(30))
+	}
+	web := browserAt(t, mm.URL, alice)
+	if code, body := get(t, web, fileRequestPage(id), ""); code != http.StatusOK || !strings.Contains(body, "Withdrawn") {
+		t.Fatalf("the page of the withdrawn request: %d %.300s", code, body)
+	}
+	if code, o := giveFile(t, web, fileRequestPage(id), "budget.csv", []byte("a,b\n1,2\n")); code != http.StatusConflict {
+		t.Fatalf("an upload to the withdrawn request: %d %+v", code, o)
+	}
+	c := connect(t, mm.URL, alice.Token)
+	if res := call(t, c, "request_file", map[string]any{"id": id}); !res.IsError || !strings.Contains(text(res), "withdrawn") {
+		t.Fatalf("request_file of the withdrawn request: %s", text(res))
+	}
+}

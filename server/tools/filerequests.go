@@ -66,6 +66,10 @@ func requestFile(d Deps) catalogue.Tool {
 }
 
 func (d Deps) requestFile(ctx context.Context, args requestFileArgs) (res catalogue.Result[FileRequestResult], err error) {
+	// Watched from the start: a client may cancel while the request is
+	// made, before the wait begins.
+	ctx, stop := transport.WatchCancel(ctx)
+	defer stop()
 	c, err := d.caller(ctx)
 	if err != nil {
 		return res, err
@@ -236,7 +240,7 @@ func (d Deps) waitForFile(ctx context.Context, userID string, req filerequest.Re
 		select {
 		case <-ctx.Done():
 			if !transport.CancelledByClient(ctx) {
-				return req, ctx.Err() // the client went away: the request still waits
+				return req, nil // the client went away: the request still waits
 			}
 			transport.DropAnswer(ctx)
 			now, err := d.Files.Cancel(userID, req.ID)
@@ -246,7 +250,10 @@ func (d Deps) waitForFile(ctx context.Context, userID string, req filerequest.Re
 			if now.State == filerequest.StateCancelled {
 				d.recordFileRequest(ctx, userID, now, audit.OutcomeWithdrawn, "")
 			}
-			return now, ctx.Err()
+			// Whatever is answered now is dropped (the protocol answers a
+			// cancelled call with nothing); an error would be logged as a
+			// failure.
+			return now, nil
 		case <-deadline.C:
 			return d.Files.Load(userID, req.ID)
 		case <-tick.C:
