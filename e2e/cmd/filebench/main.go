@@ -1,0 +1,195 @@
+// Command filebench measures a person's own file reaching the workspace
+// through the file request's page (request_file): a file of the largest
+// size as the person's browser sends it, the plugin process's peak resident
+// memory and the time, against a REST upload of the same bytes to
+// Mattermost itself (POST /api/v4/files). It prints each round's figures
+// with their minimum and median; it asserts nothing.
+//
+//	go run ./e2e/cmd/filebench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz [-mib 40] [-rounds 3]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
+)
+
+func main() {
+	bundle := flag.String("bundle", "", "plugin bundle to install")
+	mib := flag.Int("mib", 40, "file size in MiB")
+	rounds := flag.Int("rounds", 3, "rounds of each upload")
+	flag.Parse()
+	if err := run(*bundle, *mib, *rounds); err != nil {
+		fmt.Fprintln(os.Stderr, "filebench:", err)
+		os.Exit(1)
+	}
+}
+
+func run(bundle string, mib, rounds int) error {
+	ctx := context.Background()
+	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
+	if err != nil {
+		return err
+	}
+	defer mm.Close()
+	// Room for every round's file in the person's workspace.
+	if err := mm.PatchPluginSettings(map[string]any{"MaxWorkspaceFileMiB": mib, "WorkspaceQuotaMiB": (rounds + 1) * mib}); err != nil {
+		return err
+	}
+	proc, err := pluginproc.Find(mm)
+	if err != nil {
+		return err
+	}
+	alice := mm.Users[0]
+	web, csrf, err := signIn(mm.URL, alice)
+	if err != nil {
+		return err
+	}
+	town, _, err := mm.Client(alice).GetChannelByName(ctx, "town-square", mm.Team.Id, "")
+	if err != nil {
+		return err
+	}
+	data := bytes.Repeat([]byte("%PDF-1.7 0123456789abcdef"), mib<<20/25+1)[:mib<<20]
+	fmt.Printf("plugin process %d, resident at rest: %d MiB; file %d MiB\n", proc.PID, proc.KiB("VmRSS")>>10, mib)
+
+	var pageTimes, restTimes []time.Duration
+	var peaks []int64
+	for round := 1; round <= rounds; round++ {
+		called := make(chan error, 1)
+		go func() {
+			var out map[string]any
+			called <- harness.CallToolOnce(ctx, mm.URL, alice.Token, "filebench", "request_file", map[string]any{"purpose": "the benchmark's file"}, &out)
+		}()
+		id, err := waiting(ctx, mm, alice)
+		if err != nil {
+			return err
+		}
+		base := proc.KiB("VmRSS")
+		proc.ResetPeak()
+		started := time.Now()
+		peak, err := proc.Peak(5*time.Millisecond, func() error {
+			return give(web, mm.URL+"/plugins/mcp-server"+filerequest.Path+"/"+id, csrf, fmt.Sprintf("round%d.pdf", round), data)
+		})
+		took := time.Since(started)
+		if err != nil {
+			return err
+		}
+		if err := <-called; err != nil {
+			return err
+		}
+		restStarted := time.Now()
+		if err := restUpload(mm.URL, alice.Token, town.Id, fmt.Sprintf("round%d.pdf", round), data); err != nil {
+			return err
+		}
+		rest := time.Since(restStarted)
+		pageTimes, restTimes, peaks = append(pageTimes, took), append(restTimes, rest), append(peaks, peak-base)
+		fmt.Printf("round %d: through the page %v (%.1f MiB/s), peak resident %d MiB above rest (%d MiB); REST upload to Mattermost %v (%.1f MiB/s)\n",
+			round, took.Round(time.Millisecond), float64(mib)/took.Seconds(), (peak-base)>>10, peak>>10, rest.Round(time.Millisecond), float64(mib)/rest.Seconds())
+	}
+	fmt.Printf("through the page: min %v, median %v; REST: min %v, median %v; peak above rest: min %d MiB, median %d MiB\n",
+		slices.Min(pageTimes).Round(time.Millisecond), median(pageTimes).Round(time.Millisecond),
+		slices.Min(restTimes).Round(time.Millisecond), median(restTimes).Round(time.Millisecond), slices.Min(peaks)>>10, median(peaks)>>10)
+	return nil
+}
+
+func median[T int64 | time.Duration](xs []T) T {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// signIn is the person's browser session: the cookies Mattermost sets for
+// its web app, and the CSRF token the page's script sends back.
+func signIn(site string, u harness.User) (*http.Client, string, error) {
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	body, _ := json.Marshal(map[string]string{"login_id": u.Username, "password": u.Password})
+	req, _ := http.NewRequest(http.MethodPost, site+"/api/v4/users/login", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Requested-With", "XMLHttpRequest")
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	resp.Body.Close()
+	su, _ := url.Parse(site)
+	for _, ck := range jar.Cookies(su) {
+		if ck.Name == "MMCSRF" {
+			return c, ck.Value, nil
+		}
+	}
+	return nil, "", fmt.Errorf("signing in gave no CSRF cookie (%s)", resp.Status)
+}
+
+// waiting is the id of the person's file request that waits.
+func waiting(ctx context.Context, mm *harness.Server, u harness.User) (string, error) {
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		raw, err := mm.KVValue(ctx, "fr_"+u.ID)
+		if err != nil {
+			return "", err
+		}
+		var rec struct{ Requests []filerequest.Request }
+		if raw != nil && json.Unmarshal(raw, &rec) == nil {
+			for _, r := range rec.Requests {
+				if r.State == filerequest.StateWaiting {
+					return r.ID, nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("no file request waits")
+}
+
+func give(web *http.Client, page, csrf, name string, data []byte) error {
+	req, _ := http.NewRequest(http.MethodPost, page, bytes.NewReader(data))
+	req.Header.Set("X-CSRF-Token", csrf)
+	req.Header.Set("X-File-Name", url.PathEscape(name))
+	req.Header.Set("Content-Type", "application/pdf")
+	resp, err := web.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("the page's upload: %d %s", resp.StatusCode, b)
+	}
+	return nil
+}
+
+func restUpload(site, token, channelID, name string, data []byte) error {
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	_ = w.WriteField("channel_id", channelID)
+	part, _ := w.CreateFormFile("files", name)
+	_, _ = part.Write(data)
+	_ = w.Close()
+	req, _ := http.NewRequest(http.MethodPost, strings.TrimRight(site, "/")+"/api/v4/files", &body)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("REST upload: %d %s", resp.StatusCode, b)
+	}
+	return nil
+}
