@@ -47,8 +47,9 @@ func askForFile(c *client.Client, args map[string]any) <-chan *mcp.CallToolResul
 }
 
 // waitFileRequest polls the person's file requests in the KV store until
-// one waits, as their page would be opened from the link the call gives.
-func waitFileRequest(t *testing.T, u harness.User) string {
+// one for purpose waits, as their page would be opened from the link the
+// call gives.
+func waitFileRequest(t *testing.T, u harness.User, purpose string) string {
 	t.Helper()
 	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 		raw, err := mm.KVValue(context.Background(), "fr_"+u.ID)
@@ -58,13 +59,13 @@ func waitFileRequest(t *testing.T, u harness.User) string {
 		var rec struct{ Requests []filerequest.Request }
 		if raw != nil && json.Unmarshal(raw, &rec) == nil {
 			for _, r := range rec.Requests {
-				if r.State == filerequest.StateWaiting {
+				if r.State == filerequest.StateWaiting && r.Purpose == purpose {
 					return r.ID
 				}
 			}
 		}
 	}
-	t.Fatalf("no file request of %s waits", u.Username)
+	t.Fatalf("no file request of %s for %q waits", u.Username, purpose)
 	return ""
 }
 
@@ -91,7 +92,7 @@ func TestAFileThePersonGivesOnThePageReachesTheModelAsAHandleAndPostsByteIdentic
 		t.Fatal(err)
 	}
 	done := askForFile(c, map[string]any{"purpose": "The slides to attach to the summary of #design", "types": []string{".pdf"}, "max_size_mib": 8})
-	id := waitFileRequest(t, alice)
+	id := waitFileRequest(t, alice, "The slides to attach to the summary of #design")
 
 	// The person opens the page in their own browser and picks the file.
 	tab := chromeAs(t, alice)
@@ -160,7 +161,7 @@ func TestTheFilePageRefusesATokenTheMCPClientsSessionAndAnotherPersonAndAWaiting
 	alice, bob := mm.Users[0], mm.Users[1]
 	c := connect(t, mm.URL, alice.Token)
 	done := askForFile(c, map[string]any{"purpose": "anything"})
-	id := waitFileRequest(t, alice)
+	id := waitFileRequest(t, alice, "anything")
 	page := fileRequestPage(id)
 	pat, err := mm.PersonalAccessToken(alice)
 	if err != nil {
@@ -254,7 +255,7 @@ func TestAClientThatShowsPagesIsShownTheFilePageAndToldWhenTheFileArrived(t *tes
 				}
 			})
 			done := askForFile(c, map[string]any{"purpose": "a photo of the whiteboard", "types": []string{"image/*"}})
-			id := waitFileRequest(t, alice)
+			id := waitFileRequest(t, alice, "a photo of the whiteboard")
 			for deadline := time.Now().Add(15 * time.Second); len(p.asked()) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			}
 			asked := p.asked()
@@ -299,7 +300,7 @@ func TestACancelledFileRequestIsWithdrawnAndItsPageSaysSoAndTakesNothing(t *test
 	session := openSession(t, mm.URL, alice.Token, `{"name":"cancelling-client","version":"1"}`, `{}`)
 	waiting := rawPostAsync(mm.URL, alice.Token, session,
 		`{"jsonrpc":"2.0","id":61,"method":"tools/call","params":{"name":"request_file","arguments":{"purpose":"the budget sheet"}}}`)
-	id := waitFileRequest(t, alice)
+	id := waitFileRequest(t, alice, "the budget sheet")
 	if code, _, body := mcpPost(t, mm.URL, alice.Token, session,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":61,"reason":"the person pressed Esc"}}`); code != http.StatusAccepted {
 		t.Fatalf("the cancellation: %d %s", code, body)
@@ -317,5 +318,40 @@ func TestACancelledFileRequestIsWithdrawnAndItsPageSaysSoAndTakesNothing(t *test
 	c := connect(t, mm.URL, alice.Token)
 	if res := call(t, c, "request_file", map[string]any{"id": id}); !res.IsError || !strings.Contains(text(res), "withdrawn") {
 		t.Fatalf("request_file of the withdrawn request: %s", text(res))
+	}
+}
+
+func TestAFileRequestCalledAsATaskWaitsForThePersonAndItsResultIsTheHandleOfTheFileTheyGave(t *testing.T) {
+	alice := mm.Users[0]
+	sheet := []byte("quarter,total\nq1,12\nq2,15\n")
+	run := runTasksPlan(t, mm.URL, alice.Token, func(results []json.RawMessage) {
+		task := pausedTask(t, results, 1)
+		if !strings.Contains(task.StatusMessage, "/plugins/mcp-server"+filerequest.Path+"/") || (task.Status != "input_required" && task.Status != "working") {
+			t.Errorf("tasks/get before the file = %+v, want waiting on the page", task)
+		}
+		id := waitFileRequest(t, alice, "the quarter's numbers")
+		if code, o := giveFile(t, browserAt(t, mm.URL, alice), fileRequestPage(id), "numbers.csv", sheet); code != http.StatusCreated {
+			t.Errorf("the upload: %d %+v", code, o)
+		}
+	},
+		sdkStep{Method: "tools/call-task", Params: map[string]any{"name": "request_file", "arguments": map[string]any{"purpose": "the quarter's numbers", "types": []string{".csv"}}}},
+		sdkStep{Method: "tasks/get", Params: map[string]any{"taskId": "$task"}},
+		sdkStep{Method: "pause"},
+		sdkStep{Method: "tasks/result", Params: map[string]any{"taskId": "$task"}},
+		sdkStep{Method: "tasks/get", Params: map[string]any{"taskId": "$task"}},
+	)
+	var created struct{ Task sdkTask }
+	if sdkDecode(t, run, 0, &created); created.Task.TaskID == "" {
+		t.Fatalf("the call made no task: %s", run.Results[0].Result)
+	}
+	var res sdkToolResult
+	sdkDecode(t, run, 3, &res)
+	var got tools.FileRequestResult
+	if err := json.Unmarshal(res.StructuredContent, &got); err != nil || res.IsError || got.State != filerequest.StateReceived || got.File == nil || got.File.SHA256 != sum(sheet) {
+		t.Fatalf("tasks/result = %s", run.Results[3].Result)
+	}
+	var after sdkTask
+	if sdkDecode(t, run, 4, &after); after.Status != "completed" {
+		t.Fatalf("the task after the file is %s", after.Status)
 	}
 }

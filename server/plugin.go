@@ -157,7 +157,7 @@ func (p *Plugin) OnActivate() error {
 		return fmt.Errorf("the resource templates are malformed: %w", err)
 	}
 	conn := &connectLate{}
-	followed := tasks.NewService(&tasks.Store{KV: gw.BytesKV()}, tools.TaskWrites{Approvals: approvals, Replies: deps.FollowReply}, func(tool string) bool {
+	followed := tasks.NewService(&tasks.Store{KV: gw.BytesKV()}, tools.TaskWrites{Approvals: approvals, Replies: deps.FollowReply, Files: &deps}, func(tool string) bool {
 		t, ok := cat.Tool(tool)
 		return ok && t.MayWait()
 	})

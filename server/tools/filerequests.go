@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/tasks"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
@@ -62,6 +63,8 @@ func requestFile(d Deps) catalogue.Tool {
 		Hints:   workspaceSlot,
 		Effect:  catalogue.ChangesOwnWorkspace,
 		Toolset: config.ToolsetWorkspace,
+		// It waits for the person, so a client may follow it as a task.
+		Waits: true,
 	}, d.requestFile)
 }
 
@@ -105,6 +108,11 @@ func (d Deps) requestFile(ctx context.Context, args requestFileArgs) (res catalo
 		d.recordFileRequest(ctx, c.UserID(), req, audit.OutcomeAsked, "")
 		if d.Approvals != nil {
 			d.Approvals.TellFileRequest(c, req.ID, req.Purpose, d.FilePageURL(req.ID), req.ExpiresAt())
+		}
+		if task := transport.TaskOf(ctx); task != nil {
+			// The host follows the task; the page is its input request.
+			task.Waits(fileTaskPrefix + req.ID)
+			return d.fileRequestAnswer(req)
 		}
 		if d.Approvals != nil && d.Approvals.OpensPages(ctx) {
 			q := d.pageQuestion(req)
@@ -298,4 +306,45 @@ func (d Deps) recordFileRequest(ctx context.Context, userID string, req filerequ
 	}
 	d.Audit.Record(audit.Event{Kind: audit.KindFileRequest, UserID: userID, ClientName: client.Name, ClientVersion: client.Version,
 		Tool: transport.CallOf(ctx).Tool, Targets: targets, Outcome: outcome, Reason: reason})
+}
+
+// followFile is where a file request a task follows stands: waiting for
+// the person (its page the task's input request), then the answer the call
+// would have given.
+func (d *Deps) followFile(userID, id string) (tasks.Write, error) {
+	req, err := d.Files.Load(userID, id)
+	if errors.Is(err, filerequest.ErrNotFound) {
+		res := mcp.NewToolResultError("The file request expired (requests wait an hour) without a file; nothing was stored. Call request_file with purpose to ask again.")
+		return tasks.Write{State: tasks.Done, Result: res}, nil
+	}
+	if err != nil {
+		return tasks.Write{}, err
+	}
+	switch req.State {
+	case filerequest.StateWaiting:
+		q := d.pageQuestion(req)
+		return tasks.Write{State: tasks.Waiting, Question: &q, Message: fmt.Sprintf(
+			"Waiting for the person to give the file at %s, in a browser signed in to Mattermost. The request expires at %s.",
+			d.FilePageURL(req.ID), req.ExpiresAt().UTC().Format(time.TimeOnly+" UTC"))}, nil
+	case filerequest.StateCancelled:
+		return tasks.Write{State: tasks.Withdrawn, Result: mcp.NewToolResultError("This file request was withdrawn; nothing was stored.")}, nil
+	}
+	res, err := d.fileRequestAnswer(req)
+	if err != nil {
+		return tasks.Write{}, err
+	}
+	return tasks.Write{State: tasks.Done, Result: res.ToolResult()}, nil
+}
+
+// endFileRequest withdraws a file request whose task was cancelled, or
+// whose page the client declined to show; one answered first stays.
+func (d *Deps) endFileRequest(ctx context.Context, userID, id, outcome string) error {
+	req, err := d.Files.Cancel(userID, id)
+	if errors.Is(err, filerequest.ErrNotFound) {
+		return nil
+	}
+	if err == nil && req.State == filerequest.StateCancelled {
+		d.recordFileRequest(ctx, userID, req, outcome, "")
+	}
+	return err
 }

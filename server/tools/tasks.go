@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tasks"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
@@ -18,6 +20,18 @@ type TaskWrites struct {
 	Approvals *approval.Approvals
 	// Replies follows a wait for a reply (Deps.FollowReply).
 	Replies func(ctx context.Context, userID string, wait transport.ReplyWait) (tasks.Write, error)
+	// Files follows the person's file requests (request_file), named
+	// among the writes' ids with fileTaskPrefix.
+	Files *Deps
+}
+
+// fileTaskPrefix marks a file request among the ids of what tasks follow.
+const fileTaskPrefix = "file:"
+
+// fileTask is the file request a task's id names, if it names one.
+func (w TaskWrites) fileTask(writeID string) (string, bool) {
+	id, ok := strings.CutPrefix(writeID, fileTaskPrefix)
+	return id, ok && w.Files != nil
 }
 
 var _ tasks.Writes = TaskWrites{}
@@ -28,6 +42,9 @@ const expiredUnanswered = "The question expired without an answer; nothing was s
 
 // Follow is where the person's write stands.
 func (w TaskWrites) Follow(_ context.Context, userID, _ string, writeID string) (tasks.Write, error) {
+	if id, ok := w.fileTask(writeID); ok {
+		return w.Files.followFile(userID, id)
+	}
 	o, err := w.Approvals.Follow(userID, writeID)
 	if errors.Is(err, approval.ErrNotFound) {
 		res, _ := notDone(expiredUnanswered, WriteResult{ID: writeID, State: "expired"})
@@ -66,7 +83,10 @@ func (w TaskWrites) FollowReply(ctx context.Context, userID string, wait transpo
 
 // Withdraw takes back the write of a cancelled task; one answered or
 // expired first stays as it is.
-func (w TaskWrites) Withdraw(_ context.Context, userID, writeID string) error {
+func (w TaskWrites) Withdraw(ctx context.Context, userID, writeID string) error {
+	if id, ok := w.fileTask(writeID); ok {
+		return w.Files.endFileRequest(ctx, userID, id, audit.OutcomeWithdrawn)
+	}
 	_, err := w.Approvals.WithdrawTask(userID, writeID)
 	if errors.Is(err, approval.ErrDecided) || errors.Is(err, approval.ErrNotFound) {
 		return nil
@@ -75,7 +95,10 @@ func (w TaskWrites) Withdraw(_ context.Context, userID, writeID string) error {
 }
 
 // Decline declines the write for a client that declined to show its page.
-func (w TaskWrites) Decline(_ context.Context, userID, writeID string) error {
+func (w TaskWrites) Decline(ctx context.Context, userID, writeID string) error {
+	if id, ok := w.fileTask(writeID); ok {
+		return w.Files.endFileRequest(ctx, userID, id, audit.OutcomeDeclined)
+	}
 	_, err := w.Approvals.DeclineTask(userID, writeID)
 	if errors.Is(err, approval.ErrNotFound) {
 		return nil
