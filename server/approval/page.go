@@ -440,16 +440,13 @@ func (rt *Routes) pageAnswer(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusSeeOther)
 }
 
-var pageTmpl = template.Must(template.New("confirm").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{if .Answered}}{{.OutcomeText}}{{else}}{{.Heading}}{{end}} — AI confirmation</title>
-<style>
-*{box-sizing:border-box}
-body{margin:0;background:#f3f4f6;color:#1b1d22;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+// PageStyle is the look the plugin's pages for the person share: the page,
+// its headings, the cards of facts, and the frame that sets apart what the
+// AI wrote (the file request's page shows the AI's words in the same frame).
+const PageStyle = `body{margin:0;background:#f3f4f6;color:#1b1d22;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 main{max-width:46rem;margin:0 auto;padding:1.5rem 1rem 3rem}
 .kicker{margin:0 0 .2rem;font-size:.8rem;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:#5d6068}
 h1{margin:0 0 .4rem;font-size:1.6rem;line-height:1.25;overflow-wrap:anywhere}
-.lede{margin:0 0 1.2rem;color:#3f4350}
 h2{margin:1.6rem 0 .5rem;font-size:.8rem;font-weight:700;letter-spacing:.05em;text-transform:uppercase;color:#5d6068}
 .card{background:#fff;border:1px solid #dcdee2;border-radius:8px;padding:.9rem 1.1rem}
 dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.4rem 1.2rem;margin:0}
@@ -457,6 +454,14 @@ dl.facts dt{color:#5d6068}
 dl.facts dd{margin:0;overflow-wrap:anywhere}
 .ai{margin:0;border:1px solid #c8c2e6;border-radius:8px;background:#fff;overflow:hidden}
 .ai figcaption{padding:.35rem 1rem;background:#efecfb;color:#4a3a99;font-size:.85rem;font-weight:600;border-bottom:1px solid #c8c2e6}
+`
+
+var pageTmpl = template.Must(template.New("confirm").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{if .Answered}}{{.OutcomeText}}{{else}}{{.Heading}}{{end}} — AI confirmation</title>
+<style>
+*{box-sizing:border-box}
+` + PageStyle + `.lede{margin:0 0 1.2rem;color:#3f4350}
 .theirs{border-color:#dcdee2}.theirs figcaption{background:#f0f1f3;color:#3f4350;border-color:#dcdee2}
 .message{padding:.1rem 1rem;overflow-wrap:anywhere}
 .message blockquote{border-left:3px solid #ccc;margin-left:0;padding-left:1em;color:#444}

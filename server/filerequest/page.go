@@ -16,6 +16,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -429,18 +430,7 @@ var pageTmpl = template.Must(template.New("upload").Parse(`<!doctype html>
 <style>
 *{box-sizing:border-box}
 [hidden]{display:none!important}
-body{margin:0;background:#f3f4f6;color:#1b1d22;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-main{max-width:46rem;margin:0 auto;padding:1.5rem 1rem 3rem}
-.kicker{margin:0 0 .2rem;font-size:.8rem;font-weight:600;letter-spacing:.04em;text-transform:uppercase;color:#5d6068}
-h1{margin:0 0 .6rem;font-size:1.6rem;line-height:1.25}
-h2{margin:1.4rem 0 .5rem;font-size:.8rem;font-weight:700;letter-spacing:.05em;text-transform:uppercase;color:#5d6068}
-.card{background:#fff;border:1px solid #dcdee2;border-radius:8px;padding:.9rem 1.1rem}
-dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.4rem 1.2rem;margin:0}
-dl.facts dt{color:#5d6068}
-dl.facts dd{margin:0;overflow-wrap:anywhere}
-.ai{margin:0;border:1px solid #c8c2e6;border-radius:8px;background:#fff;overflow:hidden}
-.ai figcaption{padding:.35rem 1rem;background:#efecfb;color:#4a3a99;font-size:.85rem;font-weight:600;border-bottom:1px solid #c8c2e6}
-.purpose{margin:0;padding:.6rem 1rem;white-space:pre-wrap;overflow-wrap:anywhere}
+` + approval.PageStyle + `.purpose{margin:0;padding:.6rem 1rem;white-space:pre-wrap;overflow-wrap:anywhere}
 .drop{display:block;margin:1rem 0 0;padding:1.6rem 1rem;border:2px dashed #9a9da4;border-radius:10px;background:#fff;text-align:center;cursor:pointer}
 .drop.over{border-color:#1c58d9;background:#eef3fd}
 .drop strong{display:block;font-size:1.05rem}
