@@ -163,6 +163,8 @@ func TestTheFilePageRefusesATokenTheMCPClientsSessionAndAnotherPersonAndAWaiting
 	done := askForFile(c, map[string]any{"purpose": "anything"})
 	id := waitFileRequest(t, alice, "anything")
 	page := fileRequestPage(id)
+	// A name no other test's file contains.
+	refused := uniq(t, "refused-upload") + ".txt"
 	pat, err := mm.PersonalAccessToken(alice)
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +185,7 @@ func TestTheFilePageRefusesATokenTheMCPClientsSessionAndAnotherPersonAndAWaiting
 		if tc.token != "" {
 			req.Header.Set("Authorization", "Bearer "+tc.token)
 		}
-		req.Header.Set("X-File-Name", "x.txt")
+		req.Header.Set("X-File-Name", refused)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -204,7 +206,7 @@ func TestTheFilePageRefusesATokenTheMCPClientsSessionAndAnotherPersonAndAWaiting
 	if got.State != filerequest.StateWaiting || got.PageURL != page || !strings.Contains(text(res), page) || !strings.Contains(text(res), `{"id": "`+id+`"}`) {
 		t.Fatalf("request_file unanswered answered %s", text(res))
 	}
-	if files := call(t, c, "files_list", nil); strings.Contains(text(files), "x.txt") {
+	if files := call(t, c, "files_list", nil); strings.Contains(text(files), refused) {
 		t.Fatalf("a refused upload left a file: %s", text(files))
 	}
 }
