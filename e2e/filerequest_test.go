@@ -5,7 +5,6 @@ package e2e
 // the model gets a handle and posts the file once the person says yes.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -46,27 +45,14 @@ func askForFile(c *client.Client, args map[string]any) <-chan *mcp.CallToolResul
 	return done
 }
 
-// waitFileRequest polls the person's file requests in the KV store until
-// one for purpose waits, as their page would be opened from the link the
-// call gives.
+// waitFileRequest is the id of the person's waiting request for purpose.
 func waitFileRequest(t *testing.T, u harness.User, purpose string) string {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		raw, err := mm.KVValue(context.Background(), "fr_"+u.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var rec struct{ Requests []filerequest.Request }
-		if raw != nil && json.Unmarshal(raw, &rec) == nil {
-			for _, r := range rec.Requests {
-				if r.State == filerequest.StateWaiting && r.Purpose == purpose {
-					return r.ID
-				}
-			}
-		}
+	id, err := mm.WaitingFileRequest(context.Background(), u.ID, purpose, 15*time.Second)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no file request of %s for %q waits", u.Username, purpose)
-	return ""
+	return id
 }
 
 // colorScheme has the tab's pages see the person's system theme as scheme.
@@ -212,27 +198,14 @@ func TestTheFilePageRefusesATokenTheMCPClientsSessionAndAnotherPersonAndAWaiting
 }
 
 // giveFile uploads data as the page's script does, from the person's own
-// browser session web (its CSRF cookie sent back in X-CSRF-Token).
+// browser session web.
 func giveFile(t *testing.T, web *http.Client, page, name string, data []byte) (int, filerequest.Outcome) {
 	t.Helper()
-	u, _ := url.Parse(page)
-	csrf := ""
-	for _, c := range web.Jar.Cookies(u) {
-		if c.Name == "MMCSRF" {
-			csrf = c.Value
-		}
-	}
-	req, _ := http.NewRequest(http.MethodPost, page, bytes.NewReader(data))
-	req.Header.Set("X-CSRF-Token", csrf)
-	req.Header.Set("X-File-Name", url.PathEscape(name))
-	resp, err := web.Do(req)
+	code, o, err := harness.GiveFile(web, page, name, data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	var o filerequest.Outcome
-	_ = json.NewDecoder(resp.Body).Decode(&o)
-	return resp.StatusCode, o
+	return code, o
 }
 
 func TestAClientThatShowsPagesIsShownTheFilePageAndToldWhenTheFileArrived(t *testing.T) {

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -214,10 +213,7 @@ func (a *Approvals) Ask(ctx context.Context, c *mattermost.Caller, plan posting.
 		task.Waits(rec.ID)
 		return a.outcome(rec), nil
 	}
-	form, url := clientAsks(ctx)
-	if !server.IsModernRequest(ctx) && a.opts.Streams != nil && !a.opts.Streams() {
-		form, url = false, false
-	}
+	form, url := a.asksHere(ctx)
 	if form && mode == config.ConfirmClientThenMattermost {
 		return a.askInClient(ctx, c, rec, ModeForm)
 	}

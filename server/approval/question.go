@@ -146,11 +146,18 @@ func readVerdict(responses mcp.InputResponses, mode, recordID string) Verdict {
 // client of 2026-07-28 in its answer, an older one on the call's stream,
 // which only a Mattermost that streams delivers.
 func (a *Approvals) OpensPages(ctx context.Context) bool {
-	_, url := clientAsks(ctx)
-	if !server.IsModernRequest(ctx) && a.opts.Streams != nil && !a.opts.Streams() {
-		return false
-	}
+	_, url := a.asksHere(ctx)
 	return url
+}
+
+// asksHere is what the client of ctx can be asked where the question can
+// reach it: a client of 2025-11-25 or earlier is asked on the call's
+// stream, which only a Mattermost that streams delivers.
+func (a *Approvals) asksHere(ctx context.Context) (form, url bool) {
+	if !server.IsModernRequest(ctx) && a.opts.Streams != nil && !a.opts.Streams() {
+		return false, false
+	}
+	return clientAsks(ctx)
 }
 
 // TellPageDone tells the client of ctx, on the call's own stream, that the

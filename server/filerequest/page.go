@@ -220,13 +220,10 @@ func (rt *Routes) receive(ctx context.Context, req Request, name string, body io
 			rt.Log.Error("Could not delete a refused file from the workspace; it expires in 24 hours", "user_id", req.UserID, "error", err.Error())
 		}
 	}
-	_, head, err := rt.Workspace.ReadAll(req.UserID, f.Name, headBytes)
-	if err != nil && !errors.Is(err, workspace.ErrTooLarge) {
+	head, err := rt.head(req.UserID, f.Name)
+	if err != nil {
 		drop()
 		return Request{}, err
-	}
-	if len(head) == 0 && f.Size > 0 {
-		head = rt.head(req.UserID, f.Name)
 	}
 	mediaType := MediaType(head, f.Name)
 	if !Accepts(req.Types, f.Name, mediaType) {
@@ -246,16 +243,20 @@ func (rt *Routes) receive(ctx context.Context, req Request, name string, body io
 	return got, nil
 }
 
-// head is the first bytes of a workspace file larger than headBytes.
-func (rt *Routes) head(userID, name string) []byte {
+// head is the first headBytes of a workspace file (fewer when it is
+// smaller), which its type is told from.
+func (rt *Routes) head(userID, name string) ([]byte, error) {
 	_, rc, err := rt.Workspace.Open(userID, name)
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer rc.Close()
 	b := make([]byte, headBytes)
-	n, _ := io.ReadFull(rc, b)
-	return b[:n]
+	n, err := io.ReadFull(rc, b)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return b[:n], nil
 }
 
 // freeName is name, or name with " (2)" and on before its extension when
@@ -460,10 +461,11 @@ body{background:#1b1d22;color:#e3e4e7}.card,.drop,.outcome,.ai{background:#25272
 <p class="sub">You can close this page.</p>
 {{else}}
 <p class="kicker">An AI assistant asks you for a file</p>
-<h1>Give a file to {{if .Client}}{{.Client}}{{else}}your AI assistant{{end}}</h1>
+<h1>Give a file to your AI assistant</h1>
 <figure class="ai"><figcaption>Written by the AI: what the file is for</figcaption><p id="purpose" class="purpose">{{.Purpose}}</p></figure>
 <h2>What it takes</h2>
 <dl class="facts card">
+{{if .Client}}<dt>Asked through</dt><dd id="client">the client that names itself “{{.Client}}”</dd>{{end}}
 <dt>Types</dt><dd id="types">{{.TypesText}}</dd>
 <dt>Largest</dt><dd id="max-size">{{.MaxText}}</dd>
 <dt>Answer by</dt><dd>{{.ExpiresText}} (in about {{.Left}}); after that the request is gone.</dd>

@@ -179,14 +179,13 @@ func (d Deps) loadFileRequest(userID, id string) (filerequest.Request, error) {
 // declineFileRequest withdraws a request the person would not open; one
 // they answered on the page meanwhile is answered.
 func (d Deps) declineFileRequest(ctx context.Context, userID string, req filerequest.Request) (catalogue.Result[FileRequestResult], error) {
-	now, err := d.Files.Cancel(userID, req.ID)
+	now, err := d.withdrawFileRequest(ctx, userID, req.ID, audit.OutcomeDeclined)
 	if err != nil {
 		return catalogue.Result[FileRequestResult]{}, err
 	}
 	if now.State == filerequest.StateReceived {
 		return d.fileRequestAnswer(now)
 	}
-	d.recordFileRequest(ctx, userID, now, audit.OutcomeDeclined, "")
 	return catalogue.Result[FileRequestResult]{}, refusal.New("The person declined to give a file; nothing was stored.", "Ask them in the chat what they want instead.")
 }
 
@@ -251,12 +250,9 @@ func (d Deps) waitForFile(ctx context.Context, userID string, req filerequest.Re
 				return req, nil // the client went away: the request still waits
 			}
 			transport.DropAnswer(ctx)
-			now, err := d.Files.Cancel(userID, req.ID)
+			now, err := d.withdrawFileRequest(ctx, userID, req.ID, audit.OutcomeWithdrawn)
 			if err != nil {
 				return req, err
-			}
-			if now.State == filerequest.StateCancelled {
-				d.recordFileRequest(ctx, userID, now, audit.OutcomeWithdrawn, "")
 			}
 			// Whatever is answered now is dropped (the protocol answers a
 			// cancelled call with nothing); an error would be logged as a
@@ -339,12 +335,20 @@ func (d *Deps) followFile(userID, id string) (tasks.Write, error) {
 // endFileRequest withdraws a file request whose task was cancelled, or
 // whose page the client declined to show; one answered first stays.
 func (d *Deps) endFileRequest(ctx context.Context, userID, id, outcome string) error {
-	req, err := d.Files.Cancel(userID, id)
+	_, err := d.withdrawFileRequest(ctx, userID, id, outcome)
 	if errors.Is(err, filerequest.ErrNotFound) {
 		return nil
 	}
+	return err
+}
+
+// withdrawFileRequest withdraws a waiting file request and records why
+// (the call or task cancelled, the person declined to open the page); a
+// request answered first stays, and is answered as it is.
+func (d Deps) withdrawFileRequest(ctx context.Context, userID, id, outcome string) (filerequest.Request, error) {
+	req, err := d.Files.Cancel(userID, id)
 	if err == nil && req.State == filerequest.StateCancelled {
 		d.recordFileRequest(ctx, userID, req, outcome, "")
 	}
-	return err
+	return req, err
 }

@@ -56,7 +56,7 @@ func run(bundle string, mib, rounds int) error {
 		return err
 	}
 	alice := mm.Users[0]
-	web, csrf, err := signIn(mm.URL, alice)
+	web, err := signIn(mm.URL, alice)
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func run(bundle string, mib, rounds int) error {
 			var out map[string]any
 			called <- harness.CallToolOnce(ctx, mm.URL, alice.Token, "filebench", "request_file", map[string]any{"purpose": "the benchmark's file"}, &out)
 		}()
-		id, err := waiting(ctx, mm, alice)
+		id, err := mm.WaitingFileRequest(ctx, alice.ID, "the benchmark's file", 15*time.Second)
 		if err != nil {
 			return err
 		}
@@ -83,7 +83,11 @@ func run(bundle string, mib, rounds int) error {
 		proc.ResetPeak()
 		started := time.Now()
 		peak, err := proc.Peak(5*time.Millisecond, func() error {
-			return give(web, mm.URL+"/plugins/mcp-server"+filerequest.Path+"/"+id, csrf, fmt.Sprintf("round%d.pdf", round), data)
+			code, o, err := harness.GiveFile(web, mm.URL+"/plugins/mcp-server"+filerequest.Path+"/"+id, fmt.Sprintf("round%d.pdf", round), data)
+			if err == nil && code != http.StatusCreated {
+				err = fmt.Errorf("the page's upload: %d %s", code, o.Message)
+			}
+			return err
 		})
 		took := time.Since(started)
 		if err != nil {
@@ -114,8 +118,8 @@ func median[T int64 | time.Duration](xs []T) T {
 }
 
 // signIn is the person's browser session: the cookies Mattermost sets for
-// its web app, and the CSRF token the page's script sends back.
-func signIn(site string, u harness.User) (*http.Client, string, error) {
+// its web app, the CSRF token among them.
+func signIn(site string, u harness.User) (*http.Client, error) {
 	jar, _ := cookiejar.New(nil)
 	c := &http.Client{Jar: jar}
 	body, _ := json.Marshal(map[string]string{"login_id": u.Username, "password": u.Password})
@@ -124,52 +128,16 @@ func signIn(site string, u harness.User) (*http.Client, string, error) {
 	req.Header.Set("X-Requested-With", "XMLHttpRequest")
 	resp, err := c.Do(req)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	resp.Body.Close()
 	su, _ := url.Parse(site)
 	for _, ck := range jar.Cookies(su) {
 		if ck.Name == "MMCSRF" {
-			return c, ck.Value, nil
+			return c, nil
 		}
 	}
-	return nil, "", fmt.Errorf("signing in gave no CSRF cookie (%s)", resp.Status)
-}
-
-// waiting is the id of the person's file request that waits.
-func waiting(ctx context.Context, mm *harness.Server, u harness.User) (string, error) {
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		raw, err := mm.KVValue(ctx, "fr_"+u.ID)
-		if err != nil {
-			return "", err
-		}
-		var rec struct{ Requests []filerequest.Request }
-		if raw != nil && json.Unmarshal(raw, &rec) == nil {
-			for _, r := range rec.Requests {
-				if r.State == filerequest.StateWaiting {
-					return r.ID, nil
-				}
-			}
-		}
-	}
-	return "", fmt.Errorf("no file request waits")
-}
-
-func give(web *http.Client, page, csrf, name string, data []byte) error {
-	req, _ := http.NewRequest(http.MethodPost, page, bytes.NewReader(data))
-	req.Header.Set("X-CSRF-Token", csrf)
-	req.Header.Set("X-File-Name", url.PathEscape(name))
-	req.Header.Set("Content-Type", "application/pdf")
-	resp, err := web.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		b, _ := io.ReadAll(resp.Body)
-		return fmt.Errorf("the page's upload: %d %s", resp.StatusCode, b)
-	}
-	return nil
+	return nil, fmt.Errorf("signing in gave no CSRF cookie (%s)", resp.Status)
 }
 
 func restUpload(site, token, channelID, name string, data []byte) error {
