@@ -47,6 +47,7 @@ $(BUNDLE): $(SERVER_BINARIES) webapp plugin.json assets/icon.svg dist/platforms.
 	cp webapp/dist/views/thread.js webapp/dist/views/thread.css dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
 	cp webapp/dist/views/file.js webapp/dist/views/file.css dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
 	cp webapp/dist/views/pending.js webapp/dist/views/pending.css dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
+	cp webapp/dist/views/upload.js webapp/dist/views/upload.css dist/bundle/$(PLUGIN_ID)/webapp/dist/views/
 	tar -czf $@ -C dist/bundle $(PLUGIN_ID)
 	rm -rf dist/bundle
 	@echo "bundle: $@ ($$(du -h $@ | cut -f1))"

@@ -152,7 +152,7 @@ func (p *Plugin) OnActivate() error {
 	}
 	complete := &completion.Provider{MM: gw, Workspace: ws, Prompts: set.Completions()}
 	p.complete.Store(complete)
-	res, err := resources.New(cat, append(tools.Resources(deps), threadView(p.API), fileView(p.API), pendingView(p.API)), tools.ResourceList(deps))
+	res, err := resources.New(cat, append(tools.Resources(deps), threadView(p.API), fileView(p.API), pendingView(p.API), uploadView(p.API, gw.SiteURL)), tools.ResourceList(deps))
 	if err != nil {
 		return fmt.Errorf("the resource templates are malformed: %w", err)
 	}

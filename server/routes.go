@@ -22,10 +22,24 @@ import (
 func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, ws *workspace.Store, approvals *approval.Approvals, conn *connect.Service,
 	files *filerequest.Store, received func(context.Context, filerequest.Request, error)) *mux.Router {
 	r := mux.NewRouter()
-	// The Origin rule holds on every route, also those added after this.
-	r.Use(t.CheckOrigins)
-	// First, so that no route taking every method catches a preflight.
-	r.Methods(http.MethodOptions).MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool { return transport.IsPreflight(req) }).
+	// The Origin rule holds on every route, also those added after this,
+	// but the drop URL: a view sends a file there from its host's frame,
+	// of any origin, and the URL is the only credential it takes.
+	r.Use(func(next http.Handler) http.Handler {
+		checked := t.CheckOrigins(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if filerequest.IsDrop(req) {
+				next.ServeHTTP(w, req)
+				return
+			}
+			checked.ServeHTTP(w, req)
+		})
+	})
+	// First, so that no route taking every method catches a preflight; the
+	// drop URL answers its own, to any origin.
+	r.Methods(http.MethodOptions).MatcherFunc(func(req *http.Request, _ *mux.RouteMatch) bool {
+		return transport.IsPreflight(req) && !filerequest.IsDrop(req)
+	}).
 		Handler(transport.Preflight(func(req *http.Request) []string { return routeMethods(r, req) }))
 	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)

@@ -15,6 +15,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore/kvtest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
@@ -55,6 +56,9 @@ func routeRequests(t *testing.T, r *mux.Router) []routeRequest {
 	t.Helper()
 	var out []routeRequest
 	err := r.Walk(func(route *mux.Route, _ *mux.Router, _ []*mux.Route) error {
+		if template, _ := route.GetPathTemplate(); strings.HasPrefix(template, filerequest.DropPath+"/") {
+			return nil // the drop URL's own rule: TestTheDropURLAnswersAnyOriginWithoutCredentialsAndRefusesOneThatCarriesThem
+		}
 		if methods, _ := route.GetMethods(); slices.Equal(methods, []string{http.MethodOptions}) {
 			return nil // the preflights' route, on every path
 		}
@@ -203,6 +207,66 @@ func TestEveryRoutesAnswerToAListedOriginCarriesTheCORSHeadersAndNoOtherAnswerDo
 				h.Get("Access-Control-Allow-Credentials") != "") {
 				t.Errorf("%s %s from %q: %v", rr.method, rr.path, origin, h)
 			}
+		}
+	}
+}
+
+func TestTheDropURLAnswersAnyOriginWithoutCredentialsAndRefusesOneThatCarriesThem(t *testing.T) {
+	kv := kvtest.New()
+	files := &filerequest.Store{KV: kv}
+	gw := mattermost.NewGateway(&plugintest.API{}, nil)
+	tr := transport.New(transport.Options{PluginID: testPluginID, Version: "test", Instructions: "test",
+		SiteURL:      func() string { return "https://chat.example.com" },
+		AllowsOrigin: func(origin string) bool { return false },
+		Answers:      kvtest.New(), Log: quietLog{}})
+	r := routes(testPluginID, gw, tr, nil, nil, nil, files, nil)
+	alice := strings.Repeat("a", 26)
+	req, err := files.Create(alice, filerequest.Ask{Purpose: "the deck", MaxSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop := filerequest.DropURL("", req)
+	for _, origin := range []string{"null", "https://sandbox.claude.example", "https://evil.example"} {
+		pre := httptest.NewRequest(http.MethodOptions, drop, nil)
+		pre.Header.Set("Origin", origin)
+		pre.Header.Set("Access-Control-Request-Method", http.MethodPut)
+		pre.Header.Set("Access-Control-Request-Headers", "content-type,x-file-name")
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, pre)
+		h := w.Header()
+		if w.Code != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "*" || h.Get("Access-Control-Allow-Methods") != "PUT, OPTIONS" ||
+			!strings.Contains(h.Get("Access-Control-Allow-Headers"), "X-File-Name") || h.Get("Access-Control-Allow-Credentials") != "" {
+			t.Errorf("the drop URL's preflight from %s: %d %v", origin, w.Code, h)
+		}
+	}
+	// A request that carries the person's Mattermost session is refused
+	// before the request is even read: the URL is the only credential.
+	for name, set := range map[string]func(*http.Request){
+		"cookie":        func(q *http.Request) { q.AddCookie(&http.Cookie{Name: "MMAUTHTOKEN", Value: "x"}) },
+		"authorization": func(q *http.Request) { q.Header.Set("Authorization", "Bearer x") },
+		"session":       func(q *http.Request) { q.Header.Set("Mattermost-User-Id", alice) },
+	} {
+		put := httptest.NewRequest(http.MethodPut, drop, strings.NewReader("bytes"))
+		put.Header.Set("Origin", "null")
+		put.Header.Set("X-File-Name", "deck.pdf")
+		set(put)
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, put)
+		if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), `credentials: \"omit\"`) || w.Header().Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("a PUT with a %s: %d %s %v", name, w.Code, w.Body, w.Header())
+		}
+	}
+	// Another key, or another person's, is not found.
+	for _, path := range []string{
+		filerequest.DropPath + "/" + alice + "/" + req.ID + "/" + strings.Repeat("0", 64),
+		filerequest.DropPath + "/" + strings.Repeat("b", 26) + "/" + req.ID + "/" + req.DropKey,
+	} {
+		put := httptest.NewRequest(http.MethodPut, path, strings.NewReader("bytes"))
+		put.Header.Set("Origin", "https://evil.example")
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, put)
+		if w.Code != http.StatusNotFound {
+			t.Errorf("PUT %s: %d %s, want 404", path, w.Code, w.Body)
 		}
 	}
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/mattermost/mattermost/server/public/plugin"
@@ -36,6 +38,25 @@ func pendingView(api plugin.API) resources.Template {
 	return resources.View(resources.PendingView, "pending_view", "A write waiting for you",
 		"The view of a write that waits (create_post, get_pending) for clients that show MCP Apps: where it goes, the message, its files, until when, and the outcome.",
 		"get_pending", bundleView(api, "pending"))
+}
+
+// uploadView is request_file's view: the person gives the file in the
+// chat, and the view sends it to the request's drop URL on this
+// Mattermost, the one origin it may connect to.
+func uploadView(api plugin.API, siteURL func() string) resources.Template {
+	return resources.ConnectingView(resources.UploadView, "upload_view", "Give a file",
+		"The view of request_file for clients that show MCP Apps: what the assistant asked for, a drop zone and file picker, progress, and the file's sha256 once given.",
+		"request_file", bundleView(api, "upload"), func() string { return siteOrigin(siteURL()) })
+}
+
+// siteOrigin is the origin of Mattermost's Site URL as a CSP names it;
+// empty when the Site URL is not a plain http(s) URL.
+func siteOrigin(siteURL string) string {
+	u, err := url.Parse(siteURL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || strings.ContainsAny(u.Host, " ;,'\"") {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // bundleView reads a view's script and styles from the bundle once,

@@ -25,7 +25,10 @@ window.hostSeen = [];
 window.hostError = '';
 
 async function startHost(cfg) {
-    const client = new Client({ name: 'e2e-reference-host', version: '1.0.0' });
+    // A host that shows apps says so (the MCP Apps extension), as Claude
+    // and VS Code do: a tool may then answer at once with its view.
+    const client = new Client({ name: 'e2e-reference-host', version: '1.0.0' },
+        { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } });
     await client.connect(new StreamableHTTPClientTransport(new URL(cfg.endpoint, location.href)));
     const result = await client.callTool({ name: cfg.tool, arguments: cfg.args });
     const read = await client.readResource({ uri: cfg.uri });

@@ -59,6 +59,7 @@ type Routes struct {
 func (rt *Routes) Register(r *mux.Router) {
 	r.HandleFunc(Path+"/{id:[0-9a-f]{32}}", rt.page).Methods(http.MethodGet)
 	r.HandleFunc(Path+"/{id:[0-9a-f]{32}}", rt.upload).Methods(http.MethodPost)
+	r.HandleFunc(dropRoute, rt.drop).Methods(http.MethodPut, http.MethodOptions)
 }
 
 const notFoundText = "Not found: this file request does not exist, has expired (they wait an hour), or is not yours. If you are not signed in to Mattermost in this browser, sign in and open the link again."
@@ -158,6 +159,12 @@ func (rt *Routes) upload(w http.ResponseWriter, r *http.Request) {
 		rt.refuse(w, r, err)
 		return
 	}
+	rt.take(w, r, req)
+}
+
+// take answers req with the body, whoever was found to send it for the
+// person (their session on the page, the drop URL from a view).
+func (rt *Routes) take(w http.ResponseWriter, r *http.Request, req Request) {
 	if req.State != StateWaiting {
 		rt.answer(w, http.StatusConflict, Outcome{State: req.State, Message: answeredText(req)})
 		return

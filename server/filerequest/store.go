@@ -39,6 +39,10 @@ const (
 	// attempt may start: the largest file at a slow phone's pace.
 	uploadClaim = 15 * time.Minute
 
+	// dropKeyBytes is the drop URL's secret: 256 bits, as every signed
+	// value of the plugin.
+	dropKeyBytes = 32
+
 	keyPrefix = "fr_"
 )
 
@@ -90,6 +94,10 @@ type Request struct {
 	// the file tells that session the question is over.
 	Session string `json:"session,omitempty"`
 	Shown   bool   `json:"shown,omitempty"`
+	// DropKey is the secret of the request's drop URL (DropURL), which a
+	// view in the client's chat sends the file to: the URL is the only
+	// credential there, good for one file while the request waits.
+	DropKey string `json:"drop_key"`
 }
 
 // ExpiresAt is when the request is gone.
@@ -171,12 +179,12 @@ type Ask struct {
 
 // Create stores a new waiting request of userID.
 func (s *Store) Create(userID string, ask Ask) (Request, error) {
-	b := make([]byte, 16)
+	b := make([]byte, 16+dropKeyBytes)
 	if _, err := rand.Read(b); err != nil {
 		return Request{}, err
 	}
-	req := Request{ID: hex.EncodeToString(b), UserID: userID, Purpose: ask.Purpose, Types: ask.Types, MaxSize: ask.MaxSize,
-		Created: s.now().UTC(), State: StateWaiting, Client: ask.Client, Session: ask.Session}
+	req := Request{ID: hex.EncodeToString(b[:16]), UserID: userID, Purpose: ask.Purpose, Types: ask.Types, MaxSize: ask.MaxSize,
+		Created: s.now().UTC(), State: StateWaiting, Client: ask.Client, Session: ask.Session, DropKey: hex.EncodeToString(b[16:])}
 	err := s.update(userID, func(rec *record) error {
 		open := 0
 		for _, r := range rec.Requests {

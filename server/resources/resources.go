@@ -47,6 +47,9 @@ const (
 type Answer struct {
 	Text string
 	More []mcp.Content
+	// Meta, when set, is this answer's _meta in place of the template's
+	// (a view whose CSP names the site's origin, read when it is read).
+	Meta map[string]any
 }
 
 // Template is one resource template.
@@ -192,6 +195,9 @@ func (s *Set) Read(ctx context.Context, uri string, c config.Configuration) ([]m
 	out := Contents(uri, a)
 	if tc, ok := out[0].(mcp.TextResourceContents); ok && t.MIMEType != "" {
 		tc.MIMEType, tc.Meta = t.MIMEType, t.Meta
+		if a.Meta != nil {
+			tc.Meta = a.Meta
+		}
 		out[0] = tc
 	}
 	return out, nil

@@ -18,6 +18,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tasks"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
@@ -58,11 +59,12 @@ func requestFile(d Deps) catalogue.Tool {
 	return catalogue.Define(catalogue.Tool{
 		Name:  "request_file",
 		Title: "Ask the person for a file",
-		Description: "Asks the person to give one of their own files (a page in Mattermost where they pick or drop it); waits up to 20 s, then answers " +
+		Description: "Asks the person to give one of their own files (they pick or drop it in this chat's view, or on a page in Mattermost); waits up to 20 s, then answers " +
 			"waiting with the call to wait again. Once given: its name, size, type, sha256 and a handle for files[] of a posting tool.",
 		Hints:   workspaceSlot,
 		Effect:  catalogue.ChangesOwnWorkspace,
 		Toolset: config.ToolsetWorkspace,
+		View:    resources.UploadView,
 		// It waits for the person, so a client may follow it as a task.
 		Waits: true,
 	}, d.requestFile)
@@ -112,6 +114,11 @@ func (d Deps) requestFile(ctx context.Context, args requestFileArgs) (res catalo
 		if task := transport.TaskOf(ctx); task != nil {
 			// The host follows the task; the page is its input request.
 			task.Waits(fileTaskPrefix + req.ID)
+			return d.fileRequestAnswer(req)
+		}
+		if transport.ShowsViews(ctx) {
+			// The view this answer opens in the chat is where the person
+			// gives the file: it shows only once the call answers.
 			return d.fileRequestAnswer(req)
 		}
 		if d.Approvals != nil && d.Approvals.OpensPages(ctx) {
@@ -272,7 +279,35 @@ func (d Deps) waitForFile(ctx context.Context, userID string, req filerequest.Re
 	}
 }
 
+// FileRequestMetaKey is the _meta key of a request_file answer that the
+// upload view reads: what was asked, and while it waits the drop URL the
+// view sends the file to. A model is not shown _meta.
+const FileRequestMetaKey = "mattermost/file_request"
+
+// FileRequestView is what the upload view reads of a request.
+type FileRequestView struct {
+	Purpose   string   `json:"purpose"`
+	Types     []string `json:"types,omitempty"`
+	TypesText string   `json:"types_text"`
+	MaxSize   int64    `json:"max_size"`
+	// DropURL takes the file from the view (filerequest.DropURL); only
+	// while the request waits.
+	DropURL string `json:"drop_url,omitempty"`
+}
+
 func (d Deps) fileRequestAnswer(req filerequest.Request) (catalogue.Result[FileRequestResult], error) {
+	res, err := d.fileRequestResult(req)
+	if err == nil {
+		view := FileRequestView{Purpose: req.Purpose, Types: req.Types, TypesText: filerequest.Describe(req.Types), MaxSize: req.MaxSize}
+		if req.State == filerequest.StateWaiting {
+			view.DropURL = filerequest.DropURL(d.URLs.PluginURL(), req)
+		}
+		res.Meta = map[string]any{FileRequestMetaKey: view}
+	}
+	return res, err
+}
+
+func (d Deps) fileRequestResult(req filerequest.Request) (catalogue.Result[FileRequestResult], error) {
 	out := FileRequestResult{ID: req.ID, State: req.State, PageURL: d.FilePageURL(req.ID), ExpiresAt: req.ExpiresAt().UTC().Format(time.RFC3339)}
 	switch req.State {
 	case filerequest.StateReceived:
@@ -285,8 +320,9 @@ func (d Deps) fileRequestAnswer(req filerequest.Request) (catalogue.Result[FileR
 		return catalogue.Result[FileRequestResult]{}, refusal.New("This file request was withdrawn: its call was cancelled, and the person's page says so.",
 			"Call request_file with purpose to ask again.")
 	}
-	return answer(fmt.Sprintf("Waiting for the person to give the file. Tell them to open %s in a browser signed in to Mattermost and pick or drop the file there. "+
-		"Then call request_file with {\"id\": %q} to wait again (up to 20 seconds a call). The request expires at %s.", out.PageURL, req.ID, out.ExpiresAt), out)
+	return answer(fmt.Sprintf("Waiting for the person to give the file. A client that shows MCP Apps shows them where to give it in this chat; "+
+		"otherwise tell them to open %s in a browser signed in to Mattermost and pick or drop the file there. "+
+		"Then call request_file with {\"id\": %q} to wait for it (up to 20 seconds a call). The request expires at %s.", out.PageURL, req.ID, out.ExpiresAt), out)
 }
 
 // recordFileRequest puts a file request's step in the audit trail: ids

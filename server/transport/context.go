@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -108,4 +109,26 @@ func Client(ctx context.Context) ClientInfo {
 		return ClientInfo{Name: truncate(i.Name, maxClientNameBytes), Version: truncate(i.Version, maxClientVersionBytes)}
 	}
 	return ClientInfo{}
+}
+
+// AppsExtension is the MCP Apps extension's name, under which a client
+// that shows views (ui:// resources) declares it.
+const AppsExtension = "io.modelcontextprotocol/ui"
+
+// ShowsViews reports whether the client of ctx declared that it shows MCP
+// Apps views: per request for protocol 2026-07-28 and later, at initialize
+// (restored on any node from the session record) before that.
+func ShowsViews(ctx context.Context) bool {
+	var caps *mcp.ClientCapabilities
+	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		caps = info.ClientCapabilities
+	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		c := s.GetClientCapabilities()
+		caps = &c
+	}
+	if caps == nil {
+		return false
+	}
+	_, ok := caps.Extensions[AppsExtension]
+	return ok
 }

@@ -449,10 +449,15 @@ func (s *sessionStore) remember(ctx context.Context, req *mcp.InitializeRequest,
 }
 
 // usedCapabilities is what the plugin reads of a client's capabilities:
-// whether it answers questions, and in which modes.
+// whether it answers questions, and in which modes, and whether it shows
+// views (MCP Apps); nothing else a client declares is stored.
 func usedCapabilities(c mcp.ClientCapabilities) mcp.ClientCapabilities {
+	var used mcp.ClientCapabilities
+	if _, ok := c.Extensions[AppsExtension]; ok {
+		used.Extensions = map[string]any{AppsExtension: map[string]any{}}
+	}
 	if c.Elicitation == nil {
-		return mcp.ClientCapabilities{}
+		return used
 	}
 	e := &mcp.ElicitationCapability{}
 	if c.Elicitation.Form != nil {
@@ -461,7 +466,8 @@ func usedCapabilities(c mcp.ClientCapabilities) mcp.ClientCapabilities {
 	if c.Elicitation.URL != nil {
 		e.URL = &struct{}{}
 	}
-	return mcp.ClientCapabilities{Elicitation: e}
+	used.Elicitation = e
+	return used
 }
 
 // truncate cuts s to at most n bytes without splitting a character.

@@ -77,7 +77,26 @@ a.open{align-self:flex-start;background:#1c58d9;color:#fff;font-weight:600;paddi
 a.open:hover{text-decoration:none;opacity:.9}
 `;
 
+// The upload view's own styles: the pending view's frame for the AI's
+// words, a drop zone, the chosen file and its progress.
+export const uploadCss = `
+[hidden]{display:none!important}
+.upload{display:flex;flex-direction:column;gap:8px;padding:8px 0;overflow-wrap:anywhere}
+.upload figure.ai{margin:0;display:flex;flex-direction:column;gap:4px}
+.upload .post{border:1px solid var(--line);border-radius:4px;padding:8px 12px}
+.purpose{white-space:pre-wrap}
+.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:2px 12px;margin:0}.facts dt{color:var(--muted)}.facts dd{margin:0}
+.drop{display:flex;flex-direction:column;gap:6px;align-items:center;text-align:center;padding:20px 12px;border:2px dashed var(--line);border-radius:8px;cursor:pointer}
+.drop.over{border-color:var(--link);background:var(--chip)}.drop.busy{opacity:.6;pointer-events:none}
+.picker{max-width:100%}
+.chosen,.given{display:flex;flex-direction:column;gap:2px;border:1px solid var(--line);border-radius:4px;padding:8px 12px}
+.chosen .name,.given .name{font-weight:600}
+progress{width:100%;height:8px;margin-top:4px}
+.sha256 code{overflow-wrap:anywhere}
+.state-received{color:#3db887}.state-refused{color:#d24b4e}
+`;
+
 // Each view's styles, as the build writes them beside its script
 // (vite.views.config.ts) for the server to put in the page as one <style>
 // it allows by hash.
-export const viewCss: Record<string, string> = {thread: css, file: css + fileCss, pending: css + pendingCss};
+export const viewCss: Record<string, string> = {thread: css, file: css + fileCss, pending: css + pendingCss, upload: css + pendingCss + uploadCss};
