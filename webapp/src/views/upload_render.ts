@@ -211,6 +211,7 @@ function status(doc: Document, state: string, text: string): HTMLElement {
 function done(doc: Document, message: string, f: GivenFile): HTMLElement {
     const box = el(doc, 'div', 'given');
     box.appendChild(el(doc, 'div', 'state state-received', 'Done'));
+
     // The plugin's answer starts with "Done:" for the page, whose heading
     // is not this one.
     const rest = message.replace(/^Done:\s*/, '');
