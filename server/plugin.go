@@ -25,6 +25,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/live"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -174,7 +175,8 @@ func (p *Plugin) OnActivate() error {
 		}}
 	p.live.Store(watched)
 	t := p.newTransport(manifestID, gw, served{cat: cat, resources: res, prompts: set, complete: complete,
-		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions, tasks: followed, live: watched})
+		audit: trail.trail, connected: conn.connected, streams: streams, waiting: approvals.WaitingSessions, tasks: followed, live: watched,
+		files: fileTransfer(cat, deps.FileTransfer())})
 	cat.Register(t.MCP, p.current)
 	set.Register(t.MCP)
 	res.Register(t.MCP)
@@ -252,6 +254,20 @@ type served struct {
 	tasks transport.Tasks
 	// live are the sessions' subscriptions to channels and threads.
 	live *live.Service
+	// files is file transfer (draft SEP-2631) for clients that declare it.
+	files *filetransfer.Service
+}
+
+// fileTransfer is file transfer over the catalogue's tools: which take the
+// files of a post and which give a file, as each tool's data says.
+func fileTransfer(cat *catalogue.Catalogue, backend filetransfer.Backend) *filetransfer.Service {
+	uses := func(use catalogue.FileUse) func(string) bool {
+		return func(name string) bool {
+			t, ok := cat.Tool(name)
+			return ok && t.Files == use
+		}
+	}
+	return &filetransfer.Service{Backend: backend, TakesFiles: uses(catalogue.TakesFiles), GivesFiles: uses(catalogue.GivesFile)}
 }
 
 // newTransport is the MCP server over streamable HTTP, offering the
@@ -290,6 +306,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 			server.WithResourceCapabilities(s.streams, s.streams),
 		},
 		Resources: res.Serve(p.current, rec.Used),
+		Files:     s.files,
 		NotOffered: func(ctx context.Context, name string) string {
 			return cat.NotOfferedTo(name, p.current(), transport.ChoiceOf(ctx))
 		},

@@ -79,9 +79,25 @@ type Tool struct {
 	Waits bool
 	// Light puts the tool in the light start (config.PresetLight): the
 	// everyday reading core a connection may start with.
-	Light   bool
+	Light bool
+	// Files is how the tool takes or gives files beyond its own arguments,
+	// for clients of the draft file transfer (package filetransfer).
+	Files   FileUse
 	Handler server.ToolHandlerFunc
 }
+
+// FileUse is what a tool does with files, as file transfer reads it.
+type FileUse int
+
+const (
+	// NoFiles: file transfer leaves the tool alone.
+	NoFiles FileUse = iota
+	// TakesFiles: it takes the files of a post (files[]), and file URIs
+	// beside them from a client that sends them.
+	TakesFiles
+	// GivesFile: its result may give a file a client can download.
+	GivesFile
+)
 
 // Writes reports whether the tool changes anything in Mattermost, even
 // only the caller's own view of it.

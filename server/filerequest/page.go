@@ -217,7 +217,7 @@ func (e errWrongType) Error() string {
 // receive stores the body as a new workspace file, tells its type from its
 // bytes, and answers the request with a handle pinned to those bytes.
 func (rt *Routes) receive(ctx context.Context, req Request, name string, body io.Reader) (Request, error) {
-	name = rt.freeName(req.UserID, name)
+	name = rt.Workspace.FreeName(req.UserID, name)
 	f, err := rt.Workspace.Write(ctx, req.UserID, name, body, workspace.WriteOptions{MaxSize: req.MaxSize})
 	if err != nil {
 		return Request{}, err
@@ -264,22 +264,6 @@ func (rt *Routes) head(userID, name string) ([]byte, error) {
 		return nil, err
 	}
 	return b[:n], nil
-}
-
-// freeName is name, or name with " (2)" and on before its extension when
-// the workspace holds a file of that name already: a file the person gives
-// never replaces one the model or another request put there.
-func (rt *Routes) freeName(userID, name string) string {
-	ext := path.Ext(name)
-	stem := strings.TrimSuffix(name, ext)
-	try := name
-	for n := 2; n < 100; n++ {
-		if _, err := rt.Workspace.Stat(userID, try); errors.Is(err, workspace.ErrNotFound) {
-			return try
-		}
-		try = fmt.Sprintf("%s (%d)%s", stem, n, ext)
-	}
-	return try
 }
 
 // fileName is the name the browser sent (percent-encoded, as the page's

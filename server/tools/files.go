@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -128,6 +129,7 @@ func fileTools(d Deps) []catalogue.Tool {
 			View:        resources.FileView,
 			Effect:      catalogue.ReadsOnly,
 			Toolset:     config.ToolsetFiles,
+			Files:       catalogue.GivesFile,
 		}, d.readFile),
 		catalogue.Define(catalogue.Tool{
 			Name:        "get_file_info",
@@ -257,7 +259,9 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (res catalogue.Re
 	if err != nil {
 		return res, readRefusal(err, info.Name)
 	}
-	return fileContent(info, l.permalink, view), nil
+	res = fileContent(info, l.permalink, view)
+	givesFile(ctx, &res.Meta, filetransfer.FileValue{URI: filetransfer.AttachmentURI(c.UserID(), info.Id), Name: info.Name, MIMEType: info.MimeType, Size: info.Size})
+	return res, nil
 }
 
 // nextCallOf renders the call that reads another window of a file with a

@@ -265,16 +265,16 @@ type reactionArgs struct {
 func postWriteTools(d Deps) []catalogue.Tool {
 	return []catalogue.Tool{
 		catalogue.Define(catalogue.Tool{
-			Name: "create_post", Title: "Post in a channel", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
+			Name: "create_post", Title: "Post in a channel", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting, Files: catalogue.TakesFiles,
 			Description: "Posts as the person in a channel, or a thread with root_id, marked as written by an AI for them." + filesNote + confirmationNote,
 			View:        resources.PendingView,
 		}, d.createPost),
 		catalogue.Define(catalogue.Tool{
-			Name: "dm", Title: "Send a direct message", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
+			Name: "dm", Title: "Send a direct message", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting, Files: catalogue.TakesFiles,
 			Description: "Sends a direct message, with files as for create_post, from the person to one other person." + confirmationNote,
 		}, d.dm),
 		catalogue.Define(catalogue.Tool{
-			Name: "group_message", Title: "Send a group message", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting,
+			Name: "group_message", Title: "Send a group message", Hints: postHints, Effect: catalogue.ChangesMattermost, Toolset: config.ToolsetPosting, Files: catalogue.TakesFiles,
 			Description: "Sends a group message, with files as for create_post, from the person to 2 to 7 other people." + confirmationNote,
 		}, d.groupMessage),
 		catalogue.Define(catalogue.Tool{

@@ -104,6 +104,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
 			Toolset:     config.ToolsetWorkspace,
+			Files:       catalogue.GivesFile,
 		}, d.filesRead),
 		catalogue.Define(catalogue.Tool{
 			Name:        "files_write",
@@ -136,6 +137,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Hints:       workspaceWrite,
 			Effect:      catalogue.ChangesOwnWorkspace,
 			Toolset:     config.ToolsetWorkspace,
+			Files:       catalogue.GivesFile,
 		}, d.saveAttachment),
 		catalogue.Define(catalogue.Tool{
 			Name:        "request_upload",
@@ -256,7 +258,9 @@ func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (res catalogue.
 	if err != nil {
 		return res, readRefusal(workspaceRefusal(err, args.Name, cfg), f.Name)
 	}
-	return fileContent(&model.FileInfo{Name: f.Name, Size: f.Size, MimeType: f.Type}, "", view), nil
+	res = fileContent(&model.FileInfo{Name: f.Name, Size: f.Size, MimeType: f.Type}, "", view)
+	givesFile(ctx, &res.Meta, workspaceFileValue(c.UserID(), f))
+	return res, nil
 }
 
 func (d Deps) filesWrite(ctx context.Context, args filesWriteArgs) (res catalogue.Result[workspace.Entry], err error) {
@@ -392,7 +396,11 @@ func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (res 
 		return res, err
 	}
 	f, err := d.Workspace.Write(ctx, c.UserID(), name, bytes.NewReader(data), workspace.WriteOptions{})
-	return d.written(f, err, name, "Saved the attachment as")
+	res, err = d.written(f, err, name, "Saved the attachment as")
+	if err == nil {
+		givesFile(ctx, &res.Meta, workspaceFileValue(c.UserID(), f))
+	}
+	return res, err
 }
 
 func (d Deps) requestUpload(ctx context.Context, args requestUploadArgs) (res catalogue.Result[UploadDescriptor], err error) {

@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -100,6 +102,9 @@ type SessionRecord struct {
 	// Capabilities holds only what the plugin uses of what the client
 	// declared: whether it answers questions, in form or URL mode.
 	Capabilities mcp.ClientCapabilities `json:"capabilities"`
+	// Files is the files capability (draft SEP-2631) the client declared,
+	// which mcp-go's capabilities do not hold.
+	Files *filetransfer.Capability `json:"files,omitempty"`
 	// MattermostSessionID is the Mattermost session the client signed in
 	// with when it opened this MCP session: that session is the client's,
 	// never the person's answer to a question.
@@ -434,6 +439,7 @@ func (s *sessionStore) remember(ctx context.Context, req *mcp.InitializeRequest,
 		ClientName:          truncate(req.Params.ClientInfo.Name, maxClientNameBytes),
 		ClientVersion:       truncate(req.Params.ClientInfo.Version, maxClientVersionBytes),
 		Capabilities:        usedCapabilities(req.Params.Capabilities),
+		Files:               DeclaredFiles(ctx),
 		Choice:              ChoiceOf(ctx),
 	}
 	if err := s.save(rec); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
@@ -137,6 +138,9 @@ type Options struct {
 	// Tasks keeps the tasks of calls whose write waits for the person
 	// (tasks.go); nil offers no tasks.
 	Tasks Tasks
+	// Files serves file transfer (draft SEP-2631, files.go) to clients
+	// that declare it; nil offers none.
+	Files *filetransfer.Service
 	// Subscriptions keeps sessions' resource subscriptions
 	// (subscriptions.go); nil leaves them to mcp-go.
 	Subscriptions Subscriptions
@@ -446,6 +450,7 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 		if r.Header.Get(server.HeaderKeySessionID) == "" && method != string(mcp.MethodInitialize) {
 			t.noteSignIn(userID, MattermostSession(ctx), body)
 		}
+		ctx = withDeclaredFiles(ctx, r, method, body)
 		if method == string(mcp.MethodToolsCall) && t.refuseCall(ctx, w, r, userID, tool, body) {
 			return
 		}
@@ -459,6 +464,20 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 					"status", http.StatusOK, "invalid_params", true, "duration_ms", time.Since(started).Milliseconds())
 				return
 			}
+		}
+		if isFilesMethod(method) {
+			t.serveFiles(ctx, w, method, body)
+			t.opts.Log.Debug("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
+				"duration_ms", time.Since(started).Milliseconds())
+			return
+		}
+		if method == string(mcp.MethodToolsCall) {
+			rewritten, rpcErr := t.filesArguments(ctx, tool, body)
+			if rpcErr != nil {
+				writeRPCErrorData(w, http.StatusOK, requestID(body), rpcErr.Code, rpcErr.Message, rpcErr.Data)
+				return
+			}
+			body = rewritten
 		}
 		var handled bool
 		if ctx, handled = t.serveResource(ctx, w, r, method, body); handled {
@@ -528,6 +547,10 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 
 	if task != nil {
 		t.serveTaskCall(ctx, w, r, body, task)
+		return
+	}
+	if rewrite := t.filesRewrite(ctx, method, tool); rewrite != nil {
+		t.serveRewritten(w, r.WithContext(ctx), rewrite)
 		return
 	}
 	sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}

@@ -29,8 +29,10 @@ import (
 	"hash"
 	"io"
 	"net/http"
+	"path"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
@@ -479,4 +481,20 @@ func (s *Store) Delete(userID, name string) error {
 	}
 	s.deleteBlob(gone.Blob, gone.Chunks)
 	return nil
+}
+
+// FreeName is name, or name with " (2)" and on before its extension when
+// the workspace holds a file of that name already: a file the person gives
+// never replaces one the model or another upload put there.
+func (s *Store) FreeName(userID, name string) string {
+	ext := path.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	try := name
+	for n := 2; n < 100; n++ {
+		if _, err := s.Stat(userID, try); errors.Is(err, ErrNotFound) {
+			return try
+		}
+		try = fmt.Sprintf("%s (%d)%s", stem, n, ext)
+	}
+	return try
 }

@@ -1,0 +1,97 @@
+package filetransfer
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"mime"
+	"net/url"
+	"strings"
+)
+
+// MaxInlineBytes bounds one file given as a data: URI, decoded: it
+// travels inside the tool call, which the transport bounds at 24 MiB, so
+// two such files still fit; a larger file goes by files/prepareUpload,
+// whose bytes never pass through JSON.
+const MaxInlineBytes = 8 << 20
+
+// maxInlineEncoded is the longest data: URI read: the base64 of
+// MaxInlineBytes and a header of parameters. Longer is refused before
+// anything is decoded.
+var maxInlineEncoded = base64.StdEncoding.EncodedLen(MaxInlineBytes) + maxHeaderBytes
+
+// maxHeaderBytes bounds a data: URI's media type and parameters.
+const maxHeaderBytes = 1024
+
+// Inline is a file given as a data: URI.
+type Inline struct {
+	Name      string
+	MediaType string
+	Data      []byte
+}
+
+// ErrTooLarge is an inline file over MaxInlineBytes.
+var ErrTooLarge = fmt.Errorf("a data: URI holds at most %d MiB", MaxInlineBytes>>20)
+
+// IsDataURI is whether s is a data: URI.
+func IsDataURI(s string) bool { return len(s) >= 5 && strings.EqualFold(s[:5], "data:") }
+
+// ParseDataURI reads an RFC 2397 data: URI with SEP-2356's name parameter
+// (data:text/plain;name=tiny.txt;base64,...). Its length is checked
+// before it is decoded.
+func ParseDataURI(s string) (Inline, error) {
+	if !IsDataURI(s) {
+		return Inline{}, errors.New("not a data: URI")
+	}
+	if len(s) > maxInlineEncoded {
+		return Inline{}, ErrTooLarge
+	}
+	header, payload, ok := strings.Cut(s[5:], ",")
+	if !ok || len(header) > maxHeaderBytes {
+		return Inline{}, errors.New("a data: URI needs a header of at most 1 KiB, a comma, then the bytes")
+	}
+	parts := strings.Split(header, ";")
+	in := Inline{MediaType: strings.ToLower(strings.TrimSpace(parts[0]))}
+	if in.MediaType == "" {
+		in.MediaType = "text/plain"
+	}
+	if _, _, err := mime.ParseMediaType(in.MediaType); err != nil {
+		return Inline{}, fmt.Errorf("its media type %q cannot be read", in.MediaType)
+	}
+	b64 := false
+	for _, p := range parts[1:] {
+		p = strings.TrimSpace(p)
+		if strings.EqualFold(p, "base64") {
+			b64 = true
+			continue
+		}
+		if k, v, ok := strings.Cut(p, "="); ok && strings.EqualFold(strings.TrimSpace(k), "name") {
+			n, err := url.PathUnescape(strings.Trim(v, `"`))
+			if err != nil {
+				return Inline{}, errors.New("its name parameter is not percent-encoded text")
+			}
+			in.Name = n
+		}
+	}
+	var err error
+	if b64 {
+		in.Data, err = base64.StdEncoding.DecodeString(payload)
+		if err != nil {
+			// Some encoders leave the padding out.
+			in.Data, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(payload, "="))
+		}
+		if err != nil {
+			return Inline{}, errors.New("its bytes are not base64")
+		}
+	} else {
+		text, err := url.PathUnescape(payload)
+		if err != nil {
+			return Inline{}, errors.New("its bytes are not percent-encoded")
+		}
+		in.Data = []byte(text)
+	}
+	if len(in.Data) > MaxInlineBytes {
+		return Inline{}, ErrTooLarge
+	}
+	return in, nil
+}

@@ -1,0 +1,137 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"mime"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
+)
+
+// The tools' side of file transfer (draft SEP-2631, package
+// filetransfer): what a file URI names is a workspace file or an
+// attachment of the caller's, read and handed out as the workspace tools
+// do.
+
+// givesFile puts a file a result gives in its _meta, for a client that
+// takes file outputs (the transport makes it a file content block).
+func givesFile(ctx context.Context, meta *map[string]any, f filetransfer.FileValue) {
+	if !transport.DeclaredFiles(ctx).Outputs() {
+		return
+	}
+	if *meta == nil {
+		*meta = map[string]any{}
+	}
+	(*meta)[filetransfer.MetaKey] = f
+}
+
+func workspaceFileValue(userID string, f workspace.File) filetransfer.FileValue {
+	return filetransfer.FileValue{URI: filetransfer.WorkspaceURI(userID, f.Name), Name: f.Name, MIMEType: f.Type, Size: f.Size}
+}
+
+// FileTransfer is the backend of file transfer over d.
+func (d Deps) FileTransfer() filetransfer.Backend { return fileBackend{d} }
+
+type fileBackend struct{ d Deps }
+
+func (b fileBackend) Caller(ctx context.Context) string {
+	c, err := b.d.caller(ctx)
+	if err != nil {
+		return ""
+	}
+	return c.UserID()
+}
+
+func (b fileBackend) MaxFileBytes() int64 { return b.d.Workspace.Limits().MaxFileBytes }
+
+func (b fileBackend) Upload(ctx context.Context, name string, size int64) (filetransfer.Upload, error) {
+	c, err := b.d.caller(ctx)
+	if err != nil {
+		return filetransfer.Upload{}, err
+	}
+	cfg := b.d.Config()
+	if err := workspace.CheckName(name); err != nil {
+		return filetransfer.Upload{}, workspaceRefusal(err, name, cfg)
+	}
+	if used, err := b.d.Workspace.Usage(c.UserID()); err == nil && used+size > cfg.WorkspaceQuotaBytes() {
+		return filetransfer.Upload{}, workspaceRefusal(workspace.ErrQuota, name, cfg)
+	}
+	name = b.d.Workspace.FreeName(c.UserID(), name)
+	p, err := b.d.Workspace.PresignUpload(c.UserID(), name, max(size, 1), "")
+	if err != nil {
+		return filetransfer.Upload{}, workspaceRefusal(err, name, cfg)
+	}
+	return filetransfer.Upload{UserID: c.UserID(), Name: name, URL: b.d.URLs.Upload(p.Token), ExpiresAt: p.ExpiresAt}, nil
+}
+
+func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetransfer.Download, error) {
+	c, err := b.d.caller(ctx)
+	if err != nil {
+		return filetransfer.Download{}, err
+	}
+	name := ref.Name
+	if ref.Kind == filetransfer.KindAttachment {
+		// An attachment leaves as the workspace's files do: copied in,
+		// then presigned, so its bytes never pass through the client.
+		target := fileTarget{FileID: ref.Name}
+		l, err := b.d.locate(c, target)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return filetransfer.Download{}, filetransfer.ErrNotFound
+		}
+		if err != nil {
+			return filetransfer.Download{}, err
+		}
+		// Under a free name: a file of the person's of that name stays.
+		free := b.d.Workspace.FreeName(c.UserID(), l.Info().Name)
+		res, err := b.d.saveAttachment(ctx, saveAttachmentArgs{fileTarget: target, Name: free})
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return filetransfer.Download{}, filetransfer.ErrNotFound
+		}
+		if err != nil {
+			return filetransfer.Download{}, err
+		}
+		name = res.Data.Name
+	}
+	p, err := b.d.Workspace.PresignDownload(c.UserID(), name)
+	if errors.Is(err, workspace.ErrNotFound) {
+		return filetransfer.Download{}, filetransfer.ErrNotFound
+	}
+	if err != nil {
+		return filetransfer.Download{}, err
+	}
+	return filetransfer.Download{URL: b.d.URLs.Download(p.Token), ExpiresAt: p.ExpiresAt}, nil
+}
+
+func (b fileBackend) Store(ctx context.Context, in filetransfer.Inline) (string, error) {
+	c, err := b.d.caller(ctx)
+	if err != nil {
+		return "", err
+	}
+	name := in.Name
+	if name == "" {
+		name = "file" + extensionOf(in.MediaType)
+	}
+	cfg := b.d.Config()
+	if err := workspace.CheckName(name); err != nil {
+		return "", refusal.New("The data: URI's name cannot be a file name here: "+err.Error()+".", "Give it another name parameter.")
+	}
+	name = b.d.Workspace.FreeName(c.UserID(), name)
+	f, err := b.d.Workspace.Write(ctx, c.UserID(), name, bytes.NewReader(in.Data), workspace.WriteOptions{})
+	if err != nil {
+		return "", workspaceRefusal(err, name, cfg)
+	}
+	return f.Name, nil
+}
+
+// extensionOf is the usual extension of a media type, "" when unknown.
+func extensionOf(mediaType string) string {
+	if exts, err := mime.ExtensionsByType(mediaType); err == nil && len(exts) > 0 {
+		return exts[0]
+	}
+	return ""
+}

@@ -1,0 +1,163 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
+)
+
+// File transfer (draft SEP-2631, package filetransfer) for a client that
+// declares the files capability: its two methods, the file_uris argument
+// listed with inputFiles and read into files[], and file outputs as file
+// content blocks. A client that declared nothing sees none of it: no
+// method, no argument, no block.
+
+type filesKey struct{}
+
+// DeclaredFiles is the files capability the client of ctx declared; nil
+// for none.
+func DeclaredFiles(ctx context.Context) *filetransfer.Capability {
+	c, _ := ctx.Value(filesKey{}).(*filetransfer.Capability)
+	return c
+}
+
+// withDeclaredFiles notes what the client of this request declared: per
+// request on 2026-07-28 (its _meta), at initialize before that (kept in
+// the session record, so any node reads it).
+func withDeclaredFiles(ctx context.Context, r *http.Request, method string, body []byte) context.Context {
+	var msg struct {
+		Params struct {
+			Meta         json.RawMessage `json:"_meta"`
+			Capabilities json.RawMessage `json:"capabilities"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &msg)
+	var c *filetransfer.Capability
+	switch {
+	case isModern(r, msg.Params.Meta):
+		var m map[string]json.RawMessage
+		if json.Unmarshal(msg.Params.Meta, &m) == nil {
+			c = filetransfer.ParseCapability(m[mcp.MetaKeyClientCapabilities])
+		}
+	case method == string(mcp.MethodInitialize):
+		c = filetransfer.ParseCapability(msg.Params.Capabilities)
+	default:
+		if rec := sessionFrom(ctx); rec != nil {
+			c = rec.Files
+		}
+	}
+	if c == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, filesKey{}, c)
+}
+
+// isFilesMethod is a method of file transfer's control plane.
+func isFilesMethod(method string) bool { return strings.HasPrefix(method, "files/") }
+
+// serveFiles answers files/prepareUpload and files/getDownload.
+func (t *Transport) serveFiles(ctx context.Context, w http.ResponseWriter, method string, body []byte) {
+	if t.opts.Files == nil {
+		writeRPCError(w, http.StatusOK, requestID(body), mcp.METHOD_NOT_FOUND, "Method not found: "+method)
+		return
+	}
+	var msg struct {
+		Params json.RawMessage `json:"params"`
+	}
+	_ = json.Unmarshal(body, &msg)
+	res, rpcErr := t.opts.Files.Serve(ctx, DeclaredFiles(ctx), method, msg.Params)
+	if rpcErr != nil {
+		writeRPCErrorData(w, http.StatusOK, requestID(body), rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		return
+	}
+	writeRPCResult(w, requestID(body), res)
+}
+
+// filesArguments reads the file URIs of a call to a tool that takes files
+// into its files[], for a client that sends them; any other call passes.
+func (t *Transport) filesArguments(ctx context.Context, tool string, body []byte) ([]byte, *filetransfer.Error) {
+	if t.opts.Files == nil || !DeclaredFiles(ctx).Inputs() || !t.opts.Files.TakesFiles(tool) {
+		return body, nil
+	}
+	var msg map[string]json.RawMessage
+	var params map[string]json.RawMessage
+	if json.Unmarshal(body, &msg) != nil || json.Unmarshal(msg["params"], &params) != nil || params["arguments"] == nil {
+		return body, nil
+	}
+	args, rpcErr := t.opts.Files.Arguments(ctx, params["arguments"])
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
+	params["arguments"] = args
+	var err error
+	if msg["params"], err = json.Marshal(params); err != nil {
+		return body, nil
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return body, nil
+	}
+	return out, nil
+}
+
+// filesRewrite is how the answer to this request changes for file
+// transfer (nil: not at all): a tools/list gains file_uris where the
+// client sends files, a call of a tool that gives a file carries it as a
+// file content block where the client takes them.
+func (t *Transport) filesRewrite(ctx context.Context, method, tool string) func(json.RawMessage) json.RawMessage {
+	declared := DeclaredFiles(ctx)
+	switch {
+	case t.opts.Files == nil || declared == nil:
+		return nil
+	case method == string(mcp.MethodToolsList) && declared.Inputs():
+		return t.opts.Files.DecorateTools
+	case method == string(mcp.MethodToolsCall) && declared.Outputs() && t.opts.Files.GivesFiles(tool):
+		return func(res json.RawMessage) json.RawMessage { return filetransfer.Result(res, true) }
+	}
+	return nil
+}
+
+// serveRewritten serves the request into a buffer and rewrites the
+// result of its JSON-RPC answer, whether sent as JSON or as the events of
+// a stream.
+func (t *Transport) serveRewritten(w http.ResponseWriter, r *http.Request, rewrite func(json.RawMessage) json.RawMessage) {
+	buf := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
+	t.http.ServeHTTP(buf, r)
+	body := buf.body.Bytes()
+	if strings.HasPrefix(buf.header.Get("Content-Type"), "text/event-stream") {
+		lines := bytes.Split(body, []byte("\n"))
+		for i, line := range lines {
+			if data, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+				lines[i] = append([]byte("data: "), rewriteAnswer(data, rewrite)...)
+			}
+		}
+		body = bytes.Join(lines, []byte("\n"))
+	} else {
+		body = rewriteAnswer(body, rewrite)
+	}
+	buf.header.Del("Content-Length")
+	buf.body.Reset()
+	buf.body.Write(body)
+	buf.copyTo(w)
+}
+
+// rewriteAnswer rewrites the result of one JSON-RPC answer; anything else
+// (a notification, an error) passes unchanged.
+func rewriteAnswer(msg []byte, rewrite func(json.RawMessage) json.RawMessage) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil || m["result"] == nil {
+		return msg
+	}
+	m["result"] = rewrite(m["result"])
+	out, err := json.Marshal(m)
+	if err != nil {
+		return msg
+	}
+	return out
+}
