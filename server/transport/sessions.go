@@ -17,8 +17,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mark3labs/mcp-go/server"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
