@@ -16,12 +16,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mark3labs/mcp-go/server"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
