@@ -34,12 +34,18 @@ const browserWait = 30 * time.Second
 // login page to fill in.
 func chromeAs(t *testing.T, u harness.User) context.Context {
 	t.Helper()
+	return chromeAt(t, mm.URL, u)
+}
+
+// chromeAt is chromeAs on one node of the cluster (site).
+func chromeAt(t *testing.T, site string, u harness.User) context.Context {
+	t.Helper()
 	tab, closeBrowser, err := mm.Browser(context.Background())
 	if err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
 	t.Cleanup(closeBrowser)
-	step(t, tab, chromedp.Navigate(mm.URL+"/api/v4/system/ping"))
+	step(t, tab, chromedp.Navigate(site+"/api/v4/system/ping"))
 	body, _ := json.Marshal(map[string]string{"login_id": u.Username, "password": u.Password})
 	login := fmt.Sprintf(`fetch("/api/v4/users/login", {method: "POST", credentials: "same-origin",
 		headers: {"Content-Type": "application/json", "X-Requested-With": "XMLHttpRequest"}, body: %q}).then(r => r.status)`, body)

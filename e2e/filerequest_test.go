@@ -330,3 +330,80 @@ func TestAFileRequestCalledAsATaskWaitsForThePersonAndItsResultIsTheHandleOfTheF
 		t.Fatalf("the task after the file is %s", after.Status)
 	}
 }
+
+func TestTheOfficialSDKOnNodeOneGetsTheHandleOfAFileThePersonGaveInChromiumOnNodeTwo(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	if _, err := mm.StartSecondNode(t.Context()); err != nil {
+		t.Fatalf("second node: %v", err)
+	}
+	nodes := mm.NodeURLs()
+	alice := mm.Users[0]
+	purpose := uniq(t, "the budget sheet")
+	plan, err := json.Marshal([]sdkStep{{Method: "tools/call", Params: map[string]any{"name": "request_file",
+		"arguments": map[string]any{"purpose": purpose, "types": []string{".csv"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type outcome struct {
+		run struct {
+			sdkRun
+			Elicitations []struct {
+				Mode, URL, ElicitationID string
+			} `json:"elicitations"`
+		}
+		err error
+	}
+	done := make(chan *outcome, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		o := &outcome{}
+		o.err = harness.RunNodeScript(ctx, "mcp-client.mjs", []string{string(plan)}, map[string]string{
+			"MCP_URL": mcpURL(nodes[0]), "MCP_TOKEN": alice.Token, "MCP_STEPS_FILE": filepath.Join(t.TempDir(), "steps"),
+			"MCP_CLIENT_CAPABILITIES": `{"elicitation":{"url":{}}}`,
+		}, &o.run)
+		done <- o
+	}()
+	id := waitFileRequest(t, alice, purpose)
+
+	// The person, signed in on node 2, gives the file on the page there.
+	sheet := []byte("month,amount\njanuary,1200\nfebruary,1350\n")
+	path := filepath.Join(t.TempDir(), "budget.csv")
+	if err := os.WriteFile(path, sheet, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tab := chromeAt(t, nodes[1], alice)
+	step(t, tab, chromedp.Navigate(nodes[1]+"/plugins/mcp-server"+filerequest.Path+"/"+id))
+	step(t, tab, chromedp.SetUploadFiles(chromedp.ID("file"), []string{path}))
+	if shown := pollJS[string](t, tab, "the page on node 2 says the file arrived", `document.querySelector("#result[data-state=received]") ? document.querySelector("#result").textContent : ""`); !strings.Contains(shown, sum(sheet)) {
+		t.Fatalf("the page on node 2 shows %q", shown)
+	}
+
+	// The SDK's call on node 1 answers the handle.
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	if streams(t) && (len(o.run.Elicitations) != 1 || o.run.Elicitations[0].Mode != "url" || o.run.Elicitations[0].ElicitationID != id) {
+		t.Errorf("the SDK was shown %+v, want the page of %s", o.run.Elicitations, id)
+	}
+	var call sdkToolResult
+	var got tools.FileRequestResult
+	sdkDecode(t, o.run.sdkRun, 0, &call)
+	if err := json.Unmarshal(call.StructuredContent, &got); err != nil || got.State != filerequest.StateReceived || got.File == nil || got.File.SHA256 != sum(sheet) {
+		t.Fatalf("request_file on node 1 answered %s", call.StructuredContent)
+	}
+
+	// The handle posts the bytes once the person accepts.
+	c := connect(t, nodes[0], alice.Token)
+	marker := uniq(t, "sheet-post")
+	posted := postAsyncWith(c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker, "files": []map[string]any{{"handle": got.File.Handle}}})
+	answerOnPage(t, alice, waitPending(t, alice, marker), "accept", marker)
+	res, out := waitTool(t, posted)
+	if out.PostID == "" {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	if files, _ := postedFilesAs(t, alice, out.PostID); len(files) != 1 || sum(files["budget.csv"]) != sum(sheet) {
+		t.Fatalf("the post's files: %d", len(files))
+	}
+}

@@ -184,7 +184,7 @@ func TestTheUploadViewInOurHostShowsTheRequestInBothThemesAndWidthsAndTakesTheFi
 		t.Fatalf("a client that shows views was answered %s with %+v", text(res), view)
 	}
 	notes := []byte("the person's own notes\n")
-	path := filepath.Join(t.TempDir(), "notes.txt")
+	path := filepath.Join(t.TempDir(), "minutes.txt")
 	if err := os.WriteFile(path, notes, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -218,8 +218,8 @@ func TestTheUploadViewInOurHostShowsTheRequestInBothThemesAndWidthsAndTakesTheFi
 		// admin listed, with no Mattermost session in the frame.
 		pickInView(t, tab, path)
 		shown := givenInView(t, tab)
-		if shown["sha"] != sum(notes) || shown["name"] != "notes.txt" {
-			t.Fatalf("the view shows %v, want notes.txt with sha256 %s", shown, sum(notes))
+		if shown["sha"] != sum(notes) || shown["name"] != "minutes.txt" {
+			t.Fatalf("the view shows %v, want minutes.txt with sha256 %s", shown, sum(notes))
 		}
 		shoot(t, tab, look.width, "upload-view-done")
 	}

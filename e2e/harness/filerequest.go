@@ -16,21 +16,28 @@ import (
 // one for purpose waits, as the person would open its page from the link
 // the call gives, and answers its id.
 func (s *Server) WaitingFileRequest(ctx context.Context, userID, purpose string, within time.Duration) (string, error) {
+	r, err := s.WaitingFileRequestOf(ctx, userID, purpose, within)
+	return r.ID, err
+}
+
+// WaitingFileRequestOf is WaitingFileRequest answering the whole request,
+// its drop URL's key among it, as the upload view is handed it.
+func (s *Server) WaitingFileRequestOf(ctx context.Context, userID, purpose string, within time.Duration) (filerequest.Request, error) {
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		raw, err := s.KVValue(ctx, "fr_"+userID)
 		if err != nil {
-			return "", err
+			return filerequest.Request{}, err
 		}
 		var rec struct{ Requests []filerequest.Request }
 		if raw != nil && json.Unmarshal(raw, &rec) == nil {
 			for _, r := range rec.Requests {
 				if r.State == filerequest.StateWaiting && r.Purpose == purpose {
-					return r.ID, nil
+					return r, nil
 				}
 			}
 		}
 	}
-	return "", fmt.Errorf("no file request of %s for %q waits", userID, purpose)
+	return filerequest.Request{}, fmt.Errorf("no file request of %s for %q waits", userID, purpose)
 }
 
 // GiveFile uploads data to a file request's page as the page's script does,

@@ -1,6 +1,7 @@
 // Command filebench measures a person's own file reaching the workspace
-// through the file request's page (request_file): a file of the largest
-// size as the person's browser sends it, the plugin process's peak resident
+// for a file request (request_file), through its page (as the person's
+// browser sends it) and through its drop URL (as the upload view sends
+// it): a file of the largest size, the plugin process's peak resident
 // memory and the time, against a REST upload of the same bytes to
 // Mattermost itself (POST /api/v4/files). It prints each round's figures
 // with their minimum and median; it asserts nothing.
@@ -48,7 +49,7 @@ func run(bundle string, mib, rounds int) error {
 	}
 	defer mm.Close()
 	// Room for every round's file in the person's workspace.
-	if err := mm.PatchPluginSettings(map[string]any{"MaxWorkspaceFileMiB": mib, "WorkspaceQuotaMiB": (rounds + 1) * mib}); err != nil {
+	if err := mm.PatchPluginSettings(map[string]any{"MaxWorkspaceFileMiB": mib, "WorkspaceQuotaMiB": (2*rounds + 1) * mib}); err != nil {
 		return err
 	}
 	proc, err := pluginproc.Find(mm)
@@ -67,33 +68,45 @@ func run(bundle string, mib, rounds int) error {
 	data := bytes.Repeat([]byte("%PDF-1.7 0123456789abcdef"), mib<<20/25+1)[:mib<<20]
 	fmt.Printf("plugin process %d, resident at rest: %d MiB; file %d MiB\n", proc.PID, proc.KiB("VmRSS")>>10, mib)
 
-	var pageTimes, restTimes []time.Duration
-	var peaks []int64
-	for round := 1; round <= rounds; round++ {
+	// give asks for a file and gives it by send, measuring the plugin
+	// process while the bytes go.
+	give := func(send func(req filerequest.Request) error) (time.Duration, int64, error) {
 		called := make(chan error, 1)
 		go func() {
 			var out map[string]any
 			called <- harness.CallToolOnce(ctx, mm.URL, alice.Token, "filebench", "request_file", map[string]any{"purpose": "the benchmark's file"}, &out)
 		}()
-		id, err := mm.WaitingFileRequest(ctx, alice.ID, "the benchmark's file", 15*time.Second)
+		req, err := mm.WaitingFileRequestOf(ctx, alice.ID, "the benchmark's file", 15*time.Second)
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
 		base := proc.KiB("VmRSS")
 		proc.ResetPeak()
 		started := time.Now()
-		peak, err := proc.Peak(5*time.Millisecond, func() error {
-			code, o, err := harness.GiveFile(web, mm.URL+"/plugins/mcp-server"+filerequest.Path+"/"+id, fmt.Sprintf("round%d.pdf", round), data)
+		peak, err := proc.Peak(5*time.Millisecond, func() error { return send(req) })
+		took := time.Since(started)
+		if err != nil {
+			return 0, 0, err
+		}
+		return took, peak - base, <-called
+	}
+	var pageTimes, dropTimes, restTimes []time.Duration
+	var pagePeaks, dropPeaks []int64
+	for round := 1; round <= rounds; round++ {
+		took, peak, err := give(func(req filerequest.Request) error {
+			code, o, err := harness.GiveFile(web, mm.URL+"/plugins/mcp-server"+filerequest.Path+"/"+req.ID, fmt.Sprintf("round%d.pdf", round), data)
 			if err == nil && code != http.StatusCreated {
 				err = fmt.Errorf("the page's upload: %d %s", code, o.Message)
 			}
 			return err
 		})
-		took := time.Since(started)
 		if err != nil {
 			return err
 		}
-		if err := <-called; err != nil {
+		dropTook, dropPeak, err := give(func(req filerequest.Request) error {
+			return drop(filerequest.DropURL(mm.URL+"/plugins/mcp-server", req), fmt.Sprintf("view%d.pdf", round), data)
+		})
+		if err != nil {
 			return err
 		}
 		restStarted := time.Now()
@@ -101,13 +114,34 @@ func run(bundle string, mib, rounds int) error {
 			return err
 		}
 		rest := time.Since(restStarted)
-		pageTimes, restTimes, peaks = append(pageTimes, took), append(restTimes, rest), append(peaks, peak-base)
-		fmt.Printf("round %d: through the page %v (%.1f MiB/s), peak resident %d MiB above rest (%d MiB); REST upload to Mattermost %v (%.1f MiB/s)\n",
-			round, took.Round(time.Millisecond), float64(mib)/took.Seconds(), (peak-base)>>10, peak>>10, rest.Round(time.Millisecond), float64(mib)/rest.Seconds())
+		pageTimes, dropTimes, restTimes = append(pageTimes, took), append(dropTimes, dropTook), append(restTimes, rest)
+		pagePeaks, dropPeaks = append(pagePeaks, peak), append(dropPeaks, dropPeak)
+		fmt.Printf("round %d: page %v (%.1f MiB/s, peak +%d MiB); view's drop URL %v (%.1f MiB/s, peak +%d MiB); REST upload to Mattermost %v (%.1f MiB/s)\n",
+			round, took.Round(time.Millisecond), float64(mib)/took.Seconds(), peak>>10,
+			dropTook.Round(time.Millisecond), float64(mib)/dropTook.Seconds(), dropPeak>>10, rest.Round(time.Millisecond), float64(mib)/rest.Seconds())
 	}
-	fmt.Printf("through the page: min %v, median %v; REST: min %v, median %v; peak above rest: min %d MiB, median %d MiB\n",
-		slices.Min(pageTimes).Round(time.Millisecond), median(pageTimes).Round(time.Millisecond),
-		slices.Min(restTimes).Round(time.Millisecond), median(restTimes).Round(time.Millisecond), slices.Min(peaks)>>10, median(peaks)>>10)
+	fmt.Printf("page: min %v, median %v, peak above rest median %d MiB; drop URL: min %v, median %v, peak above rest median %d MiB; REST: min %v, median %v\n",
+		slices.Min(pageTimes).Round(time.Millisecond), median(pageTimes).Round(time.Millisecond), median(pagePeaks)>>10,
+		slices.Min(dropTimes).Round(time.Millisecond), median(dropTimes).Round(time.Millisecond), median(dropPeaks)>>10,
+		slices.Min(restTimes).Round(time.Millisecond), median(restTimes).Round(time.Millisecond))
+	return nil
+}
+
+// drop sends data to a drop URL as the upload view does: a PUT of the raw
+// file from another origin, without credentials.
+func drop(u, name string, data []byte) error {
+	req, _ := http.NewRequest(http.MethodPut, u, bytes.NewReader(data))
+	req.Header.Set("Origin", "https://sandbox.example")
+	req.Header.Set("X-File-Name", url.PathEscape(name))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("the drop URL's upload: %d %s", resp.StatusCode, b)
+	}
 	return nil
 }
 
