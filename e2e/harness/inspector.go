@@ -104,3 +104,24 @@ func InspectToolsStrictly(ctx context.Context, url, token, home string) (*Inspec
 	}
 	return list, nil
 }
+
+// Inspect runs the Inspector's CLI against url as token's person with the
+// arguments given (a --method and what it takes) and answers what it
+// printed on stdout; home keeps its catalogue out of the real one.
+func Inspect(ctx context.Context, url, token, home string, args ...string) (string, error) {
+	node, err := NodeBinary()
+	if err != nil {
+		return "", err
+	}
+	dir, _ := NodeDir()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join(dir, Inspector), "--cli", url,
+		"--transport", "http", "--header", "Authorization: Bearer " + token}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+home, "MCP_CATALOG_PATH="+filepath.Join(home, "mcp.json"))
+	stdout, stderr := &capped{max: maxScriptOutput}, &capped{max: maxScriptOutput}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), fmt.Errorf("the Inspector's %v failed: %w\nstdout: %s\nstderr: %s", args, err, stdout.String(), stderr.String())
+	}
+	return stdout.String(), nil
+}
