@@ -28,6 +28,22 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 )
 
+// postHandle posts a handle's file in Town Square as u through c, has u
+// accept on the confirmation page, and answers the post's files as read
+// back through REST, by name.
+func postHandle(t *testing.T, c *client.Client, u harness.User, handle string) map[string][]byte {
+	t.Helper()
+	marker := uniq(t, "handle-post")
+	posted := postAsyncWith(c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker, "files": []map[string]any{{"handle": handle}}})
+	answerOnPage(t, u, waitPending(t, u, marker), "accept", marker)
+	res, out := waitTool(t, posted)
+	if out.PostID == "" {
+		t.Fatalf("create_post answered %s", text(res))
+	}
+	files, _ := postedFilesAs(t, u, out.PostID)
+	return files
+}
+
 // askForFile calls request_file in the background; its answer comes on the
 // channel.
 func askForFile(c *client.Client, args map[string]any) <-chan *mcp.CallToolResult {
@@ -116,17 +132,8 @@ func TestAFileThePersonGivesOnThePageReachesTheModelAsAHandleAndPostsByteIdentic
 		t.Fatalf("request_file answered %s", text(res))
 	}
 
-	// The handle posts the file once the person accepts; the question names it.
-	marker := uniq(t, "deck-post")
-	posted := postAsyncWith(c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker,
-		"files": []map[string]any{{"handle": got.File.Handle}}})
-	pending := waitPending(t, alice, marker)
-	if page := answerOnPage(t, alice, pending, "accept", marker); !strings.Contains(page, "Posted") && !strings.Contains(page, "posted") {
-		t.Logf("the page after accepting: %.200s", page)
-	}
-	_, out := waitTool(t, posted)
-	files, _ := postedFilesAs(t, alice, out.PostID)
-	if len(files) != 1 || sum(files["deck.pdf"]) != sum(deck) {
+	// The handle posts the file once the person accepts.
+	if files := postHandle(t, c, alice, got.File.Handle); len(files) != 1 || sum(files["deck.pdf"]) != sum(deck) {
 		t.Fatalf("the post's files: %d, deck.pdf %d bytes", len(files), len(files["deck.pdf"]))
 	}
 
@@ -395,15 +402,7 @@ func TestTheOfficialSDKOnNodeOneGetsTheHandleOfAFileThePersonGaveInChromiumOnNod
 	}
 
 	// The handle posts the bytes once the person accepts.
-	c := connect(t, nodes[0], alice.Token)
-	marker := uniq(t, "sheet-post")
-	posted := postAsyncWith(c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker, "files": []map[string]any{{"handle": got.File.Handle}}})
-	answerOnPage(t, alice, waitPending(t, alice, marker), "accept", marker)
-	res, out := waitTool(t, posted)
-	if out.PostID == "" {
-		t.Fatalf("create_post answered %s", text(res))
-	}
-	if files, _ := postedFilesAs(t, alice, out.PostID); len(files) != 1 || sum(files["budget.csv"]) != sum(sheet) {
+	if files := postHandle(t, connect(t, nodes[0], alice.Token), alice, got.File.Handle); len(files) != 1 || sum(files["budget.csv"]) != sum(sheet) {
 		t.Fatalf("the post's files: %d", len(files))
 	}
 }

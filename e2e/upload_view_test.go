@@ -131,15 +131,7 @@ func TestAFileGivenInTheUploadViewOfTheReferenceHostReachesThePostByteIdenticalO
 	if v := fileRequestViewOf(t, res); v.DropURL != "" {
 		t.Errorf("an answered request still offers its drop URL: %s", v.DropURL)
 	}
-	marker := uniq(t, "chart-post")
-	posted := postAsyncWith(c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker, "files": []map[string]any{{"handle": got.File.Handle}}})
-	answerOnPage(t, alice, waitPending(t, alice, marker), "accept", marker)
-	res, out := waitTool(t, posted)
-	if out.PostID == "" {
-		t.Fatalf("create_post answered %s", text(res))
-	}
-	files, _ := postedFilesAs(t, alice, out.PostID)
-	if len(files) != 1 || sum(files["chart.png"]) != sum(chart) {
+	if files := postHandle(t, c, alice, got.File.Handle); len(files) != 1 || sum(files["chart.png"]) != sum(chart) {
 		t.Fatalf("the post's files: %d, chart.png %d bytes", len(files), len(files["chart.png"]))
 	}
 }

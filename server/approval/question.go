@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // AnswerInputID is the key of the one input request every confirmed write
@@ -34,13 +35,7 @@ const (
 // (restored on any node from the session record) before that. An empty
 // elicitation capability means form mode, as the 2025-11-25 revision says.
 func clientAsks(ctx context.Context) (form, url bool) {
-	var caps *mcp.ClientCapabilities
-	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
-		caps = info.ClientCapabilities
-	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
-		c := s.GetClientCapabilities()
-		caps = &c
-	}
+	caps := transport.ClientCapabilities(ctx)
 	if caps == nil || caps.Elicitation == nil {
 		return false, false
 	}

@@ -115,17 +115,24 @@ func Client(ctx context.Context) ClientInfo {
 // that shows views (ui:// resources) declares it.
 const AppsExtension = "io.modelcontextprotocol/ui"
 
-// ShowsViews reports whether the client of ctx declared that it shows MCP
-// Apps views: per request for protocol 2026-07-28 and later, at initialize
-// (restored on any node from the session record) before that.
-func ShowsViews(ctx context.Context) bool {
-	var caps *mcp.ClientCapabilities
+// ClientCapabilities are what the client of ctx declared: per request for
+// protocol 2026-07-28 and later, at initialize (restored on any node from
+// the session record) before that; nil when neither is known.
+func ClientCapabilities(ctx context.Context) *mcp.ClientCapabilities {
 	if info := server.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
-		caps = info.ClientCapabilities
-	} else if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
-		c := s.GetClientCapabilities()
-		caps = &c
+		return info.ClientCapabilities
 	}
+	if s, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		c := s.GetClientCapabilities()
+		return &c
+	}
+	return nil
+}
+
+// ShowsViews reports whether the client of ctx declared that it shows MCP
+// Apps views.
+func ShowsViews(ctx context.Context) bool {
+	caps := ClientCapabilities(ctx)
 	if caps == nil {
 		return false
 	}

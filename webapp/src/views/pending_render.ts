@@ -78,6 +78,22 @@ function unlinked(doc: Document, f: DocumentFragment): DocumentFragment {
     return f;
 }
 
+// openLink is a view's one action: a page of Mattermost, opened through
+// the host when it can (onOpen), else in a new tab.
+export function openLink(doc: Document, href: string, text: string, onOpen?: (href: string) => void): HTMLAnchorElement {
+    const a = el(doc, 'a', 'open', text) as HTMLAnchorElement;
+    a.href = href;
+    a.target = '_blank';
+    a.rel = 'noopener noreferrer';
+    if (onOpen) {
+        a.addEventListener('click', (e) => {
+            e.preventDefault();
+            onOpen(href);
+        });
+    }
+    return a;
+}
+
 export function renderPending(doc: Document, root: HTMLElement, p: Pending, opts: Options = {}, onOpen?: (href: string) => void) {
     root.replaceChildren();
     const {write: w, preview: v} = p;
@@ -136,17 +152,7 @@ export function renderPending(doc: Document, root: HTMLElement, p: Pending, opts
         }
         const href = confirmationHref(w.url);
         if (href) {
-            const a = el(doc, 'a', 'open', 'Open in Mattermost to answer') as HTMLAnchorElement;
-            a.href = href;
-            a.target = '_blank';
-            a.rel = 'noopener noreferrer';
-            if (onOpen) {
-                a.addEventListener('click', (e) => {
-                    e.preventDefault();
-                    onOpen(href);
-                });
-            }
-            box.appendChild(a);
+            box.appendChild(openLink(doc, href, 'Open in Mattermost to answer', onOpen));
             box.appendChild(el(doc, 'div', 'more', 'You answer there, in your own Mattermost session; this view cannot accept or decline.'));
         }
     } else if (w.state === 'failed' && w.outcome) {

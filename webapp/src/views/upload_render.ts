@@ -6,6 +6,7 @@
 // origin the page may connect to, with no credentials: the URL is one.
 
 import {safeHref} from './markdown';
+import {openLink} from './pending_render';
 import {formatSize, formatTime, type Options} from './posts';
 
 export const requestMetaKey = 'mattermost/file_request';
@@ -122,17 +123,7 @@ export function renderUpload(doc: Document, root: HTMLElement, shown: Shown, opt
         const href = safeHref(String(r.page_url ?? ''));
         box.appendChild(status(doc, 'refused', 'This view cannot take the file here.'));
         if (href) {
-            const a = el(doc, 'a', 'open', 'Give it in Mattermost') as HTMLAnchorElement;
-            a.href = href;
-            a.target = '_blank';
-            a.rel = 'noopener noreferrer';
-            if (onOpen) {
-                a.addEventListener('click', (e) => {
-                    e.preventDefault();
-                    onOpen(href);
-                });
-            }
-            box.appendChild(a);
+            box.appendChild(openLink(doc, href, 'Give it in Mattermost', onOpen));
         }
         return;
     }
