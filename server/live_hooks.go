@@ -5,6 +5,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/plugin"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/live"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 )
 
 // Mattermost calls these on the node where a post was created, edited or
@@ -21,8 +22,15 @@ func (p *Plugin) MessageHasBeenUpdated(_ *plugin.Context, post, _ *model.Post) {
 func (p *Plugin) MessageHasBeenDeleted(_ *plugin.Context, post *model.Post) { p.postChanged(post) }
 
 func (p *Plugin) postChanged(post *model.Post) {
+	if post == nil {
+		return
+	}
+	// The waits for a reply in the channel, on any node, look now.
+	if hub := p.wake.Load(); hub != nil {
+		hub.Happened(wake.Channel(post.ChannelId))
+	}
 	watched := p.live.Load()
-	if watched == nil || post == nil {
+	if watched == nil {
 		return
 	}
 	if err := watched.Changed(live.Post{ID: post.Id, ChannelID: post.ChannelId, RootID: post.RootId}); err != nil {

@@ -35,6 +35,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -80,6 +81,9 @@ type Plugin struct {
 	// live are the subscriptions to channels and threads, told of every
 	// post changed (MessageHasBeenPosted and the others).
 	live atomic.Pointer[live.Service]
+	// wake wakes the waits held here when what they wait for happened on
+	// any node (MessageHasBeenPosted, a file given, OnPluginClusterEvent).
+	wake atomic.Pointer[wake.Hub]
 	// excludable is the names of the tools an admin may leave out, once
 	// OnActivate made the catalogue: ConfigurationWillBeSaved checks
 	// "Tools to leave out" against them.
@@ -136,13 +140,15 @@ func (p *Plugin) OnActivate() error {
 	})
 	urls := workspace.URLs{PluginURL: func() string { return gw.SiteURL() + "/plugins/" + manifestID }}
 	streams := p.streamsResponses(gw)
+	hub := &wake.Hub{KV: gw.BytesKV(), Publish: p.publishWake, Warn: gw.Log().Warn}
+	p.wake.Store(hub)
 	approvals := approval.New(approval.Options{MM: gw, Config: p.current, Workspace: ws, Bot: ensureBot(gw, m),
-		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail, Settled: p.writeSettled})
+		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail, Settled: p.writeSettled, Wake: hub})
 	views := &viewcache.Cache{KV: gw.BytesKV()}
 	files := &filerequest.Store{KV: gw.BytesKV()}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals, Files: files,
 		FilePageURL: func(id string) string { return urls.PluginURL() + filerequest.Path + "/" + id },
-		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views, Audit: trail.trail}
+		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views, Audit: trail.trail, Wake: hub}
 	cat, err := catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
@@ -189,7 +195,13 @@ func (p *Plugin) OnActivate() error {
 	conn.s.Store(cs)
 	p.connect.Store(cs)
 
-	r := routes(manifestID, gw, t, ws, approvals, cs, files, fileGiven(trail.trail, t.NotifySession))
+	given := fileGiven(trail.trail, t.NotifySession)
+	r := routes(manifestID, gw, t, ws, approvals, cs, files, func(ctx context.Context, req filerequest.Request, err error) {
+		if err == nil {
+			hub.Happened(wake.FileRequest(req.ID))
+		}
+		given(ctx, req, err)
+	})
 	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays }, t.LimitRequest)
 	p.registerCounts(r)
 	jobs, err := scheduleJobs(gw, ws, approvals)
@@ -351,6 +363,18 @@ const clusterUserDeactivated = "user_deactivated"
 // data is the ids, one per line.
 const clusterSessionsEnded = "mcp_sessions_ended"
 
+// clusterWake is the cluster event by which the node where something a
+// wait waits for happened (a reply posted, a file given) wakes the waits
+// of the others (wake.Hub); its data is the topic.
+const clusterWake = "mcp_wake"
+
+func (p *Plugin) publishWake(topic []byte) {
+	ev := model.PluginClusterEvent{Id: clusterWake, Data: topic}
+	if err := p.API.PublishPluginClusterEvent(ev, model.PluginClusterEventSendOptions{SendType: model.PluginClusterEventSendTypeReliable}); err != nil {
+		p.API.LogWarn("Could not wake the waits of the other servers; they find it through the KV store", "error", err.Error())
+	}
+}
+
 // clusterSessionNotice is the cluster event by which a node hands a
 // notification for an MCP session whose stream it does not hold to the
 // others (transport.NotifySession); its data is the transport's payload.
@@ -389,6 +413,10 @@ func (p *Plugin) UserHasBeenDeactivated(_ *plugin.Context, user *model.User) {
 
 // OnPluginClusterEvent hears what the plugin on another node says.
 func (p *Plugin) OnPluginClusterEvent(_ *plugin.Context, ev model.PluginClusterEvent) {
+	if hub := p.wake.Load(); ev.Id == clusterWake && hub != nil {
+		hub.Heard(ev.Data)
+		return
+	}
 	t := p.transport.Load()
 	if t == nil {
 		return

@@ -108,7 +108,7 @@ func TestAClientsYesAfterTheSwitchToAlwaysInMattermostPostsNothingAndTheWriteWai
 		Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{Property(rec.ID): true}}})}
 	a.opts.Config = func() config.Configuration { return allowWrites(config.ConfirmMattermost) }
 	// The call waits for the person in Mattermost until its context ends.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*confirmPoll)
+	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
 	o, err := a.settle(ctx, (*mattermost.Gateway)(nil).As("alice"), rec, ModeForm, ticked, "")
 	cancel()
 	if err != nil || o.Record.State != StatePending || o.PageURL == "" {

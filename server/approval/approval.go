@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -37,10 +38,6 @@ const (
 	// TypeScript SDK gives up at 60 s, and proxies and gateways often at
 	// 30 s; the rest of 25 s is left for reading the files and answering.
 	maxCallWait = 20 * time.Second
-	// confirmPoll is how often the call reads the record again. The answer
-	// can arrive on any node, so it is read from the KV store, never waited
-	// for in memory.
-	confirmPoll = 300 * time.Millisecond
 	// ProgressEvery keeps a client that asked for progress from timing the
 	// call out while the person reads the question (or, for wait_for_reply,
 	// writes their reply).
@@ -76,7 +73,11 @@ type Options struct {
 	// the node where it did, with the record as it stands then (nil:
 	// nobody). Record.OpenQuestion names a client to tell.
 	Settled func(rec Record)
-	Now     func() time.Time
+	// Wake wakes a call waiting for an answer when the write ends on any
+	// node (Settled tells it there); nil: the call looks every
+	// wake.SafetyLook alone.
+	Wake *wake.Hub
+	Now  func() time.Time
 }
 
 // Approvals is every pending write of this installation.
@@ -295,6 +296,12 @@ func planOf(rec Record) posting.Plan {
 // ("" for none): when the wait ends in an answer, an expiry or a
 // withdrawal, the client is told it is over, so it closes its prompt.
 func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec Record, elicitationID string) (Outcome, error) {
+	release, _, held := transport.HoldWait(ctx)
+	defer release()
+	if !held {
+		// Past the person's share: the write waits, the call does not.
+		return a.handOver(ctx, c, rec, elicitationID)
+	}
 	ctx, stop := transport.WatchCancel(ctx)
 	defer stop()
 	started, answerBy := CallWindow(ctx)
@@ -303,7 +310,15 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 		"A write waits for the person to accept or decline it in Mattermost; the call answers within %d seconds.", int(time.Until(answerBy).Seconds())))
 	deadline := time.NewTimer(time.Until(answerBy))
 	defer deadline.Stop()
-	tick := time.NewTicker(confirmPoll)
+	// Woken when the write ends on any node; a slow look besides, for a
+	// wake that was lost.
+	var woken <-chan struct{}
+	if a.opts.Wake != nil {
+		var done func()
+		woken, done = a.opts.Wake.Wait(wake.Write(rec.ID))
+		defer done()
+	}
+	tick := time.NewTicker(wake.SafetyLook)
 	defer tick.Stop()
 	progress := time.NewTicker(ProgressEvery)
 	defer progress.Stop()
@@ -354,6 +369,10 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 				return o, err
 			}
 			return a.handOver(ctx, c, latest, elicitationID)
+		case <-woken:
+			if done, o, err := check(); done {
+				return o, err
+			}
 		case <-tick.C:
 			if done, o, err := check(); done {
 				return o, err

@@ -255,6 +255,11 @@ func (s *Service) result(ctx context.Context, rec Record) (any, *transport.RPCEr
 	default:
 		return nil, &transport.RPCError{Code: serverBusy, Message: "This Mattermost holds as many task results open as it may: poll tasks/get instead, every few seconds."}
 	}
+	release, held, ok := transport.HoldWait(ctx)
+	defer release()
+	if !ok {
+		return nil, &transport.RPCError{Code: serverBusy, Message: transport.WaitsFull(held) + " Poll tasks/get instead, every few seconds, or call tasks/result again once another of your requests has answered."}
+	}
 	tick := time.NewTicker(resultPoll)
 	defer tick.Stop()
 	for {

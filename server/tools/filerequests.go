@@ -21,11 +21,8 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tasks"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 )
-
-// fileRequestPoll is how often a waiting call reads its request again: the
-// page's answer reaches the call within it, at one small KV read a look.
-const fileRequestPoll = 500 * time.Millisecond
 
 type requestFileArgs struct {
 	Purpose    string   `json:"purpose,omitempty" jsonschema:"What the file is for, one or two sentences the person reads as your words (required for a new request)."`
@@ -243,12 +240,21 @@ func (d Deps) waitForFile(ctx context.Context, userID string, req filerequest.Re
 	if req.State != filerequest.StateWaiting {
 		return req, nil
 	}
+	release, _, held := transport.HoldWait(ctx)
+	defer release()
+	if !held {
+		return req, nil // past the person's share: answered waiting at once
+	}
 	ctx, stop := transport.WatchCancel(ctx)
 	defer stop()
 	_, answerBy := approval.CallWindow(ctx)
 	deadline := time.NewTimer(time.Until(answerBy))
 	defer deadline.Stop()
-	tick := time.NewTicker(fileRequestPoll)
+	// Woken when the file arrives on any node; a slow look besides, for a
+	// wake that was lost.
+	woken, done := d.wait(wake.FileRequest(req.ID))
+	defer done()
+	tick := time.NewTicker(wake.SafetyLook)
 	defer tick.Stop()
 	for {
 		select {
@@ -267,14 +273,15 @@ func (d Deps) waitForFile(ctx context.Context, userID string, req filerequest.Re
 			return now, nil
 		case <-deadline.C:
 			return d.Files.Load(userID, req.ID)
+		case <-woken:
 		case <-tick.C:
-			now, err := d.Files.Load(userID, req.ID)
-			if err != nil {
-				return req, err
-			}
-			if now.State != filerequest.StateWaiting {
-				return now, nil
-			}
+		}
+		now, err := d.Files.Load(userID, req.ID)
+		if err != nil {
+			return req, err
+		}
+		if now.State != filerequest.StateWaiting {
+			return now, nil
 		}
 	}
 }

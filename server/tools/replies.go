@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tasks"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 )
 
 // wait_for_reply: an agent that asked a person something in Mattermost
@@ -39,11 +40,6 @@ const (
 	// maxSinceAge is how far back a continued wait (since) may start:
 	// replies older than the longest wait are read with read_thread.
 	maxSinceAge = maxReplyWait
-	// replyPoll is how often a call reads the channel again. A reply can
-	// be posted on any node, so it is read from Mattermost (a post, its
-	// channel and the posts changed since: a few indexed reads), never
-	// waited for in memory; once a second shows it about at once.
-	replyPoll = time.Second
 )
 
 // The states of a wait, in ReplyResult.State.
@@ -88,7 +84,8 @@ func (d Deps) waitForReply(ctx context.Context, args waitForReplyArgs) (res cata
 	if err != nil {
 		return res, err
 	}
-	if _, err := watchedPost(c, wait.PostID, args.Post); err != nil {
+	post, err := watchedPost(c, wait.PostID, args.Post)
+	if err != nil {
 		return res, err
 	}
 	if task := transport.TaskOf(ctx); task != nil {
@@ -96,6 +93,15 @@ func (d Deps) waitForReply(ctx context.Context, args waitForReplyArgs) (res cata
 		task.AwaitsReply(wait)
 		return answer(fmt.Sprintf("Waiting for a reply to post %s until %s, as a task.", wait.PostID, wait.Until.UTC().Format(time.RFC3339)),
 			ReplyResult{State: stateNoReply, Posts: []PostView{}})
+	}
+	release, _, held := transport.HoldWait(ctx)
+	defer release()
+	if !held {
+		// Past the person's share: one look, then the answer to call again.
+		if res, done, err := lookForReply(c, wait, args.Post); done || err != nil {
+			return res, err
+		}
+		return noReplyAnswer(wait, time.Now(), 0)
 	}
 	ctx, stop := transport.WatchCancel(ctx)
 	defer stop()
@@ -105,20 +111,28 @@ func (d Deps) waitForReply(ctx context.Context, args waitForReplyArgs) (res cata
 	}
 	deadline := time.NewTimer(time.Until(end))
 	defer deadline.Stop()
-	tick := time.NewTicker(replyPoll)
-	defer tick.Stop()
+	// Woken by a post in the channel on any node; a slow look besides,
+	// for a wake that was lost.
+	woken, done := d.wait(wake.Channel(post.ChannelId))
+	defer done()
+	safety := time.NewTicker(wake.SafetyLook)
+	defer safety.Stop()
 	progress := time.NewTicker(approval.ProgressEvery)
 	defer progress.Stop()
+	look := true
 	for {
-		// A fresh caller each look: access is checked again every time,
-		// never remembered from an earlier look.
-		c, err := d.caller(ctx)
-		if err != nil {
-			return res, err
+		if look {
+			// A fresh caller each look: access is checked again every
+			// time, never remembered from an earlier look.
+			c, err := d.caller(ctx)
+			if err != nil {
+				return res, err
+			}
+			if res, done, err := lookForReply(c, wait, args.Post); done || err != nil {
+				return res, err
+			}
 		}
-		if res, done, err := lookForReply(c, wait, args.Post); done || err != nil {
-			return res, err
-		}
+		look = true
 		select {
 		case <-ctx.Done():
 			if transport.CancelledByClient(ctx) {
@@ -127,7 +141,9 @@ func (d Deps) waitForReply(ctx context.Context, args waitForReplyArgs) (res cata
 			return res, ctx.Err()
 		case <-progress.C:
 			d.replyProgress(ctx, started, end, wait.PostID)
-		case <-tick.C:
+			look = false // nothing happened
+		case <-woken:
+		case <-safety.C:
 		case <-deadline.C:
 			c, err := d.caller(ctx)
 			if err != nil {

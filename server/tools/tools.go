@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/viewcache"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
@@ -41,6 +42,10 @@ type Deps struct {
 	// Files keeps the files asked of the person (request_file), and
 	// FilePageURL is the page where they give one.
 	Files       *filerequest.Store
+	// Wake wakes a wait held here when what it waits for happened on any
+	// node (a reply posted, a file given); nil: waits look every
+	// wake.SafetyLook alone.
+	Wake *wake.Hub
 	FilePageURL func(id string) string
 	// Audit records every presigned URL and upload handle handed out (nil:
 	// none).

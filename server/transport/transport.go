@@ -172,6 +172,8 @@ type Transport struct {
 	// inbox carries session notices between nodes through the KV store
 	// (inbox.go).
 	inbox inboxes
+	// waits are each person's held waits on this node (waits.go).
+	waits waitShares
 }
 
 // New builds the MCP server and its streamable HTTP handler.
@@ -194,6 +196,7 @@ func New(opts Options) *Transport {
 		server.WithRecovery(),
 		server.WithLogger(slog.New(mcpLog{log: opts.Log})),
 		server.WithToolHandlerMiddleware(t.logToolCall),
+		server.WithToolHandlerMiddleware(t.noteUnheld),
 	}, opts.ServerOptions...)
 	if opts.Tasks != nil {
 		// Tasks in core on 2025-11-25, as the extension on 2026-07-28
@@ -451,6 +454,7 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			t.noteSignIn(userID, MattermostSession(ctx), body)
 		}
 		ctx = withDeclaredFiles(ctx, r, method, body)
+		ctx = t.withWaitShares(ctx)
 		if method == string(mcp.MethodToolsCall) && t.refuseCall(ctx, w, r, userID, tool, body) {
 			return
 		}
