@@ -27,7 +27,7 @@ func (p *Plugin) postChanged(post *model.Post) {
 	}
 	// The waits for a reply in the channel, on any node, look now.
 	if hub := p.wake.Load(); hub != nil {
-		hub.Happened(wake.Channel(post.ChannelId))
+		hub.Happened(wake.Channel(post.ChannelId), post.Id)
 	}
 	watched := p.live.Load()
 	if watched == nil {

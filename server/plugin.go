@@ -198,7 +198,7 @@ func (p *Plugin) OnActivate() error {
 	given := fileGiven(trail.trail, t.NotifySession)
 	r := routes(manifestID, gw, t, ws, approvals, cs, files, func(ctx context.Context, req filerequest.Request, err error) {
 		if err == nil {
-			hub.Happened(wake.FileRequest(req.ID))
+			hub.Happened(wake.FileRequest(req.ID), "")
 		}
 		given(ctx, req, err)
 	})

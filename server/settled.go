@@ -23,7 +23,7 @@ import (
 func (p *Plugin) writeSettled(rec approval.Record) {
 	// The call that waits for it, on any node, answers now.
 	if hub := p.wake.Load(); hub != nil {
-		hub.Happened(wake.Write(rec.ID))
+		hub.Happened(wake.Write(rec.ID), "")
 	}
 	t := p.transport.Load()
 	if t == nil {

@@ -312,7 +312,7 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 	defer deadline.Stop()
 	// Woken when the write ends on any node; a slow look besides, for a
 	// wake that was lost.
-	var woken <-chan struct{}
+	var woken <-chan string
 	if a.opts.Wake != nil {
 		var done func()
 		woken, done = a.opts.Wake.Wait(wake.Write(rec.ID))

@@ -98,7 +98,7 @@ func (d Deps) waitForReply(ctx context.Context, args waitForReplyArgs) (res cata
 	defer release()
 	if !held {
 		// Past the person's share: one look, then the answer to call again.
-		if res, done, err := lookForReply(c, wait, args.Post); done || err != nil {
+		if res, done, err := lookForReply(c, wait, args.Post, ""); done || err != nil {
 			return res, err
 		}
 		return noReplyAnswer(wait, time.Now(), 0)
@@ -119,7 +119,7 @@ func (d Deps) waitForReply(ctx context.Context, args waitForReplyArgs) (res cata
 	defer safety.Stop()
 	progress := time.NewTicker(approval.ProgressEvery)
 	defer progress.Stop()
-	look := true
+	look, woke := true, ""
 	for {
 		if look {
 			// A fresh caller each look: access is checked again every
@@ -128,11 +128,11 @@ func (d Deps) waitForReply(ctx context.Context, args waitForReplyArgs) (res cata
 			if err != nil {
 				return res, err
 			}
-			if res, done, err := lookForReply(c, wait, args.Post); done || err != nil {
+			if res, done, err := lookForReply(c, wait, args.Post, woke); done || err != nil {
 				return res, err
 			}
 		}
-		look = true
+		look, woke = true, ""
 		select {
 		case <-ctx.Done():
 			if transport.CancelledByClient(ctx) {
@@ -142,14 +142,14 @@ func (d Deps) waitForReply(ctx context.Context, args waitForReplyArgs) (res cata
 		case <-progress.C:
 			d.replyProgress(ctx, started, end, wait.PostID)
 			look = false // nothing happened
-		case <-woken:
+		case woke = <-woken:
 		case <-safety.C:
 		case <-deadline.C:
 			c, err := d.caller(ctx)
 			if err != nil {
 				return res, err
 			}
-			if res, done, err := lookForReply(c, wait, args.Post); done || err != nil {
+			if res, done, err := lookForReply(c, wait, args.Post, ""); done || err != nil {
 				return res, err
 			}
 			return noReplyAnswer(wait, time.Now(), answerBy.Sub(started))
@@ -162,7 +162,7 @@ func (d Deps) waitForReply(ctx context.Context, args waitForReplyArgs) (res cata
 // wait, then Done with the result the call would have answered.
 func (d Deps) FollowReply(_ context.Context, userID string, wait transport.ReplyWait) (tasks.Write, error) {
 	c := d.MM.As(userID)
-	res, done, err := lookForReply(c, wait, wait.PostID)
+	res, done, err := lookForReply(c, wait, wait.PostID, "")
 	if r, ok := refusal.As(err); ok {
 		return tasks.Write{State: tasks.Done, Result: mcp.NewToolResultError(r.Error())}, nil
 	}
@@ -240,8 +240,11 @@ func postNotFound(asked string) error {
 // lookForReply reads, as c, whether the post has a reply for the wait:
 // done with the answer when it has, not done when none came yet. The post
 // and its channel are read again each time, so a caller who can no longer
-// read them hears "not found" and never the reply.
-func lookForReply(c *mattermost.Caller, wait transport.ReplyWait, asked string) (res catalogue.Result[ReplyResult], done bool, err error) {
+// read them hears "not found" and never the reply. woke, when not empty,
+// is the post whose change woke the wait: it alone is read, by its id, so
+// a post made on another node is seen even where this node's caches of
+// the channel have not heard of it yet.
+func lookForReply(c *mattermost.Caller, wait transport.ReplyWait, asked, woke string) (res catalogue.Result[ReplyResult], done bool, err error) {
 	p, err := watchedPost(c, wait.PostID, asked)
 	if err != nil {
 		return res, false, err
@@ -254,8 +257,17 @@ func lookForReply(c *mattermost.Caller, wait transport.ReplyWait, asked string) 
 		return res, false, err
 	}
 	since := wait.Since.UnixMilli()
-	posts, err := c.PostsSince(p.ChannelId, since)
-	if err != nil {
+	var posts []*model.Post
+	if woke != "" {
+		changed, err := c.Post(woke)
+		if errors.Is(err, mattermost.ErrNotFound) {
+			return res, false, nil // deleted, or somewhere the caller cannot read
+		}
+		if err != nil {
+			return res, false, err
+		}
+		posts = []*model.Post{changed}
+	} else if posts, err = c.PostsSince(p.ChannelId, since); err != nil {
 		return res, false, err
 	}
 	reply := firstReply(posts, p, ch.Type == model.ChannelTypeDirect, c.UserID(), since, wait.Until.UnixMilli())

@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,8 @@ const (
 	inboxFor = 30 * time.Second
 	// maxTopicBytes bounds a topic: a kind and a Mattermost id.
 	maxTopicBytes = 64
+	// maxDetailBytes bounds a wake's detail: a Mattermost id.
+	maxDetailBytes = 64
 
 	topicPrefix = "wkt_"
 	inboxPrefix = "wki_"
@@ -71,7 +74,7 @@ type Hub struct {
 	once    sync.Once
 	node    string
 	mu      sync.Mutex
-	waits   map[string]map[chan struct{}]struct{}
+	waits   map[string]map[chan string]struct{}
 	renewed map[string]time.Time
 	quit    chan struct{}
 }
@@ -81,20 +84,25 @@ func (h *Hub) init() {
 		b := make([]byte, 8)
 		_, _ = rand.Read(b)
 		h.node = hex.EncodeToString(b)
-		h.waits = map[string]map[chan struct{}]struct{}{}
+		h.waits = map[string]map[chan string]struct{}{}
 		h.renewed = map[string]time.Time{}
 	})
 }
 
-// Wait registers a wait for topic: woken receives once after the topic
-// happened (on any node), and again after each later time; done ends the
-// wait. A wait looks for itself when woken, and at least every SafetyLook.
-func (h *Hub) Wait(topic string) (woken <-chan struct{}, done func()) {
+// wokenBuffer bounds the wakes a wait has not yet looked at: past it the
+// oldest are dropped, and its next SafetyLook finds what they named.
+const wokenBuffer = 16
+
+// Wait registers a wait for topic: woken receives the detail of each time
+// the topic happened on any node (for a channel, the post's id; "" when
+// the topic says all); done ends the wait. A wait looks for itself when
+// woken, and at least every SafetyLook.
+func (h *Hub) Wait(topic string) (woken <-chan string, done func()) {
 	h.init()
-	ch := make(chan struct{}, 1)
+	ch := make(chan string, wokenBuffer)
 	h.mu.Lock()
 	if h.waits[topic] == nil {
-		h.waits[topic] = map[chan struct{}]struct{}{}
+		h.waits[topic] = map[chan string]struct{}{}
 	}
 	h.waits[topic][ch] = struct{}{}
 	renew := time.Since(h.renewed[topic]) > registeredFor/2
@@ -135,10 +143,15 @@ func (h *Hub) Waits() int {
 	return n
 }
 
-// Happened wakes the waits for topic on every node.
-func (h *Hub) Happened(topic string) {
+// Happened wakes the waits for topic on every node, with detail (at most
+// maxDetailBytes; a post's id, which a node reads for itself: its own
+// caches may not have heard of a post made on another node).
+func (h *Hub) Happened(topic, detail string) {
 	h.init()
-	h.wake(topic)
+	if len(detail) > maxDetailBytes {
+		detail = ""
+	}
+	h.wake(topic, detail)
 	raw, err := h.KV.Get(topicPrefix + topic)
 	if err != nil {
 		h.warn("Could not read which servers wait for something that happened; their waits find it at their next look", "error", err.Error())
@@ -150,28 +163,35 @@ func (h *Hub) Happened(topic string) {
 		return
 	}
 	if h.Publish != nil {
-		h.Publish([]byte(topic))
+		h.Publish([]byte(topic + "\n" + detail))
 	}
 	for node := range nodes {
-		h.tell(node, topic)
+		h.tell(node, word{Topic: topic, Detail: detail})
 	}
+}
+
+// word is one wake in a node's inbox.
+type word struct {
+	Topic  string `json:"t"`
+	Detail string `json:"d,omitempty"`
 }
 
 // Heard is a cluster event of another node: the topic it names happened.
 func (h *Hub) Heard(data []byte) {
 	h.init()
-	if len(data) <= maxTopicBytes {
-		h.wake(string(data))
+	topic, detail, _ := strings.Cut(string(data), "\n")
+	if len(topic) <= maxTopicBytes && len(detail) <= maxDetailBytes {
+		h.wake(topic, detail)
 	}
 }
 
-func (h *Hub) wake(topic string) {
+func (h *Hub) wake(topic, detail string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for ch := range h.waits[topic] {
 		select {
-		case ch <- struct{}{}:
-		default: // already woken, not yet looked
+		case ch <- detail:
+		default: // its buffer is full: its next safety look finds it
 		}
 	}
 }
@@ -217,17 +237,17 @@ func (h *Hub) register(topic string) {
 	}
 }
 
-// tell leaves topic in node's inbox.
-func (h *Hub) tell(node, topic string) {
+// tell leaves w in node's inbox.
+func (h *Hub) tell(node string, w word) {
 	err := kvstore.Update(h.KV, inboxPrefix+node, func(old []byte) (kvstore.Change, error) {
-		var words []string
+		var words []word
 		if old != nil && json.Unmarshal(old, &words) != nil {
 			words = nil
 		}
-		if slices.Contains(words, topic) {
+		if slices.Contains(words, w) {
 			return kvstore.Change{}, kvstore.Unchanged
 		}
-		words = append(words, topic)
+		words = append(words, w)
 		if len(words) > maxInbox {
 			words = words[len(words)-maxInbox:]
 		}
@@ -254,10 +274,10 @@ func (h *Hub) poll(quit chan struct{}) {
 		raw, err := h.KV.Get(key)
 		if err == nil && raw != nil {
 			if ok, _ := h.KV.CompareAndDelete(key, raw); ok {
-				var words []string
+				var words []word
 				_ = json.Unmarshal(raw, &words)
-				for _, topic := range words {
-					h.wake(topic)
+				for _, w := range words {
+					h.wake(w.Topic, w.Detail)
 				}
 			}
 		}

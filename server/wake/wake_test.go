@@ -8,12 +8,18 @@ import (
 )
 
 // woke reports whether ch receives within d.
-func woke(ch <-chan struct{}, d time.Duration) bool {
+func woke(ch <-chan string, d time.Duration) bool {
+	_, ok := wokeWith(ch, d)
+	return ok
+}
+
+// wokeWith is the detail ch receives within d.
+func wokeWith(ch <-chan string, d time.Duration) (string, bool) {
 	select {
-	case <-ch:
-		return true
+	case detail := <-ch:
+		return detail, true
 	case <-time.After(d):
-		return false
+		return "", false
 	}
 }
 
@@ -23,16 +29,16 @@ func TestAWaitIsWokenByWhatHappenedOnItsOwnNodeAndNotByAnotherTopic(t *testing.T
 	defer done()
 	other, doneOther := h.Wait(Channel("offtopic"))
 	defer doneOther()
-	h.Happened(Channel("town"))
-	if !woke(woken, time.Second) {
-		t.Fatal("the wait was not woken by a post in its channel")
+	h.Happened(Channel("town"), "post1")
+	if detail, ok := wokeWith(woken, time.Second); !ok || detail != "post1" {
+		t.Fatalf("the wait was woken with %q (%v), want the post", detail, ok)
 	}
 	if woke(other, 50*time.Millisecond) {
 		t.Fatal("a wait for another channel was woken")
 	}
 	// Woken again by a later post, once it looked.
-	h.Happened(Channel("town"))
-	if !woke(woken, time.Second) {
+	h.Happened(Channel("town"), "post2")
+	if detail, ok := wokeWith(woken, time.Second); !ok || detail != "post2" {
 		t.Fatal("the wait was not woken a second time")
 	}
 }
@@ -42,8 +48,14 @@ func TestAWaitOnOneNodeIsWokenThroughTheKVStoreByWhatHappenedOnAnotherWithoutClu
 	node1, node2 := &Hub{KV: kv}, &Hub{KV: kv}
 	woken, done := node1.Wait(FileRequest("r1"))
 	defer done()
+	posts, donePosts := node1.Wait(Channel("town"))
+	defer donePosts()
+	node2.Happened(Channel("town"), "abc")
+	if detail, ok := wokeWith(posts, 2*time.Second); !ok || detail != "abc" {
+		t.Fatalf("node 1 heard %q (%v) through the KV store, want the post", detail, ok)
+	}
 	started := time.Now()
-	node2.Happened(FileRequest("r1"))
+	node2.Happened(FileRequest("r1"), "")
 	if !woke(woken, 2*time.Second) {
 		t.Fatal("the wait on node 1 was not woken by node 2")
 	}
@@ -58,8 +70,8 @@ func TestAClusterEventWakesTheWaitsOfTheNodeThatHearsIt(t *testing.T) {
 	node1, node2 := &Hub{KV: kv}, &Hub{KV: kv, Publish: func(b []byte) { sent = append(sent, b) }}
 	woken, done := node1.Wait(Write("w1"))
 	defer done()
-	node2.Happened(Write("w1"))
-	if len(sent) != 1 || string(sent[0]) != Write("w1") {
+	node2.Happened(Write("w1"), "")
+	if len(sent) != 1 || string(sent[0]) != Write("w1")+"\n" {
 		t.Fatalf("node 2 published %q", sent)
 	}
 	node1.Heard(sent[0])
@@ -79,7 +91,7 @@ func TestANodeWithNoWaitIsNeitherToldNorPolling(t *testing.T) {
 	if node1.Waits() != 0 {
 		t.Fatalf("node 1 still holds %d waits", node1.Waits())
 	}
-	node2.Happened(Channel("c2"))
+	node2.Happened(Channel("c2"), "p")
 	if raw, _ := kv.Get(inboxPrefix + node1.node); raw != nil {
 		t.Fatalf("node 1 was told of a topic it never waited for: %s", raw)
 	}
@@ -90,7 +102,7 @@ func TestATopicLongerThanAnyTopicHeardIsIgnored(t *testing.T) {
 	long := Channel(string(make([]byte, maxTopicBytes)))
 	woken, done := h.Wait(long)
 	defer done()
-	h.Heard([]byte(long))
+	h.Heard([]byte(long + "\n"))
 	if woke(woken, 50*time.Millisecond) {
 		t.Fatal("an over-long topic was heard")
 	}
