@@ -319,6 +319,7 @@ func (p *Plugin) newTransport(manifestID string, gw *mattermost.Gateway, s serve
 		},
 		Resources: res.Serve(p.current, rec.Used),
 		Files:     s.files,
+		Wake:      p.wake.Load(),
 		NotOffered: func(ctx context.Context, name string) string {
 			return cat.NotOfferedTo(name, p.current(), transport.ChoiceOf(ctx))
 		},

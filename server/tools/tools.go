@@ -41,11 +41,11 @@ type Deps struct {
 	Views *viewcache.Cache
 	// Files keeps the files asked of the person (request_file), and
 	// FilePageURL is the page where they give one.
-	Files       *filerequest.Store
+	Files *filerequest.Store
 	// Wake wakes a wait held here when what it waits for happened on any
 	// node (a reply posted, a file given); nil: waits look every
 	// wake.SafetyLook alone.
-	Wake *wake.Hub
+	Wake        *wake.Hub
 	FilePageURL func(id string) string
 	// Audit records every presigned URL and upload handle handed out (nil:
 	// none).

@@ -6,12 +6,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 )
 
 // A client that no longer wants a call sends notifications/cancelled naming
@@ -32,9 +34,6 @@ const (
 	// for the person answers within 20 seconds of its start (approval's
 	// maxCallWait), and a mark left by a node that stopped goes soon after.
 	cancelLifetime = 2 * time.Minute
-	// cancelPoll is how often a waiting call reads its mark: as often as it
-	// reads its pending write again.
-	cancelPoll = 300 * time.Millisecond
 	// maxRequestIDBytes bounds the request id a cancellation may name:
 	// clients number their requests or use short strings.
 	maxRequestIDBytes = 256
@@ -52,6 +51,15 @@ type callRef struct {
 	log  Logger
 	key  string
 	drop context.CancelFunc
+	// wake wakes the waiting call when a node marks it cancelled (nil: it
+	// reads its mark every wake.SafetyLook alone).
+	wake *wake.Hub
+}
+
+// cancelTopic is the wake topic of a call's mark: its key's digest, cut to
+// a topic's length (128 bits, as unique as any request of a person).
+func cancelTopic(key string) string {
+	return wake.Cancel(strings.TrimPrefix(key, cancelPrefix)[:32])
 }
 
 type callRefKey struct{}
@@ -120,8 +128,12 @@ func (t *Transport) cancelCall(userID, sessionID string, body []byte) {
 		return
 	}
 	key := cancelKey(userID, sessionID, id)
-	if _, err := t.opts.Answers.CompareAndSet(key, markWaiting, markCancelled, cancelLifetime); err != nil {
+	marked, err := t.opts.Answers.CompareAndSet(key, markWaiting, markCancelled, cancelLifetime)
+	if err != nil {
 		t.opts.Log.Warn("Could not record a client's cancellation of a call", "user_id", userID, "error", err.Error())
+	}
+	if marked && t.opts.Wake != nil {
+		t.opts.Wake.Happened(cancelTopic(key), "")
 	}
 }
 
@@ -134,7 +146,7 @@ func (t *Transport) cancellable(ctx context.Context, userID, sessionID string, b
 	}
 	ctx, drop := context.WithCancel(ctx)
 	return context.WithValue(ctx, callRefKey{}, &callRef{kv: t.opts.Answers, log: t.opts.Log,
-		key: cancelKey(userID, sessionID, id), drop: drop}), drop
+		key: cancelKey(userID, sessionID, id), drop: drop, wake: t.opts.Wake}), drop
 }
 
 // Cancellation is a waiting call's view of its client's notifications/cancelled.
@@ -177,7 +189,14 @@ func WatchCancel(ctx context.Context) (context.Context, func()) {
 // poll reads the call's mark until the client cancels the call or the call
 // ends.
 func (c *Cancellation) poll(ctx context.Context, cancel context.CancelFunc, done <-chan struct{}) {
-	tick := time.NewTicker(cancelPoll)
+	// Woken when a node marks it; a slow look besides, for a wake lost.
+	var woken <-chan string
+	if c.ref.wake != nil {
+		var stop func()
+		woken, stop = c.ref.wake.Wait(cancelTopic(c.ref.key))
+		defer stop()
+	}
+	tick := time.NewTicker(wake.SafetyLook)
 	defer tick.Stop()
 	for {
 		select {
@@ -187,11 +206,12 @@ func (c *Cancellation) poll(ctx context.Context, cancel context.CancelFunc, done
 			// Cancelled on this node by mcp-go, or the request ended: the
 			// mark tells which.
 			return
+		case <-woken:
 		case <-tick.C:
-			if c.read() {
-				cancel()
-				return
-			}
+		}
+		if c.read() {
+			cancel()
+			return
 		}
 	}
 }

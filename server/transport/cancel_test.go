@@ -9,6 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 )
 
 // waitingTool waits as a call that waits for the person does, until its
@@ -68,6 +70,9 @@ func twoNodesWithAWaitingTool(t *testing.T) (kv *memKV, a, b string, seen chan b
 	tb, sb := newNode(t, kv, log, active)
 	for _, tr := range []*Transport{ta, tb} {
 		tr.MCP.AddTool(mcp.NewTool("wait", mcp.WithDescription("test")), waitingTool(seen))
+		// Each node its own hub, over the one store: a cancellation on
+		// the other node wakes the call through its inbox.
+		tr.opts.Wake = &wake.Hub{KV: rawKV{kv}}
 	}
 	return kv, sa.URL, sb.URL, seen
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 )
 
 const (
@@ -138,6 +139,9 @@ type Options struct {
 	// Tasks keeps the tasks of calls whose write waits for the person
 	// (tasks.go); nil offers no tasks.
 	Tasks Tasks
+	// Wake wakes a waiting call on any node when its client cancels it
+	// (cancel.go); nil: the call reads its mark every wake.SafetyLook.
+	Wake *wake.Hub
 	// Files serves file transfer (draft SEP-2631, files.go) to clients
 	// that declare it; nil offers none.
 	Files *filetransfer.Service

@@ -59,6 +59,9 @@ func Channel(id string) string { return "c:" + id }
 // Write is the topic of a write that ended (answered, done, withdrawn).
 func Write(id string) string { return "w:" + id }
 
+// Cancel is the topic of a call its client cancelled, by its mark's digest.
+func Cancel(digest string) string { return "x:" + digest }
+
 // FileRequest is the topic of a file request answered.
 func FileRequest(id string) string { return "f:" + id }
 
