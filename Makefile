@@ -117,6 +117,7 @@ bench: dist
 	$(GO) test -run='^$$' -bench=. -benchmem ./server/audit/
 	$(GO) run ./e2e/cmd/wsbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/filebench -bundle $(CURDIR)/$(BUNDLE)
+	$(GO) run ./e2e/cmd/waitbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/loadbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/postbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/kvbench -bundle $(CURDIR)/$(BUNDLE)

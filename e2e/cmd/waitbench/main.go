@@ -1,0 +1,186 @@
+// Command waitbench measures what held waits cost (issue 45) on one real
+// Mattermost node: a minute of a mixed read load alone, then the same
+// minute while N people each hold their share of waits (wait_for_reply on a
+// post nobody answers, each called again as it ends). It prints the
+// processor time per second of the plugin, Mattermost and PostgreSQL, and
+// the load's calls per second, both ways, and what the waits added. It
+// asserts nothing.
+//
+//	go run ./e2e/cmd/waitbench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz [-people 5] [-waits 10] [-seconds 60]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mattermost/mattermost/server/public/model"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
+)
+
+// loadWorkers is how many calls of the read load are in flight at once:
+// enough to keep the node busy, few enough to leave it a core.
+const loadWorkers = 4
+
+func main() {
+	bundle := flag.String("bundle", "", "plugin bundle to install")
+	people := flag.Int("people", 5, "people holding waits")
+	waits := flag.Int("waits", 10, "waits each person holds (their share: transport.MaxHeldWaits)")
+	seconds := flag.Int("seconds", 60, "length of each phase")
+	flag.Parse()
+	if err := run(*bundle, *people, *waits, time.Duration(*seconds)*time.Second); err != nil {
+		fmt.Fprintln(os.Stderr, "waitbench:", err)
+		os.Exit(1)
+	}
+}
+
+type phase struct {
+	cpu   pluginproc.Processor
+	calls int64
+	took  time.Duration
+}
+
+func (p phase) print(name string) {
+	s := p.took.Seconds()
+	fmt.Printf("%-22s load %.1f calls/s; processor per second: plugin %.3f, Mattermost %.3f, PostgreSQL %.3f (cores)\n",
+		name+":", float64(p.calls)/s, p.cpu.Plugins/s, p.cpu.Mattermost/s, p.cpu.PostgreSQL/s)
+}
+
+func run(bundle string, people, waits int, length time.Duration) error {
+	ctx := context.Background()
+	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
+	if err != nil {
+		return err
+	}
+	defer mm.Close()
+	reader := mm.Users[0]
+	town, _, err := mm.Client(reader).GetChannelByName(ctx, "town-square", mm.Team.Id, "")
+	if err != nil {
+		return err
+	}
+	load := func(stop <-chan struct{}) (int64, error) {
+		var calls atomic.Int64
+		var wg sync.WaitGroup
+		errs := make(chan error, loadWorkers)
+		reads := []struct {
+			tool string
+			args map[string]any
+		}{{"get_me", nil}, {"read_channel", map[string]any{"channel": town.Id, "limit": 20}}, {"list_channels", nil}, {"search_posts", map[string]any{"terms": "release"}}}
+		for w := range loadWorkers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, err := harness.ConnectMCP(ctx, mm.URL, reader.Token, "waitbench-load")
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer c.Close()
+				for i := w; ; i++ {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					r := reads[i%len(reads)]
+					if res, err := harness.CallTool(ctx, c, r.tool, r.args); err != nil || res.IsError {
+						errs <- fmt.Errorf("%s: %v", r.tool, err)
+						return
+					}
+					calls.Add(1)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		return calls.Load(), <-errs
+	}
+	measure := func(during func(stop <-chan struct{})) (phase, error) {
+		stop := make(chan struct{})
+		var held sync.WaitGroup
+		if during != nil {
+			held.Add(1)
+			go func() { defer held.Done(); during(stop) }()
+		}
+		time.AfterFunc(length, func() { close(stop) })
+		before, started := pluginproc.ProcessorNow(mm), time.Now()
+		calls, err := load(stop)
+		p := phase{cpu: pluginproc.ProcessorNow(mm).Since(before), calls: calls, took: time.Since(started)}
+		held.Wait()
+		return p, err
+	}
+
+	// The people who wait, each with a post nobody answers.
+	type waiter struct {
+		c    *client.Client
+		post string
+	}
+	var waiters []waiter
+	for i := range people {
+		u, err := mm.CreateUser(fmt.Sprintf("waiter%d", i))
+		if err != nil {
+			return err
+		}
+		if _, _, err := mm.Client(mm.Admin).AddChannelMember(ctx, town.Id, u.ID); err != nil {
+			return err
+		}
+		p, _, err := mm.Client(u).CreatePost(ctx, &model.Post{ChannelId: town.Id, Message: "Has anyone seen the release checklist?"})
+		if err != nil {
+			return err
+		}
+		c, err := harness.ConnectMCP(ctx, mm.URL, u.Token, "waitbench-waits")
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		waiters = append(waiters, waiter{c, p.Id})
+	}
+	hold := func(stop <-chan struct{}) {
+		var wg sync.WaitGroup
+		for _, w := range waiters {
+			for range waits {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						if _, err := harness.CallTool(ctx, w.c, "wait_for_reply", map[string]any{"post": w.post, "seconds": 20}); err != nil {
+							return
+						}
+					}
+				}()
+			}
+		}
+		wg.Wait()
+	}
+
+	fmt.Printf("%d people each holding %d waits; the read load: %d calls in flight; %v a phase\n", people, waits, loadWorkers, length)
+	alone, err := measure(nil)
+	if err != nil {
+		return err
+	}
+	alone.print("load alone")
+	with, err := measure(hold)
+	if err != nil {
+		return err
+	}
+	with.print("load with the waits")
+	s1, s2 := alone.took.Seconds(), with.took.Seconds()
+	fmt.Printf("the waits added: plugin %+.3f, Mattermost %+.3f, PostgreSQL %+.3f cores (sum %+.3f); load throughput %.1f%% of alone\n",
+		with.cpu.Plugins/s2-alone.cpu.Plugins/s1, with.cpu.Mattermost/s2-alone.cpu.Mattermost/s1, with.cpu.PostgreSQL/s2-alone.cpu.PostgreSQL/s1,
+		(with.cpu.Plugins+with.cpu.Mattermost+with.cpu.PostgreSQL)/s2-(alone.cpu.Plugins+alone.cpu.Mattermost+alone.cpu.PostgreSQL)/s1,
+		100*(float64(with.calls)/s2)/(float64(alone.calls)/s1))
+	return nil
+}
