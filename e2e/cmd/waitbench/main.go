@@ -1,12 +1,14 @@
 // Command waitbench measures what held waits cost (issue 45) on one real
-// Mattermost node: a minute of a mixed read load alone, then the same
-// minute while N people each hold their share of waits (wait_for_reply on a
-// post nobody answers, each called again as it ends). It prints the
-// processor time per second of the plugin, Mattermost and PostgreSQL, and
-// the load's calls per second, both ways, and what the waits added. It
-// asserts nothing.
+// Mattermost node: a mixed read load alone, then the same load while N
+// people each hold their share of waits (wait_for_reply on a post nobody
+// answers, each called again as it ends). The load runs twice: paced (a
+// fixed rate that leaves the machine room, so the processor the waits take
+// shows), then as fast as it goes (so what they take from it shows in its
+// throughput). It prints the processor time per second of the plugin,
+// Mattermost and PostgreSQL and the load's calls per second, each way, and
+// what the waits added. It asserts nothing.
 //
-//	go run ./e2e/cmd/waitbench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz [-people 5] [-waits 10] [-seconds 60]
+//	go run ./e2e/cmd/waitbench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz [-people 5] [-waits 10] [-seconds 30] [-rate 50]
 package main
 
 import (
@@ -24,19 +26,24 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
 
 // loadWorkers is how many calls of the read load are in flight at once:
 // enough to keep the node busy, few enough to leave it a core.
 const loadWorkers = 4
 
+// peoplePerWorker is how many people a load worker calls as, in turn.
+const peoplePerWorker = 3
+
 func main() {
 	bundle := flag.String("bundle", "", "plugin bundle to install")
 	people := flag.Int("people", 5, "people holding waits")
 	waits := flag.Int("waits", 10, "waits each person holds (their share: transport.MaxHeldWaits)")
-	seconds := flag.Int("seconds", 60, "length of each phase")
+	seconds := flag.Int("seconds", 30, "length of each phase")
+	rate := flag.Int("rate", 50, "calls a second of the paced load")
 	flag.Parse()
-	if err := run(*bundle, *people, *waits, time.Duration(*seconds)*time.Second); err != nil {
+	if err := run(*bundle, *people, *waits, time.Duration(*seconds)*time.Second, *rate); err != nil {
 		fmt.Fprintln(os.Stderr, "waitbench:", err)
 		os.Exit(1)
 	}
@@ -50,49 +57,90 @@ type phase struct {
 
 func (p phase) print(name string) {
 	s := p.took.Seconds()
-	fmt.Printf("%-22s load %.1f calls/s; processor per second: plugin %.3f, Mattermost %.3f, PostgreSQL %.3f (cores)\n",
+	fmt.Printf("%-34s load %.1f calls/s; processor per second: plugin %.3f, Mattermost %.3f, PostgreSQL %.3f (cores)\n",
 		name+":", float64(p.calls)/s, p.cpu.Plugins/s, p.cpu.Mattermost/s, p.cpu.PostgreSQL/s)
 }
 
-func run(bundle string, people, waits int, length time.Duration) error {
+func run(bundle string, people, waits int, length time.Duration, rate int) error {
 	ctx := context.Background()
 	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
 	if err != nil {
 		return err
 	}
 	defer mm.Close()
-	reader := mm.Users[0]
-	town, _, err := mm.Client(reader).GetChannelByName(ctx, "town-square", mm.Team.Id, "")
+	// The load is one person's, at a pace past the default rate: the
+	// bench measures the server, not the person's limit.
+	if err := mm.PatchPluginSettings(map[string]any{"MaxCallsPerMinute": config.LimitMaxCallsPerMinute}); err != nil {
+		return err
+	}
+	town, _, err := mm.Client(mm.Users[0]).GetChannelByName(ctx, "town-square", mm.Team.Id, "")
 	if err != nil {
 		return err
 	}
-	load := func(stop <-chan struct{}) (int64, error) {
+	// Each worker's calls go to a few people in turn, so no one person's
+	// rate holds the load back.
+	var readers []harness.User
+	for i := range loadWorkers * peoplePerWorker {
+		u, err := mm.CreateUser(fmt.Sprintf("reader%d", i))
+		if err != nil {
+			return err
+		}
+		if _, _, err := mm.Client(mm.Admin).AddChannelMember(ctx, town.Id, u.ID); err != nil {
+			return err
+		}
+		readers = append(readers, u)
+	}
+	// load runs until stop, paced at rate calls a second over all workers
+	// when paced.
+	load := func(stop <-chan struct{}, paced bool) (int64, error) {
+		var tick <-chan time.Time
+		if paced {
+			t := time.NewTicker(time.Second / time.Duration(rate))
+			defer t.Stop()
+			tick = t.C
+		}
 		var calls atomic.Int64
 		var wg sync.WaitGroup
 		errs := make(chan error, loadWorkers)
 		reads := []struct {
 			tool string
 			args map[string]any
-		}{{"get_me", nil}, {"read_channel", map[string]any{"channel": town.Id, "limit": 20}}, {"list_channels", nil}, {"search_posts", map[string]any{"terms": "release"}}}
+		}{{"get_me", nil}, {"read_channel", map[string]any{"channel": town.Id, "limit": 20}}, {"list_teams", nil}, {"search_posts", map[string]any{"terms": "release"}}}
 		for w := range loadWorkers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c, err := harness.ConnectMCP(ctx, mm.URL, reader.Token, "waitbench-load")
-				if err != nil {
-					errs <- err
-					return
+				var cs []*client.Client
+				for _, u := range readers[w*peoplePerWorker : (w+1)*peoplePerWorker] {
+					c, err := harness.ConnectMCP(ctx, mm.URL, u.Token, "waitbench-load")
+					if err != nil {
+						errs <- err
+						return
+					}
+					defer c.Close()
+					cs = append(cs, c)
 				}
-				defer c.Close()
 				for i := w; ; i++ {
+					c := cs[i%len(cs)]
+					if tick != nil {
+						select {
+						case <-stop:
+							return
+						case <-tick:
+						}
+					}
 					select {
 					case <-stop:
 						return
 					default:
 					}
 					r := reads[i%len(reads)]
-					if res, err := harness.CallTool(ctx, c, r.tool, r.args); err != nil || res.IsError {
-						errs <- fmt.Errorf("%s: %v", r.tool, err)
+					res, err := harness.CallTool(ctx, c, r.tool, r.args)
+					if err == nil && res.IsError {
+						err = fmt.Errorf("a tool error: %v", res.Content)
+					}
+					if err != nil {
+						errs <- fmt.Errorf("%s: %w", r.tool, err)
 						return
 					}
 					calls.Add(1)
@@ -103,7 +151,7 @@ func run(bundle string, people, waits int, length time.Duration) error {
 		close(errs)
 		return calls.Load(), <-errs
 	}
-	measure := func(during func(stop <-chan struct{})) (phase, error) {
+	measure := func(paced bool, during func(stop <-chan struct{})) (phase, error) {
 		stop := make(chan struct{})
 		var held sync.WaitGroup
 		if during != nil {
@@ -112,7 +160,7 @@ func run(bundle string, people, waits int, length time.Duration) error {
 		}
 		time.AfterFunc(length, func() { close(stop) })
 		before, started := pluginproc.ProcessorNow(mm), time.Now()
-		calls, err := load(stop)
+		calls, err := load(stop, paced)
 		p := phase{cpu: pluginproc.ProcessorNow(mm).Since(before), calls: calls, took: time.Since(started)}
 		held.Wait()
 		return p, err
@@ -166,21 +214,28 @@ func run(bundle string, people, waits int, length time.Duration) error {
 		wg.Wait()
 	}
 
-	fmt.Printf("%d people each holding %d waits; the read load: %d calls in flight; %v a phase\n", people, waits, loadWorkers, length)
-	alone, err := measure(nil)
-	if err != nil {
-		return err
+	fmt.Printf("%d people each holding %d waits; the read load: %d calls in flight, paced at %d a second, then as fast as it goes; %v a phase\n",
+		people, waits, loadWorkers, rate, length)
+	for _, paced := range []bool{true, false} {
+		name := "as fast as it goes"
+		if paced {
+			name = "paced"
+		}
+		alone, err := measure(paced, nil)
+		if err != nil {
+			return err
+		}
+		alone.print(name + ", alone")
+		with, err := measure(paced, hold)
+		if err != nil {
+			return err
+		}
+		with.print(name + ", with the waits")
+		s1, s2 := alone.took.Seconds(), with.took.Seconds()
+		fmt.Printf("  the waits added: plugin %+.3f, Mattermost %+.3f, PostgreSQL %+.3f cores (sum %+.3f); load throughput %.1f%% of alone\n",
+			with.cpu.Plugins/s2-alone.cpu.Plugins/s1, with.cpu.Mattermost/s2-alone.cpu.Mattermost/s1, with.cpu.PostgreSQL/s2-alone.cpu.PostgreSQL/s1,
+			(with.cpu.Plugins+with.cpu.Mattermost+with.cpu.PostgreSQL)/s2-(alone.cpu.Plugins+alone.cpu.Mattermost+alone.cpu.PostgreSQL)/s1,
+			100*(float64(with.calls)/s2)/(float64(alone.calls)/s1))
 	}
-	alone.print("load alone")
-	with, err := measure(hold)
-	if err != nil {
-		return err
-	}
-	with.print("load with the waits")
-	s1, s2 := alone.took.Seconds(), with.took.Seconds()
-	fmt.Printf("the waits added: plugin %+.3f, Mattermost %+.3f, PostgreSQL %+.3f cores (sum %+.3f); load throughput %.1f%% of alone\n",
-		with.cpu.Plugins/s2-alone.cpu.Plugins/s1, with.cpu.Mattermost/s2-alone.cpu.Mattermost/s1, with.cpu.PostgreSQL/s2-alone.cpu.PostgreSQL/s1,
-		(with.cpu.Plugins+with.cpu.Mattermost+with.cpu.PostgreSQL)/s2-(alone.cpu.Plugins+alone.cpu.Mattermost+alone.cpu.PostgreSQL)/s1,
-		100*(float64(with.calls)/s2)/(float64(alone.calls)/s1))
 	return nil
 }
