@@ -6,7 +6,6 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 )
 
 // writeSettled hears of every write that reached its end, on the node where
@@ -21,10 +20,6 @@ import (
 // 2026-07-28 polls tasks/get, since mcp-go's subscriptions/listen carries
 // no task notices).
 func (p *Plugin) writeSettled(rec approval.Record) {
-	// The call that waits for it, on any node, answers now.
-	if hub := p.wake.Load(); hub != nil {
-		hub.Happened(wake.Write(rec.ID), "")
-	}
 	t := p.transport.Load()
 	if t == nil {
 		return

@@ -345,6 +345,10 @@ func (a *Approvals) waitForAnswer(ctx context.Context, c *mattermost.Caller, rec
 		}
 		return false, Outcome{}, nil
 	}
+	// What ended before the wake was registered is seen now.
+	if done, o, err := check(); done {
+		return o, err
+	}
 	for {
 		select {
 		case <-progress.C:

@@ -145,6 +145,7 @@ func (a *Approvals) expireShard(key string, now time.Time) (int, error) {
 				s.Audit.Record(audit.Event{At: at, Kind: audit.KindWrite, UserID: o.UserID, ClientName: o.ClientName,
 					ClientVersion: o.ClientVersion, Tool: o.Tool, Targets: targets, Outcome: audit.OutcomeExpired})
 			}
+			a.wakeCall(o.ID)
 			if a.opts.Settled != nil {
 				a.opts.Settled(Record{ID: o.ID, UserID: o.UserID, State: StateExpired, AnsweredAt: at, Tool: o.Tool,
 					MCPSession: o.Session, QuestionOpen: o.Session != ""})

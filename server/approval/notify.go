@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 )
 
 // When a write starts waiting for the person in Mattermost, the plugin's
@@ -89,11 +90,20 @@ func (a *Approvals) tellByDM(c *mattermost.Caller, rec Record) {
 // tells Options.Settled, and edits its direct message, if one was sent, to
 // say what became of it.
 func (a *Approvals) settled(c *mattermost.Caller, rec Record) {
+	a.wakeCall(rec.ID)
 	a.answered(c, rec.ID, rec.State)
 	if a.opts.Settled != nil {
 		a.opts.Settled(rec)
 	}
 	a.closeDM(c.UserID(), rec.ID, func(loc *time.Location) string { return a.settledText(rec) }, rec.Permalink)
+}
+
+// wakeCall wakes the call waiting for write id, on whichever node it
+// waits: the write ended.
+func (a *Approvals) wakeCall(id string) {
+	if a.opts.Wake != nil {
+		a.opts.Wake.Happened(wake.Write(id), "")
+	}
 }
 
 // closeDM edits the direct message of a write, if it has one, and forgets

@@ -22,6 +22,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/wake"
 )
 
 type nopLog struct{}
@@ -61,7 +62,8 @@ func newRoutes(t *testing.T) *routesFixture {
 // they carry out and tell instead of reaching Mattermost.
 func testApprovals(f *routesFixture) *Approvals {
 	return &Approvals{
-		opts:    Options{Config: func() config.Configuration { return allowWrites(config.ConfirmMattermost) }, PluginURL: func() string { return "http://mm/plugins/mcp-server" }},
+		opts: Options{Config: func() config.Configuration { return allowWrites(config.ConfirmMattermost) }, PluginURL: func() string { return "http://mm/plugins/mcp-server" },
+			Wake: &wake.Hub{KV: f.store.KV}},
 		store:   f.store,
 		clients: &clientSessions{kv: f.store.KV, now: time.Now},
 		run: func(context.Context, *mattermost.Caller, posting.Plan) (Executed, error) {

@@ -256,7 +256,18 @@ func (d Deps) waitForFile(ctx context.Context, userID string, req filerequest.Re
 	defer done()
 	tick := time.NewTicker(wake.SafetyLook)
 	defer tick.Stop()
+	look := true // what arrived before the wake was registered is seen now
 	for {
+		if look {
+			now, err := d.Files.Load(userID, req.ID)
+			if err != nil {
+				return req, err
+			}
+			if now.State != filerequest.StateWaiting {
+				return now, nil
+			}
+		}
+		look = true
 		select {
 		case <-ctx.Done():
 			if !transport.CancelledByClient(ctx) {
@@ -275,13 +286,6 @@ func (d Deps) waitForFile(ctx context.Context, userID string, req filerequest.Re
 			return d.Files.Load(userID, req.ID)
 		case <-woken:
 		case <-tick.C:
-		}
-		now, err := d.Files.Load(userID, req.ID)
-		if err != nil {
-			return req, err
-		}
-		if now.State != filerequest.StateWaiting {
-			return now, nil
 		}
 	}
 }

@@ -198,6 +198,11 @@ func (c *Cancellation) poll(ctx context.Context, cancel context.CancelFunc, done
 	}
 	tick := time.NewTicker(wake.SafetyLook)
 	defer tick.Stop()
+	// A cancellation marked before the wake was registered is seen now.
+	if c.read() {
+		cancel()
+		return
+	}
 	for {
 		select {
 		case <-done:

@@ -25,11 +25,13 @@ const (
 	// worst delay of a wake from another node on a cluster without events.
 	// An empty inbox costs one read of a missing key.
 	InboxPoll = 250 * time.Millisecond
-	// SafetyLook is how often a wait looks for itself whatever it heard:
-	// a wake lost (a node that stopped before it read its inbox, an inbox
-	// past its bound) delays its answer by at most this. Ten seconds is
-	// one look where a wait of 20 s used to make twenty.
-	SafetyLook = 10 * time.Second
+	// SafetyLook is how often a wait looks for itself whatever it heard,
+	// for a wake lost (a node that stopped before it read its inbox, an
+	// inbox past its bound). It is longer than a call holds (20 s): a call
+	// looks when it begins and when its time is up anyway, so within a
+	// call a lost wake costs at most the rest of the call, and the looks
+	// in between would be the cost this package removes.
+	SafetyLook = 30 * time.Second
 	// registeredFor is how long a topic's entry names a node; a node that
 	// still waits renews it at half that, and an entry of a node that
 	// stopped is gone within it.

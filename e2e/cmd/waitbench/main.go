@@ -221,16 +221,25 @@ func run(bundle string, people, waits int, length time.Duration, rate int) error
 		if paced {
 			name = "paced"
 		}
-		alone, err := measure(paced, nil)
+		// Alone before and after the waits, so that a drift of the
+		// machine over the run is not taken for their cost.
+		before, err := measure(paced, nil)
 		if err != nil {
 			return err
 		}
-		alone.print(name + ", alone")
+		before.print(name + ", alone")
 		with, err := measure(paced, hold)
 		if err != nil {
 			return err
 		}
 		with.print(name + ", with the waits")
+		after, err := measure(paced, nil)
+		if err != nil {
+			return err
+		}
+		after.print(name + ", alone again")
+		alone := phase{cpu: pluginproc.Processor{Plugins: before.cpu.Plugins + after.cpu.Plugins, Mattermost: before.cpu.Mattermost + after.cpu.Mattermost,
+			PostgreSQL: before.cpu.PostgreSQL + after.cpu.PostgreSQL}, calls: before.calls + after.calls, took: before.took + after.took}
 		s1, s2 := alone.took.Seconds(), with.took.Seconds()
 		fmt.Printf("  the waits added: plugin %+.3f, Mattermost %+.3f, PostgreSQL %+.3f cores (sum %+.3f); load throughput %.1f%% of alone\n",
 			with.cpu.Plugins/s2-alone.cpu.Plugins/s1, with.cpu.Mattermost/s2-alone.cpu.Mattermost/s1, with.cpu.PostgreSQL/s2-alone.cpu.PostgreSQL/s1,
