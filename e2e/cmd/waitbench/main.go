@@ -16,18 +16,47 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 )
+
+// httpClient is every MCP client's: one pool of connections, large enough
+// that neither the held waits nor the load close and reopen connections
+// (the default keeps 2 idle a host), which would cost the server more than
+// the waits themselves.
+var httpClient = &http.Client{Transport: &http.Transport{MaxIdleConns: 256, MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
+
+// connect is an initialized MCP client of the newest protocol as token's person.
+func connect(ctx context.Context, site, token string) (*client.Client, error) {
+	c, err := client.NewStreamableHttpClient(site+"/plugins/mcp-server/mcp",
+		transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token}), transport.WithHTTPBasicClient(httpClient))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, err
+	}
+	init := mcp.InitializeRequest{}
+	init.Params.ProtocolVersion = mcp.LATEST_PROTOCOL_VERSION
+	init.Params.ClientInfo = mcp.Implementation{Name: "waitbench", Version: "1"}
+	if _, err := c.Initialize(ctx, init); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
 
 // loadWorkers is how many calls of the read load are in flight at once:
 // enough to keep the node busy, few enough to leave it a core.
@@ -112,7 +141,7 @@ func run(bundle string, people, waits int, length time.Duration, rate int) error
 				defer wg.Done()
 				var cs []*client.Client
 				for _, u := range readers[w*peoplePerWorker : (w+1)*peoplePerWorker] {
-					c, err := harness.ConnectMCP(ctx, mm.URL, u.Token, "waitbench-load")
+					c, err := connect(ctx, mm.URL, u.Token)
 					if err != nil {
 						errs <- err
 						return
@@ -184,7 +213,7 @@ func run(bundle string, people, waits int, length time.Duration, rate int) error
 		if err != nil {
 			return err
 		}
-		c, err := harness.ConnectMCP(ctx, mm.URL, u.Token, "waitbench-waits")
+		c, err := connect(ctx, mm.URL, u.Token)
 		if err != nil {
 			return err
 		}
