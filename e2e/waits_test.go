@@ -121,14 +121,17 @@ func TestAReplyPostedOnNodeTwoWakesAWaitHeldOnNodeOneWithoutClusterEvents(t *tes
 		t.Fatalf("second node: %v", err)
 	}
 	nodes := mm.NodeURLs()
-	alice, bob := mm.Users[0], mm.Users[1]
-	ch := sharedChannel(t, alice, bob, model.ChannelTypeOpen)
+	// Someone node 2 has never served: without cluster events, node 2's
+	// caches of a person it served before do not hear of a channel they
+	// joined through node 1.
+	alice, replier := mm.Users[0], newPerson(t, "replier")
+	ch := sharedChannel(t, alice, replier, model.ChannelTypeOpen)
 	asked := createPost(t, alice, ch.Id, "Is the deploy window still 5pm?", "")
 	done := waitAsync(connect(t, nodes[0], alice.Token), asked.Id, 20)
 	waitRegistered(t, ch.Id)
 
 	onNode2 := model.NewAPIv4Client(nodes[1])
-	onNode2.SetToken(bob.Token)
+	onNode2.SetToken(replier.Token)
 	posted := time.Now()
 	reply, _, err := onNode2.CreatePost(context.Background(), &model.Post{ChannelId: ch.Id, Message: "Yes, 5pm.", RootId: asked.Id})
 	if err != nil {

@@ -8,7 +8,7 @@
 // Mattermost and PostgreSQL and the load's calls per second, each way, and
 // what the waits added. It asserts nothing.
 //
-//	go run ./e2e/cmd/waitbench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz [-people 5] [-waits 10] [-seconds 30] [-rate 50]
+//	go run ./e2e/cmd/waitbench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz [-people 5] [-waits 10] [-seconds 20] [-rate 50] [-rounds 3]
 package main
 
 import (
@@ -18,6 +18,8 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,10 +71,11 @@ func main() {
 	bundle := flag.String("bundle", "", "plugin bundle to install")
 	people := flag.Int("people", 5, "people holding waits")
 	waits := flag.Int("waits", 10, "waits each person holds (their share: transport.MaxHeldWaits)")
-	seconds := flag.Int("seconds", 30, "length of each phase")
+	seconds := flag.Int("seconds", 20, "length of each phase")
+	rounds := flag.Int("rounds", 3, "rounds of the waits, each between two phases of the load alone")
 	rate := flag.Int("rate", 50, "calls a second of the paced load")
 	flag.Parse()
-	if err := run(*bundle, *people, *waits, time.Duration(*seconds)*time.Second, *rate); err != nil {
+	if err := run(*bundle, *people, *waits, time.Duration(*seconds)*time.Second, *rate, *rounds); err != nil {
 		fmt.Fprintln(os.Stderr, "waitbench:", err)
 		os.Exit(1)
 	}
@@ -90,7 +93,7 @@ func (p phase) print(name string) {
 		name+":", float64(p.calls)/s, p.cpu.Plugins/s, p.cpu.Mattermost/s, p.cpu.PostgreSQL/s)
 }
 
-func run(bundle string, people, waits int, length time.Duration, rate int) error {
+func run(bundle string, people, waits int, length time.Duration, rate, rounds int) error {
 	ctx := context.Background()
 	mm, err := harness.Start(ctx, harness.Options{BundlePath: bundle, LogWriter: io.Discard, AsShipped: true})
 	if err != nil {
@@ -250,30 +253,61 @@ func run(bundle string, people, waits int, length time.Duration, rate int) error
 		if paced {
 			name = "paced"
 		}
-		// Alone before and after the waits, so that a drift of the
-		// machine over the run is not taken for their cost.
-		before, err := measure(paced, nil)
+		// Rounds of the load alone, with the waits, alone again: each
+		// with-phase is set against the alone phases on either side, so
+		// that a drift of the machine over the run is not taken for the
+		// waits' cost.
+		alones := make([]phase, 0, rounds+1)
+		first, err := measure(paced, nil)
 		if err != nil {
 			return err
 		}
-		before.print(name + ", alone")
-		with, err := measure(paced, hold)
-		if err != nil {
-			return err
+		first.print(name + ", alone")
+		alones = append(alones, first)
+		var added, ratios []float64
+		for range rounds {
+			with, err := measure(paced, hold)
+			if err != nil {
+				return err
+			}
+			with.print(name + ", with the waits")
+			next, err := measure(paced, nil)
+			if err != nil {
+				return err
+			}
+			next.print(name + ", alone")
+			alone := joined(alones[len(alones)-1], next)
+			alones = append(alones, next)
+			s1, s2 := alone.took.Seconds(), with.took.Seconds()
+			sum := func(p pluginproc.Processor) float64 { return p.Plugins + p.Mattermost + p.PostgreSQL }
+			added = append(added, sum(with.cpu)/s2-sum(alone.cpu)/s1)
+			ratios = append(ratios, 100*(float64(with.calls)/s2)/(float64(alone.calls)/s1))
+			fmt.Printf("  the waits added: plugin %+.3f, Mattermost %+.3f, PostgreSQL %+.3f cores (sum %+.3f); load throughput %.1f%% of alone\n",
+				with.cpu.Plugins/s2-alone.cpu.Plugins/s1, with.cpu.Mattermost/s2-alone.cpu.Mattermost/s1, with.cpu.PostgreSQL/s2-alone.cpu.PostgreSQL/s1,
+				added[len(added)-1], ratios[len(ratios)-1])
 		}
-		with.print(name + ", with the waits")
-		after, err := measure(paced, nil)
-		if err != nil {
-			return err
-		}
-		after.print(name + ", alone again")
-		alone := phase{cpu: pluginproc.Processor{Plugins: before.cpu.Plugins + after.cpu.Plugins, Mattermost: before.cpu.Mattermost + after.cpu.Mattermost,
-			PostgreSQL: before.cpu.PostgreSQL + after.cpu.PostgreSQL}, calls: before.calls + after.calls, took: before.took + after.took}
-		s1, s2 := alone.took.Seconds(), with.took.Seconds()
-		fmt.Printf("  the waits added: plugin %+.3f, Mattermost %+.3f, PostgreSQL %+.3f cores (sum %+.3f); load throughput %.1f%% of alone\n",
-			with.cpu.Plugins/s2-alone.cpu.Plugins/s1, with.cpu.Mattermost/s2-alone.cpu.Mattermost/s1, with.cpu.PostgreSQL/s2-alone.cpu.PostgreSQL/s1,
-			(with.cpu.Plugins+with.cpu.Mattermost+with.cpu.PostgreSQL)/s2-(alone.cpu.Plugins+alone.cpu.Mattermost+alone.cpu.PostgreSQL)/s1,
-			100*(float64(with.calls)/s2)/(float64(alone.calls)/s1))
+		fmt.Printf("%s, over %d rounds: the waits added %s cores (min %+.3f, median %+.3f); throughput %s%% of alone (min %.1f, median %.1f)\n",
+			name, rounds, list(added, "%+.3f"), slices.Min(added), median(added), list(ratios, "%.1f"), slices.Min(ratios), median(ratios))
 	}
 	return nil
+}
+
+// joined is two phases as one.
+func joined(a, b phase) phase {
+	return phase{cpu: pluginproc.Processor{Plugins: a.cpu.Plugins + b.cpu.Plugins, Mattermost: a.cpu.Mattermost + b.cpu.Mattermost,
+		PostgreSQL: a.cpu.PostgreSQL + b.cpu.PostgreSQL}, calls: a.calls + b.calls, took: a.took + b.took}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func list(xs []float64, format string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf(format, x)
+	}
+	return strings.Join(parts, "/")
 }
