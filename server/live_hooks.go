@@ -37,3 +37,15 @@ func (p *Plugin) postChanged(post *model.Post) {
 		p.gateway.Load().Log().Warn("Could not tell every subscriber of a changed post", "channel_id", post.ChannelId, "error", err.Error())
 	}
 }
+
+// clusterWake is the cluster event by which the node where something a
+// wait waits for happened (a reply posted, a file given) wakes the waits
+// of the others (wake.Hub); its data is the topic.
+const clusterWake = "mcp_wake"
+
+func (p *Plugin) publishWake(topic []byte) {
+	ev := model.PluginClusterEvent{Id: clusterWake, Data: topic}
+	if err := p.API.PublishPluginClusterEvent(ev, model.PluginClusterEventSendOptions{SendType: model.PluginClusterEventSendTypeReliable}); err != nil {
+		p.API.LogWarn("Could not wake the waits of the other servers; they find it through the KV store", "error", err.Error())
+	}
+}

@@ -270,18 +270,6 @@ type served struct {
 	files *filetransfer.Service
 }
 
-// fileTransfer is file transfer over the catalogue's tools: which take the
-// files of a post and which give a file, as each tool's data says.
-func fileTransfer(cat *catalogue.Catalogue, backend filetransfer.Backend) *filetransfer.Service {
-	uses := func(use catalogue.FileUse) func(string) bool {
-		return func(name string) bool {
-			t, ok := cat.Tool(name)
-			return ok && t.Files == use
-		}
-	}
-	return &filetransfer.Service{Backend: backend, TakesFiles: uses(catalogue.TakesFiles), GivesFiles: uses(catalogue.GivesFile)}
-}
-
 // newTransport is the MCP server over streamable HTTP, offering the
 // catalogue's tools, the resources and the prompts as the configuration
 // allows.
@@ -363,18 +351,6 @@ const clusterUserDeactivated = "user_deactivated"
 // MCP sessions tells the others to forget their copies of the records; its
 // data is the ids, one per line.
 const clusterSessionsEnded = "mcp_sessions_ended"
-
-// clusterWake is the cluster event by which the node where something a
-// wait waits for happened (a reply posted, a file given) wakes the waits
-// of the others (wake.Hub); its data is the topic.
-const clusterWake = "mcp_wake"
-
-func (p *Plugin) publishWake(topic []byte) {
-	ev := model.PluginClusterEvent{Id: clusterWake, Data: topic}
-	if err := p.API.PublishPluginClusterEvent(ev, model.PluginClusterEventSendOptions{SendType: model.PluginClusterEventSendTypeReliable}); err != nil {
-		p.API.LogWarn("Could not wake the waits of the other servers; they find it through the KV store", "error", err.Error())
-	}
-}
 
 // clusterSessionNotice is the cluster event by which a node hands a
 // notification for an MCP session whose stream it does not hold to the

@@ -579,33 +579,3 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			"status", sw.status, "duration_ms", time.Since(started).Milliseconds())
 	}
 }
-
-// logToolCall logs every tool call at debug: who, which tool, how long, how it ended.
-// Never arguments or results: they carry file contents and messages.
-func (t *Transport) logToolCall(next server.ToolHandlerFunc) server.ToolHandlerFunc {
-	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		started := time.Now()
-		res, err := next(ctx, req)
-		outcome := "ok"
-		switch {
-		case err != nil:
-			outcome = "failed"
-			t.opts.Log.Error("MCP tool failed", "user_id", CallerID(ctx), "tool", req.Params.Name, "error", err.Error())
-			// The model gets a usable answer rather than a protocol error.
-			res, err = mcp.NewToolResultError(fmt.Sprintf(
-				"%s failed inside Mattermost. Try again; if it keeps failing, tell the person and ask them to check the Mattermost server log.", req.Params.Name)), nil
-		case res != nil && res.NeedsInput():
-			outcome = "asked"
-		case res != nil && res.IsError:
-			outcome = "refused"
-		}
-		if task := TaskOf(ctx); task != nil {
-			task.answered(res)
-		}
-		// At debug, as Mattermost logs its own API calls: the audit trail
-		// keeps who used which tool, and failures are logged above.
-		t.opts.Log.Debug("MCP tool call", "user_id", CallerID(ctx), "tool", req.Params.Name,
-			"duration_ms", time.Since(started).Milliseconds(), "outcome", outcome)
-		return res, err
-	}
-}
