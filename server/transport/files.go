@@ -31,6 +31,14 @@ func DeclaredFiles(ctx context.Context) *filetransfer.Capability {
 // request on 2026-07-28 (its _meta), at initialize before that (kept in
 // the session record, so any node reads it).
 func withDeclaredFiles(ctx context.Context, r *http.Request, method string, body []byte) context.Context {
+	// A request of a session names an older revision in its header: its
+	// record says, and its body need not be read again.
+	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !mcp.IsModernProtocol(v) && method != string(mcp.MethodInitialize) {
+		if rec := sessionFrom(ctx); rec != nil && rec.Files != nil {
+			return context.WithValue(ctx, filesKey{}, rec.Files)
+		}
+		return ctx
+	}
 	var msg struct {
 		Params struct {
 			Meta         json.RawMessage `json:"_meta"`
