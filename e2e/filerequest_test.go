@@ -351,26 +351,7 @@ func TestTheOfficialSDKOnNodeOneGetsTheHandleOfAFileThePersonGaveInChromiumOnNod
 	if err != nil {
 		t.Fatal(err)
 	}
-	type outcome struct {
-		run struct {
-			sdkRun
-			Elicitations []struct {
-				Mode, URL, ElicitationID string
-			} `json:"elicitations"`
-		}
-		err error
-	}
-	done := make(chan *outcome, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		o := &outcome{}
-		o.err = harness.RunNodeScript(ctx, "mcp-client.mjs", []string{string(plan)}, map[string]string{
-			"MCP_URL": mcpURL(nodes[0]), "MCP_TOKEN": alice.Token, "MCP_STEPS_FILE": filepath.Join(t.TempDir(), "steps"),
-			"MCP_CLIENT_CAPABILITIES": `{"elicitation":{"url":{}}}`,
-		}, &o.run)
-		done <- o
-	}()
+	done := runSDKShownPages(nodes[0], alice.Token, plan, filepath.Join(t.TempDir(), "steps"))
 	id := waitFileRequest(t, alice, purpose)
 
 	// The person, signed in on node 2, gives the file on the page there.

@@ -42,6 +42,38 @@ func TestTheSDKOnOneNodeHearsItsURLQuestionIsOverWhenThePersonAnswersOnTheOtherN
 	t.Logf("the SDK on node 1 heard the question answered on node 2 was over %s after the answer", heard.Round(time.Millisecond))
 }
 
+// sdkShownPages is a run of mcp-client.mjs as a client that shows pages,
+// with the url-mode questions it was asked.
+type sdkShownPages struct {
+	run struct {
+		sdkRun
+		Elicitations []struct {
+			Mode          string `json:"mode"`
+			URL           string `json:"url"`
+			ElicitationID string `json:"elicitationId"`
+		} `json:"elicitations"`
+	}
+	err error
+}
+
+// runSDKShownPages runs plan in the official SDK against site as token's
+// person, declaring url-mode elicitation, in the background; steps is the
+// file it notes each finished step in.
+func runSDKShownPages(site, token string, plan []byte, steps string) chan *sdkShownPages {
+	done := make(chan *sdkShownPages, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		o := &sdkShownPages{}
+		o.err = harness.RunNodeScript(ctx, "mcp-client.mjs", []string{string(plan)}, map[string]string{
+			"MCP_URL": mcpURL(site), "MCP_TOKEN": token, "MCP_STEPS_FILE": steps,
+			"MCP_CLIENT_CAPABILITIES": `{"elicitation":{"url":{}}}`,
+		}, &o.run)
+		done <- o
+	}()
+	return done
+}
+
 // urlQuestionClosedAfterItsCallReturned has the SDK, with every request
 // (its GET stream among them) on clientSite, call create_post as a client
 // that shows pages; once the call answered that the write still waits, the
@@ -62,27 +94,7 @@ func urlQuestionClosedAfterItsCallReturned(t *testing.T, clientSite, answerSite 
 	if err != nil {
 		t.Fatal(err)
 	}
-	type outcome struct {
-		run struct {
-			sdkRun
-			Elicitations []struct {
-				Mode          string `json:"mode"`
-				ElicitationID string `json:"elicitationId"`
-			} `json:"elicitations"`
-		}
-		err error
-	}
-	done := make(chan *outcome, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		o := &outcome{}
-		o.err = harness.RunNodeScript(ctx, "mcp-client.mjs", []string{string(plan)}, map[string]string{
-			"MCP_URL": mcpURL(clientSite), "MCP_TOKEN": alice.Token, "MCP_STEPS_FILE": steps,
-			"MCP_CLIENT_CAPABILITIES": `{"elicitation":{"url":{}}}`,
-		}, &o.run)
-		done <- o
-	}()
+	done := runSDKShownPages(clientSite, alice.Token, plan, steps)
 
 	id := waitPendingAt(t, answerSite, alice, marker)
 	// The person answers only once the call has answered that the write
