@@ -184,7 +184,7 @@ func TestTheMcpSlashCommandAnswersWithTheURLAndTheSetup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("/mcp: %v", err)
 	}
-	for _, want := range []string{mcpURL(mm.URL), "claude mcp add --transport http mattermost " + mcpURL(mm.URL), `"mcpServers"`, `"servers"`, "OAuth"} {
+	for _, want := range []string{mcpURL(mm.URL), "claude mcp add --transport http mattermost " + mcpURL(mm.URL), `"mcpServers"`, `"servers"`, "OAuth", "ChatGPT, claude.ai and Claude Desktop"} {
 		if !strings.Contains(res.Text, want) {
 			t.Errorf("/mcp does not answer %q:\n%s", want, res.Text)
 		}
@@ -434,6 +434,16 @@ func TestTheConnectDialogReadsWellOnAPhoneAndALaptopAndDisconnectsAClient(t *tes
 			t.Fatalf("the dialog's VS Code config: %v %s", err, vscode)
 		}
 		pollJS[bool](t, tab, "the dialog lists the client", `document.querySelector('[data-dialog=connect] [aria-label="Connected clients"]').textContent.indexOf('e2e') >= 0`)
+		// The chat apps, each with its steps; this server's Site URL is on
+		// this machine, which their clouds cannot reach, and the dialog
+		// says so for the admin.
+		hosts := evalJS[string](t, tab, `Array.from(document.querySelectorAll('[data-dialog=connect] [data-host], [data-dialog=connect] [data-blocked]')).map(h => (h.dataset.host || "blocked") + ": " + h.textContent).join("\n")`)
+		for _, want := range []string{"chatgpt: ChatGPT", "claude: Claude (claude.ai and Claude Desktop)", "search and fetch", "Add custom connector",
+			"cannot connect to this server yet", "is not reachable from the internet", "For your system admin"} {
+			if !strings.Contains(hosts, want) {
+				t.Errorf("the dialog's chat apps do not say %q:\n%s", want, hosts)
+			}
+		}
 		fitsWidth(t, tab, width, "the Connect dialog")
 		// The dialog is fixed, so it can overflow without the page scrolling.
 		if edges := evalJS[string](t, tab, `(() => { const d = document.querySelector("[data-dialog=connect]"); const r = d.getBoundingClientRect();
@@ -441,19 +451,21 @@ func TestTheConnectDialogReadsWellOnAPhoneAndALaptopAndDisconnectsAClient(t *tes
 			t.Errorf("the Connect dialog runs past the screen at %dpx: %s", width, edges)
 		}
 		shoot(t, tab, width, "connect")
+		evalJS[any](t, tab, `document.querySelector('[data-blocked]').scrollIntoView(); true`)
+		shoot(t, tab, width, "connect-chat-apps")
 		if width == phoneWidth {
 			clickButton(t, tab, "[data-dialog=connect]", "Close")
 			pollJS[bool](t, tab, "the dialog closes", `!document.querySelector('[data-dialog=connect]')`)
 		}
 	}
 
-	clickButton(t, tab, "[data-dialog=connect] li", "Disconnect")
-	clickButton(t, tab, "[data-dialog=connect] li", "Yes, disconnect")
+	clickButton(t, tab, "[data-dialog=connect] [aria-label=\"Connected clients\"] li", "Disconnect")
+	clickButton(t, tab, "[data-dialog=connect] [aria-label=\"Connected clients\"] li", "Yes, disconnect")
 	notice := pollJS[string](t, tab, "the dialog says the client is disconnected", `(function() { var s = document.querySelector('[data-dialog=connect] [role=status]'); return s ? s.textContent : ''; })()`)
 	if !strings.Contains(notice, "is disconnected") {
 		t.Fatalf("the notice: %s", notice)
 	}
-	pollJS[bool](t, tab, "the client is gone from the list", `document.querySelectorAll('[data-dialog=connect] li').length === 0`)
+	pollJS[bool](t, tab, "the client is gone from the list", `document.querySelectorAll('[data-dialog=connect] [aria-label="Connected clients"] li').length === 0`)
 	shoot(t, tab, phoneWidth, "connect-disconnected")
 
 	// Read back: the client's next call is refused.

@@ -57,7 +57,7 @@ const helpText = "**/mcp** connects an AI client (Claude Code, Cursor, VS Code, 
 	"To make a personal access token or disconnect a client, open the Connect dialog in the web or desktop app (the AI client button in the channel header, or `/mcp`)."
 
 func (s *Service) setupText(userID string) string {
-	oauth, _ := s.opts.OAuth()
+	oauth, reason := s.opts.OAuth()
 	url := s.opts.MCPURL()
 	setup := SetupFor(url, "", oauth)
 	var b strings.Builder
@@ -75,7 +75,14 @@ func (s *Service) setupText(userID string) string {
 	fmt.Fprintf(&b, "**Claude Code** (in a terminal):\n```\n%s\n```\n", setup.ClaudeCode)
 	fmt.Fprintf(&b, "**Cursor** (`~/.cursor/mcp.json`):\n```json\n%s\n```\n", setup.Cursor)
 	fmt.Fprintf(&b, "**VS Code** (`.vscode/mcp.json`):\n```json\n%s\n```\n", setup.VSCode)
-	b.WriteString("Other clients: add a remote MCP server of type Streamable HTTP with the URL above.")
+	b.WriteString("**ChatGPT, claude.ai and Claude Desktop** add the URL above as a connector and sign in with OAuth; the Connect dialog has their steps.")
+	if hosts := HostsFor(url, oauth, reason); len(hosts) > 0 && len(hosts[0].Blocked) > 0 {
+		b.WriteString(" They cannot connect to this server yet:")
+		for _, why := range hosts[0].Blocked {
+			b.WriteString("\n- " + why)
+		}
+	}
+	b.WriteString("\n\nOther clients: add a remote MCP server of type Streamable HTTP with the URL above.")
 	return b.String()
 }
 

@@ -103,6 +103,8 @@ type Overview struct {
 	// Presets are what a client may load, each with its setups and size;
 	// the first, everything, is Setup.
 	Presets []Preset `json:"presets"`
+	// Hosts are the chat apps' setup (hosts.go).
+	Hosts   []Host   `json:"hosts"`
 	Clients []Client `json:"clients"`
 	// MoreClients counts the clients left out past MaxClientsListed.
 	MoreClients int `json:"more_clients,omitempty"`
@@ -119,6 +121,7 @@ func (s *Service) Overview(userID string) (Overview, error) {
 		o.OAuthReason = reason
 	}
 	o.CanCreateToken, o.TokenNote = s.opts.MM.MayCreateAccessTokens(userID)
+	o.Hosts = HostsFor(o.URL, oauth, reason)
 	var err error
 	if o.Presets, err = s.presetsFor(o.URL, "", oauth); err != nil {
 		return Overview{}, err

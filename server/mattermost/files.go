@@ -43,7 +43,11 @@ type FileQuery struct {
 	ChannelID    string // one channel the caller can read; empty for all of theirs
 	Since        int64  // created at or after, Unix ms; 0 for any
 	Before       int64  // created before, Unix ms; 0 for any
-	Limit        int
+	// AnyWord, when set, keeps files whose name or text (as Mattermost
+	// extracted it, FileSettings.ExtractContent) holds one of these
+	// lower-case words.
+	AnyWord []string
+	Limit   int
 }
 
 const (
@@ -90,6 +94,8 @@ func (c *Caller) SearchFiles(q FileQuery) (found []*model.FileInfo, complete boo
 				continue
 			case ext != "" && strings.ToLower(info.Extension) != ext:
 				continue
+			case len(q.AnyWord) > 0 && !holdsAnyWord(info, q.AnyWord):
+				continue
 			}
 			// Checked again one by one: the channel filter is Mattermost's,
 			// the permission decision is ours.
@@ -106,6 +112,18 @@ func (c *Caller) SearchFiles(q FileQuery) (found []*model.FileInfo, complete boo
 		}
 	}
 	return found, false, nil
+}
+
+// holdsAnyWord reports whether a file's name or extracted text holds one
+// of words (lower case).
+func holdsAnyWord(info *model.FileInfo, words []string) bool {
+	name, text := strings.ToLower(info.Name), strings.ToLower(info.Content)
+	for _, w := range words {
+		if strings.Contains(name, w) || strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // memberChannelIDs lists every channel the caller belongs to, across their

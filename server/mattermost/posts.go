@@ -109,6 +109,12 @@ func (c *Caller) SearchPosts(teamID, terms string, page, perPage int) ([]*model.
 	return c.search(teamID, terms, false, page, perPage)
 }
 
+// SearchPostsAnyTerm is SearchPosts matching posts that hold any one of
+// the terms rather than all of them.
+func (c *Caller) SearchPostsAnyTerm(teamID, terms string, perPage int) ([]*model.Post, error) {
+	return c.search(teamID, terms, true, 0, perPage)
+}
+
 // search is SearchPosts, matching any of the terms when anyTerm is set.
 func (c *Caller) search(teamID, terms string, anyTerm bool, page, perPage int) ([]*model.Post, error) {
 	if _, err := c.myTeam(teamID); err != nil {

@@ -36,6 +36,7 @@ func All(d Deps) []catalogue.Tool {
 		listDrafts(d),
 		listTeamChannels(d),
 	}
+	tools = append(tools, researchTools(d)...)
 	tools = append(tools, fileTools(d)...)
 	tools = append(tools, writeTools(d)...)
 	// The tools that change only the person's own view, in this order.

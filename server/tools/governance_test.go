@@ -17,7 +17,7 @@ var toolsetOf = func() map[string]config.Toolset {
 	for set, names := range map[config.Toolset][]string{
 		config.ToolsetChannels: {"list_teams", "list_channels", "get_channel", "search_channels", "read_channel", "read_thread",
 			"search_posts", "list_unreads", "read_unread", "list_mentions", "list_threads", "list_pinned_posts", "list_team_channels", "list_emoji",
-			"wait_for_reply"},
+			"wait_for_reply", "search", "fetch"},
 		config.ToolsetFiles:     {"read_file", "get_file_info", "search_files"},
 		config.ToolsetPeople:    {"get_user", "search_users", "get_channel_members"},
 		config.ToolsetWorkspace: {"files_list", "files_read", "files_write", "files_delete", "files_presign", "request_upload", "request_file", "save_attachment"},

@@ -22,6 +22,15 @@ export interface Preset {
     setup: Setup;
 }
 
+// A chat app that adds this server as a connector: its steps, and what
+// stops it on this server (for the admin).
+export interface Host {
+    id: string;
+    name: string;
+    steps: string[];
+    blocked?: string[];
+}
+
 export interface ConnectedClient {
     id: string;
     name: string;
@@ -44,6 +53,7 @@ export interface Overview {
     token_note?: string;
     setup: Setup;
     presets: Preset[];
+    hosts: Host[];
     clients: ConnectedClient[];
     more_clients?: number;
 }
@@ -68,7 +78,7 @@ const CONNECT = `${API_BASE}/connect`;
 
 export async function getOverview(): Promise<Overview> {
     const o = await requestAt<Overview>('GET', sitePath(CONNECT));
-    return {...o, presets: o.presets ?? [], clients: o.clients ?? []};
+    return {...o, presets: o.presets ?? [], hosts: o.hosts ?? [], clients: o.clients ?? []};
 }
 
 export function createToken(): Promise<MadeToken> {

@@ -5,7 +5,7 @@ import {afterEach, describe, expect, it, vi} from 'vitest';
 import {fakeRegistry, fakeStore} from './fake_registry';
 import {fakeServer} from './fake_server';
 
-import type {ConnectedClient, Overview, Preset, Setup} from '../src/connect_api';
+import type {ConnectedClient, Host, Overview, Preset, Setup} from '../src/connect_api';
 import {opensDialog, Plugin} from '../src/plugin';
 
 const CONNECT = '/plugins/mcp-server/api/v1/connect';
@@ -51,6 +51,14 @@ function presetsOf(token = ''): Preset[] {
     ];
 }
 
+// hostsOf is the chat apps as the server says them, blocked for the reasons given.
+function hostsOf(blocked: string[] = []): Host[] {
+    return [
+        {id: 'chatgpt', name: 'ChatGPT', steps: ['Turn on Developer mode.', 'Create a connector with the MCP URL above and OAuth.', 'Pick Mattermost in Deep research.'], blocked},
+        {id: 'claude', name: 'Claude (claude.ai and Claude Desktop)', steps: ['Add custom connector.', 'Paste the MCP URL above.', 'Click Connect.'], blocked},
+    ];
+}
+
 function overview(overrides: Partial<Overview> = {}): Overview {
     return {
         url: URL,
@@ -65,6 +73,7 @@ function overview(overrides: Partial<Overview> = {}): Overview {
             cursor_link: 'cursor://anysphere.cursor-deeplink/mcp/install?name=mattermost&config=e30%3D',
         },
         presets: [],
+        hosts: hostsOf(),
         clients: [client()],
         ...overrides,
     };
@@ -114,6 +123,32 @@ describe('the Connect dialog', () => {
         expect(within(dialog).getByRole('link', {name: 'Install in Cursor'}).getAttribute('href')).toContain('cursor://anysphere.cursor-deeplink/mcp/install?');
         expect(within(dialog).queryByRole('button', {name: 'Create a token for MCP'})).toBeNull();
         expect(calls()).toEqual([`GET ${CONNECT}`]);
+    });
+
+    it('shows each chat app\'s steps, and what stops it on this server only when something does', async () => {
+        fakeServer({[`GET ${CONNECT}`]: {body: overview()}});
+        const {headerButtons} = start();
+        openFromHeader(headerButtons);
+        const dialog = await screen.findByRole('dialog', {name: 'Connect an AI client'});
+        const apps = await within(dialog).findByRole('region', {name: 'Chat apps'});
+        expect(within(apps).getByRole('heading', {name: 'ChatGPT'})).toBeTruthy();
+        expect(within(apps).getByRole('heading', {name: 'Claude (claude.ai and Claude Desktop)'})).toBeTruthy();
+        expect(within(apps).getByText('Create a connector with the MCP URL above and OAuth.')).toBeTruthy();
+        expect(within(apps).queryByRole('note')).toBeNull();
+    });
+
+    it('says for the admin why a chat app cannot connect yet', async () => {
+        const why = 'This server does not sign AI clients in with OAuth: chat apps sign in only with OAuth. The admin turns on Dynamic Client Registration.';
+        fakeServer({[`GET ${CONNECT}`]: {body: overview({oauth: false, hosts: hostsOf([why])})}});
+        const {headerButtons} = start();
+        openFromHeader(headerButtons);
+        const dialog = await screen.findByRole('dialog', {name: 'Connect an AI client'});
+        const apps = await within(dialog).findByRole('region', {name: 'Chat apps'});
+
+        // Said once for both, each reason once.
+        const note = within(apps).getByRole('note');
+        expect(note.textContent).toContain('ChatGPT and Claude (claude.ai and Claude Desktop) cannot connect to this server yet.');
+        expect(within(note).getAllByRole('listitem').map((li) => li.textContent)).toEqual([`For your system admin: ${why}`]);
     });
 
     it('offers three presets, each with its size, and every client\'s setup and install link follow the one chosen', async () => {

@@ -2,6 +2,7 @@ import React, {useState, useSyncExternalStore} from 'react';
 
 import {Clients} from './connect/clients';
 import {CopyBlock} from './connect/copy';
+import {Hosts} from './connect/hosts';
 import {useDialogFocus} from './dialog_focus';
 import {connect as styles, modal, shared} from './styles';
 
@@ -62,7 +63,7 @@ function Dialog({state, store}: {state: ConnectState; store: ConnectStore}) {
                 {state.loading && <p>{'Loading…'}</p>}
                 {o && (
                     <>
-                        <p style={modal.lede}>{'Use Mattermost from an AI client (Claude Code, Cursor, VS Code, Claude Desktop…). It sees what you can see, and asks you before it posts anything as you.'}</p>
+                        <p style={modal.lede}>{'Use Mattermost from an AI client (ChatGPT, Claude, Claude Code, Cursor, VS Code…). It sees what you can see, and asks you before it posts anything as you.'}</p>
                         <section style={modal.section}>
                             <h3 style={modal.sectionHeading}>{'MCP URL'}</h3>
                             <CopyBlock
@@ -80,6 +81,7 @@ function Dialog({state, store}: {state: ConnectState; store: ConnectStore}) {
                                 presets={presets}
                             />
                         )}
+                        <Hosts hosts={o.hosts}/>
                         <Clients
                             state={state}
                             store={store}

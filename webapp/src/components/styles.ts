@@ -145,4 +145,5 @@ export const connect = {
     clientBody: {flex: '1 1 200px', minWidth: 0, overflowWrap: 'anywhere'},
     confirm: {flex: '1 1 100%', display: 'flex', flexWrap: 'wrap', alignItems: 'center', gap: 8, padding: '8px 12px', background: theme.subtle, borderRadius: 4},
     notice: {margin: '12px 0 0'},
+    blocked: {margin: '0 0 8px', padding: '8px 12px', border: `1px solid ${theme.error}`, borderRadius: 4, overflowWrap: 'anywhere'},
 } satisfies Styles;
