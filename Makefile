@@ -12,7 +12,8 @@ SERVER_BINARIES = $(foreach p,$(PLATFORMS),server/dist/plugin-$(p)$(if $(findstr
 # compiling every dependency twice.
 export GOFLAGS     := -trimpath
 export CGO_ENABLED := 0
-# Stripped builds keep a five-platform bundle under Mattermost's 50 MiB upload cap.
+# Stripped builds keep the five-platform bundle small: its upload must fit the
+# server's FileSettings.MaxFileSize (100 MiB by default, often lowered).
 LDFLAGS     := -s -w -X main.version=$(VERSION)
 # GO_TAGS=mcppprof builds a plugin that serves Go's profiles on the address in
 # MCP_PLUGIN_PPROF (see server/pprof.go), for profiling with the bench

@@ -75,6 +75,11 @@ func TestChatGPTsResearchFindsAndFetchesWhatBobCanReadAndNeverAlicesDirectMessag
 		t.Fatal(err)
 	}
 	hidden := createPost(t, alice, dm.Id, "Only for the admin: "+word("harbour")+" "+word("orchid"), "")
+	alicesOwn := createChannel(t, alice, uniq(t, "alices-"), "Alice's "+word("orchid"), model.ChannelTypePrivate)
+	deleted := createPost(t, alice, open.Id, "Withdrawn: "+word("orchid"), "")
+	if _, err := mm.Client(alice).DeletePost(ctx, deleted.Id); err != nil {
+		t.Fatal(err)
+	}
 
 	// Mattermost extracts a file's text after the upload, in the background.
 	c := connect(t, mm.URL, bob.Token)
@@ -106,8 +111,9 @@ func TestChatGPTsResearchFindsAndFetchesWhatBobCanReadAndNeverAlicesDirectMessag
 		asChatGPTReads(t, "search "+s.query, run.Results[i].Result, &got)
 		found := false
 		for _, r := range got.Results {
-			if strings.HasSuffix(r.ID, dm.Id) || strings.HasSuffix(r.ID, hidden.Id) || strings.Contains(r.Title, "orchid") {
-				t.Fatalf("bob's search for %q lists alice's direct message: %+v", s.query, r)
+			if strings.HasSuffix(r.ID, dm.Id) || strings.HasSuffix(r.ID, hidden.Id) || strings.Contains(r.Title, "orchid") ||
+				strings.HasSuffix(r.ID, alicesOwn.Id) || strings.HasSuffix(r.ID, deleted.Id) {
+				t.Fatalf("bob's search for %q lists alice's direct message, her private channel or a deleted post: %+v", s.query, r)
 			}
 			if r.Title == "" || !strings.HasPrefix(r.URL, mm.URL) {
 				t.Errorf("result %+v has no title or no link into Mattermost", r)
@@ -125,12 +131,14 @@ func TestChatGPTsResearchFindsAndFetchesWhatBobCanReadAndNeverAlicesDirectMessag
 		}
 	}
 
-	// Fetch every id found, and alice's direct message by its ids.
+	// Fetch every id found; then alice's direct message by its ids, her
+	// private channel and a deleted post, each not found.
 	plan = nil
 	for _, id := range ids {
 		plan = append(plan, fetchStep(id))
 	}
-	plan = append(plan, fetchStep("post:"+hidden.Id), fetchStep("channel:"+dm.Id), fetchStep(hidden.Id))
+	plan = append(plan, fetchStep("post:"+hidden.Id), fetchStep("channel:"+dm.Id), fetchStep(hidden.Id),
+		fetchStep("channel:"+alicesOwn.Id), fetchStep("post:"+deleted.Id))
 	run = runTypeScriptSDKPlan(t, mm.URL, bob.Token, plan...)
 	texts := map[string]tools.FetchedItem{}
 	for i, id := range ids {
@@ -164,7 +172,7 @@ func TestChatGPTsResearchFindsAndFetchesWhatBobCanReadAndNeverAlicesDirectMessag
 			t.Fatal(err)
 		}
 		if !res.IsError || len(res.Content) != 1 || !strings.Contains(res.Content[0].Text, "No ") || strings.Contains(res.Content[0].Text, word("orchid")) {
-			t.Errorf("bob's fetch of alice's direct message answered %s, want not found", r.Result)
+			t.Errorf("bob's fetch of alice's direct message, her private channel or a deleted post answered %s, want not found", r.Result)
 		}
 	}
 }
@@ -172,13 +180,14 @@ func TestChatGPTsResearchFindsAndFetchesWhatBobCanReadAndNeverAlicesDirectMessag
 func TestResearchOfABusyChannelStaysBoundedAndSaysWhatFetchLeftOut(t *testing.T) {
 	alice := mm.Users[0]
 	word := "busy" + strings.ToLower(model.NewId()[:8])
+	topics := "topics" + strings.ToLower(model.NewId()[:8])
 	ch := createChannel(t, alice, uniq(t, "busy-"), "Busy "+word, model.ChannelTypeOpen)
 	root := createPost(t, alice, ch.Id, "The "+word+" thread: one reply per step of the migration.", "")
 	for i := range 120 {
 		createPost(t, alice, ch.Id, fmt.Sprintf("Step %d of the %s migration is done; the next one starts after the checks pass.", i+1, word), root.Id)
 	}
 	for i := range 34 {
-		createPost(t, alice, ch.Id, fmt.Sprintf("Topic %d of the channel.", i+1), "")
+		createPost(t, alice, ch.Id, fmt.Sprintf("Topic %d of the %s channel.", i+1, topics), "")
 	}
 	c := connect(t, mm.URL, alice.Token)
 
@@ -189,6 +198,12 @@ func TestResearchOfABusyChannelStaysBoundedAndSaysWhatFetchLeftOut(t *testing.T)
 		t.Fatalf("search of a thread of 121 matching posts found %d results, first %+v; want the thread first, at most 20", len(found.Results), found.Results)
 	}
 	t.Logf("search: %d results, %d bytes of text", len(found.Results), len(text(res)))
+	res = call(t, c, "search", map[string]any{"query": topics})
+	structuredAs(t, res, &found)
+	if len(found.Results) != 20 {
+		t.Fatalf("search of 34 matching posts found %d results, want the 20 newest", len(found.Results))
+	}
+	t.Logf("search with 34 matches: %d results, %d bytes of text", len(found.Results), len(text(res)))
 
 	res = call(t, c, "fetch", map[string]any{"id": "post:" + root.Id})
 	var thread tools.FetchedItem

@@ -49,7 +49,7 @@ const (
 )
 
 type waitForReplyArgs struct {
-	Post    string `json:"post"`
+	Post    string `json:"post" jsonschema:"Id or permalink of the post whose replies to wait for; in a DM, of any post."`
 	Seconds int    `json:"seconds,omitempty" jsonschema:"Max 600; default 120."`
 	Since   string `json:"since,omitempty" jsonschema:"From the last answer."`
 }
