@@ -52,6 +52,7 @@ $(BUNDLE): $(SERVER_BINARIES) webapp plugin.json assets/icon.svg dist/platforms.
 	tar -czf $@ -C dist/bundle $(PLUGIN_ID)
 	rm -rf dist/bundle
 	@echo "bundle: $@ ($$(du -h $@ | cut -f1))"
+	$(GO) run ./build/bundlesize $@ || (rm -f $@; exit 1)
 
 server: $(SERVER_BINARIES)
 
