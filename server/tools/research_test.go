@@ -147,7 +147,7 @@ func TestResearchTitlesReadWellInACitationListAndShowWhatIsHidden(t *testing.T) 
 		postTitle("We ship 11.4\non the 14th.", "~town-square", "@alice", readingNow): "We ship 11.4 on the 14th. (~town-square, @alice, 2026-03-02)",
 		postTitle(strings.Repeat("word ", 30), "~ops", "@bob", readingNow):            strings.TrimSpace(strings.Repeat("word ", 16)) + "… (~ops, @bob, 2026-03-02)",
 		postTitle("", "direct message with @bob", "@bob", 0):                          "(no text) (direct message with @bob, @bob, undated)",
-		postTitle("Run th\u200be migration", "~ops", "@carol", readingNow):              "Run th⟨U+200B⟩e migration (~ops, @carol, 2026-03-02)",
+		postTitle("Run th\u200be migration", "~ops", "@carol", readingNow):            "Run th⟨U+200B⟩e migration (~ops, @carol, 2026-03-02)",
 		fileTitle("plan.docx", "~town-square", readingNow):                            "plan.docx (file in ~town-square, 2026-03-02)",
 		channelTitle(channels[0], "~town-square"):                                     "Town Square (public channel ~town-square of team Engineering)",
 		channelTitle(channels[2], "direct message with @bob"):                         "direct message with @bob",

@@ -75,21 +75,6 @@ type mailEntry struct {
 
 func mailboxKey(sessionID string) string { return mailboxPrefix + sessionID }
 
-// isClientAnswer tells a JSON-RPC response (a client's answer to a server
-// request) from a request or notification.
-func isClientAnswer(body []byte) bool {
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  json.RawMessage `json:"error"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return false
-	}
-	return msg.Method == "" && len(msg.ID) > 0 && string(msg.ID) != "null" && (len(msg.Result) > 0 || len(msg.Error) > 0)
-}
-
 // answerID is the request id an answer is to: mcp-go numbers its
 // questions, and a client echoes the number (some as a string).
 func answerID(body []byte) (int64, bool) {

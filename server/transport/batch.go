@@ -108,9 +108,9 @@ func batchAllowed(version string) bool { return slices.Contains(batchVersions, v
 // notification or an answer). Notifications sent while it runs (progress,
 // logs) have no place in a batch's JSON answer and are left out.
 func (t *Transport) serveInBatch(ctx context.Context, r *http.Request, rec *SessionRecord, msg json.RawMessage) []json.RawMessage {
-	id := requestID(msg)
-	if method, _ := peekMethod(msg); method == string(mcp.MethodInitialize) {
-		return []json.RawMessage{rpcErrorJSON(id, mcp.INVALID_REQUEST,
+	env := parseEnvelope(msg)
+	if env.method == string(mcp.MethodInitialize) {
+		return []json.RawMessage{rpcErrorJSON(env.requestID(), mcp.INVALID_REQUEST,
 			"initialize cannot be part of a JSON-RPC batch: send it alone, then use the session it opens.")}
 	}
 	// Each message marks its own copy of the session as seen.
@@ -120,7 +120,7 @@ func (t *Transport) serveInBatch(ctx context.Context, r *http.Request, rec *Sess
 	req.ContentLength = int64(len(msg))
 	cw := &captureWriter{header: http.Header{}, status: http.StatusOK}
 	t.serveMessage(req.Context(), cw, req, msg, time.Now())
-	return cw.responses(id)
+	return cw.responses(env.requestID())
 }
 
 // rpcErrorJSON is one JSON-RPC error response.

@@ -106,18 +106,6 @@ func cancelledRequest(body []byte) (string, bool) {
 	return canonicalID(msg.Params.RequestID)
 }
 
-// callRequest is the request id of a tools/call.
-func callRequest(body []byte) (string, bool) {
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != string(mcp.MethodToolsCall) {
-		return "", false
-	}
-	return canonicalID(msg.ID)
-}
-
 // cancelCall marks the session's call named by a notifications/cancelled as
 // cancelled, if that call waits (on any node). It runs before mcp-go sees
 // the notification, so a call on this node finds the mark when mcp-go
@@ -139,9 +127,12 @@ func (t *Transport) cancelCall(userID, sessionID string, body []byte) {
 
 // cancellable gives a tools/call of a session what WatchCancel needs; the
 // returned function releases the request's context.
-func (t *Transport) cancellable(ctx context.Context, userID, sessionID string, body []byte) (context.Context, context.CancelFunc) {
-	id, ok := callRequest(body)
-	if !ok || t.opts.Answers == nil {
+func (t *Transport) cancellable(ctx context.Context, userID, sessionID string, env envelope) (context.Context, context.CancelFunc) {
+	if env.method != string(mcp.MethodToolsCall) || t.opts.Answers == nil {
+		return ctx, func() {}
+	}
+	id, ok := canonicalID(env.id)
+	if !ok {
 		return ctx, func() {}
 	}
 	ctx, drop := context.WithCancel(ctx)

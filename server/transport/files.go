@@ -30,7 +30,8 @@ func DeclaredFiles(ctx context.Context) *filetransfer.Capability {
 // withDeclaredFiles notes what the client of this request declared: per
 // request on 2026-07-28 (its _meta), at initialize before that (kept in
 // the session record, so any node reads it).
-func withDeclaredFiles(ctx context.Context, r *http.Request, method string, body []byte) context.Context {
+func withDeclaredFiles(ctx context.Context, r *http.Request, env envelope) context.Context {
+	method := env.method
 	// A request of a session names an older revision in its header: its
 	// record says, and its body need not be read again.
 	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" && !mcp.IsModernProtocol(v) && method != string(mcp.MethodInitialize) {
@@ -39,22 +40,15 @@ func withDeclaredFiles(ctx context.Context, r *http.Request, method string, body
 		}
 		return ctx
 	}
-	var msg struct {
-		Params struct {
-			Meta         json.RawMessage `json:"_meta"`
-			Capabilities json.RawMessage `json:"capabilities"`
-		} `json:"params"`
-	}
-	_ = json.Unmarshal(body, &msg)
 	var c *filetransfer.Capability
 	switch {
-	case isModern(r, msg.Params.Meta):
+	case isModern(r, env.meta()):
 		var m map[string]json.RawMessage
-		if json.Unmarshal(msg.Params.Meta, &m) == nil {
+		if json.Unmarshal(env.meta(), &m) == nil {
 			c = filetransfer.ParseCapability(m[mcp.MetaKeyClientCapabilities])
 		}
 	case method == string(mcp.MethodInitialize):
-		c = filetransfer.ParseCapability(msg.Params.Capabilities)
+		c = filetransfer.ParseCapability(env.params["capabilities"])
 	default:
 		if rec := sessionFrom(ctx); rec != nil {
 			c = rec.Files

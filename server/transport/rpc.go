@@ -35,20 +35,6 @@ func writeRPCErrorData(w http.ResponseWriter, status int, id json.RawMessage, co
 	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "error": rpcErr})
 }
 
-// peekMethod reads the JSON-RPC method (and tool name) for the log line.
-func peekMethod(body []byte) (method, tool string) {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return "", ""
-	}
-	return msg.Method, msg.Params.Name
-}
-
 type statusWriter struct {
 	http.ResponseWriter
 	status int

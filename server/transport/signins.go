@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mark3labs/mcp-go/mcp"
-
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 )
 
@@ -63,30 +61,12 @@ func (s *signIns) due(key string, now time.Time) bool {
 	return true
 }
 
-// clientInfoOf is the client a modern request names in its _meta, if any.
-func clientInfoOf(body []byte) (mcp.Implementation, bool) {
-	var msg struct {
-		Params struct {
-			Meta map[string]json.RawMessage `json:"_meta"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return mcp.Implementation{}, false
-	}
-	raw, ok := msg.Params.Meta[mcp.MetaKeyClientInfo]
-	var info mcp.Implementation
-	if !ok || json.Unmarshal(raw, &info) != nil {
-		return mcp.Implementation{}, false
-	}
-	return info, true
-}
-
 // noteSignIn notes a stateless request's client among the person's.
-func (t *Transport) noteSignIn(userID, mmSession string, body []byte) {
-	if len(body) > maxNoteBodyBytes || userID == "" || mmSession == "" || t.opts.Answers == nil {
+func (t *Transport) noteSignIn(userID, mmSession string, size int, env envelope) {
+	if size > maxNoteBodyBytes || userID == "" || mmSession == "" || t.opts.Answers == nil {
 		return
 	}
-	info, ok := clientInfoOf(body)
+	info, ok := env.clientInfo()
 	if !ok {
 		return
 	}

@@ -166,18 +166,13 @@ func isTaskMethod(method string) bool {
 // the client augmented with params.task, on 2026-07-28 one whose request
 // declared the tasks extension; either only for a tool that may wait. The
 // body given back has no params.task.
-func (t *Transport) taskCall(ctx context.Context, r *http.Request, tool string, body []byte) (context.Context, []byte, *TaskCall) {
-	if t.opts.Tasks == nil || !t.opts.Tasks.Supports(tool) {
+func (t *Transport) taskCall(ctx context.Context, r *http.Request, env envelope, body []byte) (context.Context, []byte, *TaskCall) {
+	tool := env.tool
+	if t.opts.Tasks == nil || !t.opts.Tasks.Supports(tool) || env.params == nil {
 		return ctx, body, nil
 	}
-	var msg struct {
-		Params map[string]json.RawMessage `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil || msg.Params == nil {
-		return ctx, body, nil
-	}
-	caps := requestCapabilities(msg.Params["_meta"])
-	modern := isModern(r, msg.Params["_meta"])
+	caps := requestCapabilities(env.meta())
+	modern := isModern(r, env.meta())
 	call := &TaskCall{ID: newTaskID(), Tool: tool, Modern: modern}
 	if modern {
 		if !caps.declares(TasksExtension) {
@@ -185,7 +180,7 @@ func (t *Transport) taskCall(ctx context.Context, r *http.Request, tool string, 
 		}
 		call.ShowsPages = caps.Elicitation != nil && caps.Elicitation.URL != nil
 	} else {
-		if _, asked := msg.Params["task"]; !asked {
+		if _, asked := env.params["task"]; !asked {
 			return ctx, body, nil
 		}
 		rec := sessionFrom(ctx)

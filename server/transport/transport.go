@@ -439,7 +439,8 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 	var method, tool string
 	var task *TaskCall
 	if r.Method == http.MethodPost {
-		if len(body) > MaxAnswerBytes && isClientAnswer(body) {
+		env := parseEnvelope(body)
+		if len(body) > MaxAnswerBytes && env.answer {
 			refuseAnswer(w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
 				"This answer is %d KiB; an answer to a question from Mattermost is at most %d KiB. Nothing was delivered or stored: answer again with only what the question asks for.",
 				len(body)>>10, MaxAnswerBytes>>10))
@@ -447,7 +448,7 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 				"status", http.StatusRequestEntityTooLarge, "duration_ms", time.Since(started).Milliseconds())
 			return
 		}
-		method, tool = peekMethod(body)
+		method, tool = env.method, env.tool
 		var refused bool
 		if ctx, refused = t.withRequestChoice(ctx, w, r, body); refused {
 			t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
@@ -455,9 +456,9 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			return
 		}
 		if r.Header.Get(server.HeaderKeySessionID) == "" && method != string(mcp.MethodInitialize) {
-			t.noteSignIn(userID, MattermostSession(ctx), body)
+			t.noteSignIn(userID, MattermostSession(ctx), len(body), env)
 		}
-		ctx = withDeclaredFiles(ctx, r, method, body)
+		ctx = withDeclaredFiles(ctx, r, env)
 		ctx = t.withWaitShares(ctx)
 		if method == string(mcp.MethodToolsCall) && t.refuseCall(ctx, w, r, userID, tool, body) {
 			return
@@ -467,7 +468,7 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 		}
 		if t.opts.InvalidParams != nil {
 			if why := t.opts.InvalidParams(method, body); why != "" {
-				writeRPCError(w, http.StatusOK, requestID(body), mcp.INVALID_PARAMS, why)
+				writeRPCError(w, http.StatusOK, env.requestID(), mcp.INVALID_PARAMS, why)
 				t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", method,
 					"status", http.StatusOK, "invalid_params", true, "duration_ms", time.Since(started).Milliseconds())
 				return
@@ -501,7 +502,7 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			return
 		}
 		if method == string(mcp.MethodToolsCall) {
-			ctx, body, task = t.taskCall(ctx, r, tool, body)
+			ctx, body, task = t.taskCall(ctx, r, env, body)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
@@ -518,7 +519,7 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 		rec := sessionFrom(ctx)
 		if rec != nil && rec.UserID == userID && t.opts.Answers != nil {
 			switch {
-			case isClientAnswer(body):
+			case env.answer:
 				t.relayAnswer(ctx, w, r, rec, body)
 				t.opts.Log.Info("MCP request", "user_id", userID, "http_method", r.Method, "method", "answer",
 					"duration_ms", time.Since(started).Milliseconds())
@@ -540,7 +541,7 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 					break // a task's call waits for nobody; tasks/cancel withdraws its write
 				}
 				var release context.CancelFunc
-				ctx, release = t.cancellable(ctx, userID, rec.ID, body)
+				ctx, release = t.cancellable(ctx, userID, rec.ID, env)
 				defer release()
 			}
 		}

@@ -1,0 +1,91 @@
+package transport
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestTheEnvelopeReadsEveryKindOfMessageOnce(t *testing.T) {
+	cases := []struct {
+		name, body   string
+		method, tool string
+		id           string
+		answer       bool
+		params       bool
+	}{
+		{"a tools/call", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file","arguments":{"file_id":"x"},"_meta":{"progressToken":1}}}`, "tools/call", "read_file", "7", false, true},
+		{"initialize", `{"jsonrpc":"2.0","id":"a","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}`, "initialize", "", `"a"`, false, true},
+		{"a notification", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`, "notifications/cancelled", "", "null", false, true},
+		{"an answer", `{"jsonrpc":"2.0","id":4,"result":{"action":"accept"}}`, "", "", "4", true, false},
+		{"an error answer", `{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no"}}`, "", "", "4", true, false},
+		{"a null id is no id", `{"jsonrpc":"2.0","id":null,"result":{}}`, "", "", "null", false, false},
+		{"params that are an array", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1,2]}`, "tools/list", "", "1", false, false},
+		{"a tool name that is no string", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`, "tools/call", "", "1", false, true},
+		{"keys as encoding/json matches them", `{"jsonrpc":"2.0","ID":2,"Method":"ping"}`, "ping", "", "2", false, false},
+		{"a batch is no message", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", "", "null", false, false},
+		{"malformed", `{"jsonrpc":"2.0","id":1,"method":"ping"`, "", "", "null", false, false},
+		{"empty", ``, "", "", "null", false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			e := parseEnvelope([]byte(tc.body))
+			if e.method != tc.method || e.tool != tc.tool || string(e.requestID()) != tc.id || e.answer != tc.answer || (e.params != nil) != tc.params {
+				t.Fatalf("envelope %+v (id %s), want method %q tool %q id %s answer %v params %v", e, e.requestID(), tc.method, tc.tool, tc.id, tc.answer, tc.params)
+			}
+		})
+	}
+}
+
+func TestTheEnvelopeFindsTheClientAModernRequestNames(t *testing.T) {
+	e := parseEnvelope([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/clientInfo":{"name":"claude-ai","version":"1.0"}}}}`))
+	if info, ok := e.clientInfo(); !ok || info.Name != "claude-ai" || info.Version != "1.0" {
+		t.Fatalf("clientInfo = %+v, %v", info, ok)
+	}
+	if _, ok := parseEnvelope([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)).clientInfo(); ok {
+		t.Fatal("a request without _meta named a client")
+	}
+}
+
+// FuzzTheEnvelopeAgreesWithWhatMcpGoReads parses any body without panic,
+// and reads the method and whether there is an id as mcp-go's request
+// handler reads them (server/request_handler.go: encoding/json into
+// method and id), and the tool as the method's params name it.
+func FuzzTheEnvelopeAgreesWithWhatMcpGoReads(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"read_file"}}`,
+		`{"jsonrpc":"2.0","id":4,"result":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"id":[1],"method":{},"params":"x"}`,
+		`[]`, `null`, `{"params":{"name":null,"_meta":[]}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		e := parseEnvelope(body)
+		var base struct {
+			Method string `json:"method"`
+			ID     any    `json:"id,omitempty"`
+		}
+		if json.Unmarshal(body, &base) != nil {
+			if e.answer || e.tool != "" {
+				t.Fatalf("a body mcp-go cannot read gave %+v", e)
+			}
+			return
+		}
+		if e.method != base.Method {
+			t.Fatalf("method %q, mcp-go reads %q", e.method, base.Method)
+		}
+		if (base.ID != nil) != (e.id != nil) {
+			t.Fatalf("id %s, mcp-go reads %v", e.id, base.ID)
+		}
+		var p struct {
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		if e.method == "tools/call" && json.Unmarshal(body, &p) == nil && p.Params.Name != e.tool {
+			t.Fatalf("tool %q, the params name %q", e.tool, p.Params.Name)
+		}
+		_, _ = e.clientInfo()
+	})
+}
