@@ -224,3 +224,17 @@ func TestResearchOfABusyChannelStaysBoundedAndSaysWhatFetchLeftOut(t *testing.T)
 	}
 	t.Logf("fetch of the channel: %d bytes of text, %d bytes of answer", len(channel.Text), len(text(res)))
 }
+
+// dialogShowsTheChatApps checks the open Connect dialog shows the chat
+// apps, each with its steps; this server's Site URL is on this machine,
+// which their clouds cannot reach, and the dialog says so for the admin.
+func dialogShowsTheChatApps(t *testing.T, tab context.Context) {
+	t.Helper()
+	hosts := evalJS[string](t, tab, `Array.from(document.querySelectorAll('[data-dialog=connect] [data-host], [data-dialog=connect] [data-blocked]')).map(h => (h.dataset.host || "blocked") + ": " + h.textContent).join("\n")`)
+	for _, want := range []string{"chatgpt: ChatGPT", "claude: Claude (claude.ai and Claude Desktop)", "search and fetch", "Add custom connector",
+		"cannot connect to this server yet", "is not reachable from the internet", "For your system admin"} {
+		if !strings.Contains(hosts, want) {
+			t.Errorf("the dialog's chat apps do not say %q:\n%s", want, hosts)
+		}
+	}
+}
