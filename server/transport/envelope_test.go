@@ -18,9 +18,10 @@ func TestTheEnvelopeReadsEveryKindOfMessageOnce(t *testing.T) {
 		{"a notification", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`, "notifications/cancelled", "", "null", false, true},
 		{"an answer", `{"jsonrpc":"2.0","id":4,"result":{"action":"accept"}}`, "", "", "4", true, false},
 		{"an error answer", `{"jsonrpc":"2.0","id":4,"error":{"code":-1,"message":"no"}}`, "", "", "4", true, false},
+		{"a null params is none", `{"jsonrpc":"2.0","id":1,"method":"ping","params":null}`, "ping", "", "1", false, false},
 		{"a null id is no id", `{"jsonrpc":"2.0","id":null,"result":{}}`, "", "", "null", false, false},
 		{"params that are an array", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1,2]}`, "tools/list", "", "1", false, false},
-		{"a tool name that is no string", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`, "tools/call", "", "1", false, true},
+		{"a tool name that is no string", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`, "tools/call", "", "1", false, false},
 		{"keys as encoding/json matches them", `{"jsonrpc":"2.0","ID":2,"Method":"ping"}`, "ping", "", "2", false, false},
 		{"a batch is no message", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, "", "", "null", false, false},
 		{"malformed", `{"jsonrpc":"2.0","id":1,"method":"ping"`, "", "", "null", false, false},
@@ -29,7 +30,7 @@ func TestTheEnvelopeReadsEveryKindOfMessageOnce(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			e := parseEnvelope([]byte(tc.body))
-			if e.method != tc.method || e.tool != tc.tool || string(e.requestID()) != tc.id || e.answer != tc.answer || (e.params != nil) != tc.params {
+			if e.method != tc.method || e.tool != tc.tool || string(e.requestID()) != tc.id || e.answer != tc.answer || e.hasParams != tc.params {
 				t.Fatalf("envelope %+v (id %s), want method %q tool %q id %s answer %v params %v", e, e.requestID(), tc.method, tc.tool, tc.id, tc.answer, tc.params)
 			}
 		})
@@ -88,4 +89,18 @@ func FuzzTheEnvelopeAgreesWithWhatMcpGoReads(f *testing.F) {
 		}
 		_, _ = e.clientInfo()
 	})
+}
+
+// BenchmarkParseEnvelope reads a read_file call of a modern client, its
+// arguments and _meta as such clients send them.
+func BenchmarkParseEnvelope(b *testing.B) {
+	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"read_file","arguments":{"file_id":"8xk3h1n5ftbqzc7yjg4w2dme6a","offset":501,"limit":500},` +
+		`"_meta":{"progressToken":"p-42","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"2.1.0"},` +
+		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/ui":{}}}}}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if e := parseEnvelope(body); e.tool != "read_file" {
+			b.Fatal(e.tool)
+		}
+	}
 }

@@ -48,7 +48,7 @@ func withDeclaredFiles(ctx context.Context, r *http.Request, env envelope) conte
 			c = filetransfer.ParseCapability(m[mcp.MetaKeyClientCapabilities])
 		}
 	case method == string(mcp.MethodInitialize):
-		c = filetransfer.ParseCapability(env.params["capabilities"])
+		c = filetransfer.ParseCapability(env.params.Capabilities)
 	default:
 		if rec := sessionFrom(ctx); rec != nil {
 			c = rec.Files

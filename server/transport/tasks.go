@@ -168,7 +168,7 @@ func isTaskMethod(method string) bool {
 // body given back has no params.task.
 func (t *Transport) taskCall(ctx context.Context, r *http.Request, env envelope, body []byte) (context.Context, []byte, *TaskCall) {
 	tool := env.tool
-	if t.opts.Tasks == nil || !t.opts.Tasks.Supports(tool) || env.params == nil {
+	if t.opts.Tasks == nil || !t.opts.Tasks.Supports(tool) || !env.hasParams {
 		return ctx, body, nil
 	}
 	caps := requestCapabilities(env.meta())
@@ -180,7 +180,7 @@ func (t *Transport) taskCall(ctx context.Context, r *http.Request, env envelope,
 		}
 		call.ShowsPages = caps.Elicitation != nil && caps.Elicitation.URL != nil
 	} else {
-		if _, asked := env.params["task"]; !asked {
+		if len(env.params.Task) == 0 {
 			return ctx, body, nil
 		}
 		rec := sessionFrom(ctx)
