@@ -307,5 +307,5 @@ func (m *MentionChecker) channelRule(channelID string) (channelWideRule, error) 
 // Only posts the caller can read come back, newest first; the caller
 // checks each with a MentionChecker, as search matches words, not mentions.
 func (c *Caller) SearchMentions(teamID, terms string, perPage int) ([]*model.Post, error) {
-	return c.search(teamID, terms, true, 0, perPage)
+	return c.SearchPostsAnyTerm(teamID, terms, perPage)
 }

@@ -239,6 +239,11 @@ func (d Deps) readFile(ctx context.Context, args readFileArgs) (res catalogue.Re
 	if err != nil {
 		return res, err
 	}
+	return d.readLocated(ctx, c, l, args)
+}
+
+// readLocated is read_file of a file located for the caller.
+func (d Deps) readLocated(ctx context.Context, c *mattermost.Caller, l *located, args readFileArgs) (res catalogue.Result[FileResult], err error) {
 	info := l.Info()
 	req := fileview.Request{
 		Name:   info.Name,

@@ -227,6 +227,11 @@ func (d Deps) search(ctx context.Context, args searchArgs) (res catalogue.Result
 	if err != nil {
 		return res, err
 	}
+	// Every channel at once: the hits cite many, and their names are
+	// matched.
+	if _, err := ct.mine(); err != nil {
+		return res, err
+	}
 	words := queryWords(q)
 	found := &researchFound{hits: map[string]researchHit{}}
 	if err := d.searchResearchPosts(ct, q, words, found); err != nil {
@@ -305,22 +310,24 @@ func searchResearchChannels(ct *citer, words []string, found *researchFound) err
 	if len(words) == 0 {
 		return nil
 	}
+	folded := foldAll(words)
 	addChannel := func(v place) {
 		name := names.Fold(v.ch.Name + " " + v.name())
 		tier := tierSomeNamedChannel
-		if holdsEvery(name, foldAll(words)) {
+		if holdsEvery(name, folded) {
 			tier = tierNamedChannel
 		}
 		found.add(researchHit{tier: tier, at: v.ch.LastPostAt, ResearchResult: ResearchResult{
 			ID: researchID{kind: researchChannel, id: v.ch.Id}.String(), Title: channelTitle(v, ct.where(v)), URL: ct.channelURL(v),
 		}})
 	}
-	for _, v := range ct.places {
-		if v.member == nil {
-			continue
-		}
+	mine, err := ct.mine()
+	if err != nil {
+		return err
+	}
+	for _, v := range mine {
 		name := names.Fold(v.ch.Name + " " + v.name())
-		for _, w := range foldAll(words) {
+		for _, w := range folded {
 			if strings.Contains(name, w) {
 				addChannel(v)
 				break
@@ -356,12 +363,15 @@ func foldAll(words []string) []string {
 }
 
 // citer names what search and fetch cite, reading each channel, team and
-// author once.
+// author once. A search reads all the person's channels at once (it
+// matches their names); a fetch reads only the channels it cites.
 type citer struct {
 	c       *mattermost.Caller
 	teams   []mattermost.Membership
 	places  map[string]place
 	authors map[string]string
+	// allMine is set once every channel of the person's is in places.
+	allMine bool
 }
 
 // citer is the caller's citer.
@@ -374,18 +384,32 @@ func (d Deps) citer(ctx context.Context) (*citer, error) {
 	if err != nil {
 		return nil, err
 	}
-	mine, err := c.MyChannels()
-	if err != nil {
-		return nil, err
-	}
-	ct := &citer{c: c, teams: teams, places: map[string]place{}, authors: map[string]string{}}
-	for _, m := range mine {
-		ct.places[m.Channel.Id] = placeOfMine(m)
-	}
-	return ct, nil
+	return &citer{c: c, teams: teams, places: map[string]place{}, authors: map[string]string{}}, nil
 }
 
-// place is a channel the person can read, as a place.
+// mine is every channel the person is in, as places.
+func (ct *citer) mine() ([]place, error) {
+	if !ct.allMine {
+		all, err := ct.c.MyChannels()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range all {
+			ct.places[m.Channel.Id] = placeOfMine(m)
+		}
+		ct.allMine = true
+	}
+	var out []place
+	for _, v := range ct.places {
+		if v.member != nil {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// place is a channel the person can read, as a place: with their
+// membership when they are in it.
 func (ct *citer) place(channelID string) (place, error) {
 	if v, ok := ct.places[channelID]; ok {
 		return v, nil
@@ -395,6 +419,15 @@ func (ct *citer) place(channelID string) (place, error) {
 		return place{}, err
 	}
 	v := placeOf(ct.c, ch)
+	if !ct.allMine {
+		m, ok, err := ct.c.MyChannel(ch)
+		if err != nil {
+			return place{}, err
+		}
+		if ok {
+			v = placeOfMine(m)
+		}
+	}
 	ct.places[channelID] = v
 	return v, nil
 }

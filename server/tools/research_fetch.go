@@ -158,7 +158,7 @@ func (d Deps) fetchFile(ctx context.Context, ct *citer, fileID string) (FetchedI
 		text, _ = fileInfoAnswer(f)
 		text += "\nIts content is not text, so this is what is known of it; a person sees it at its post."
 	} else {
-		read, err := d.readFile(ctx, readFileArgs{fileTarget: fileTarget{FileID: fileID}})
+		read, err := d.readLocated(ctx, ct.c, l, readFileArgs{fileTarget: fileTarget{FileID: fileID}})
 		if r, ok := refusal.As(err); ok {
 			return FetchedItem{}, r
 		}
@@ -216,9 +216,6 @@ func media(mimeType string) bool {
 // fetchChannel is a channel as get_channel describes it, then its recent
 // thread roots as read_channel shows them.
 func (d Deps) fetchChannel(ct *citer, channelID string) (FetchedItem, error) {
-	if !model.IsValidId(channelID) {
-		return FetchedItem{}, mattermost.ErrNotFound
-	}
 	v, err := ct.place(channelID)
 	if err != nil {
 		return FetchedItem{}, err
