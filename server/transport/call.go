@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -84,23 +83,23 @@ func argumentsDigest(req mcp.CallToolRequest) string {
 // not offer, with the reason and the next step. It reports whether it
 // answered. A call in an unknown session is left to mcp-go, whose 404 tells
 // the client to initialize again.
-func (t *Transport) refuseCall(ctx context.Context, w http.ResponseWriter, r *http.Request, userID, tool string, body []byte) bool {
-	rec := sessionFrom(ctx)
-	if r.Header.Get(server.HeaderKeySessionID) != "" && rec == nil {
+func (t *Transport) refuseCall(m *inbound) bool {
+	if m.unknownSession() {
 		return false
 	}
-	if t.refuseFastCall(w, userID, tool, body, rec) {
+	rec, tool, userID := m.session(), m.env.tool, m.userID
+	if t.refuseFastCall(m.w, userID, tool, m.env.requestID(), rec) {
 		return true
 	}
 	if t.opts.NotOffered == nil {
 		return false
 	}
-	why := t.opts.NotOffered(ctx, tool)
+	why := t.opts.NotOffered(m.ctx, tool)
 	if why == "" {
 		return false
 	}
 	t.opts.Log.Info("MCP tool call", "user_id", userID, "tool", truncate(tool, 64), "outcome", "not_offered")
-	writeRefusal(w, rec, requestID(body), why, fmt.Sprintf("The admin's settings or this connection's choice do not offer the tool %.64q, so the call was refused without running it.", tool))
+	writeRefusal(m.w, rec, m.env.requestID(), why, fmt.Sprintf("The admin's settings or this connection's choice do not offer the tool %.64q, so the call was refused without running it.", tool))
 	return true
 }
 

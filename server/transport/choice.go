@@ -108,7 +108,7 @@ func HearsListChanges(ctx context.Context) bool {
 // initialize, a request of 2026-07-28), what the request names. A request
 // naming an unknown toolset or tool is answered here with an invalid-params
 // error naming the valid ones; then it reports true.
-func (t *Transport) withRequestChoice(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte) (context.Context, bool) {
+func (t *Transport) withRequestChoice(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope) (context.Context, bool) {
 	if rec := sessionFrom(ctx); rec != nil {
 		return WithChoice(ctx, rec.Choice), false
 	}
@@ -117,7 +117,7 @@ func (t *Transport) withRequestChoice(ctx context.Context, w http.ResponseWriter
 	}
 	ch, err := t.requestedChoice(r)
 	if err != nil {
-		writeRPCError(w, http.StatusOK, requestID(body), mcp.INVALID_PARAMS,
+		writeRPCError(w, http.StatusOK, env.requestID(), mcp.INVALID_PARAMS,
 			fmt.Sprintf("The MCP URL or headers name %s. Fix the URL or header and connect again.", err))
 		return ctx, true
 	}

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -214,20 +213,20 @@ func (t *Transport) tooFast(what string, wait int) string {
 // with a JSON-RPC error saying so and the wait, and reports whether it
 // answered. A request in an unknown session is left to mcp-go, whose 404
 // tells the client to initialize again, uncounted.
-func (t *Transport) refuseRated(ctx context.Context, w http.ResponseWriter, r *http.Request, method string, body []byte) bool {
-	rec := sessionFrom(ctx)
-	if !slices.Contains(ratedMethods, method) || r.Header.Get(server.HeaderKeySessionID) != "" && rec == nil {
+func (t *Transport) refuseRated(m *inbound) bool {
+	method := m.env.method
+	if !slices.Contains(ratedMethods, method) || m.unknownSession() {
 		return false
 	}
-	userID := callerIDFrom(ctx)
-	v := t.admit(userID, method, rec)
+	userID := m.userID
+	v := t.admit(userID, method, m.session())
 	if v.ok {
 		return false
 	}
 	wait := retrySeconds(v.retry)
 	t.opts.Log.Info("MCP request", "user_id", userID, "method", method, "outcome", "rate_limited",
 		"max_calls_per_minute", t.callsPerMinute(), "retry_after_seconds", wait)
-	writeRPCError(w, http.StatusOK, requestID(body), rateLimitedCode, t.tooFast(method, wait))
+	writeRPCError(m.w, http.StatusOK, m.env.requestID(), rateLimitedCode, t.tooFast(method, wait))
 	return true
 }
 
@@ -271,7 +270,7 @@ func retrySeconds(d time.Duration) int {
 // refuseFastCall answers a tools/call of a person over their rate with a
 // tool error the model reads, without running the tool; it reports whether
 // it answered.
-func (t *Transport) refuseFastCall(w http.ResponseWriter, userID, tool string, body []byte, rec *SessionRecord) bool {
+func (t *Transport) refuseFastCall(w http.ResponseWriter, userID, tool string, id json.RawMessage, rec *SessionRecord) bool {
 	v := t.admit(userID, tool, rec)
 	if v.ok {
 		return false
@@ -279,7 +278,7 @@ func (t *Transport) refuseFastCall(w http.ResponseWriter, userID, tool string, b
 	wait := retrySeconds(v.retry)
 	t.opts.Log.Info("MCP tool call", "user_id", userID, "tool", truncate(tool, 64), "outcome", "rate_limited",
 		"max_calls_per_minute", t.callsPerMinute(), "retry_after_seconds", wait)
-	writeRefusal(w, rec, requestID(body), t.tooFast(tool, wait), fmt.Sprintf(
+	writeRefusal(w, rec, id, t.tooFast(tool, wait), fmt.Sprintf(
 		"The person is over this server's rate of %d tool calls a minute; calls are refused for %d seconds.", t.callsPerMinute(), wait))
 	return true
 }
