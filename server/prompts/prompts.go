@@ -7,6 +7,7 @@
 package prompts
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -166,15 +167,17 @@ func (s *Set) handler(p Prompt) server.PromptHandlerFunc {
 // InvalidParams is why a prompts/get request is malformed or asks for a
 // prompt not offered, naming the allowed form (transport.Options
 // InvalidParams); "" for any other request and a well-formed one.
-func (s *Set) InvalidParams(method string, body []byte) string {
+func (s *Set) InvalidParams(method string, params json.RawMessage) string {
 	if method != string(mcp.MethodPromptsGet) {
 		return ""
 	}
 	var msg struct {
-		Params mcp.GetPromptParams `json:"params"`
+		Params mcp.GetPromptParams
 	}
-	if err := json.Unmarshal(body, &msg); err != nil {
-		return "prompts/get takes params {\"name\": <prompt>, \"arguments\": {<argument>: <string>}}: every argument's value is a string."
+	if len(params) > 0 && !bytes.Equal(params, []byte("null")) {
+		if err := json.Unmarshal(params, &msg.Params); err != nil {
+			return "prompts/get takes params {\"name\": <prompt>, \"arguments\": {<argument>: <string>}}: every argument's value is a string."
+		}
 	}
 	p, ok := s.byName[msg.Params.Name]
 	if !ok {

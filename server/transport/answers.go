@@ -77,19 +77,13 @@ func mailboxKey(sessionID string) string { return mailboxPrefix + sessionID }
 
 // answerID is the request id an answer is to: mcp-go numbers its
 // questions, and a client echoes the number (some as a string).
-func answerID(body []byte) (int64, bool) {
-	var msg struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
-		return 0, false
-	}
+func answerID(raw json.RawMessage) (int64, bool) {
 	var n int64
-	if json.Unmarshal(msg.ID, &n) == nil {
+	if json.Unmarshal(raw, &n) == nil {
 		return n, true
 	}
 	var s string
-	if json.Unmarshal(msg.ID, &s) != nil {
+	if json.Unmarshal(raw, &s) != nil {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
@@ -182,12 +176,12 @@ func (t *Transport) deliverHere(ctx context.Context, r *http.Request, body []byt
 // relayAnswer takes a client's answer: delivered here when a call here waits
 // for it, otherwise left in the session's mailbox for the node that does,
 // if a process of this plugin asked that question.
-func (t *Transport) relayAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, rec *SessionRecord, body []byte) {
+func (t *Transport) relayAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, rec *SessionRecord, body []byte, env envelope) {
 	if t.deliverHere(ctx, r, body) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	id, ok := answerID(body)
+	id, ok := answerID(env.id)
 	ours := false
 	if ok {
 		var err error

@@ -93,25 +93,19 @@ func canonicalID(raw json.RawMessage) (string, bool) {
 }
 
 // cancelledRequest is the request id a notifications/cancelled names.
-func cancelledRequest(body []byte) (string, bool) {
-	var msg struct {
-		Method string `json:"method"`
-		Params struct {
-			RequestID json.RawMessage `json:"requestId"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil || msg.Method != string(mcp.MethodNotificationCancelled) {
+func cancelledRequest(env envelope) (string, bool) {
+	if env.method != string(mcp.MethodNotificationCancelled) {
 		return "", false
 	}
-	return canonicalID(msg.Params.RequestID)
+	return canonicalID(env.params.RequestID)
 }
 
 // cancelCall marks the session's call named by a notifications/cancelled as
 // cancelled, if that call waits (on any node). It runs before mcp-go sees
 // the notification, so a call on this node finds the mark when mcp-go
 // cancels its context.
-func (t *Transport) cancelCall(userID, sessionID string, body []byte) {
-	id, ok := cancelledRequest(body)
+func (t *Transport) cancelCall(userID, sessionID string, env envelope) {
+	id, ok := cancelledRequest(env)
 	if !ok || t.opts.Answers == nil {
 		return
 	}

@@ -159,13 +159,16 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			return
 		}
 	}
+	m.rewind()
 	routeOf(m.env).serve(t, m)
 }
 
-// serveByMCPGo hands the message to mcp-go as it now stands.
+// serveByMCPGo hands mcp-go the request, whose body is the message as it
+// now stands (rewind).
 func (t *Transport) serveByMCPGo(m *inbound) {
-	if m.r.Method == http.MethodPost {
-		m.rewind()
+	if rewrite := t.filesRewrite(m.ctx, m.env.method, m.env.tool); rewrite != nil {
+		t.serveRewritten(m.w, m.r.WithContext(m.ctx), rewrite)
+		return
 	}
 	sw := &statusWriter{ResponseWriter: m.w, status: http.StatusOK}
 	if watch, ok := m.ctx.Value(responseWatchKey{}).(*responseWatch); ok {
@@ -233,7 +236,7 @@ func (t *Transport) paramsValid(m *inbound) bool {
 	if t.opts.InvalidParams == nil {
 		return true
 	}
-	why := t.opts.InvalidParams(m.env.method, m.body)
+	why := t.opts.InvalidParams(m.env.method, m.env.rawParams())
 	if why == "" {
 		return true
 	}
@@ -245,7 +248,7 @@ func (t *Transport) paramsValid(m *inbound) bool {
 // The routes.
 
 func (t *Transport) serveInitialize(m *inbound) {
-	held, ok := t.reserveSession(m.w, m.userID, m.body)
+	held, ok := t.reserveSession(m.w, m.userID, m.env.requestID())
 	if !ok {
 		m.logged(t.opts.Log.Info, http.StatusServiceUnavailable)
 		return
@@ -259,14 +262,15 @@ func (t *Transport) serveInitialize(m *inbound) {
 // task, or asking its client through its session's question slot and
 // cancellable from any node, and its answer's files rewritten.
 func (t *Transport) serveToolCall(m *inbound) {
-	rewritten, rpcErr := t.filesArguments(m.ctx, m.env.tool, m.body)
+	rewritten, rpcErr := t.filesArguments(m.ctx, &m.env, m.body)
 	if rpcErr != nil {
 		writeRPCErrorData(m.w, http.StatusOK, m.env.requestID(), rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		return
 	}
 	m.body = rewritten
 	var task *TaskCall
-	m.ctx, m.body, task = t.taskCall(m.ctx, m.r, m.env, m.body)
+	m.ctx, m.body, task = t.taskCall(m.ctx, m.r, &m.env, m.body)
+	m.rewind()
 	if rec := t.ownSession(m); rec != nil {
 		if canBeAsked(rec) {
 			// A call that asks takes its session's question slot (see
@@ -285,13 +289,7 @@ func (t *Transport) serveToolCall(m *inbound) {
 		}
 	}
 	if task != nil {
-		m.rewind()
-		t.serveTaskCall(m.ctx, m.w, m.r, m.body, task)
-		return
-	}
-	if rewrite := t.filesRewrite(m.ctx, m.env.method, m.env.tool); rewrite != nil {
-		m.rewind()
-		t.serveRewritten(m.w, m.r.WithContext(m.ctx), rewrite)
+		t.serveTaskCall(m.ctx, m.w, m.r, m.env.requestID(), task)
 		return
 	}
 	m.ctx = context.WithValue(m.ctx, responseWatchKey{}, &responseWatch{})
@@ -300,21 +298,21 @@ func (t *Transport) serveToolCall(m *inbound) {
 
 func (t *Transport) serveResourceRequest(m *inbound) {
 	var handled bool
-	if m.ctx, handled = t.serveResource(m.ctx, m.w, m.r, m.env.method, m.body); handled {
+	if m.ctx, handled = t.serveResource(m.ctx, m.w, m.r, m.env); handled {
 		return
 	}
 	t.serveByMCPGo(m)
 }
 
 func (t *Transport) serveSubscribe(m *inbound) {
-	if t.serveSubscription(m.ctx, m.w, m.env.method, m.body) {
+	if t.serveSubscription(m.ctx, m.w, m.env) {
 		return
 	}
 	t.serveByMCPGo(m)
 }
 
 func (t *Transport) serveFilesRequest(m *inbound) {
-	t.serveFiles(m.ctx, m.w, m.env.method, m.body)
+	t.serveFiles(m.ctx, m.w, m.env)
 	m.logged(t.opts.Log.Debug, http.StatusOK)
 }
 
@@ -323,13 +321,13 @@ func (t *Transport) serveTasksRequest(m *inbound) {
 		t.serveByMCPGo(m)
 		return
 	}
-	t.serveTaskMethod(m.ctx, m.w, m.r, m.env.method, m.body)
+	t.serveTaskMethod(m.ctx, m.w, m.r, m.env)
 	m.logged(t.opts.Log.Debug, http.StatusOK)
 }
 
 func (t *Transport) serveCancelled(m *inbound) {
 	if rec := t.ownSession(m); rec != nil {
-		t.cancelCall(m.userID, rec.ID, m.body)
+		t.cancelCall(m.userID, rec.ID, m.env)
 	}
 	t.serveByMCPGo(m)
 }
@@ -340,8 +338,7 @@ func (t *Transport) serveAnswer(m *inbound) {
 		t.serveByMCPGo(m)
 		return
 	}
-	m.rewind()
-	t.relayAnswer(m.ctx, m.w, m.r, rec, m.body)
+	t.relayAnswer(m.ctx, m.w, m.r, rec, m.body, m.env)
 	m.logged(t.opts.Log.Info, http.StatusOK)
 }
 
@@ -349,7 +346,7 @@ func (t *Transport) serveAnswer(m *inbound) {
 // GET stream, DELETE's end of streams, logging/setLevel and the bound on
 // subscriptions/listen; what it leaves goes to mcp-go.
 func (t *Transport) serveWithNotices(m *inbound) {
-	ctx, release, answered := t.serveNotices(m.ctx, m.w, m.r, m.env.method, m.body)
+	ctx, release, answered := t.serveNotices(m.ctx, m.w, m.r, m.env)
 	if answered {
 		return
 	}

@@ -28,13 +28,37 @@ type envelope struct {
 }
 
 // envelopeParams are the members of params the transport reads, each as
-// sent. A tool's arguments are scanned past, never copied: mcp-go reads
-// them.
+// sent, and params whole (raw) for the concerns that hand them on. A tool's
+// arguments are scanned past, never copied: mcp-go reads them.
 type envelopeParams struct {
 	Name         string          `json:"name"`
 	Meta         json.RawMessage `json:"_meta"`
 	Task         json.RawMessage `json:"task"`
 	Capabilities json.RawMessage `json:"capabilities"`
+	// URI is what resources/read, subscribe and unsubscribe name; Cursor
+	// is resources/list's page.
+	URI    string `json:"uri"`
+	Cursor string `json:"cursor"`
+	// Level is logging/setLevel's, as sent (checked by setLevel).
+	Level json.RawMessage `json:"level"`
+	// RequestID is the request a notifications/cancelled cancels.
+	RequestID json.RawMessage `json:"requestId"`
+	// Notifications is what a subscriptions/listen asks to hear.
+	Notifications json.RawMessage `json:"notifications"`
+
+	raw []byte
+}
+
+// UnmarshalJSON keeps params as sent: the slice of the body they are, not
+// a copy, since a body is never changed once read (a rewritten call is a
+// new body with a new envelope).
+func (p *envelopeParams) UnmarshalJSON(data []byte) error {
+	type members envelopeParams
+	if err := json.Unmarshal(data, (*members)(p)); err != nil {
+		return err
+	}
+	p.raw = data
+	return nil
 }
 
 // parseEnvelope reads a message; what is not a JSON object gives the zero
@@ -50,14 +74,17 @@ func parseEnvelope(body []byte) envelope {
 	if json.Unmarshal(body, &msg) != nil {
 		// Params of another shape (an array, a name that is no string)
 		// still leave the method and id to read.
+		// Params stay readable whole for the concern that says what is
+		// wrong with them.
 		var head struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
 		}
 		if json.Unmarshal(body, &head) != nil {
 			return envelope{}
 		}
-		return envelope{id: nullIsNone(head.ID), method: head.Method}
+		return envelope{id: nullIsNone(head.ID), method: head.Method, params: envelopeParams{raw: head.Params}}
 	}
 	e := envelope{id: nullIsNone(msg.ID), method: msg.Method}
 	if msg.Params != nil {
@@ -68,6 +95,32 @@ func parseEnvelope(body []byte) envelope {
 		e.tool = e.params.Name
 	}
 	return e
+}
+
+// rewriteParams is the message with its params changed by change, which
+// reports whether it changed them; the envelope then reads the new params.
+// It returns nil when params are no object or nothing changed. Members of
+// the message besides its id, method and params are left out: JSON-RPC has
+// none other.
+func (e *envelope) rewriteParams(change func(params map[string]json.RawMessage) bool) []byte {
+	var params map[string]json.RawMessage
+	if json.Unmarshal(e.params.raw, &params) != nil || params == nil || !change(params) {
+		return nil
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil
+	}
+	method, _ := json.Marshal(e.method)
+	body := []byte(`{"jsonrpc":"2.0",`)
+	if e.id != nil {
+		body = append(append(append(body, `"id":`...), e.id...), ',')
+	}
+	body = append(append(append(body, `"method":`...), method...), `,"params":`...)
+	start := len(body)
+	body = append(append(body, raw...), '}')
+	e.params.raw = body[start : start+len(raw)]
+	return body
 }
 
 // nullIsNone reads an id of JSON null as no id, as JSON-RPC does.
@@ -85,6 +138,9 @@ func (e envelope) requestID() json.RawMessage {
 	}
 	return e.id
 }
+
+// rawParams is params as sent (nil when absent or not an object).
+func (e envelope) rawParams() json.RawMessage { return e.params.raw }
 
 // meta is params._meta as sent (nil when absent).
 func (e envelope) meta() json.RawMessage { return e.params.Meta }

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 )
@@ -87,12 +88,61 @@ func FuzzTheEnvelopeAgreesWithWhatMcpGoReads(f *testing.F) {
 		if e.method == "tools/call" && json.Unmarshal(body, &p) == nil && p.Params.Name != e.tool {
 			t.Fatalf("tool %q, the params name %q", e.tool, p.Params.Name)
 		}
+		var whole struct {
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(body, &whole) == nil && !bytes.Equal(bytes.TrimSpace(whole.Params), bytes.TrimSpace(e.rawParams())) {
+			t.Fatalf("params %s, the body holds %s", e.rawParams(), whole.Params)
+		}
 		_, _ = e.clientInfo()
 	})
 }
 
 // BenchmarkParseEnvelope reads a read_file call of a modern client, its
 // arguments and _meta as such clients send them.
+func TestTheEnvelopeKeepsParamsAsTheSliceOfTheBodyTheyAre(t *testing.T) {
+	body := []byte(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"mattermost://channel/x","_meta":{"a":1}}}`)
+	e := parseEnvelope(body)
+	if string(e.rawParams()) != `{"uri":"mattermost://channel/x","_meta":{"a":1}}` || e.params.URI != "mattermost://channel/x" {
+		t.Fatalf("params %s, uri %q", e.rawParams(), e.params.URI)
+	}
+	if &e.rawParams()[0] != &body[bytes.Index(body, []byte(`{"uri"`))] {
+		t.Fatal("params were copied out of the body")
+	}
+	// Params of another shape are kept whole for the concern that says
+	// what is wrong with them.
+	if e := parseEnvelope([]byte(`{"id":1,"method":"prompts/get","params":["x"]}`)); string(e.rawParams()) != `["x"]` || e.hasParams {
+		t.Fatalf("params of another shape: %s, hasParams %v", e.rawParams(), e.hasParams)
+	}
+}
+
+func TestARewrittenMessageKeepsItsIdAndMethodAndTheEnvelopeReadsItsNewParams(t *testing.T) {
+	e := parseEnvelope([]byte(`{"jsonrpc":"2.0","id":"q-1","method":"tools/call","params":{"name":"t","task":{"ttl":5},"arguments":{"a":1}}}`))
+	out := e.rewriteParams(func(p map[string]json.RawMessage) bool {
+		delete(p, "task")
+		return true
+	})
+	var msg struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      string          `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(out, &msg); err != nil || msg.JSONRPC != "2.0" || msg.ID != "q-1" || msg.Method != "tools/call" {
+		t.Fatalf("rewritten: %s (%v)", out, err)
+	}
+	if string(msg.Params) != `{"arguments":{"a":1},"name":"t"}` || string(e.rawParams()) != string(msg.Params) {
+		t.Fatalf("params %s, the envelope reads %s", msg.Params, e.rawParams())
+	}
+	if again := e.rewriteParams(func(map[string]json.RawMessage) bool { return false }); again != nil {
+		t.Fatalf("an unchanged message was rewritten: %s", again)
+	}
+	note := parseEnvelope([]byte(`{"jsonrpc":"2.0","method":"x","params":{"a":1}}`))
+	if out := note.rewriteParams(func(p map[string]json.RawMessage) bool { p["b"] = json.RawMessage("2"); return true }); string(out) != `{"jsonrpc":"2.0","method":"x","params":{"a":1,"b":2}}` {
+		t.Fatalf("a notification rewritten: %s", out)
+	}
+}
+
 func BenchmarkParseEnvelope(b *testing.B) {
 	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"read_file","arguments":{"file_id":"8xk3h1n5ftbqzc7yjg4w2dme6a","offset":501,"limit":500},` +
 		`"_meta":{"progressToken":"p-42","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"2.1.0"},` +

@@ -64,48 +64,44 @@ func withDeclaredFiles(ctx context.Context, r *http.Request, env envelope) conte
 func isFilesMethod(method string) bool { return strings.HasPrefix(method, "files/") }
 
 // serveFiles answers files/prepareUpload and files/getDownload.
-func (t *Transport) serveFiles(ctx context.Context, w http.ResponseWriter, method string, body []byte) {
+func (t *Transport) serveFiles(ctx context.Context, w http.ResponseWriter, env envelope) {
 	if t.opts.Files == nil {
-		writeRPCError(w, http.StatusOK, requestID(body), mcp.METHOD_NOT_FOUND, "Method not found: "+method)
+		writeRPCError(w, http.StatusOK, env.requestID(), mcp.METHOD_NOT_FOUND, "Method not found: "+env.method)
 		return
 	}
-	var msg struct {
-		Params json.RawMessage `json:"params"`
-	}
-	_ = json.Unmarshal(body, &msg)
-	res, rpcErr := t.opts.Files.Serve(ctx, DeclaredFiles(ctx), method, msg.Params)
+	res, rpcErr := t.opts.Files.Serve(ctx, DeclaredFiles(ctx), env.method, env.rawParams())
 	if rpcErr != nil {
-		writeRPCErrorData(w, http.StatusOK, requestID(body), rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		writeRPCErrorData(w, http.StatusOK, env.requestID(), rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		return
 	}
-	writeRPCResult(w, requestID(body), res)
+	writeRPCResult(w, env.requestID(), res)
 }
 
 // filesArguments reads the file URIs of a call to a tool that takes files
 // into its files[], for a client that sends them; any other call passes.
-func (t *Transport) filesArguments(ctx context.Context, tool string, body []byte) ([]byte, *filetransfer.Error) {
-	if t.opts.Files == nil || !DeclaredFiles(ctx).Inputs() || !t.opts.Files.TakesFiles(tool) {
+func (t *Transport) filesArguments(ctx context.Context, env *envelope, body []byte) ([]byte, *filetransfer.Error) {
+	if t.opts.Files == nil || !DeclaredFiles(ctx).Inputs() || !t.opts.Files.TakesFiles(env.tool) {
 		return body, nil
 	}
-	var msg map[string]json.RawMessage
-	var params map[string]json.RawMessage
-	if json.Unmarshal(body, &msg) != nil || json.Unmarshal(msg["params"], &params) != nil || params["arguments"] == nil {
-		return body, nil
-	}
-	args, rpcErr := t.opts.Files.Arguments(ctx, params["arguments"])
+	var rpcErr *filetransfer.Error
+	rewritten := env.rewriteParams(func(params map[string]json.RawMessage) bool {
+		if params["arguments"] == nil {
+			return false
+		}
+		var args json.RawMessage
+		if args, rpcErr = t.opts.Files.Arguments(ctx, params["arguments"]); rpcErr != nil {
+			return false
+		}
+		params["arguments"] = args
+		return true
+	})
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
-	params["arguments"] = args
-	var err error
-	if msg["params"], err = json.Marshal(params); err != nil {
+	if rewritten == nil {
 		return body, nil
 	}
-	out, err := json.Marshal(msg)
-	if err != nil {
-		return body, nil
-	}
-	return out, nil
+	return rewritten, nil
 }
 
 // filesRewrite is how the answer to this request changes for file

@@ -168,9 +168,9 @@ func noStream(what, instead string) string {
 // serves it in, ended when the stream is ended to make room, with the
 // function that uncounts it. ok is false when the node is full: then the
 // request was answered.
-func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *http.Request, userID string, body []byte) (context.Context, func(), bool) {
+func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *http.Request, userID string, env envelope, byMCPGo bool) (context.Context, func(), bool) {
 	if !t.streams() {
-		writeRPCError(w, http.StatusOK, requestID(body), mcp.METHOD_NOT_FOUND,
+		writeRPCError(w, http.StatusOK, env.requestID(), mcp.METHOD_NOT_FOUND,
 			noStream("hold a subscriptions/listen stream", "list tools, prompts and resources again to see changes, and poll a task with tasks/get"))
 		return ctx, nil, false
 	}
@@ -178,7 +178,7 @@ func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *ht
 	if err != nil {
 		t.opts.Log.Warn("Refused an MCP subscriptions/listen stream: this node holds the most it may", "user_id", userID, "max_streams", maxStreamsPerNode)
 		w.Header().Set("Retry-After", strconv.Itoa(int(streamsFullRetry/time.Second)))
-		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), sessionsInUseCode, fmt.Sprintf(
+		writeRPCError(w, http.StatusServiceUnavailable, env.requestID(), sessionsInUseCode, fmt.Sprintf(
 			"This Mattermost server holds %d notice streams, the most it may; every other request works without one. Listen again after Retry-After.", maxStreamsPerNode))
 		return ctx, nil, false
 	}
@@ -191,8 +191,8 @@ func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *ht
 		}
 	}()
 	closeListen := func() {}
-	if body != nil {
-		closeListen = t.openListen(ctx, r, s, body)
+	if byMCPGo {
+		closeListen = t.openListen(ctx, r, s, env)
 	} else if err := t.sessions.index.Set(listenKey(s.sessionID), []byte(t.sessions.nodeID()), listenLease); err == nil {
 		// A stream the transport serves (tasklisten.go) is named too, so
 		// notices from other nodes reach it.

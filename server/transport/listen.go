@@ -60,19 +60,16 @@ func (t *Transport) listenNode(id string) (string, error) {
 // subscribes it to the resources its request asks for that the person may
 // read; the request given back asks only for those. It returns what ends
 // the subscriptions and the naming when the stream closes.
-func (t *Transport) openListen(ctx context.Context, r *http.Request, s *stream, body []byte) func() {
+func (t *Transport) openListen(ctx context.Context, r *http.Request, s *stream, env envelope) func() {
 	if err := t.sessions.index.Set(listenKey(s.sessionID), []byte(t.sessions.nodeID()), listenLease); err != nil {
 		t.opts.Log.Warn("Could not name the node of a subscriptions/listen stream; notices from other nodes will not reach it", "user_id", s.userID, "error", err.Error())
 	}
 	t.pollInbox()
 	var subscribed []string
 	if t.opts.Subscriptions != nil {
-		var msg map[string]json.RawMessage
-		var params map[string]json.RawMessage
 		var notifications map[string]json.RawMessage
 		var uris []string
-		if json.Unmarshal(body, &msg) == nil && json.Unmarshal(msg["params"], &params) == nil &&
-			json.Unmarshal(params["notifications"], &notifications) == nil && json.Unmarshal(notifications["resourceSubscriptions"], &uris) == nil {
+		if json.Unmarshal(env.params.Notifications, &notifications) == nil && json.Unmarshal(notifications["resourceSubscriptions"], &uris) == nil {
 			for _, uri := range uris[:min(len(uris), maxListenResources)] {
 				if err := t.opts.Subscriptions.Subscribe(ctx, s.userID, s.sessionID, uri); err != nil {
 					t.opts.Log.Debug("A subscriptions/listen stream's resource was not subscribed", "user_id", s.userID, "error", err.Error())
@@ -83,9 +80,10 @@ func (t *Transport) openListen(ctx context.Context, r *http.Request, s *stream, 
 			if len(subscribed) != len(uris) {
 				// Acknowledged are only the resources subscribed.
 				notifications["resourceSubscriptions"], _ = json.Marshal(subscribed)
-				params["notifications"], _ = json.Marshal(notifications)
-				msg["params"], _ = json.Marshal(params)
-				if out, err := json.Marshal(msg); err == nil {
+				if out := env.rewriteParams(func(params map[string]json.RawMessage) bool {
+					params["notifications"], _ = json.Marshal(notifications)
+					return true
+				}); out != nil {
 					r.Body = io.NopCloser(bytes.NewReader(out))
 					r.ContentLength = int64(len(out))
 				}

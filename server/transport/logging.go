@@ -77,7 +77,8 @@ func Tell(ctx context.Context, level mcp.LoggingLevel, text string) {
 // stream, logging/setLevel (both answered here), and the bound on
 // subscriptions/listen streams. It returns the context mcp-go serves the
 // request in and what to run once it has.
-func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *http.Request, method string, body []byte) (context.Context, func(), bool) {
+func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope) (context.Context, func(), bool) {
+	method := env.method
 	userID := callerIDFrom(ctx)
 	rec := sessionFrom(ctx)
 	mine := rec != nil && rec.UserID == userID
@@ -92,14 +93,14 @@ func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *
 		http.Error(w, noStream("hold a GET stream of notices", "every request works without one; list tools, prompts and resources again to see changes"), http.StatusMethodNotAllowed)
 		return ctx, nil, true
 	case r.Method == http.MethodPost && mine && method == string(mcp.MethodSetLogLevel):
-		t.setLevel(w, rec, body)
+		t.setLevel(w, rec, env)
 		return ctx, nil, true
 	case r.Method == http.MethodPost && method == string(mcp.MethodSubscriptionsListen):
-		if want, tasks := asksForTasks(body); tasks && t.opts.Tasks != nil {
-			t.serveTaskListen(ctx, w, r, userID, body, want)
+		if want, tasks := asksForTasks(env); tasks && t.opts.Tasks != nil {
+			t.serveTaskListen(ctx, w, r, userID, env, want)
 			return ctx, nil, true
 		}
-		listening, release, ok := t.holdListen(ctx, w, r, userID, body)
+		listening, release, ok := t.holdListen(ctx, w, r, userID, env, true)
 		return listening, release, !ok
 	case r.Method == http.MethodDelete && mine:
 		return ctx, func() { t.endStreams(userID, rec.ID) }, false
@@ -109,16 +110,12 @@ func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *
 
 // setLevel answers logging/setLevel: the level is stored in the session
 // record (one of eight names, so the record stays bounded).
-func (t *Transport) setLevel(w http.ResponseWriter, rec *SessionRecord, body []byte) {
-	var msg struct {
-		Params struct {
-			Level mcp.LoggingLevel `json:"level"`
-		} `json:"params"`
-	}
-	id := requestID(body)
-	if json.Unmarshal(body, &msg) != nil || !knownLevel(msg.Params.Level) {
+func (t *Transport) setLevel(w http.ResponseWriter, rec *SessionRecord, env envelope) {
+	var level mcp.LoggingLevel
+	id := env.requestID()
+	if json.Unmarshal(env.params.Level, &level) != nil || !knownLevel(level) {
 		writeRPCError(w, http.StatusOK, id, mcp.INVALID_PARAMS, fmt.Sprintf(
-			"Unknown log level %.40q: send logging/setLevel with one of %v.", msg.Params.Level, levels))
+			"Unknown log level %.40q: send logging/setLevel with one of %v.", level, levels))
 		return
 	}
 	if !t.sessions.touch(rec) {
@@ -132,7 +129,7 @@ func (t *Transport) setLevel(w http.ResponseWriter, rec *SessionRecord, body []b
 		return
 	}
 	if err == nil {
-		fresh.LogLevel = string(msg.Params.Level)
+		fresh.LogLevel = string(level)
 		err = t.sessions.save(fresh)
 	}
 	if err != nil {
@@ -140,7 +137,7 @@ func (t *Transport) setLevel(w http.ResponseWriter, rec *SessionRecord, body []b
 		writeRPCError(w, http.StatusServiceUnavailable, id, mcp.INTERNAL_ERROR, "Mattermost could not store the log level just now: send logging/setLevel again in a moment.")
 		return
 	}
-	t.opts.Log.Info("MCP request", "user_id", rec.UserID, "method", string(mcp.MethodSetLogLevel), "level", string(msg.Params.Level))
+	t.opts.Log.Info("MCP request", "user_id", rec.UserID, "method", string(mcp.MethodSetLogLevel), "level", string(level))
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{}}) // the client went away
 }

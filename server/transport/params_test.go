@@ -17,8 +17,8 @@ func TestARequestWhoseParamsTheCheckRefusesIsAnsweredAsInvalidParamsWithItsReaso
 		SiteURL:    func() string { return "https://chat.example.com/" },
 		UserActive: func(string) (bool, error) { return true, nil },
 		KV:         kv, Answers: rawKV{kv}, Log: &memLog{},
-		InvalidParams: func(method string, body []byte) string {
-			if method == "prompts/get" && strings.Contains(string(body), `"bad"`) {
+		InvalidParams: func(method string, params json.RawMessage) string {
+			if method == "prompts/get" && strings.Contains(string(params), `"bad"`) {
 				return "thread takes a post id."
 			}
 			return ""

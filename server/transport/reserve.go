@@ -2,6 +2,7 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -25,8 +26,8 @@ const sessionsInUseCode = -32000
 // answers it, so that a person whose every session is in use is refused
 // before a session id is handed out: with 503, Retry-After and a JSON-RPC
 // error saying why and what to do.
-func (t *Transport) reserveSession(w http.ResponseWriter, userID string, body []byte) (*reservation, bool) {
-	id, release, err := t.sessions.open(userID)
+func (t *Transport) reserveSession(w http.ResponseWriter, userID string, id json.RawMessage) (*reservation, bool) {
+	sessionID, release, err := t.sessions.open(userID)
 	var full *errSessionsInUse
 	switch {
 	case errors.As(err, &full):
@@ -34,18 +35,18 @@ func (t *Transport) reserveSession(w http.ResponseWriter, userID string, body []
 		t.opts.Log.Warn("Refused a new MCP session: all of the person's sessions are in use", "user_id", userID,
 			"max_sessions", MaxSessionsPerPerson, "retry_after_seconds", retry)
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), sessionsInUseCode, fmt.Sprintf(
+		writeRPCError(w, http.StatusServiceUnavailable, id, sessionsInUseCode, fmt.Sprintf(
 			"No new MCP session now: you have %d MCP sessions open, the most one person may keep, and every one is in use right now (a request of it is being answered, a call of it waits for you, or its stream is open); none was ended, because a session in use is never ended to make room. Try again in %d seconds (Retry-After), or end sessions you no longer use (an HTTP DELETE of /mcp with their Mcp-Session-Id).",
 			MaxSessionsPerPerson, retry))
 		return nil, false
 	case err != nil:
 		t.opts.Log.Error("Could not count a new MCP session among the person's sessions", "user_id", userID, "error", err.Error())
 		w.Header().Set("Retry-After", "1")
-		writeRPCError(w, http.StatusServiceUnavailable, requestID(body), mcp.INTERNAL_ERROR,
+		writeRPCError(w, http.StatusServiceUnavailable, id, mcp.INTERNAL_ERROR,
 			"Mattermost could not open your MCP session just now: initialize again in a moment.")
 		return nil, false
 	}
-	return &reservation{id: id, release: release}, true
+	return &reservation{id: sessionID, release: release}, true
 }
 
 // releaseUnstored ends the initialize's hold of its session and then ends

@@ -105,7 +105,8 @@ func (t *Transport) resourceHooks(hooks *server.Hooks) {
 // serveResource reads or lists for a resources/read or resources/list
 // request before mcp-go answers it. It answers a refusal itself and reports
 // handled; otherwise it returns the context carrying what it read.
-func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r *http.Request, method string, body []byte) (context.Context, bool) {
+func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope) (context.Context, bool) {
+	method := env.method
 	res := t.opts.Resources
 	if res == nil || method != string(mcp.MethodResourcesRead) && method != string(mcp.MethodResourcesList) {
 		return ctx, false
@@ -113,28 +114,25 @@ func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r 
 	if r.Header.Get(server.HeaderKeySessionID) != "" && sessionFrom(ctx) == nil {
 		return ctx, false // mcp-go's 404 tells the client to initialize again
 	}
-	var msg struct {
-		Params struct {
-			URI    string    `json:"uri"`
-			Cursor string    `json:"cursor"`
-			Meta   *mcp.Meta `json:"_meta"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
+	if !env.hasParams && method == string(mcp.MethodResourcesRead) {
 		return ctx, false // mcp-go answers a malformed request
 	}
-	id := requestID(body)
+	var meta *mcp.Meta
+	if len(env.meta()) > 0 && json.Unmarshal(env.meta(), &meta) != nil {
+		return ctx, false
+	}
+	id := env.requestID()
 	userID := callerIDFrom(ctx)
 	// Who reads is known to Resources as to a tool (Client): by the
 	// session, or by the request's own _meta without one.
 	if rec := sessionFrom(ctx); rec != nil {
 		ctx = withClient(ctx, rec)
-	} else if ci := msg.Params.Meta.ClientInfo(); ci != nil {
+	} else if ci := meta.ClientInfo(); ci != nil {
 		ctx = context.WithValue(ctx, clientKey{}, ClientInfo{Name: truncate(ci.Name, maxClientNameBytes), Version: truncate(ci.Version, maxClientVersionBytes)})
 	}
 	a := &resourceAnswer{}
 	if method == string(mcp.MethodResourcesList) {
-		listed, next, err := res.List(ctx, msg.Params.Cursor)
+		listed, next, err := res.List(ctx, env.params.Cursor)
 		switch {
 		case errors.Is(err, ErrBadResourceCursor):
 			writeRPCError(w, http.StatusOK, id, mcp.INVALID_PARAMS, err.Error())
@@ -147,20 +145,20 @@ func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r 
 		a.listed, a.next = listed, next
 		return context.WithValue(ctx, resourceAnswerKey{}, a), false
 	}
-	if msg.Params.URI == "" {
+	if env.params.URI == "" {
 		return ctx, false // mcp-go answers "uri is required"
 	}
-	contents, err := res.Read(ctx, msg.Params.URI)
+	contents, err := res.Read(ctx, env.params.URI)
 	switch {
 	case errors.Is(err, ErrResourceNotFound):
 		code := mcp.RESOURCE_NOT_FOUND
-		if mcp.IsModernProtocol(msg.Params.Meta.ProtocolVersion()) {
+		if mcp.IsModernProtocol(meta.ProtocolVersion()) {
 			code = mcp.INVALID_PARAMS // as 2026-07-28 answers a missing resource
 		}
 		t.opts.Log.Info("MCP resource read", "user_id", userID, "outcome", "not_found")
 		// data.uri names what was asked for, as both revisions' example of
 		// a missing resource has it.
-		writeRPCErrorData(w, http.StatusOK, id, code, err.Error(), map[string]string{"uri": msg.Params.URI})
+		writeRPCErrorData(w, http.StatusOK, id, code, err.Error(), map[string]string{"uri": env.params.URI})
 		return ctx, true
 	case err != nil:
 		t.opts.Log.Error("Could not read a resource", "user_id", userID, "error", err.Error())

@@ -7,17 +7,6 @@ import (
 	"strconv"
 )
 
-// requestID is the JSON-RPC id of a request, null when it has none.
-func requestID(body []byte) json.RawMessage {
-	var msg struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(body, &msg) != nil || len(msg.ID) == 0 {
-		return json.RawMessage("null")
-	}
-	return msg.ID
-}
-
 // writeRPCError answers a JSON-RPC error with an HTTP status.
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int, message string) {
 	writeRPCErrorData(w, status, id, code, message, nil)

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 
@@ -31,18 +30,14 @@ var ErrTooManySubscriptions = errors.New("too many subscriptions")
 // serveSubscription answers resources/subscribe or resources/unsubscribe of
 // a session; it reports whether it answered (a request without a session
 // is left to mcp-go, which answers as its revision says).
-func (t *Transport) serveSubscription(ctx context.Context, w http.ResponseWriter, method string, body []byte) bool {
+func (t *Transport) serveSubscription(ctx context.Context, w http.ResponseWriter, env envelope) bool {
+	method := env.method
 	rec := sessionFrom(ctx)
 	if t.opts.Subscriptions == nil || rec == nil {
 		return false
 	}
-	var msg struct {
-		Params struct {
-			URI string `json:"uri"`
-		} `json:"params"`
-	}
-	id := requestID(body)
-	if json.Unmarshal(body, &msg) != nil || msg.Params.URI == "" {
+	id := env.requestID()
+	if env.params.URI == "" {
 		writeRPCError(w, http.StatusOK, id, mcp.INVALID_PARAMS, "params.uri is missing: give the URI of a channel or thread resource (resources/templates/list).")
 		return true
 	}
@@ -57,13 +52,13 @@ func (t *Transport) serveSubscription(ctx context.Context, w http.ResponseWriter
 	}
 	var err error
 	if method == string(mcp.MethodResourcesSubscribe) {
-		err = t.opts.Subscriptions.Subscribe(withClient(ctx, rec), userID, rec.ID, msg.Params.URI)
+		err = t.opts.Subscriptions.Subscribe(withClient(ctx, rec), userID, rec.ID, env.params.URI)
 	} else {
-		err = t.opts.Subscriptions.Unsubscribe(ctx, userID, rec.ID, msg.Params.URI)
+		err = t.opts.Subscriptions.Unsubscribe(ctx, userID, rec.ID, env.params.URI)
 	}
 	switch {
 	case errors.Is(err, ErrResourceNotFound):
-		writeRPCErrorData(w, http.StatusOK, id, mcp.RESOURCE_NOT_FOUND, err.Error(), map[string]string{"uri": msg.Params.URI})
+		writeRPCErrorData(w, http.StatusOK, id, mcp.RESOURCE_NOT_FOUND, err.Error(), map[string]string{"uri": env.params.URI})
 	case errors.Is(err, ErrTooManySubscriptions):
 		writeRPCError(w, http.StatusOK, id, sessionsInUseCode, err.Error())
 	case err != nil:

@@ -35,35 +35,27 @@ const maxListenTasks = 50
 
 // asksForTasks reads a subscriptions/listen request: what it asks for,
 // and whether it names task ids (then the transport serves it).
-func asksForTasks(body []byte) (listenRequest, bool) {
-	var msg struct {
-		Params struct {
-			Notifications listenRequest `json:"notifications"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(body, &msg) != nil {
+func asksForTasks(env envelope) (listenRequest, bool) {
+	var want listenRequest
+	if json.Unmarshal(env.params.Notifications, &want) != nil {
 		return listenRequest{}, false
 	}
-	return msg.Params.Notifications, len(msg.Params.Notifications.TaskIDs) > 0
+	return want, len(want.TaskIDs) > 0
 }
 
 // serveTaskListen serves a subscriptions/listen stream that asks for task
 // notices, until the client goes or the stream is ended to make room.
-func (t *Transport) serveTaskListen(ctx context.Context, w http.ResponseWriter, r *http.Request, userID string, body []byte, want listenRequest) {
-	id := requestID(body)
+func (t *Transport) serveTaskListen(ctx context.Context, w http.ResponseWriter, r *http.Request, userID string, env envelope, want listenRequest) {
+	id := env.requestID()
 	if string(id) == "null" {
 		writeRPCError(w, http.StatusOK, id, mcp.INVALID_REQUEST, "subscriptions/listen needs a request id: the stream's notices are tagged with it.")
 		return
 	}
-	var withParams struct {
-		Params json.RawMessage `json:"params"`
-	}
-	_ = json.Unmarshal(body, &withParams)
-	if err := mcp.ValidateStandardHeaders(r.Header.Get, r.Header.Get(mcp.HeaderProtocolVersion), mcp.MethodSubscriptionsListen, withParams.Params); err != nil {
+	if err := mcp.ValidateStandardHeaders(r.Header.Get, r.Header.Get(mcp.HeaderProtocolVersion), mcp.MethodSubscriptionsListen, env.rawParams()); err != nil {
 		writeRPCError(w, http.StatusBadRequest, id, mcp.HEADER_MISMATCH, err.Error())
 		return
 	}
-	ctx, release, ok := t.holdListen(ctx, w, r, userID, nil)
+	ctx, release, ok := t.holdListen(ctx, w, r, userID, env, false)
 	if !ok {
 		return
 	}

@@ -166,7 +166,7 @@ func isTaskMethod(method string) bool {
 // the client augmented with params.task, on 2026-07-28 one whose request
 // declared the tasks extension; either only for a tool that may wait. The
 // body given back has no params.task.
-func (t *Transport) taskCall(ctx context.Context, r *http.Request, env envelope, body []byte) (context.Context, []byte, *TaskCall) {
+func (t *Transport) taskCall(ctx context.Context, r *http.Request, env *envelope, body []byte) (context.Context, []byte, *TaskCall) {
 	tool := env.tool
 	if t.opts.Tasks == nil || !t.opts.Tasks.Supports(tool) || !env.hasParams {
 		return ctx, body, nil
@@ -185,7 +185,13 @@ func (t *Transport) taskCall(ctx context.Context, r *http.Request, env envelope,
 		}
 		rec := sessionFrom(ctx)
 		call.ShowsPages = rec != nil && rec.Capabilities.Elicitation != nil && rec.Capabilities.Elicitation.URL != nil
-		body = withoutParam(body, "task")
+		if without := env.rewriteParams(func(params map[string]json.RawMessage) bool {
+			_, had := params["task"]
+			delete(params, "task")
+			return had
+		}); without != nil {
+			body = without
+		}
 	}
 	return context.WithValue(ctx, taskCallKey{}, call), body, call
 }
@@ -197,13 +203,13 @@ func (t *Transport) taskCall(ctx context.Context, r *http.Request, env envelope,
 // extension lets a server answer the result at once), and any call whose
 // task could not be stored: the tool's own answer then says where its
 // write waits.
-func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, call *TaskCall) {
+func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r *http.Request, id json.RawMessage, call *TaskCall) {
 	buf := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
 	t.http.ServeHTTP(&statusWriter{ResponseWriter: buf, status: http.StatusOK}, r.WithContext(ctx))
 	if call.handled() && (!call.Modern || call.waits()) {
 		res, err := t.opts.Tasks.Created(ctx, callerIDFrom(ctx), SessionID(ctx), call)
 		if err == nil {
-			writeRPCResult(w, requestID(body), res)
+			writeRPCResult(w, id, res)
 			return
 		}
 		t.opts.Log.Error("Could not store the task of a tool call; it was answered as a call", "user_id", callerIDFrom(ctx), "tool", call.Tool, "error", err.Error())
@@ -212,32 +218,22 @@ func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r 
 }
 
 // serveTaskMethod answers a tasks/* request of the caller.
-func (t *Transport) serveTaskMethod(ctx context.Context, w http.ResponseWriter, r *http.Request, method string, body []byte) {
-	var msg struct {
-		Params json.RawMessage `json:"params"`
-	}
-	_ = json.Unmarshal(body, &msg)
-	var meta json.RawMessage
-	var withMeta struct {
-		Meta json.RawMessage `json:"_meta"`
-	}
-	if json.Unmarshal(msg.Params, &withMeta) == nil {
-		meta = withMeta.Meta
-	}
-	req := TaskRequest{Method: method, Params: msg.Params, Modern: isModern(r, meta), Session: SessionID(ctx)}
+func (t *Transport) serveTaskMethod(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope) {
+	method, meta, params, id := env.method, env.meta(), env.rawParams(), env.requestID()
+	req := TaskRequest{Method: method, Params: params, Modern: isModern(r, meta), Session: SessionID(ctx)}
 	if req.Modern {
 		req.Declared = requestCapabilities(meta).declares(TasksExtension)
-		if why := taskHeadersMismatch(r, method, msg.Params); why != "" {
-			writeRPCError(w, http.StatusBadRequest, requestID(body), mcp.HEADER_MISMATCH, why)
+		if why := taskHeadersMismatch(r, method, params); why != "" {
+			writeRPCError(w, http.StatusBadRequest, id, mcp.HEADER_MISMATCH, why)
 			return
 		}
 	}
 	res, rpcErr := t.opts.Tasks.Serve(ctx, callerIDFrom(ctx), req)
 	if rpcErr != nil {
-		writeRPCErrorData(w, http.StatusOK, requestID(body), rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		writeRPCErrorData(w, http.StatusOK, id, rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		return
 	}
-	writeRPCResult(w, requestID(body), res)
+	writeRPCResult(w, id, res)
 }
 
 // taskHeadersMismatch checks the standard headers of a 2026-07-28 task
@@ -304,29 +300,6 @@ func newTaskID() string {
 	b := make([]byte, 16)
 	_, _ = rand.Read(b) // crypto/rand.Read does not fail (Go 1.24)
 	return hex.EncodeToString(b)
-}
-
-// withoutParam is a JSON-RPC request without one of its params.
-func withoutParam(body []byte, name string) []byte {
-	var msg map[string]json.RawMessage
-	if json.Unmarshal(body, &msg) != nil {
-		return body
-	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(msg["params"], &params) != nil {
-		return body
-	}
-	delete(params, name)
-	raw, err := json.Marshal(params)
-	if err != nil {
-		return body
-	}
-	msg["params"] = raw
-	out, err := json.Marshal(msg)
-	if err != nil {
-		return body
-	}
-	return out
 }
 
 func writeRPCResult(w http.ResponseWriter, id json.RawMessage, result any) {

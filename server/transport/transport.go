@@ -112,7 +112,7 @@ type Options struct {
 	// hands a handler unchecked and whose handler errors it can only
 	// answer as internal errors (prompts/get). The request is then answered
 	// with a JSON-RPC invalid-params error. nil checks nothing.
-	InvalidParams func(method string, body []byte) string
+	InvalidParams func(method string, params json.RawMessage) string
 	// MaxCallsPerMinute is the setting of the same name, read on every
 	// call so a change applies at once (see rate.go); nil is the default.
 	MaxCallsPerMinute func() int
