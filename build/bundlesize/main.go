@@ -113,7 +113,10 @@ func weigh(r io.Reader) ([]*part, int64, error) {
 
 type countingWriter int64
 
-func (c *countingWriter) Write(b []byte) (int, error) { *c += countingWriter(len(b)); return len(b), nil }
+func (c *countingWriter) Write(b []byte) (int, error) {
+	*c += countingWriter(len(b))
+	return len(b), nil
+}
 
 // report writes the table and returns what grew past its budget.
 func report(w io.Writer, parts []*part, total, fileSize int64) []string {

@@ -1,14 +1,12 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"reflect"
 	"sort"
@@ -165,11 +163,8 @@ func refuseAnswer(w http.ResponseWriter, status int, message string) {
 // deliverHere offers a client's answer to this node's mcp-go, as the POST it
 // was; it reports whether a call here was waiting for it.
 func (t *Transport) deliverHere(ctx context.Context, r *http.Request, body []byte) bool {
-	req := r.Clone(ctx)
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.ContentLength = int64(len(body))
 	rec := &discardWriter{header: http.Header{}, status: http.StatusOK}
-	t.http.ServeHTTP(rec, req)
+	t.handOver(rec, r.WithContext(ctx), body)
 	return rec.status == http.StatusAccepted
 }
 

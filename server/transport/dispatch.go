@@ -1,10 +1,8 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
@@ -33,12 +31,6 @@ type inbound struct {
 
 // later has fn run once the message is answered.
 func (m *inbound) later(fn func()) { m.after = append(m.after, fn) }
-
-// rewind has the request's body read as the message now stands.
-func (m *inbound) rewind() {
-	m.r.Body = io.NopCloser(bytes.NewReader(m.body))
-	m.r.ContentLength = int64(len(m.body))
-}
 
 // session is the message's MCP session, nil without one (or an unknown id).
 func (m *inbound) session() *SessionRecord { return sessionFrom(m.ctx) }
@@ -159,22 +151,20 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 			return
 		}
 	}
-	m.rewind()
 	routeOf(m.env).serve(t, m)
 }
 
-// serveByMCPGo hands mcp-go the request, whose body is the message as it
-// now stands (rewind).
+// serveByMCPGo hands mcp-go the message as it now stands.
 func (t *Transport) serveByMCPGo(m *inbound) {
 	if rewrite := t.filesRewrite(m.ctx, m.env.method, m.env.tool); rewrite != nil {
-		t.serveRewritten(m.w, m.r.WithContext(m.ctx), rewrite)
+		t.serveRewritten(m.w, m.r.WithContext(m.ctx), m.body, rewrite)
 		return
 	}
 	sw := &statusWriter{ResponseWriter: m.w, status: http.StatusOK}
 	if watch, ok := m.ctx.Value(responseWatchKey{}).(*responseWatch); ok {
 		sw.watch = watch
 	}
-	t.http.ServeHTTP(sw, m.r.WithContext(m.ctx))
+	t.handOver(sw, m.r.WithContext(m.ctx), m.body)
 	if m.env.method == string(mcp.MethodInitialize) {
 		if id := sw.Header().Get(server.HeaderKeySessionID); id != "" {
 			t.forgetHere(id)
@@ -184,6 +174,28 @@ func (t *Transport) serveByMCPGo(m *inbound) {
 	if m.env.method != string(mcp.MethodToolsCall) || m.env.tool == "" {
 		m.logged(t.opts.Log.Debug, sw.status)
 	}
+}
+
+// handOver has mcp-go serve r with body, the bytes the transport read (and
+// perhaps rewrote): mcp-go's ServeHTTP would read the body again into a
+// copy of its own.
+func (t *Transport) handOver(w http.ResponseWriter, r *http.Request, body []byte) {
+	t.http.Handle(mcpGoWriter{w}, &server.HTTPRequest{Method: r.Method, URL: r.URL, Header: r.Header, Body: body, Context: r.Context()})
+}
+
+// mcpGoWriter is a response writer as mcp-go's Handle takes it: it streams
+// when the writer flushes, as mcp-go's own adapter decides.
+type mcpGoWriter struct{ http.ResponseWriter }
+
+func (w mcpGoWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w mcpGoWriter) CanStream() bool {
+	_, ok := w.ResponseWriter.(http.Flusher)
+	return ok
 }
 
 // The checks.
@@ -270,7 +282,6 @@ func (t *Transport) serveToolCall(m *inbound) {
 	m.body = rewritten
 	var task *TaskCall
 	m.ctx, m.body, task = t.taskCall(m.ctx, m.r, &m.env, m.body)
-	m.rewind()
 	if rec := t.ownSession(m); rec != nil {
 		if canBeAsked(rec) {
 			// A call that asks takes its session's question slot (see
@@ -289,7 +300,7 @@ func (t *Transport) serveToolCall(m *inbound) {
 		}
 	}
 	if task != nil {
-		t.serveTaskCall(m.ctx, m.w, m.r, m.env.requestID(), task)
+		t.serveTaskCall(m.ctx, m.w, m.r, m.body, m.env.requestID(), task)
 		return
 	}
 	m.ctx = context.WithValue(m.ctx, responseWatchKey{}, &responseWatch{})
@@ -346,7 +357,7 @@ func (t *Transport) serveAnswer(m *inbound) {
 // GET stream, DELETE's end of streams, logging/setLevel and the bound on
 // subscriptions/listen; what it leaves goes to mcp-go.
 func (t *Transport) serveWithNotices(m *inbound) {
-	ctx, release, answered := t.serveNotices(m.ctx, m.w, m.r, m.env)
+	ctx, release, answered := t.serveNotices(m.ctx, m.w, m.r, m.env, &m.body)
 	if answered {
 		return
 	}

@@ -124,9 +124,9 @@ func (t *Transport) filesRewrite(ctx context.Context, method, tool string) func(
 // serveRewritten serves the request into a buffer and rewrites the
 // result of its JSON-RPC answer, whether sent as JSON or as the events of
 // a stream.
-func (t *Transport) serveRewritten(w http.ResponseWriter, r *http.Request, rewrite func(json.RawMessage) json.RawMessage) {
+func (t *Transport) serveRewritten(w http.ResponseWriter, r *http.Request, msg []byte, rewrite func(json.RawMessage) json.RawMessage) {
 	buf := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
-	t.http.ServeHTTP(buf, r)
+	t.handOver(buf, r, msg)
 	body := buf.body.Bytes()
 	if strings.HasPrefix(buf.header.Get("Content-Type"), "text/event-stream") {
 		lines := bytes.Split(body, []byte("\n"))

@@ -1,11 +1,8 @@
 package transport
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"strings"
 	"time"
 
@@ -60,7 +57,7 @@ func (t *Transport) listenNode(id string) (string, error) {
 // subscribes it to the resources its request asks for that the person may
 // read; the request given back asks only for those. It returns what ends
 // the subscriptions and the naming when the stream closes.
-func (t *Transport) openListen(ctx context.Context, r *http.Request, s *stream, env envelope) func() {
+func (t *Transport) openListen(ctx context.Context, s *stream, env envelope, body *[]byte) func() {
 	if err := t.sessions.index.Set(listenKey(s.sessionID), []byte(t.sessions.nodeID()), listenLease); err != nil {
 		t.opts.Log.Warn("Could not name the node of a subscriptions/listen stream; notices from other nodes will not reach it", "user_id", s.userID, "error", err.Error())
 	}
@@ -84,8 +81,7 @@ func (t *Transport) openListen(ctx context.Context, r *http.Request, s *stream, 
 					params["notifications"], _ = json.Marshal(notifications)
 					return true
 				}); out != nil {
-					r.Body = io.NopCloser(bytes.NewReader(out))
-					r.ContentLength = int64(len(out))
+					*body = out
 				}
 			}
 		}

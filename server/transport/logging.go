@@ -76,8 +76,9 @@ func Tell(ctx context.Context, level mcp.LoggingLevel, text string) {
 // serveNotices serves what is the notices' part of a request: a GET
 // stream, logging/setLevel (both answered here), and the bound on
 // subscriptions/listen streams. It returns the context mcp-go serves the
-// request in and what to run once it has.
-func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope) (context.Context, func(), bool) {
+// request in and what to run once it has; *body becomes the message mcp-go
+// is handed.
+func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope, body *[]byte) (context.Context, func(), bool) {
 	method := env.method
 	userID := callerIDFrom(ctx)
 	rec := sessionFrom(ctx)
@@ -100,7 +101,7 @@ func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *
 			t.serveTaskListen(ctx, w, r, userID, env, want)
 			return ctx, nil, true
 		}
-		listening, release, ok := t.holdListen(ctx, w, r, userID, env, true)
+		listening, release, ok := t.holdListen(ctx, w, r, userID, env, body)
 		return listening, release, !ok
 	case r.Method == http.MethodDelete && mine:
 		return ctx, func() { t.endStreams(userID, rec.ID) }, false

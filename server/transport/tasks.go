@@ -203,9 +203,9 @@ func (t *Transport) taskCall(ctx context.Context, r *http.Request, env *envelope
 // extension lets a server answer the result at once), and any call whose
 // task could not be stored: the tool's own answer then says where its
 // write waits.
-func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r *http.Request, id json.RawMessage, call *TaskCall) {
+func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, id json.RawMessage, call *TaskCall) {
 	buf := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
-	t.http.ServeHTTP(&statusWriter{ResponseWriter: buf, status: http.StatusOK}, r.WithContext(ctx))
+	t.handOver(&statusWriter{ResponseWriter: buf, status: http.StatusOK}, r.WithContext(ctx), body)
 	if call.handled() && (!call.Modern || call.waits()) {
 		res, err := t.opts.Tasks.Created(ctx, callerIDFrom(ctx), SessionID(ctx), call)
 		if err == nil {
