@@ -119,7 +119,7 @@ func (t *Transport) serveInBatch(ctx context.Context, r *http.Request, rec *Sess
 	req.Body = io.NopCloser(bytes.NewReader(msg))
 	req.ContentLength = int64(len(msg))
 	cw := &captureWriter{header: http.Header{}, status: http.StatusOK}
-	t.serveMessage(req.Context(), cw, req, msg, time.Now())
+	t.serveMessage(req.Context(), cw, req, msg, env, time.Now())
 	return cw.responses(env.requestID())
 }
 

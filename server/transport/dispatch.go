@@ -132,10 +132,10 @@ func routeOf(env envelope) route {
 	return mcpGoRoute
 }
 
-// serveMessage serves one JSON-RPC message (a POST's body), or a GET or
-// DELETE, of the caller in ctx.
-func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, started time.Time) {
-	m := &inbound{ctx: ctx, w: w, r: r, body: body, userID: callerIDFrom(ctx), started: started}
+// serveMessage serves one JSON-RPC message (a POST's body, read into env),
+// or a GET or DELETE, of the caller in ctx.
+func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, env envelope, started time.Time) {
+	m := &inbound{ctx: ctx, w: w, r: r, body: body, env: env, userID: callerIDFrom(ctx), started: started}
 	defer func() {
 		for i := len(m.after) - 1; i >= 0; i-- {
 			m.after[i]()
@@ -145,7 +145,6 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 		t.serveWithNotices(m) // GET streams, DELETE ends them
 		return
 	}
-	m.env = parseEnvelope(body)
 	for _, c := range checks {
 		if !c.pass(t, m) {
 			return

@@ -409,6 +409,7 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 	}
 
 	var body []byte
+	var env envelope
 	if r.Method == http.MethodPost {
 		var err error
 		body, err = readBody(w, r, maxRequestBytes)
@@ -427,6 +428,7 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 				"duration_ms", time.Since(started).Milliseconds())
 			return
 		}
+		env = parseEnvelope(body)
 	}
-	t.serveMessage(ctx, w, r, body, started)
+	t.serveMessage(ctx, w, r, body, env, started)
 }
