@@ -83,7 +83,6 @@ var checks = []check{
 	{"the files the client declared", (*Transport).filesDeclared},
 	{"the person's waits", (*Transport).waitSharesCarried},
 	{"the tool is offered and the rate allows it", (*Transport).withinRate},
-	{"the params have their form", (*Transport).paramsValid},
 }
 
 // route is how the messages of one method are answered: by serve, which
@@ -106,6 +105,7 @@ var routes = map[string]route{
 	string(mcp.MethodSubscriptionsListen):   {"notices", (*Transport).serveWithNotices},
 	string(mcp.MethodSetLogLevel):           {"notices", (*Transport).serveWithNotices},
 	string(mcp.MethodNotificationCancelled): {"cancellation", (*Transport).serveCancelled},
+	string(mcp.MethodPromptsGet):            {"prompts", (*Transport).servePromptsGet},
 }
 
 // Routes by what a method starts with, and for answers (which have none).
@@ -243,20 +243,21 @@ func (t *Transport) withinRate(m *inbound) bool {
 	return !t.refuseRated(m)
 }
 
-func (t *Transport) paramsValid(m *inbound) bool {
-	if t.opts.InvalidParams == nil {
-		return true
-	}
-	why := t.opts.InvalidParams(m.env.method, m.env.rawParams())
-	if why == "" {
-		return true
-	}
-	writeRPCError(m.w, http.StatusOK, m.env.requestID(), mcp.INVALID_PARAMS, why)
-	m.logged(t.opts.Log.Info, http.StatusOK, "invalid_params", true)
-	return false
-}
 
 // The routes.
+
+// servePromptsGet refuses a prompts/get whose params break their form
+// with an invalid-params error naming the form (Options.InvalidParams).
+func (t *Transport) servePromptsGet(m *inbound) {
+	if t.opts.InvalidParams != nil {
+		if why := t.opts.InvalidParams(m.env.method, m.env.rawParams()); why != "" {
+			writeRPCError(m.w, http.StatusOK, m.env.requestID(), mcp.INVALID_PARAMS, why)
+			m.logged(t.opts.Log.Info, http.StatusOK, "invalid_params", true)
+			return
+		}
+	}
+	t.serveByMCPGo(m)
+}
 
 func (t *Transport) serveInitialize(m *inbound) {
 	held, ok := t.reserveSession(m.w, m.userID, m.env.requestID())

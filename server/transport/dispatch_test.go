@@ -23,7 +23,7 @@ func TestEveryMethodOfBothRevisionsTakesItsConcernsRoute(t *testing.T) {
 		{envelope{method: string(mcp.MethodToolsList)}, "mcp-go"},
 		{envelope{method: string(mcp.MethodToolsCall), tool: "get_me"}, "tool calls"},
 		{envelope{method: string(mcp.MethodPromptsList)}, "mcp-go"},
-		{envelope{method: string(mcp.MethodPromptsGet)}, "mcp-go"},
+		{envelope{method: string(mcp.MethodPromptsGet)}, "prompts"},
 		{envelope{method: string(mcp.MethodResourcesList)}, "resources"},
 		{envelope{method: string(mcp.MethodResourcesRead)}, "resources"},
 		{envelope{method: string(mcp.MethodResourcesTemplatesList)}, "mcp-go"},

@@ -25,11 +25,15 @@ type envelope struct {
 	// answer is a client's answer to a question of the server: an id and
 	// a result or an error, no method.
 	answer bool
+	// body is the message: params whole are read from it only for the few
+	// methods whose concern hands them on (rawParams), so a tool call's
+	// params are decoded once, into their members.
+	body []byte
 }
 
 // envelopeParams are the members of params the transport reads, each as
-// sent, and params whole (raw) for the concerns that hand them on. A tool's
-// arguments are scanned past, never copied: mcp-go reads them.
+// sent. A tool's arguments are scanned past, never copied: mcp-go reads
+// them.
 type envelopeParams struct {
 	Name         string          `json:"name"`
 	Meta         json.RawMessage `json:"_meta"`
@@ -45,20 +49,6 @@ type envelopeParams struct {
 	RequestID json.RawMessage `json:"requestId"`
 	// Notifications is what a subscriptions/listen asks to hear.
 	Notifications json.RawMessage `json:"notifications"`
-
-	raw []byte
-}
-
-// UnmarshalJSON keeps params as sent: the slice of the body they are, not
-// a copy, since a body is never changed once read (a rewritten call is a
-// new body with a new envelope).
-func (p *envelopeParams) UnmarshalJSON(data []byte) error {
-	type members envelopeParams
-	if err := json.Unmarshal(data, (*members)(p)); err != nil {
-		return err
-	}
-	p.raw = data
-	return nil
 }
 
 // parseEnvelope reads a message; what is not a JSON object gives the zero
@@ -84,9 +74,9 @@ func parseEnvelope(body []byte) envelope {
 		if json.Unmarshal(body, &head) != nil {
 			return envelope{}
 		}
-		return envelope{id: nullIsNone(head.ID), method: head.Method, params: envelopeParams{raw: head.Params}}
+		return envelope{id: nullIsNone(head.ID), method: head.Method, body: body}
 	}
-	e := envelope{id: nullIsNone(msg.ID), method: msg.Method}
+	e := envelope{id: nullIsNone(msg.ID), method: msg.Method, body: body}
 	if msg.Params != nil {
 		e.params, e.hasParams = *msg.Params, true
 	}
@@ -104,7 +94,7 @@ func parseEnvelope(body []byte) envelope {
 // none other.
 func (e *envelope) rewriteParams(change func(params map[string]json.RawMessage) bool) []byte {
 	var params map[string]json.RawMessage
-	if json.Unmarshal(e.params.raw, &params) != nil || params == nil || !change(params) {
+	if json.Unmarshal(e.rawParams(), &params) != nil || params == nil || !change(params) {
 		return nil
 	}
 	raw, err := json.Marshal(params)
@@ -117,9 +107,8 @@ func (e *envelope) rewriteParams(change func(params map[string]json.RawMessage) 
 		body = append(append(append(body, `"id":`...), e.id...), ',')
 	}
 	body = append(append(append(body, `"method":`...), method...), `,"params":`...)
-	start := len(body)
 	body = append(append(body, raw...), '}')
-	e.params.raw = body[start : start+len(raw)]
+	e.body = body
 	return body
 }
 
@@ -139,8 +128,18 @@ func (e envelope) requestID() json.RawMessage {
 	return e.id
 }
 
-// rawParams is params as sent (nil when absent or not an object).
-func (e envelope) rawParams() json.RawMessage { return e.params.raw }
+// rawParams is params as sent (nil when absent), of any shape: for the
+// concerns that hand params on whole (tasks, file transfer, prompts/get,
+// a rewrite), read when asked, since a tool call needs only its members.
+func (e envelope) rawParams() json.RawMessage {
+	var msg struct {
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(e.body, &msg) != nil {
+		return nil
+	}
+	return msg.Params
+}
 
 // meta is params._meta as sent (nil when absent).
 func (e envelope) meta() json.RawMessage { return e.params.Meta }

@@ -107,11 +107,11 @@ type Options struct {
 	// and read_only its client sent (choice.go), or says which names are
 	// unknown; nil: every connection loads all the admin allows.
 	Choose func(toolsets, tools, readOnly string) (config.Choice, error)
-	// InvalidParams answers why a request's params are malformed, naming
-	// the allowed form, or "" when they are not: for the requests mcp-go
-	// hands a handler unchecked and whose handler errors it can only
-	// answer as internal errors (prompts/get). The request is then answered
-	// with a JSON-RPC invalid-params error. nil checks nothing.
+	// InvalidParams answers why a prompts/get's params are malformed,
+	// naming the allowed form, or "" when they are not: mcp-go hands its
+	// handler the params unchecked and can answer the handler's errors only
+	// as internal errors. The request is then answered with a JSON-RPC
+	// invalid-params error. nil checks nothing.
 	InvalidParams func(method string, params json.RawMessage) string
 	// MaxCallsPerMinute is the setting of the same name, read on every
 	// call so a change applies at once (see rate.go); nil is the default.
