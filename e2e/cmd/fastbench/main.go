@@ -9,8 +9,10 @@
 //     a REST-based MCP server makes for the same tools, from the same
 //     clients, people and mix; once for clients of the newest protocol
 //     (no MCP sessions) and once for 2025-11-25 (with sessions);
-//   - get_me under the same load (200 clients, one server) beside its floor:
-//     a plugin route that does nothing and REST GET /api/v4/users/me;
+//   - get_me under the same load (200 clients, one server; the wire client
+//     on both revisions, and the official TypeScript SDK's clients, from
+//     e2e/node/sdk-load.mjs) beside its floor: a plugin route that does
+//     nothing and REST GET /api/v4/users/me;
 //   - get_me against a plugin route that does nothing, one call at a time;
 //   - read_file, window 1 of a fresh text file, against
 //     GET /api/v4/files/{id} of the whole file: one just over the 1 MiB of
