@@ -13,12 +13,14 @@ import (
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/pluginproc"
 )
 
 // sdkLoad is the load of the official TypeScript SDK's clients
 // (e2e/node/sdk-load.mjs), calling tool: each round starts the clients
 // (not measured), then reads the servers' processor around the calls. The
-// clients' own processor is Node's, outside "this process".
+// clients' own processor, Node's, is counted as "this process", as the Go
+// clients' is in the other loads.
 func sdkLoad(ctx context.Context, site string, fx fixture, s settings, tool string) (loadFigures, error) {
 	node, err := harness.NodeBinary()
 	if err != nil {
@@ -52,7 +54,7 @@ func sdkLoad(ctx context.Context, site string, fx fixture, s settings, tool stri
 		return loadFigures{}, fmt.Errorf("the TypeScript SDK's clients did not connect: %q", out.Text())
 	}
 	var f loadFigures
-	before := s.processor()
+	before, nodeBefore := s.processor(), pluginproc.CPUSeconds(cmd.Process.Pid)
 	if _, err := fmt.Fprintln(stdin, "go"); err != nil {
 		return loadFigures{}, err
 	}
@@ -60,6 +62,7 @@ func sdkLoad(ctx context.Context, site string, fx fixture, s settings, tool stri
 		return loadFigures{}, fmt.Errorf("the TypeScript SDK's load printed no figures")
 	}
 	f.cpu = s.processor().Since(before)
+	f.cpu.Self += pluginproc.CPUSeconds(cmd.Process.Pid) - nodeBefore
 	var got struct {
 		Calls, Errors int
 		FirstError    string
