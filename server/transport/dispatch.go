@@ -27,6 +27,9 @@ type inbound struct {
 	started time.Time
 	// after runs once the message is answered, last added first.
 	after []func()
+	// watch sees what mcp-go writes of a tool call's answer (nil: nobody
+	// looks; see NotifyBeforeResult).
+	watch *responseWatch
 }
 
 // later has fn run once the message is answered.
@@ -159,10 +162,7 @@ func (t *Transport) serveByMCPGo(m *inbound) {
 		t.serveRewritten(m.w, m.r.WithContext(m.ctx), m.body, rewrite)
 		return
 	}
-	sw := &statusWriter{ResponseWriter: m.w, status: http.StatusOK}
-	if watch, ok := m.ctx.Value(responseWatchKey{}).(*responseWatch); ok {
-		sw.watch = watch
-	}
+	sw := &statusWriter{ResponseWriter: m.w, status: http.StatusOK, watch: m.watch}
 	t.handOver(sw, m.r.WithContext(m.ctx), m.body)
 	if m.env.method == string(mcp.MethodInitialize) {
 		if id := sw.Header().Get(server.HeaderKeySessionID); id != "" {
@@ -243,7 +243,6 @@ func (t *Transport) withinRate(m *inbound) bool {
 	return !t.refuseRated(m)
 }
 
-
 // The routes.
 
 // servePromptsGet refuses a prompts/get whose params break their form
@@ -303,7 +302,8 @@ func (t *Transport) serveToolCall(m *inbound) {
 		t.serveTaskCall(m.ctx, m.w, m.r, m.body, m.env.requestID(), task)
 		return
 	}
-	m.ctx = context.WithValue(m.ctx, responseWatchKey{}, &responseWatch{})
+	m.watch = &responseWatch{}
+	m.ctx = context.WithValue(m.ctx, responseWatchKey{}, m.watch)
 	t.serveByMCPGo(m)
 }
 

@@ -20,6 +20,11 @@ type envelope struct {
 	// is false when params is absent or not an object.
 	params    envelopeParams
 	hasParams bool
+	// paramsMalformed is params of another shape than the transport's
+	// (not an object, or a member of another type).
+	paramsMalformed bool
+	// metaMembers are the members of params._meta the transport reads.
+	metaMembers envelopeMeta
 	// tool is params.name of a tools/call.
 	tool string
 	// answer is a client's answer to a question of the server: an id and
@@ -51,6 +56,14 @@ type envelopeParams struct {
 	Notifications json.RawMessage `json:"notifications"`
 }
 
+// envelopeMeta are the members of _meta that a 2026-07-28 request names
+// itself by, each as sent.
+type envelopeMeta struct {
+	ClientInfo         json.RawMessage `json:"io.modelcontextprotocol/clientInfo"`
+	ClientCapabilities json.RawMessage `json:"io.modelcontextprotocol/clientCapabilities"`
+	ProtocolVersion    json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
+}
+
 // parseEnvelope reads a message; what is not a JSON object gives the zero
 // envelope, which no concern acts on (mcp-go answers it a parse error).
 func parseEnvelope(body []byte) envelope {
@@ -63,22 +76,23 @@ func parseEnvelope(body []byte) envelope {
 	}
 	if json.Unmarshal(body, &msg) != nil {
 		// Params of another shape (an array, a name that is no string)
-		// still leave the method and id to read.
-		// Params stay readable whole for the concern that says what is
-		// wrong with them.
+		// still leave the method and id to read; params stay readable
+		// whole (rawParams) for the concern that says what is wrong.
 		var head struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
 		}
 		if json.Unmarshal(body, &head) != nil {
 			return envelope{}
 		}
-		return envelope{id: nullIsNone(head.ID), method: head.Method, body: body}
+		return envelope{id: nullIsNone(head.ID), method: head.Method, body: body, paramsMalformed: true}
 	}
 	e := envelope{id: nullIsNone(msg.ID), method: msg.Method, body: body}
 	if msg.Params != nil {
 		e.params, e.hasParams = *msg.Params, true
+		// _meta is read once for what several concerns ask of it; one
+		// that is no object names nothing.
+		_ = json.Unmarshal(e.params.Meta, &e.metaMembers)
 	}
 	e.answer = msg.Method == "" && e.id != nil && (len(msg.Result) > 0 || len(msg.Error) > 0)
 	if e.method == string(mcp.MethodToolsCall) {
@@ -147,14 +161,16 @@ func (e envelope) meta() json.RawMessage { return e.params.Meta }
 // clientInfo is the client named in _meta (2026-07-28 requests name
 // themselves in each request).
 func (e envelope) clientInfo() (mcp.Implementation, bool) {
-	var m map[string]json.RawMessage
 	var info mcp.Implementation
-	if json.Unmarshal(e.meta(), &m) != nil {
-		return info, false
-	}
-	raw, ok := m[mcp.MetaKeyClientInfo]
-	if !ok || json.Unmarshal(raw, &info) != nil {
+	if len(e.metaMembers.ClientInfo) == 0 || json.Unmarshal(e.metaMembers.ClientInfo, &info) != nil {
 		return mcp.Implementation{}, false
 	}
 	return info, true
+}
+
+// metaProtocolVersion is the protocol version named in _meta ("" none).
+func (e envelope) metaProtocolVersion() string {
+	var v string
+	_ = json.Unmarshal(e.metaMembers.ProtocolVersion, &v)
+	return v
 }

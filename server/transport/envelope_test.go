@@ -3,6 +3,9 @@ package transport
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
+	"net/http"
 	"testing"
 )
 
@@ -140,14 +143,57 @@ func TestARewrittenMessageKeepsItsIdAndMethodAndTheEnvelopeReadsItsNewParams(t *
 	}
 }
 
+// modernCall is a 2026-07-28 tools/call as a host sends it.
+var modernCall = []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"read_file","arguments":{"file_id":"8xk3h1n5ftbqzc7yjg4w2dme6a","offset":501,"limit":500},` +
+	`"_meta":{"progressToken":"p-42","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"2.1.0"},` +
+	`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/ui":{}}}}}}`)
+
 func BenchmarkParseEnvelope(b *testing.B) {
-	body := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"read_file","arguments":{"file_id":"8xk3h1n5ftbqzc7yjg4w2dme6a","offset":501,"limit":500},` +
-		`"_meta":{"progressToken":"p-42","io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"claude-code","version":"2.1.0"},` +
-		`"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/ui":{}}}}}}`)
+	body := modernCall
 	b.ReportAllocs()
 	for b.Loop() {
 		if e := parseEnvelope(body); e.tool != "read_file" {
 			b.Fatal(e.tool)
 		}
+	}
+}
+
+// BenchmarkAModernCallIsReadForItsConcerns is the envelope and what the
+// concerns of every modern call read of it: the client (sign-ins), whether
+// it is modern and the files it declares.
+func BenchmarkAModernCallIsReadForItsConcerns(b *testing.B) {
+	r, _ := http.NewRequest(http.MethodPost, "/", nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		e := parseEnvelope(modernCall)
+		_, _ = e.clientInfo()
+		if isModern(r, e) {
+			_ = filetransfer.ParseCapability(e.metaMembers.ClientCapabilities)
+		}
+	}
+}
+
+// TestTheEnvelopeReadsTheMetaKeysMcpGoNames keeps envelopeMeta's tags the
+// keys mcp-go defines, and reads each member once.
+func TestTheEnvelopeReadsTheMetaKeysMcpGoNames(t *testing.T) {
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_me","_meta":{` +
+		`"` + mcp.MetaKeyProtocolVersion + `":"2026-07-28",` +
+		`"` + mcp.MetaKeyClientInfo + `":{"name":"c","version":"2"},` +
+		`"` + mcp.MetaKeyClientCapabilities + `":{"extensions":{"x":{}}}}}}`
+	e := parseEnvelope([]byte(body))
+	if e.metaProtocolVersion() != "2026-07-28" {
+		t.Errorf("protocol version %q", e.metaProtocolVersion())
+	}
+	if info, ok := e.clientInfo(); !ok || info.Name != "c" || info.Version != "2" {
+		t.Errorf("client %+v, %v", info, ok)
+	}
+	if !requestCapabilities(e).declares("x") {
+		t.Errorf("capabilities %s", e.metaMembers.ClientCapabilities)
+	}
+	if e := parseEnvelope([]byte(`{"id":1,"method":"tools/call","params":{"name":"t","_meta":[1]}}`)); e.metaProtocolVersion() != "" || e.paramsMalformed {
+		t.Errorf("a _meta that is no object named %q (malformed %v)", e.metaProtocolVersion(), e.paramsMalformed)
+	}
+	if e := parseEnvelope([]byte(`{"id":1,"method":"resources/read","params":["x"]}`)); !e.paramsMalformed {
+		t.Error("params that are no object were not marked malformed")
 	}
 }

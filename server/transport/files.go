@@ -42,11 +42,8 @@ func withDeclaredFiles(ctx context.Context, r *http.Request, env envelope) conte
 	}
 	var c *filetransfer.Capability
 	switch {
-	case isModern(r, env.meta()):
-		var m map[string]json.RawMessage
-		if json.Unmarshal(env.meta(), &m) == nil {
-			c = filetransfer.ParseCapability(m[mcp.MetaKeyClientCapabilities])
-		}
+	case isModern(r, env):
+		c = filetransfer.ParseCapability(env.metaMembers.ClientCapabilities)
 	case method == string(mcp.MethodInitialize):
 		c = filetransfer.ParseCapability(env.params.Capabilities)
 	default:

@@ -114,7 +114,7 @@ func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r 
 	if r.Header.Get(server.HeaderKeySessionID) != "" && sessionFrom(ctx) == nil {
 		return ctx, false // mcp-go's 404 tells the client to initialize again
 	}
-	if !env.hasParams && method == string(mcp.MethodResourcesRead) {
+	if env.paramsMalformed {
 		return ctx, false // mcp-go answers a malformed request
 	}
 	var meta *mcp.Meta

@@ -171,8 +171,8 @@ func (t *Transport) taskCall(ctx context.Context, r *http.Request, env *envelope
 	if t.opts.Tasks == nil || !t.opts.Tasks.Supports(tool) || !env.hasParams {
 		return ctx, body, nil
 	}
-	caps := requestCapabilities(env.meta())
-	modern := isModern(r, env.meta())
+	caps := requestCapabilities(*env)
+	modern := isModern(r, *env)
 	call := &TaskCall{ID: newTaskID(), Tool: tool, Modern: modern}
 	if modern {
 		if !caps.declares(TasksExtension) {
@@ -219,10 +219,10 @@ func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r 
 
 // serveTaskMethod answers a tasks/* request of the caller.
 func (t *Transport) serveTaskMethod(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope) {
-	method, meta, params, id := env.method, env.meta(), env.rawParams(), env.requestID()
-	req := TaskRequest{Method: method, Params: params, Modern: isModern(r, meta), Session: SessionID(ctx)}
+	method, params, id := env.method, env.rawParams(), env.requestID()
+	req := TaskRequest{Method: method, Params: params, Modern: isModern(r, env), Session: SessionID(ctx)}
 	if req.Modern {
-		req.Declared = requestCapabilities(meta).declares(TasksExtension)
+		req.Declared = requestCapabilities(env).declares(TasksExtension)
 		if why := taskHeadersMismatch(r, method, params); why != "" {
 			writeRPCError(w, http.StatusBadRequest, id, mcp.HEADER_MISMATCH, why)
 			return
@@ -272,27 +272,19 @@ func (c clientCapabilities) declares(extension string) bool {
 }
 
 // requestCapabilities reads the client capabilities of a request's _meta.
-func requestCapabilities(meta json.RawMessage) clientCapabilities {
-	var m map[string]json.RawMessage
+func requestCapabilities(env envelope) clientCapabilities {
 	var caps clientCapabilities
-	if json.Unmarshal(meta, &m) == nil {
-		_ = json.Unmarshal(m[mcp.MetaKeyClientCapabilities], &caps)
-	}
+	_ = json.Unmarshal(env.metaMembers.ClientCapabilities, &caps)
 	return caps
 }
 
 // isModern is a request of protocol 2026-07-28 or later: its header says
 // so, or its _meta does.
-func isModern(r *http.Request, meta json.RawMessage) bool {
+func isModern(r *http.Request, env envelope) bool {
 	if v := r.Header.Get(mcp.HeaderProtocolVersion); v != "" {
 		return mcp.IsModernProtocol(v)
 	}
-	var m map[string]json.RawMessage
-	var v string
-	if json.Unmarshal(meta, &m) == nil {
-		_ = json.Unmarshal(m[mcp.MetaKeyProtocolVersion], &v)
-	}
-	return mcp.IsModernProtocol(v)
+	return mcp.IsModernProtocol(env.metaProtocolVersion())
 }
 
 // newTaskID is a task id no one can guess: 128 random bits.
