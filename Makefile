@@ -12,7 +12,8 @@ SERVER_BINARIES = $(foreach p,$(PLATFORMS),server/dist/plugin-$(p)$(if $(findstr
 # compiling every dependency twice.
 # grpcnotrace leaves out gRPC's request tracing (golang.org/x/net/trace and
 # the HTML templates it renders), which go-plugin never turns on.
-export GOFLAGS     := -trimpath -tags=grpcnotrace
+BUILD_TAGS  := grpcnotrace
+export GOFLAGS     := -trimpath -tags=$(BUILD_TAGS)
 export CGO_ENABLED := 0
 # Stripped builds keep the five-platform bundle small: its upload must fit the
 # server's FileSettings.MaxFileSize (100 MiB by default, often lowered).
@@ -63,7 +64,7 @@ server: $(SERVER_BINARIES)
 server/dist/plugin-%: $(SERVER_SRC) server/dist/tags.txt
 	@mkdir -p server/dist
 	GOOS=$(word 1,$(subst -, ,$(basename $*))) GOARCH=$(word 2,$(subst -, ,$(basename $*))) \
-		$(GO) build -tags 'grpcnotrace $(GO_TAGS)' -ldflags "$(LDFLAGS)" -o $@ ./server
+		$(GO) build -tags '$(BUILD_TAGS) $(GO_TAGS)' -ldflags "$(LDFLAGS)" -o $@ ./server
 
 webapp: webapp/dist/main.js
 

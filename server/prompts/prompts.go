@@ -171,22 +171,20 @@ func (s *Set) InvalidParams(method string, params json.RawMessage) string {
 	if method != string(mcp.MethodPromptsGet) {
 		return ""
 	}
-	var msg struct {
-		Params mcp.GetPromptParams
-	}
+	var get mcp.GetPromptParams
 	if len(params) > 0 && !bytes.Equal(params, []byte("null")) {
-		if err := json.Unmarshal(params, &msg.Params); err != nil {
+		if err := json.Unmarshal(params, &get); err != nil {
 			return "prompts/get takes params {\"name\": <prompt>, \"arguments\": {<argument>: <string>}}: every argument's value is a string."
 		}
 	}
-	p, ok := s.byName[msg.Params.Name]
+	p, ok := s.byName[get.Name]
 	if !ok {
-		return fmt.Sprintf("There is no prompt %q: prompts/list lists the prompts offered.", boundedName(msg.Params.Name))
+		return fmt.Sprintf("There is no prompt %q: prompts/list lists the prompts offered.", boundedName(get.Name))
 	}
 	if why := s.notOffered(p, s.current()); why != "" {
 		return why + ". prompts/list lists the prompts offered."
 	}
-	return s.invalid(p, msg.Params.Arguments)
+	return s.invalid(p, get.Arguments)
 }
 
 // invalid checks the arguments of p against their form.

@@ -60,7 +60,7 @@ func benchFloor(ctx context.Context, mm *harness.Server, s settings, fx fixture)
 		{"noop", "the no-op route", " (goal at least 0.7x)"}, {"anon", "the no-op route, no token", ""},
 		{"rest", "REST /users/me", " (goal at least 1.0x)"}} {
 		b := indexOf(kinds, base.key)
-		for i, k := range kinds[:3] {
+		for i, k := range kinds[:3] { // the MCP kinds, first in kinds
 			fmt.Printf("%-46s %s\n", k.name+" / "+base.name+":", compare(figures[i], figures[b], base.goal))
 		}
 	}
