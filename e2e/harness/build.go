@@ -78,9 +78,10 @@ func goTool() string {
 	return filepath.Join(runtime.GOROOT(), "bin", "go")
 }
 
-// goEnv is the environment for go commands run in e2e/mmserver*.
+// goEnv is the environment for go commands run in e2e/mmserver*: Mattermost
+// is built as it ships, without this repository's flags or experiment.
 func goEnv() []string {
-	env := filteredEnv(func(k string) bool { return k == "GOFLAGS" || k == "GOWORK" || k == "CGO_ENABLED" })
+	env := filteredEnv(func(k string) bool { return k == "GOFLAGS" || k == "GOWORK" || k == "CGO_ENABLED" || k == "GOEXPERIMENT" })
 	return append(env, "GOFLAGS=-mod=readonly", "GOWORK=off")
 }
 

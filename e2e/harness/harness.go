@@ -87,6 +87,11 @@ type Options struct {
 	// views' host page), and without the counts of round trips
 	// (MCP_PLUGIN_COUNT_CALLS). For the bench commands.
 	AsShipped bool
+	// StatementStats has PostgreSQL count every statement's calls and its
+	// planning and execution time (pg_stat_statements), read with
+	// StatementStats. For the bench commands: the counting costs every
+	// statement a little.
+	StatementStats bool
 }
 
 // User is a Mattermost account created by the harness.
@@ -184,7 +189,7 @@ func Start(ctx context.Context, opts Options) (_ *Server, err error) {
 	s.installSignalHandler()
 	s.logf("temp dir %s", s.tmpDir)
 
-	if s.pg, err = startPostgres(pgBin, filepath.Join(s.tmpDir, "pg"), s.logf); err != nil {
+	if s.pg, err = startPostgres(pgBin, filepath.Join(s.tmpDir, "pg"), s.logf, opts.StatementStats); err != nil {
 		return nil, err
 	}
 

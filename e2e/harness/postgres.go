@@ -100,7 +100,8 @@ func (pg *postgres) command(name string, args ...string) *exec.Cmd {
 }
 
 // startPostgres creates and starts a cluster under dir (which must not exist).
-func startPostgres(bin, dir string, logf func(string, ...any)) (*postgres, error) {
+// With statementStats it loads pg_stat_statements, planning times included.
+func startPostgres(bin, dir string, logf func(string, ...any), statementStats bool) (*postgres, error) {
 	pg := &postgres{
 		bin:     bin,
 		dir:     dir,
@@ -150,7 +151,7 @@ func startPostgres(bin, dir string, logf func(string, ...any)) (*postgres, error
 		return nil, err
 	}
 	defer logOut.Close()
-	cmd := pg.command("postgres", "-D", pg.dataDir,
+	args := []string{"-D", pg.dataDir,
 		"-p", strconv.Itoa(port),
 		"-k", pg.sockDir,
 		"-c", "listen_addresses=127.0.0.1",
@@ -158,7 +159,11 @@ func startPostgres(bin, dir string, logf func(string, ...any)) (*postgres, error
 		"-c", "fsync=off",
 		"-c", "synchronous_commit=off",
 		"-c", "full_page_writes=off",
-	)
+	}
+	if statementStats {
+		args = append(args, "-c", "shared_preload_libraries=pg_stat_statements", "-c", "pg_stat_statements.track_planning=on")
+	}
+	cmd := pg.command("postgres", args...)
 	cmd.Stdout, cmd.Stderr = logOut, logOut
 	// SIGINT is PostgreSQL's "fast shutdown".
 	pg.proc, err = startProc("postgres", cmd, syscall.SIGINT)
@@ -177,6 +182,12 @@ func startPostgres(bin, dir string, logf func(string, ...any)) (*postgres, error
 			return nil, fmt.Errorf("postgres did not come up (createdb: %v: %s); postgres log:\n%s", err, strings.TrimSpace(string(out)), tailFile(pg.logFile, 30))
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+	if statementStats {
+		if err := pg.exec("CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+			pg.stop()
+			return nil, err
+		}
 	}
 	logf("postgres %s listening on 127.0.0.1:%d (pid %d)", filepath.Base(filepath.Dir(bin)), port, pg.proc.pid())
 	return pg, nil

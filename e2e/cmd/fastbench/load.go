@@ -214,9 +214,18 @@ func mcpLoad(ctx context.Context, site string, fx fixture, s settings, version s
 // restLoad is one round of the load as a REST-based MCP server makes it:
 // for each tool the Mattermost REST calls that answer it.
 func restLoad(ctx context.Context, site string, fx fixture, s settings) (loadFigures, error) {
+	tools := restReads(ctx, site, fx)
+	return measure(s, func(i, n int) error {
+		return tools[(i+n)%len(tools)](fx.people[i%len(fx.people)].Token)
+	}), nil
+}
+
+// restReads are the REST calls that answer each of mixedReads, in its order,
+// as a REST-based MCP server makes them.
+func restReads(ctx context.Context, site string, fx fixture) []func(token string) error {
 	api := strings.TrimRight(site, "/") + "/api/v4"
 	search, _ := json.Marshal(map[string]any{"terms": "fastbench", "is_or_search": false, "per_page": 20})
-	tools := []func(token string) error{
+	return []func(token string) error{
 		func(token string) error { // get_me
 			return rest(ctx, token, http.MethodGet, api+"/users/me", nil)
 		},
@@ -242,9 +251,6 @@ func restLoad(ctx context.Context, site string, fx fixture, s settings) (loadFig
 			return rest(ctx, token, http.MethodPost, api+"/teams/"+fx.team+"/posts/search", search)
 		},
 	}
-	return measure(s, func(i, n int) error {
-		return tools[(i+n)%len(tools)](fx.people[i%len(fx.people)].Token)
-	}), nil
 }
 
 // rest makes one REST call and reads its answer whole.

@@ -20,7 +20,10 @@
 //     bytes) and one of 1 MB (its record's text is the file);
 //   - read_file, window 2 of the first, against get_me;
 //   - read_file of a 12 MP EXIF-6 JPEG (upright, at most 1568 px) against a
-//     REST download and ImageMagick's convert -auto-orient -resize.
+//     REST download and ImageMagick's convert -auto-orient -resize;
+//   - with -only tools, alone: each tool of the load, one call at a time,
+//     against its REST calls: every process's processor per call and the
+//     statements PostgreSQL plans and runs for it.
 //
 // It prints figures; it asserts nothing (speed is measured here, never in
 // tests). The machine's other work shows in the spread: quote the medians.
@@ -75,7 +78,7 @@ func main() {
 	flag.StringVar(&s.kinds, "kinds", "newest,legacy,restmcp,rest", "which loads to run, comma-separated (one alone, to profile it): newest, legacy, restmcp (the same tools from an MCP server over REST), rest")
 	flag.StringVar(&s.client, "client", clientWire, "how the load's MCP clients call: wire (the bytes a client sends, the answer read whole and not decoded, as the REST load reads) or mcp-go (mcp-go's client, whose decoding runs on the servers' cores)")
 	flag.BoolVar(&s.countCalls, "count-calls", false, "have the plugin count its round trips to Mattermost and print node 1's per call of each load (with -one-node, every call's); the plugin then pays for the counting")
-	only := flag.String("only", "", "run only the mixed load (load), only get_me beside its floor (floor) or only the single calls (calls)")
+	only := flag.String("only", "", "run only the mixed load (load), only get_me beside its floor (floor), only the single calls (calls), or only each tool of the load alone with what PostgreSQL plans and runs for it (tools; not in a whole run, as the statements' counting costs every statement)")
 	flag.Parse()
 	if s.client != clientWire && s.client != clientMCPGo {
 		fmt.Fprintf(os.Stderr, "fastbench: -client %q is neither %s nor %s\n", s.client, clientWire, clientMCPGo)
@@ -89,7 +92,7 @@ func main() {
 
 func run(s settings, only string) error {
 	ctx := context.Background()
-	opts := harness.Options{BundlePath: s.bundle, LogWriter: io.Discard, AsShipped: true}
+	opts := harness.Options{BundlePath: s.bundle, LogWriter: io.Discard, AsShipped: true, StatementStats: only == "tools"}
 	if s.pprof != "" {
 		opts.ExtraEnv = append(opts.ExtraEnv, "MCP_PLUGIN_PPROF="+s.pprof)
 	}
@@ -118,6 +121,9 @@ func run(s settings, only string) error {
 		fx, err := loadFixture(ctx, mm, s.ppl)
 		if err != nil {
 			return err
+		}
+		if only == "tools" {
+			return benchToolCosts(ctx, mm, s, fx)
 		}
 		if only != "floor" {
 			if err := benchLoad(ctx, mm, s, fx); err != nil {
