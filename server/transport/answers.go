@@ -171,8 +171,8 @@ func (t *Transport) deliverHere(ctx context.Context, r *http.Request, body []byt
 // relayAnswer takes a client's answer: delivered here when a call here waits
 // for it, otherwise left in the session's mailbox for the node that does,
 // if a process of this plugin asked that question.
-func (t *Transport) relayAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, rec *SessionRecord, body []byte, env envelope) {
-	if t.deliverHere(ctx, r, body) {
+func (t *Transport) relayAnswer(ctx context.Context, w http.ResponseWriter, r *http.Request, rec *SessionRecord, env envelope) {
+	if t.deliverHere(ctx, r, env.body) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
@@ -190,7 +190,7 @@ func (t *Transport) relayAnswer(ctx context.Context, w http.ResponseWriter, r *h
 		refuseAnswer(w, http.StatusBadRequest, "Mattermost asked no question with this id, so there is nothing to answer: nothing was stored.")
 		return
 	}
-	if err := t.postToMailbox(rec.ID, body); err != nil {
+	if err := t.postToMailbox(rec.ID, env.body); err != nil {
 		t.opts.Log.Error("Could not pass an answer to the node that asked", "user_id", rec.UserID, "error", err.Error())
 		http.Error(w, "Mattermost could not take your answer; try again.", http.StatusServiceUnavailable)
 		return

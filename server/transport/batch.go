@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
+
 	"net/http"
 	"slices"
 	"strings"
@@ -116,10 +116,8 @@ func (t *Transport) serveInBatch(ctx context.Context, r *http.Request, rec *Sess
 	// Each message marks its own copy of the session as seen.
 	own := *rec
 	req := r.Clone(withSession(ctx, &own))
-	req.Body = io.NopCloser(bytes.NewReader(msg))
-	req.ContentLength = int64(len(msg))
 	cw := &captureWriter{header: http.Header{}, status: http.StatusOK}
-	t.serveMessage(req.Context(), cw, req, msg, env, time.Now())
+	t.serveMessage(req.Context(), cw, req, env, time.Now())
 	return cw.responses(env.requestID())
 }
 

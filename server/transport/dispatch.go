@@ -21,7 +21,6 @@ type inbound struct {
 	ctx     context.Context
 	w       http.ResponseWriter
 	r       *http.Request
-	body    []byte
 	env     envelope
 	userID  string
 	started time.Time
@@ -137,8 +136,8 @@ func routeOf(env envelope) route {
 
 // serveMessage serves one JSON-RPC message (a POST's body, read into env),
 // or a GET or DELETE, of the caller in ctx.
-func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, env envelope, started time.Time) {
-	m := &inbound{ctx: ctx, w: w, r: r, body: body, env: env, userID: callerIDFrom(ctx), started: started}
+func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope, started time.Time) {
+	m := &inbound{ctx: ctx, w: w, r: r, env: env, userID: callerIDFrom(ctx), started: started}
 	defer func() {
 		for i := len(m.after) - 1; i >= 0; i-- {
 			m.after[i]()
@@ -159,11 +158,11 @@ func (t *Transport) serveMessage(ctx context.Context, w http.ResponseWriter, r *
 // serveByMCPGo hands mcp-go the message as it now stands.
 func (t *Transport) serveByMCPGo(m *inbound) {
 	if rewrite := t.filesRewrite(m.ctx, m.env.method, m.env.tool); rewrite != nil {
-		t.serveRewritten(m.w, m.r.WithContext(m.ctx), m.body, rewrite)
+		t.serveRewritten(m.w, m.r.WithContext(m.ctx), m.env.body, rewrite)
 		return
 	}
 	sw := &statusWriter{ResponseWriter: m.w, status: http.StatusOK, watch: m.watch}
-	t.handOver(sw, m.r.WithContext(m.ctx), m.body)
+	t.handOver(sw, m.r.WithContext(m.ctx), m.env.body)
 	if m.env.method == string(mcp.MethodInitialize) {
 		if id := sw.Header().Get(server.HeaderKeySessionID); id != "" {
 			t.forgetHere(id)
@@ -200,12 +199,12 @@ func (w mcpGoWriter) CanStream() bool {
 // The checks.
 
 func (t *Transport) answerSmall(m *inbound) bool {
-	if len(m.body) <= MaxAnswerBytes || !m.env.answer {
+	if len(m.env.body) <= MaxAnswerBytes || !m.env.answer {
 		return true
 	}
 	refuseAnswer(m.w, http.StatusRequestEntityTooLarge, fmt.Sprintf(
 		"This answer is %d KiB; an answer to a question from Mattermost is at most %d KiB. Nothing was delivered or stored: answer again with only what the question asks for.",
-		len(m.body)>>10, MaxAnswerBytes>>10))
+		len(m.env.body)>>10, MaxAnswerBytes>>10))
 	m.logged(t.opts.Log.Info, http.StatusRequestEntityTooLarge)
 	return false
 }
@@ -221,7 +220,7 @@ func (t *Transport) choiceKnown(m *inbound) bool {
 
 func (t *Transport) signInNoted(m *inbound) bool {
 	if m.r.Header.Get(server.HeaderKeySessionID) == "" && m.env.method != string(mcp.MethodInitialize) {
-		t.noteSignIn(m.userID, MattermostSession(m.ctx), len(m.body), m.env)
+		t.noteSignIn(m.userID, MattermostSession(m.ctx), len(m.env.body), m.env)
 	}
 	return true
 }
@@ -273,14 +272,12 @@ func (t *Transport) serveInitialize(m *inbound) {
 // task, or asking its client through its session's question slot and
 // cancellable from any node, and its answer's files rewritten.
 func (t *Transport) serveToolCall(m *inbound) {
-	rewritten, rpcErr := t.filesArguments(m.ctx, &m.env, m.body)
-	if rpcErr != nil {
+	if rpcErr := t.filesArguments(m.ctx, &m.env); rpcErr != nil {
 		writeRPCErrorData(m.w, http.StatusOK, m.env.requestID(), rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		return
 	}
-	m.body = rewritten
 	var task *TaskCall
-	m.ctx, m.body, task = t.taskCall(m.ctx, m.r, &m.env, m.body)
+	m.ctx, task = t.taskCall(m.ctx, m.r, &m.env)
 	if rec := t.ownSession(m); rec != nil {
 		if canBeAsked(rec) {
 			// A call that asks takes its session's question slot (see
@@ -299,7 +296,7 @@ func (t *Transport) serveToolCall(m *inbound) {
 		}
 	}
 	if task != nil {
-		t.serveTaskCall(m.ctx, m.w, m.r, m.body, m.env.requestID(), task)
+		t.serveTaskCall(m.ctx, m.w, m.r, m.env, task)
 		return
 	}
 	m.watch = &responseWatch{}
@@ -349,7 +346,7 @@ func (t *Transport) serveAnswer(m *inbound) {
 		t.serveByMCPGo(m)
 		return
 	}
-	t.relayAnswer(m.ctx, m.w, m.r, rec, m.body, m.env)
+	t.relayAnswer(m.ctx, m.w, m.r, rec, m.env)
 	m.logged(t.opts.Log.Info, http.StatusOK)
 }
 
@@ -357,7 +354,7 @@ func (t *Transport) serveAnswer(m *inbound) {
 // GET stream, DELETE's end of streams, logging/setLevel and the bound on
 // subscriptions/listen; what it leaves goes to mcp-go.
 func (t *Transport) serveWithNotices(m *inbound) {
-	ctx, release, answered := t.serveNotices(m.ctx, m.w, m.r, m.env, &m.body)
+	ctx, release, answered := t.serveNotices(m.ctx, m.w, m.r, &m.env)
 	if answered {
 		return
 	}

@@ -30,9 +30,10 @@ type envelope struct {
 	// answer is a client's answer to a question of the server: an id and
 	// a result or an error, no method.
 	answer bool
-	// body is the message: params whole are read from it only for the few
-	// methods whose concern hands them on (rawParams), so a tool call's
-	// params are decoded once, into their members.
+	// body is the message as mcp-go is handed it (rewriteParams changes
+	// it): params whole are read from it only for the few methods whose
+	// concern hands them on (rawParams), so a tool call's params are
+	// decoded once, into their members.
 	body []byte
 }
 
@@ -64,8 +65,9 @@ type envelopeMeta struct {
 	ProtocolVersion    json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
 }
 
-// parseEnvelope reads a message; what is not a JSON object gives the zero
-// envelope, which no concern acts on (mcp-go answers it a parse error).
+// parseEnvelope reads a message; what is not a JSON object gives an
+// envelope of the bytes alone, which no concern acts on (mcp-go answers it
+// a parse error).
 func parseEnvelope(body []byte) envelope {
 	var msg struct {
 		ID     json.RawMessage `json:"id"`
@@ -83,7 +85,7 @@ func parseEnvelope(body []byte) envelope {
 			Method string          `json:"method"`
 		}
 		if json.Unmarshal(body, &head) != nil {
-			return envelope{}
+			return envelope{body: body}
 		}
 		return envelope{id: nullIsNone(head.ID), method: head.Method, body: body, paramsMalformed: true}
 	}
@@ -157,6 +159,13 @@ func (e envelope) rawParams() json.RawMessage {
 
 // meta is params._meta as sent (nil when absent).
 func (e envelope) meta() json.RawMessage { return e.params.Meta }
+
+// metaIsObject reports whether _meta is absent, null or an object, as
+// mcp-go reads it (anything else mcp-go refuses).
+func (e envelope) metaIsObject() bool {
+	m := e.meta()
+	return len(m) == 0 || m[0] == '{' || string(m) == "null"
+}
 
 // clientInfo is the client named in _meta (2026-07-28 requests name
 // themselves in each request).

@@ -197,3 +197,18 @@ func TestTheEnvelopeReadsTheMetaKeysMcpGoNames(t *testing.T) {
 		t.Error("params that are no object were not marked malformed")
 	}
 }
+
+func TestAMetaThatIsNoObjectIsToldApartAsMcpGoTellsIt(t *testing.T) {
+	for meta, object := range map[string]bool{
+		``: true, `"_meta":null,`: true, `"_meta":{"a":1},`: true,
+		`"_meta":5,`: false, `"_meta":"x",`: false, `"_meta":[],`: false,
+	} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{` + meta + `"uri":"u"}}`
+		env := parseEnvelope([]byte(body))
+		var req mcp.ReadResourceRequest
+		mcpGoReads := json.Unmarshal([]byte(body), &req) == nil
+		if env.metaIsObject() != object || mcpGoReads != object {
+			t.Errorf("%s: the envelope says object %v, mcp-go reads it %v; want %v", meta, env.metaIsObject(), mcpGoReads, object)
+		}
+	}
+}

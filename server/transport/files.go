@@ -75,13 +75,14 @@ func (t *Transport) serveFiles(ctx context.Context, w http.ResponseWriter, env e
 }
 
 // filesArguments reads the file URIs of a call to a tool that takes files
-// into its files[], for a client that sends them; any other call passes.
-func (t *Transport) filesArguments(ctx context.Context, env *envelope, body []byte) ([]byte, *filetransfer.Error) {
+// into its files[] (env's message rewritten), for a client that sends them;
+// any other call passes.
+func (t *Transport) filesArguments(ctx context.Context, env *envelope) *filetransfer.Error {
 	if t.opts.Files == nil || !DeclaredFiles(ctx).Inputs() || !t.opts.Files.TakesFiles(env.tool) {
-		return body, nil
+		return nil
 	}
 	var rpcErr *filetransfer.Error
-	rewritten := env.rewriteParams(func(params map[string]json.RawMessage) bool {
+	env.rewriteParams(func(params map[string]json.RawMessage) bool {
 		if params["arguments"] == nil {
 			return false
 		}
@@ -92,13 +93,7 @@ func (t *Transport) filesArguments(ctx context.Context, env *envelope, body []by
 		params["arguments"] = args
 		return true
 	})
-	if rpcErr != nil {
-		return nil, rpcErr
-	}
-	if rewritten == nil {
-		return body, nil
-	}
-	return rewritten, nil
+	return rpcErr
 }
 
 // filesRewrite is how the answer to this request changes for file

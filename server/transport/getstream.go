@@ -167,8 +167,9 @@ func noStream(what, instead string) string {
 // against the same bounds as GET streams, and returns the context mcp-go
 // serves it in, ended when the stream is ended to make room, with the
 // function that uncounts it. ok is false when the node is full: then the
-// request was answered.
-func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *http.Request, userID string, env envelope, body *[]byte) (context.Context, func(), bool) {
+// request was answered. byMCPGo is a stream mcp-go serves, whose message
+// (env's) is rewritten to acknowledge what was subscribed.
+func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *http.Request, userID string, env *envelope, byMCPGo bool) (context.Context, func(), bool) {
 	if !t.streams() {
 		writeRPCError(w, http.StatusOK, env.requestID(), mcp.METHOD_NOT_FOUND,
 			noStream("hold a subscriptions/listen stream", "list tools, prompts and resources again to see changes, and poll a task with tasks/get"))
@@ -191,8 +192,8 @@ func (t *Transport) holdListen(ctx context.Context, w http.ResponseWriter, r *ht
 		}
 	}()
 	closeListen := func() {}
-	if body != nil { // a stream mcp-go serves
-		closeListen = t.openListen(ctx, s, env, body)
+	if byMCPGo {
+		closeListen = t.openListen(ctx, s, env)
 	} else if err := t.sessions.index.Set(listenKey(s.sessionID), []byte(t.sessions.nodeID()), listenLease); err == nil {
 		// A stream the transport serves (tasklisten.go) is named too, so
 		// notices from other nodes reach it.

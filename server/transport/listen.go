@@ -55,9 +55,9 @@ func (t *Transport) listenNode(id string) (string, error) {
 
 // openListen names this node as the holder of the listen stream s, and
 // subscribes it to the resources its request asks for that the person may
-// read; the request given back asks only for those. It returns what ends
+// read; its message (env's) then asks only for those. It returns what ends
 // the subscriptions and the naming when the stream closes.
-func (t *Transport) openListen(ctx context.Context, s *stream, env envelope, body *[]byte) func() {
+func (t *Transport) openListen(ctx context.Context, s *stream, env *envelope) func() {
 	if err := t.sessions.index.Set(listenKey(s.sessionID), []byte(t.sessions.nodeID()), listenLease); err != nil {
 		t.opts.Log.Warn("Could not name the node of a subscriptions/listen stream; notices from other nodes will not reach it", "user_id", s.userID, "error", err.Error())
 	}
@@ -77,12 +77,10 @@ func (t *Transport) openListen(ctx context.Context, s *stream, env envelope, bod
 			if len(subscribed) != len(uris) {
 				// Acknowledged are only the resources subscribed.
 				notifications["resourceSubscriptions"], _ = json.Marshal(subscribed)
-				if out := env.rewriteParams(func(params map[string]json.RawMessage) bool {
+				env.rewriteParams(func(params map[string]json.RawMessage) bool {
 					params["notifications"], _ = json.Marshal(notifications)
 					return true
-				}); out != nil {
-					*body = out
-				}
+				})
 			}
 		}
 	}

@@ -76,9 +76,9 @@ func Tell(ctx context.Context, level mcp.LoggingLevel, text string) {
 // serveNotices serves what is the notices' part of a request: a GET
 // stream, logging/setLevel (both answered here), and the bound on
 // subscriptions/listen streams. It returns the context mcp-go serves the
-// request in and what to run once it has; *body becomes the message mcp-go
-// is handed.
-func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope, body *[]byte) (context.Context, func(), bool) {
+// request in and what to run once it has; env's message becomes the one
+// mcp-go is handed.
+func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *http.Request, env *envelope) (context.Context, func(), bool) {
 	method := env.method
 	userID := callerIDFrom(ctx)
 	rec := sessionFrom(ctx)
@@ -94,14 +94,14 @@ func (t *Transport) serveNotices(ctx context.Context, w http.ResponseWriter, r *
 		http.Error(w, noStream("hold a GET stream of notices", "every request works without one; list tools, prompts and resources again to see changes"), http.StatusMethodNotAllowed)
 		return ctx, nil, true
 	case r.Method == http.MethodPost && mine && method == string(mcp.MethodSetLogLevel):
-		t.setLevel(w, rec, env)
+		t.setLevel(w, rec, *env)
 		return ctx, nil, true
 	case r.Method == http.MethodPost && method == string(mcp.MethodSubscriptionsListen):
-		if want, tasks := asksForTasks(env); tasks && t.opts.Tasks != nil {
-			t.serveTaskListen(ctx, w, r, userID, env, want)
+		if want, tasks := asksForTasks(*env); tasks && t.opts.Tasks != nil {
+			t.serveTaskListen(ctx, w, r, userID, *env, want)
 			return ctx, nil, true
 		}
-		listening, release, ok := t.holdListen(ctx, w, r, userID, env, body)
+		listening, release, ok := t.holdListen(ctx, w, r, userID, env, true)
 		return listening, release, !ok
 	case r.Method == http.MethodDelete && mine:
 		return ctx, func() { t.endStreams(userID, rec.ID) }, false

@@ -2,7 +2,6 @@ package transport
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"slices"
@@ -117,9 +116,8 @@ func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r 
 	if env.paramsMalformed {
 		return ctx, false // mcp-go answers a malformed request
 	}
-	var meta *mcp.Meta
-	if len(env.meta()) > 0 && json.Unmarshal(env.meta(), &meta) != nil {
-		return ctx, false
+	if !env.metaIsObject() {
+		return ctx, false // mcp-go answers a _meta that is no object
 	}
 	id := env.requestID()
 	userID := callerIDFrom(ctx)
@@ -127,7 +125,7 @@ func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r 
 	// session, or by the request's own _meta without one.
 	if rec := sessionFrom(ctx); rec != nil {
 		ctx = withClient(ctx, rec)
-	} else if ci := meta.ClientInfo(); ci != nil {
+	} else if ci, ok := env.clientInfo(); ok {
 		ctx = context.WithValue(ctx, clientKey{}, ClientInfo{Name: truncate(ci.Name, maxClientNameBytes), Version: truncate(ci.Version, maxClientVersionBytes)})
 	}
 	a := &resourceAnswer{}
@@ -152,7 +150,7 @@ func (t *Transport) serveResource(ctx context.Context, w http.ResponseWriter, r 
 	switch {
 	case errors.Is(err, ErrResourceNotFound):
 		code := mcp.RESOURCE_NOT_FOUND
-		if mcp.IsModernProtocol(meta.ProtocolVersion()) {
+		if mcp.IsModernProtocol(env.metaProtocolVersion()) {
 			code = mcp.INVALID_PARAMS // as 2026-07-28 answers a missing resource
 		}
 		t.opts.Log.Info("MCP resource read", "user_id", userID, "outcome", "not_found")

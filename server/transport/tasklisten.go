@@ -55,7 +55,7 @@ func (t *Transport) serveTaskListen(ctx context.Context, w http.ResponseWriter, 
 		writeRPCError(w, http.StatusBadRequest, id, mcp.HEADER_MISMATCH, err.Error())
 		return
 	}
-	ctx, release, ok := t.holdListen(ctx, w, r, userID, env, nil)
+	ctx, release, ok := t.holdListen(ctx, w, r, userID, &env, false)
 	if !ok {
 		return
 	}

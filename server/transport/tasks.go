@@ -164,36 +164,34 @@ func isTaskMethod(method string) bool {
 
 // taskCall marks a tools/call that is handled as a task: on 2025-11-25 one
 // the client augmented with params.task, on 2026-07-28 one whose request
-// declared the tasks extension; either only for a tool that may wait. The
-// body given back has no params.task.
-func (t *Transport) taskCall(ctx context.Context, r *http.Request, env *envelope, body []byte) (context.Context, []byte, *TaskCall) {
+// declared the tasks extension; either only for a tool that may wait. Its
+// message (env's) is left without params.task.
+func (t *Transport) taskCall(ctx context.Context, r *http.Request, env *envelope) (context.Context, *TaskCall) {
 	tool := env.tool
 	if t.opts.Tasks == nil || !t.opts.Tasks.Supports(tool) || !env.hasParams {
-		return ctx, body, nil
+		return ctx, nil
 	}
 	caps := requestCapabilities(*env)
 	modern := isModern(r, *env)
 	call := &TaskCall{ID: newTaskID(), Tool: tool, Modern: modern}
 	if modern {
 		if !caps.declares(TasksExtension) {
-			return ctx, body, nil
+			return ctx, nil
 		}
 		call.ShowsPages = caps.Elicitation != nil && caps.Elicitation.URL != nil
 	} else {
 		if len(env.params.Task) == 0 {
-			return ctx, body, nil
+			return ctx, nil
 		}
 		rec := sessionFrom(ctx)
 		call.ShowsPages = rec != nil && rec.Capabilities.Elicitation != nil && rec.Capabilities.Elicitation.URL != nil
-		if without := env.rewriteParams(func(params map[string]json.RawMessage) bool {
+		env.rewriteParams(func(params map[string]json.RawMessage) bool {
 			_, had := params["task"]
 			delete(params, "task")
 			return had
-		}); without != nil {
-			body = without
-		}
+		})
 	}
-	return context.WithValue(ctx, taskCallKey{}, call), body, call
+	return context.WithValue(ctx, taskCallKey{}, call), call
 }
 
 // serveTaskCall serves a tools/call marked as a task: mcp-go answers it
@@ -203,13 +201,13 @@ func (t *Transport) taskCall(ctx context.Context, r *http.Request, env *envelope
 // extension lets a server answer the result at once), and any call whose
 // task could not be stored: the tool's own answer then says where its
 // write waits.
-func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r *http.Request, body []byte, id json.RawMessage, call *TaskCall) {
+func (t *Transport) serveTaskCall(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope, call *TaskCall) {
 	buf := &bufferedResponse{header: http.Header{}, status: http.StatusOK}
-	t.handOver(&statusWriter{ResponseWriter: buf, status: http.StatusOK}, r.WithContext(ctx), body)
+	t.handOver(&statusWriter{ResponseWriter: buf, status: http.StatusOK}, r.WithContext(ctx), env.body)
 	if call.handled() && (!call.Modern || call.waits()) {
 		res, err := t.opts.Tasks.Created(ctx, callerIDFrom(ctx), SessionID(ctx), call)
 		if err == nil {
-			writeRPCResult(w, id, res)
+			writeRPCResult(w, env.requestID(), res)
 			return
 		}
 		t.opts.Log.Error("Could not store the task of a tool call; it was answered as a call", "user_id", callerIDFrom(ctx), "tool", call.Tool, "error", err.Error())

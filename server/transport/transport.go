@@ -430,5 +430,5 @@ func (t *Transport) ServeMCP(w http.ResponseWriter, r *http.Request) {
 		}
 		env = parseEnvelope(body)
 	}
-	t.serveMessage(ctx, w, r, body, env, started)
+	t.serveMessage(ctx, w, r, env, started)
 }
