@@ -16,10 +16,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/build/pluginbuild"
 )
 
 func main() {
@@ -33,9 +34,7 @@ func main() {
 		}
 		defer os.RemoveAll(dir)
 		bin = filepath.Join(dir, "plugin")
-		build := exec.Command("go", "build", "-trimpath", "-tags", "grpcnotrace", "-o", bin, "./server")
-		build.Stdout, build.Stderr = os.Stdout, os.Stderr
-		if err := build.Run(); err != nil {
+		if err := pluginbuild.Build("./server", "", bin, false); err != nil {
 			fail(err)
 		}
 	}

@@ -15,13 +15,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-)
 
-// platforms are the Makefile's PLATFORMS.
-var platforms = []string{"linux-amd64", "linux-arm64", "darwin-amd64", "darwin-arm64", "windows-amd64"}
+	"github.com/mcp-server/mattermost-plugin-mcp/build/pluginbuild"
+)
 
 var builds = []struct{ name, pkg string }{
 	{"a plugin that does nothing", "./build/bundlefloor/bare"},
@@ -38,14 +35,14 @@ func main() {
 	}
 	defer os.RemoveAll(dir)
 	fmt.Printf("%-32s", "compressed MiB")
-	for _, p := range platforms {
+	for _, p := range pluginbuild.Platforms {
 		fmt.Printf("%15s", p)
 	}
 	fmt.Printf("%10s\n", "all five")
 	for _, b := range builds {
 		fmt.Printf("%-32s", b.name)
 		var total int64
-		for _, p := range platforms {
+		for _, p := range pluginbuild.Platforms {
 			n, err := weigh(dir, b.pkg, p)
 			if err != nil {
 				fail(err)
@@ -57,16 +54,12 @@ func main() {
 	}
 }
 
-// weigh builds pkg for platform as the Makefile does (its GOFLAGS, tags and
-// stripped) and returns its size compressed at gzip's best.
+// weigh builds pkg for platform as `make dist` does and returns its size
+// compressed at gzip's best.
 func weigh(dir, pkg, platform string) (int64, error) {
-	goos, goarch, _ := strings.Cut(platform, "-")
 	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-trimpath", "-tags", "grpcnotrace", "-ldflags", "-s -w", "-o", bin, pkg)
-	build.Env = append(os.Environ(), "GOOS="+goos, "GOARCH="+goarch, "CGO_ENABLED=0")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return 0, fmt.Errorf("build %s for %s: %w", pkg, platform, err)
+	if err := pluginbuild.Build(pkg, platform, bin, true); err != nil {
+		return 0, err
 	}
 	f, err := os.Open(bin)
 	if err != nil {
