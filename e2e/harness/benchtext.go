@@ -52,3 +52,41 @@ func WordDocument(size int) []byte {
 	_ = zw.Close()
 	return buf.Bytes()
 }
+
+// Prose is n bytes at least of document text, different for each seed:
+// sentences of words drawn from a vocabulary of a few thousand made-up
+// words, so that a full-text index of many such documents holds many
+// words, each in many documents, as a team's real documents do.
+func Prose(seed, n int) []byte {
+	vocab := proseVocabulary()
+	var text strings.Builder
+	x := uint64(seed)*0x9E3779B97F4A7C15 + 1
+	next := func() int { // xorshift: the same documents on every run
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return int(x % uint64(len(vocab)))
+	}
+	for text.Len() < n {
+		words := 8 + next()%10
+		for i := range words {
+			if i > 0 {
+				text.WriteByte(' ')
+			}
+			text.WriteString(vocab[next()])
+		}
+		text.WriteString(".\n")
+	}
+	return []byte(text.String())
+}
+
+// proseVocabulary is Prose's words: syllables put together, 4,000 of them.
+func proseVocabulary() []string {
+	syllables := strings.Fields("ka lo mi ra ten vor gal pen dis tor mar bel qui sen lat dro fen hal")
+	var vocab []string
+	for i := 0; len(vocab) < 4000; i++ {
+		a, b, c := syllables[i%len(syllables)], syllables[(i/len(syllables))%len(syllables)], syllables[(i/(len(syllables)*len(syllables)))%len(syllables)]
+		vocab = append(vocab, a+b+c)
+	}
+	return vocab
+}

@@ -143,3 +143,34 @@ func (s *Server) StoreAcknowledgements(ctx context.Context, postID, channelID st
 	}
 	return nil
 }
+
+// ExtractedFiles counts the live files of a channel whose text Mattermost
+// has extracted (it does so a moment after each upload), straight from the
+// database.
+func (s *Server) ExtractedFiles(ctx context.Context, channelID string) (int, error) {
+	db, err := sql.Open("postgres", s.pg.dsn())
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM fileinfo WHERE channelid = $1 AND deleteat = 0 AND content <> ''`, channelID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count extracted files: %w", err)
+	}
+	return n, nil
+}
+
+// Analyze has PostgreSQL gather the statistics of Mattermost's tables now,
+// as its autovacuum does some time after many rows were added: plans then
+// are those of a server in use, not of one just filled.
+func (s *Server) Analyze(ctx context.Context) error {
+	db, err := sql.Open("postgres", s.pg.dsn())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `ANALYZE`); err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	return nil
+}

@@ -194,11 +194,11 @@ func (p *Provider) recent(c *mattermost.Caller) ([]fileEntry, error) {
 	if read {
 		return files, nil
 	}
-	found, _, err := c.SearchFiles(mattermost.FileQuery{Limit: recentFiles})
+	found, err := c.SearchFiles(mattermost.FileQuery{Limit: recentFiles})
 	if err != nil {
 		return nil, err
 	}
-	files = entries(found)
+	files = entries(found.Files)
 	p.cache.mu.Lock()
 	e.files, e.filesAt = files, p.clock()
 	p.cache.mu.Unlock()
@@ -226,11 +226,11 @@ func (p *Provider) files(c *mattermost.Caller, typed string, context map[string]
 		if id == "" {
 			return nil, nil
 		}
-		found, _, err := c.SearchFiles(mattermost.FileQuery{ChannelID: id, Limit: MaxValues})
+		found, err := c.SearchFiles(mattermost.FileQuery{ChannelID: id, Limit: MaxValues})
 		if err != nil {
 			return nil, err
 		}
-		list = entries(found)
+		list = entries(found.Files)
 	} else {
 		var err error
 		if list, err = p.recent(c); err != nil {

@@ -15,18 +15,20 @@ import (
 // ms more for a megabyte). Where the table does not answer as expected
 // (another schema), the record comes through the plugin API as before.
 
-// fileRecordQuery selects the columns of model.FileInfo that Mattermost's
-// own store selects but the extracted text, and whether that text is used:
-// it is not empty and its length in bytes (known without decompressing it)
-// equals the file's, or the file is a PDF.
-const fileRecordQuery = `SELECT Id, CreatorId, PostId, COALESCE(ChannelId, ''), CreateAt, UpdateAt, DeleteAt,
-	Path, ThumbnailPath, PreviewPath, Name, Extension, Size, MimeType, Width, Height, HasPreviewImage,
-	MiniPreview, COALESCE(RemoteId, ''), Archived,
-	CASE WHEN OCTET_LENGTH(Content) > 0 AND (OCTET_LENGTH(Content) = Size OR LOWER(Extension) = 'pdf' OR MimeType = 'application/pdf')
-		THEN 1 ELSE 0 END
-	FROM FileInfo WHERE Id IN (%s)`
+// fileRecordSelect is the columns of model.FileInfo that Mattermost's own
+// store selects but the extracted text, of the table as f, and whether
+// that text is used: it is not empty and its length in bytes (known
+// without decompressing it) equals the file's, or the file is a PDF.
+const fileRecordSelect = `f.Id, f.CreatorId, f.PostId, COALESCE(f.ChannelId, ''), f.CreateAt, f.UpdateAt, f.DeleteAt,
+	f.Path, f.ThumbnailPath, f.PreviewPath, f.Name, f.Extension, f.Size, f.MimeType, f.Width, f.Height, f.HasPreviewImage,
+	f.MiniPreview, COALESCE(f.RemoteId, ''), f.Archived,
+	CASE WHEN OCTET_LENGTH(f.Content) > 0 AND (OCTET_LENGTH(f.Content) = f.Size OR LOWER(f.Extension) = 'pdf' OR f.MimeType = 'application/pdf')
+		THEN 1 ELSE 0 END`
 
-// fileRecordColumns is how many columns fileRecordQuery selects.
+// fileRecordQuery selects the records of files by id.
+const fileRecordQuery = `SELECT ` + fileRecordSelect + ` FROM FileInfo f WHERE f.Id IN (%s)`
+
+// fileRecordColumns is how many columns fileRecordSelect selects.
 const fileRecordColumns = 21
 
 // fileRecord is a file's record, as GetFileInfo gives it but for the
@@ -115,24 +117,33 @@ func (g *Gateway) readFileTable(ids []any) (map[string]tableRecord, error) {
 	}
 	found := make(map[string]tableRecord, len(ids))
 	err = queryRows(db, q, ids, fileRecordColumns, func(scan func(...any) error) error {
-		var f model.FileInfo
-		var mini []byte
-		var remote string
-		var textUsed bool
-		if err := scan(&f.Id, &f.CreatorId, &f.PostId, &f.ChannelId, &f.CreateAt, &f.UpdateAt, &f.DeleteAt,
-			&f.Path, &f.ThumbnailPath, &f.PreviewPath, &f.Name, &f.Extension, &f.Size, &f.MimeType, &f.Width, &f.Height, &f.HasPreviewImage,
-			&mini, &remote, &f.Archived, &textUsed); err != nil {
+		r, err := scanFileRecord(scan)
+		if err != nil {
 			return err
 		}
-		if mini != nil {
-			f.MiniPreview = &mini
-		}
-		f.RemoteId = &remote
-		found[f.Id] = tableRecord{info: &f, textUsed: textUsed}
+		found[r.info.Id] = r
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
 	return found, nil
+}
+
+// scanFileRecord reads a row of fileRecordSelect's columns.
+func scanFileRecord(scan func(...any) error) (tableRecord, error) {
+	var f model.FileInfo
+	var mini []byte
+	var remote string
+	var textUsed bool
+	if err := scan(&f.Id, &f.CreatorId, &f.PostId, &f.ChannelId, &f.CreateAt, &f.UpdateAt, &f.DeleteAt,
+		&f.Path, &f.ThumbnailPath, &f.PreviewPath, &f.Name, &f.Extension, &f.Size, &f.MimeType, &f.Width, &f.Height, &f.HasPreviewImage,
+		&mini, &remote, &f.Archived, &textUsed); err != nil {
+		return tableRecord{}, err
+	}
+	if mini != nil {
+		f.MiniPreview = &mini
+	}
+	f.RemoteId = &remote
+	return tableRecord{info: &f, textUsed: textUsed}, nil
 }

@@ -111,8 +111,8 @@ func TestAFilesRecordIsReadFromItsTableWithoutTheExtractedTextItDoesNotNeed(t *t
 		t.Fatalf("record %+v", info)
 	}
 	api.AssertNotCalled(t, "GetFileInfo", mock.Anything)
-	if len(d.queries) != 1 || !strings.Contains(d.queries[0], "OCTET_LENGTH(Content) = Size") || !strings.Contains(d.queries[0], "$1") ||
-		strings.Contains(d.queries[0], "THEN COALESCE(Content") {
+	if len(d.queries) != 1 || !strings.Contains(d.queries[0], "OCTET_LENGTH(f.Content) = f.Size") || !strings.Contains(d.queries[0], "$1") ||
+		strings.Contains(d.queries[0], "THEN COALESCE(f.Content") {
 		t.Fatalf("queries %q: want one, asking whether the text is the file's or a PDF's without reading it", d.queries)
 	}
 }

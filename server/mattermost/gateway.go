@@ -5,6 +5,7 @@ package mattermost
 
 import (
 	"errors"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/slots"
 	"net/http"
 	"strings"
 	"sync"
@@ -57,11 +58,14 @@ type Gateway struct {
 	systemPerms *expiring.Map[[2]string, bool]
 	// accounts is people's own accounts as this node read them (kept.go).
 	accounts *expiring.Map[string, *model.User]
+	// searches bounds the file searches running at once (file_search.go).
+	searches *slots.Slots
 }
 
 // NewGateway wraps the plugin API.
 func NewGateway(raw plugin.API, driver plugin.Driver) *Gateway {
-	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache(), teamsByID: newTeamsByID(), systemPerms: newSystemPermissions(), accounts: newAccounts()}
+	return &Gateway{api: pluginapi.NewClient(raw, driver), raw: raw, hasDB: driver != nil, files: newFileFacts(), teams: newTeamsCache(), teamsByID: newTeamsByID(), systemPerms: newSystemPermissions(), accounts: newAccounts(),
+		searches: slots.New(SearchesPerNode, SearchesPerPerson)}
 }
 
 // Reconfigured replaces the configuration the gateway reads with cfg, as

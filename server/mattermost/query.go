@@ -34,6 +34,13 @@ func queryOneRow(db *sql.DB, q string, args []any, columns int, row func(scan fu
 
 // queryRowsUpTo is queryRows reading at most most rows (0: all of them).
 func queryRowsUpTo(db *sql.DB, q string, args []any, columns, most int, row func(scan func(dest ...any) error) error) error {
+	return queryRowsPlanned(db, nil, q, args, columns, most, row)
+}
+
+// queryRowsPlanned is queryRowsUpTo planned under settings: statements
+// (SET LOCAL ...) run first in a read-only transaction that the query
+// ends, so they hold for this query alone. Each is a round trip more.
+func queryRowsPlanned(db *sql.DB, settings []string, q string, args []any, columns, most int, row func(scan func(dest ...any) error) error) error {
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -47,6 +54,13 @@ func queryRowsUpTo(db *sql.DB, q string, args []any, columns, most int, row func
 			return nil
 		}
 		direct = true
+		if len(settings) > 0 {
+			end, err := planned(ctx, dc, settings)
+			if err != nil {
+				return err
+			}
+			defer end()
+		}
 		named := make([]driver.NamedValue, len(args))
 		for i, a := range args {
 			v, err := driver.DefaultParameterConverter.ConvertValue(a)
@@ -80,7 +94,23 @@ func queryRowsUpTo(db *sql.DB, q string, args []any, columns, most int, row func
 		return err
 	}
 	// A driver without a direct query (none that Mattermost runs).
-	rows, err := conn.QueryContext(ctx, q, args...)
+	var on interface {
+		QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	} = conn
+	if len(settings) > 0 {
+		tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback() }()
+		for _, s := range settings {
+			if _, err := tx.ExecContext(ctx, s); err != nil {
+				return err
+			}
+		}
+		on = tx
+	}
+	rows, err := on.QueryContext(ctx, q, args...)
 	if err != nil {
 		return err
 	}
@@ -102,6 +132,27 @@ func queryRowsUpTo(db *sql.DB, q string, args []any, columns, most int, row func
 		}
 	}
 	return rows.Err()
+}
+
+// planned begins a read-only transaction on a driver's connection and runs
+// settings in it; end ends it (nothing was written, so a rollback).
+func planned(ctx context.Context, dc any, settings []string) (end func(), err error) {
+	begin, ok := dc.(driver.ConnBeginTx)
+	exec, canExec := dc.(driver.ExecerContext)
+	if !ok || !canExec {
+		return nil, errors.New("the database driver runs no transactions")
+	}
+	tx, err := begin.BeginTx(ctx, driver.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range settings {
+		if _, err := exec.ExecContext(ctx, s, nil); err != nil {
+			_ = tx.Rollback()
+			return nil, err
+		}
+	}
+	return func() { _ = tx.Rollback() }, nil
 }
 
 // assign reads one row's values into dest as database/sql's Scan would for

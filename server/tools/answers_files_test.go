@@ -51,17 +51,22 @@ func TestSearchFilesListsTheFilesAndHowToReachOlderOnes(t *testing.T) {
 		otherFileInfo("file-q2-id", "q2\u202eport.pdf", "application/pdf", 40000),
 	}
 	files[1].CreateAt = otherCreated - 30*24*3600*1000
+	snippets := map[string]string{"file-q2-id": "the harbour\nreport for Q2:\u202e cranes   idle"}
 	for _, tc := range []struct {
 		name     string
 		files    []*model.FileInfo
-		complete bool
+		snippets map[string]string
+		next     string
 	}{
-		{"none", nil, true},
-		{"all", files, true},
-		{"older_may_match", files, false},
+		{"none", nil, nil, ""},
+		{"all", files, nil, ""},
+		{"older_may_match", files, nil, "Y3Vyc29y"},
+		{"with_snippets", files, snippets, ""},
+		{"none_readable_on_this_page", nil, nil, "Y3Vyc29y"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			text, list := searchFilesAnswer(tc.files, tc.complete)
+			pc := pageCursor{tool: "search_files", args: searchFilesArgs{Words: "harbour", Extension: "pdf"}}
+			text, list := searchFilesAnswer(tc.files, tc.snippets, tc.next, pc)
 			otherGoldenAnswer(t, "search_files_"+tc.name, text, list)
 		})
 	}

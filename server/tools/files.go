@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/paging"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
@@ -43,12 +44,14 @@ type fileInfoArgs struct {
 }
 
 type searchFilesArgs struct {
+	Words     string `json:"words,omitempty" jsonschema:"Words in the file's name or text (text, PDF and Office files as Mattermost extracted them); each matches a word or its start."`
 	Name      string `json:"name,omitempty" jsonschema:"Part of the file name, any case."`
 	Extension string `json:"extension,omitempty" jsonschema:"File extension without the dot, e.g. pdf, docx, png."`
 	ChannelID string `json:"channel_id,omitempty" jsonschema:"Only files posted in this channel (its id)."`
 	After     string `json:"after,omitempty" jsonschema:"Only files posted on or after this day, YYYY-MM-DD (UTC)."`
 	Before    string `json:"before,omitempty" jsonschema:"Only files posted before this day, YYYY-MM-DD (UTC)."`
 	Limit     int    `json:"limit,omitempty" jsonschema:"At most this many, 1-100; default 20."`
+	paged
 }
 
 // FileResult is read_file's structured answer.
@@ -105,7 +108,8 @@ type FileDetails struct {
 type FileList struct {
 	Files []FoundFile `json:"files"`
 	// Complete is false when older files may match too.
-	Complete bool `json:"complete"`
+	Complete   bool   `json:"complete"`
+	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 // FoundFile is one file search_files found.
@@ -117,6 +121,8 @@ type FoundFile struct {
 	ChannelID string `json:"channel_id"`
 	PostID    string `json:"post_id"`
 	CreatedAt string `json:"created_at"`
+	// Snippet is a few lines of the file's text around a word searched.
+	Snippet string `json:"snippet,omitempty"`
 }
 
 func fileTools(d Deps) []catalogue.Tool {
@@ -142,7 +148,7 @@ func fileTools(d Deps) []catalogue.Tool {
 		catalogue.Define(catalogue.Tool{
 			Name:        "search_files",
 			Title:       "Find attachments",
-			Description: "Finds files in your channels by name, extension, channel and date, newest first, ready for read_file. To search the text of posts, use search_posts.",
+			Description: "Finds files in your channels by words in their name or text, name, extension, channel and date, newest first, ready for read_file. To search the text of posts, use search_posts.",
 			Hints:       readOnly,
 			Effect:      catalogue.ReadsOnly,
 			Toolset:     config.ToolsetFiles,
@@ -463,8 +469,24 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (res catalo
 	if err != nil {
 		return res, err
 	}
+	pc, at, err := openPage("search_files", args)
+	if err != nil {
+		return res, err
+	}
 	q := mattermost.FileQuery{NameContains: strings.TrimSpace(args.Name), Extension: strings.TrimSpace(args.Extension),
 		ChannelID: strings.TrimSpace(args.ChannelID), Limit: limit}
+	if at != "" {
+		if q.From, err = mattermost.ParseFilePosition(at); err != nil {
+			return res, pc.refuse(paging.ErrMalformed)
+		}
+	}
+	words := strings.Fields(args.Words)
+	if args.Words != "" {
+		if q.Words = queryWords(args.Words); len(q.Words) == 0 {
+			return res, refusal.Newf("words %q holds no word to search for (words of one letter and words like \"the\" find nothing).", args.Words)
+		}
+		words = q.Words
+	}
 	for _, day := range []struct {
 		text string
 		into *int64
@@ -479,14 +501,30 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (res catalo
 		}
 		*day.into = t.UnixMilli()
 	}
-	files, complete, err := c.SearchFiles(q)
+	found, err := c.SearchFiles(q)
 	if errors.Is(err, mattermost.ErrNotFound) {
 		return res, refusal.Newf("Channel %q was not found. Call list_channels or get_channel for channel ids.", args.ChannelID)
 	}
 	if err != nil {
-		return res, err
+		return res, searchRefusal(err)
 	}
-	text, out := searchFilesAnswer(files, complete)
+	var snippets map[string]string
+	if len(q.Words) > 0 {
+		ids := make([]string, len(found.Files))
+		for i, f := range found.Files {
+			ids[i] = f.Id
+		}
+		if snippets, err = c.FileSnippets(ids, words); err != nil {
+			return res, searchRefusal(err)
+		}
+	}
+	next := ""
+	if !found.Next.IsStart() {
+		if next, err = pc.next(found.Next.String()); err != nil {
+			return res, err
+		}
+	}
+	text, out := searchFilesAnswer(found.Files, snippets, next, pc)
 	refs := make([]present.FileRef, 0, len(out.Files))
 	for _, f := range out.Files {
 		refs = append(refs, present.FileRef{ID: f.FileID, Name: f.Name, Type: f.Type, Size: f.Size})
@@ -494,26 +532,43 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (res catalo
 	return answerLinked(text, out, fileLinks(refs))
 }
 
-// searchFilesAnswer lists the files found, newest first; complete is false
-// when older files may match too.
-func searchFilesAnswer(files []*model.FileInfo, complete bool) (string, FileList) {
+// searchRefusal words a search that did not get its turn as a refusal that
+// says when to try again; any other error passes as it is.
+func searchRefusal(err error) error {
+	if errors.Is(err, mattermost.ErrSearchBusy) {
+		return refusal.New(fmt.Sprintf("This server is busy with other file searches: it runs %d at once, %d of one person's, and none came free within %d seconds. Nothing is wrong with the search.",
+			mattermost.SearchesPerNode, mattermost.SearchesPerPerson, int(mattermost.SearchWait.Seconds())), "Try the same call again in a few seconds, one search at a time.")
+	}
+	return err
+}
+
+// searchFilesAnswer lists the files found, newest first, each with its
+// snippet where it has one; next continues the listing ("" at its end).
+func searchFilesAnswer(files []*model.FileInfo, snippets map[string]string, next string, pc pageCursor) (string, FileList) {
 	found := make([]FoundFile, 0, len(files))
 	var b strings.Builder
-	if len(files) == 0 {
-		b.WriteString("No files match. Try fewer filters, or search_posts for words in the posts that carry files.")
-	} else {
+	switch {
+	case len(files) == 0 && next == "":
+		b.WriteString("No files match. Try fewer filters or other words, or search_posts for words in the posts that carry files.")
+	case len(files) == 0:
+		b.WriteString("None of the files on this page is one you can read now.\n")
+	default:
 		fmt.Fprintf(&b, "%d files, newest first:\n", len(files))
 	}
 	for _, f := range files {
 		ref := present.RefOf(f)
 		posted := time.UnixMilli(f.CreateAt).UTC().Format("2006-01-02 15:04 UTC")
-		found = append(found, FoundFile{FileID: ref.ID, Name: ref.Name, Type: ref.Type, Size: ref.Size,
-			ChannelID: f.ChannelId, PostID: f.PostId, CreatedAt: time.UnixMilli(f.CreateAt).UTC().Format(time.RFC3339)})
+		ff := FoundFile{FileID: ref.ID, Name: ref.Name, Type: ref.Type, Size: ref.Size,
+			ChannelID: f.ChannelId, PostID: f.PostId, CreatedAt: time.UnixMilli(f.CreateAt).UTC().Format(time.RFC3339)}
 		fmt.Fprintf(&b, "- %s, posted %s\n", present.FileLine(ref), posted)
+		if s, ok := snippets[f.Id]; ok {
+			ff.Snippet = present.Name(strings.Join(strings.Fields(s), " "))
+			fmt.Fprintf(&b, "  text: \u2026%s\u2026\n", ff.Snippet)
+		}
+		found = append(found, ff)
 	}
-	if !complete && len(files) > 0 {
-		oldest := time.UnixMilli(files[len(files)-1].CreateAt).UTC().Format("2006-01-02")
-		fmt.Fprintf(&b, "There may be more: call search_files again with the same filters and before=%q for older files.", oldest)
+	if next != "" {
+		fmt.Fprintf(&b, "Older files may match: %s", pc.nextCall(next))
 	}
-	return strings.TrimRight(b.String(), "\n"), FileList{Files: found, Complete: complete}
+	return strings.TrimRight(b.String(), "\n"), FileList{Files: found, Complete: next == "", NextCursor: next}
 }

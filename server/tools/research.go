@@ -276,29 +276,36 @@ func (d Deps) searchResearchPosts(ct *citer, q string, words []string, found *re
 	return nil
 }
 
-// searchResearchFiles finds the files whose name or text holds a word.
+// searchResearchFiles finds the files whose name or text holds every word,
+// then, when that finds too few, any word, with Mattermost's full-text
+// indexes (mattermost.SearchFiles).
 func searchResearchFiles(ct *citer, words []string, found *researchFound) error {
-	files, _, err := ct.c.SearchFiles(mattermost.FileQuery{AnyWord: words, Limit: maxResearchResults})
-	if err != nil {
-		return err
-	}
-	for _, f := range files {
-		v, err := ct.place(f.ChannelId)
-		if errors.Is(err, mattermost.ErrNotFound) {
-			continue
+	tiers := []struct {
+		any  bool
+		tier int
+	}{{false, tierAllWords}, {true, tierSomeWords}}
+	for _, t := range tiers {
+		if t.any && (len(words) < 2 || found.count(tierAllWords) >= maxResearchResults) {
+			break
 		}
+		files, err := ct.c.SearchFiles(mattermost.FileQuery{Words: words, AnyWord: t.any, Limit: maxResearchResults})
 		if err != nil {
-			return err
+			return searchRefusal(err)
 		}
-		tier := tierSomeWords
-		if holdsEvery(strings.ToLower(f.Name+"\n"+f.Content), words) {
-			tier = tierAllWords
+		for _, f := range files.Files {
+			v, err := ct.place(f.ChannelId)
+			if errors.Is(err, mattermost.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			found.add(researchHit{tier: t.tier, at: f.CreateAt, ResearchResult: ResearchResult{
+				ID:    researchID{kind: researchFile, id: f.Id}.String(),
+				Title: fileTitle(f.Name, ct.where(v), f.CreateAt),
+				URL:   present.Permalink(ct.c.SiteURL(), v.teamName(), f.PostId),
+			}})
 		}
-		found.add(researchHit{tier: tier, at: f.CreateAt, ResearchResult: ResearchResult{
-			ID:    researchID{kind: researchFile, id: f.Id}.String(),
-			Title: fileTitle(f.Name, ct.where(v), f.CreateAt),
-			URL:   present.Permalink(ct.c.SiteURL(), v.teamName(), f.PostId),
-		}})
 	}
 	return nil
 }

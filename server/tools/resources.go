@@ -143,11 +143,11 @@ func ResourceList(d Deps) func(ctx context.Context, offered func(uriTemplate str
 			}
 		}
 		if offered(resources.FileTemplate) {
-			files, _, err := c.SearchFiles(mattermost.FileQuery{Limit: maxListedAttachments})
+			found, err := c.SearchFiles(mattermost.FileQuery{Limit: maxListedAttachments})
 			if err != nil {
 				return nil, err
 			}
-			for _, f := range files {
+			for _, f := range found.Files {
 				out = append(out, listed(resources.FileURI(f.Id), f.Name, present.Name(f.Name),
 					fmt.Sprintf("Attachment posted %s; read_file(file_id=%q) reads it too.", time.UnixMilli(f.CreateAt).UTC().Format("2006-01-02 15:04 UTC"), f.Id),
 					f.MimeType, f.Size))
