@@ -160,16 +160,17 @@ func (s *Server) ExtractedFiles(ctx context.Context, channelID string) (int, err
 	return n, nil
 }
 
-// Analyze has PostgreSQL gather the statistics of Mattermost's tables now,
-// as its autovacuum does some time after many rows were added: plans then
-// are those of a server in use, not of one just filled.
+// Analyze has PostgreSQL vacuum Mattermost's tables and gather their
+// statistics now, as its autovacuum does some time after many rows were
+// added or changed: plans then are those of a server in use, not of one
+// just filled.
 func (s *Server) Analyze(ctx context.Context) error {
 	db, err := sql.Open("postgres", s.pg.dsn())
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if _, err := db.ExecContext(ctx, `ANALYZE`); err != nil {
+	if _, err := db.ExecContext(ctx, `VACUUM ANALYZE`); err != nil {
 		return fmt.Errorf("analyze: %w", err)
 	}
 	return nil

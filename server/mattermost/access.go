@@ -157,17 +157,36 @@ func (c *Caller) FileBytes(f Readable) ([]byte, error) {
 	return data, nil
 }
 
+// ExtractedText is the text Mattermost extracted from a file File cleared
+// for the caller (FileSettings.ExtractContent; "" when there is none). A
+// record read from the table comes without it, so it is read here, through
+// the plugin API, only when a file's text is what is read.
+func (c *Caller) ExtractedText(f Readable) (string, error) {
+	if f.info == nil {
+		return "", ErrNotFound
+	}
+	if f.info.Content != "" {
+		return f.info.Content, nil
+	}
+	info, appErr := c.g.raw.GetFileInfo(f.info.Id)
+	if appErr != nil {
+		return "", notFoundOr(appErr, "read file's text")
+	}
+	return info.Content, nil
+}
+
 // convertedByMattermost are the extensions whose text Mattermost extracts
 // by converting (its document, PDF and archive extractors): their text is
 // not the file.
 var convertedByMattermost = map[string]bool{"doc": true, "docx": true, "pptx": true, "odt": true, "html": true, "htm": true,
 	"rtf": true, "pdf": true, "zip": true, "tar": true, "gz": true, "tgz": true, "bz2": true, "xz": true, "7z": true, "rar": true, "zst": true}
 
-// copyOfFile reports whether the text Mattermost extracted from a file, which
-// came with its record, is the file itself: for a plain text file
-// Mattermost's extractor keeps the bytes as they are, cut at 1 MiB. The
-// same length and valid UTF-8 tell it was not cut or converted, and the
-// file's bytes need not cross the plugin API a second time.
+// copyOfFile reports whether the text Mattermost extracted from a file,
+// which came with its record (read through the plugin API where the table
+// does not answer), is the file itself: for a plain text file Mattermost's
+// extractor keeps the bytes as they are, cut at 1 MiB. The same length and
+// valid UTF-8 tell it was not cut or converted, and the file's bytes need
+// not cross the plugin API a second time.
 func copyOfFile(info *model.FileInfo) bool {
 	return info.Content != "" && int64(len(info.Content)) == info.Size && !info.IsImage() &&
 		!convertedByMattermost[strings.ToLower(info.Extension)] && utf8.ValidString(info.Content)

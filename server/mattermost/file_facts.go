@@ -2,7 +2,6 @@ package mattermost
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -81,9 +80,8 @@ func (c *Caller) postFile(p *model.Post, id string) (*model.FileInfo, bool) {
 	return info, true
 }
 
-// cacheable is a posted file whose extracted text nothing reads: PDFs are
-// read through their extracted text (tools/pdf.go).
+// cacheable is a posted file: its record is kept without the extracted
+// text, which ExtractedText reads when it is needed.
 func cacheable(info *model.FileInfo) bool {
-	return info.PostId != "" && info.ChannelId != "" && info.DeleteAt == 0 &&
-		!strings.EqualFold(info.Extension, "pdf") && info.MimeType != "application/pdf"
+	return info.PostId != "" && info.ChannelId != "" && info.DeleteAt == 0
 }

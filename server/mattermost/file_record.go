@@ -6,24 +6,19 @@ import (
 
 // The plugin API's GetFileInfo hands over a file's record with the text
 // Mattermost extracted from it, up to 1 MiB, which PostgreSQL decompresses
-// and the plugin RPC copies on every first read of a document or a long
-// text file. The plugin reads that text only where it is the file itself
-// (copyOfFile) or a PDF's text (tools/pdf.go), so the record is read from
-// Mattermost's FileInfo table without it, and through GetFileInfo only when
-// the table says the text is used (a large value is slower through the
-// database driver, a row per round trip, than through GetFileInfo: about 4
-// ms more for a megabyte). Where the table does not answer as expected
-// (another schema), the record comes through the plugin API as before.
+// and the plugin RPC copies, on every listing that names the file. Only
+// reading a PDF needs that text (tools/pdf.go, through ExtractedText), so a
+// record is read from Mattermost's FileInfo table without it, with the
+// text's length in bytes (known without decompressing it). Where the table
+// does not answer as expected (another schema), the record comes through
+// the plugin API as before, text and all.
 
 // fileRecordSelect is the columns of model.FileInfo that Mattermost's own
-// store selects but the extracted text, of the table as f, and whether
-// that text is used: it is not empty and its length in bytes (known
-// without decompressing it) equals the file's, or the file is a PDF.
+// store selects but the extracted text, of the table as f, and the length
+// of that text in bytes.
 const fileRecordSelect = `f.Id, f.CreatorId, f.PostId, COALESCE(f.ChannelId, ''), f.CreateAt, f.UpdateAt, f.DeleteAt,
 	f.Path, f.ThumbnailPath, f.PreviewPath, f.Name, f.Extension, f.Size, f.MimeType, f.Width, f.Height, f.HasPreviewImage,
-	f.MiniPreview, COALESCE(f.RemoteId, ''), f.Archived,
-	CASE WHEN OCTET_LENGTH(f.Content) > 0 AND (OCTET_LENGTH(f.Content) = f.Size OR LOWER(f.Extension) = 'pdf' OR f.MimeType = 'application/pdf')
-		THEN 1 ELSE 0 END`
+	f.MiniPreview, COALESCE(f.RemoteId, ''), f.Archived, COALESCE(OCTET_LENGTH(f.Content), 0)`
 
 // fileRecordQuery selects the records of files by id.
 const fileRecordQuery = `SELECT ` + fileRecordSelect + ` FROM FileInfo f WHERE f.Id IN (%s)`
@@ -32,7 +27,7 @@ const fileRecordQuery = `SELECT ` + fileRecordSelect + ` FROM FileInfo f WHERE f
 const fileRecordColumns = 21
 
 // fileRecord is a file's record, as GetFileInfo gives it but for the
-// extracted text where nothing here reads it.
+// extracted text.
 func (g *Gateway) fileRecord(fileID string) (*model.FileInfo, error) {
 	if g.hasDB {
 		found, err := g.fileRecordsFromTable([]any{fileID})
@@ -40,10 +35,8 @@ func (g *Gateway) fileRecord(fileID string) (*model.FileInfo, error) {
 		switch {
 		case err == nil && !ok:
 			return nil, ErrNotFound
-		case err == nil && !r.textUsed:
-			return r.info, nil
 		case err == nil:
-			return g.fileRecordThroughAPI(fileID)
+			return r.info, nil
 		}
 	}
 	return g.fileRecordThroughAPI(fileID)
@@ -87,10 +80,10 @@ func (c *Caller) KnowFilesOf(posts []*model.Post) {
 }
 
 // tableRecord is a file's record read from the table, without its text,
-// and whether that text is used.
+// and the length of that text in bytes.
 type tableRecord struct {
-	info     *model.FileInfo
-	textUsed bool
+	info      *model.FileInfo
+	textBytes int64
 }
 
 // fileRecordsFromTable reads the records of ids, by id; an id without a
@@ -135,15 +128,15 @@ func scanFileRecord(scan func(...any) error) (tableRecord, error) {
 	var f model.FileInfo
 	var mini []byte
 	var remote string
-	var textUsed bool
+	var textBytes int64
 	if err := scan(&f.Id, &f.CreatorId, &f.PostId, &f.ChannelId, &f.CreateAt, &f.UpdateAt, &f.DeleteAt,
 		&f.Path, &f.ThumbnailPath, &f.PreviewPath, &f.Name, &f.Extension, &f.Size, &f.MimeType, &f.Width, &f.Height, &f.HasPreviewImage,
-		&mini, &remote, &f.Archived, &textUsed); err != nil {
+		&mini, &remote, &f.Archived, &textBytes); err != nil {
 		return tableRecord{}, err
 	}
 	if mini != nil {
 		f.MiniPreview = &mini
 	}
 	f.RemoteId = &remote
-	return tableRecord{info: &f, textUsed: textUsed}, nil
+	return tableRecord{info: &f, textBytes: textBytes}, nil
 }

@@ -88,10 +88,12 @@ func tableAPI(t *testing.T) *plugintest.API {
 	return api
 }
 
-func fileRow(id, postID string, size int64, textUsed bool) []driver.Value {
+// fileRow is a file's row as fileRecordSelect reads it; with text, its
+// extracted text is as long as the file.
+func fileRow(id, postID string, size int64, text bool) []driver.Value {
 	used := int64(0)
-	if textUsed {
-		used = 1
+	if text {
+		used = size
 	}
 	return []driver.Value{id, aliceID, postID, privateID, int64(1), int64(2), int64(0),
 		"data/a.docx", "", "", "a.docx", "docx", size, "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
@@ -111,21 +113,26 @@ func TestAFilesRecordIsReadFromItsTableWithoutTheExtractedTextItDoesNotNeed(t *t
 		t.Fatalf("record %+v", info)
 	}
 	api.AssertNotCalled(t, "GetFileInfo", mock.Anything)
-	if len(d.queries) != 1 || !strings.Contains(d.queries[0], "OCTET_LENGTH(f.Content) = f.Size") || !strings.Contains(d.queries[0], "$1") ||
-		strings.Contains(d.queries[0], "THEN COALESCE(f.Content") {
-		t.Fatalf("queries %q: want one, asking whether the text is the file's or a PDF's without reading it", d.queries)
+	if len(d.queries) != 1 || !strings.Contains(d.queries[0], "COALESCE(OCTET_LENGTH(f.Content), 0)") || !strings.Contains(d.queries[0], "$1") ||
+		strings.Contains(d.queries[0], ", f.Content") {
+		t.Fatalf("queries %q: want one, asking the text's length without reading it", d.queries)
 	}
 }
 
-func TestARecordWhoseExtractedTextIsUsedComesWithItThroughThePluginAPI(t *testing.T) {
+func TestAFilesExtractedTextIsReadThroughThePluginAPIOnlyWhenItIsAsked(t *testing.T) {
 	api := tableAPI(t)
 	fileID, postID := model.NewId(), model.NewId()
-	api.On("GetFileInfo", fileID).Return(&model.FileInfo{Id: fileID, PostId: postID, ChannelId: privateID, Name: "a.txt", Extension: "txt",
-		Size: 6, Content: "hello\n"}, nil).Once()
 	d := &tableDriver{rows: [][]driver.Value{fileRow(fileID, postID, 6, true)}}
-	f, err := NewGateway(api, d).As(aliceID).File(fileID)
-	if err != nil || f.Info().Content != "hello\n" {
-		t.Fatalf("%+v, %v: want the record with its text", f.Info(), err)
+	c := NewGateway(api, d).As(aliceID)
+	f, err := c.File(fileID)
+	if err != nil || f.Info().Content != "" {
+		t.Fatalf("%+v, %v: want the record without its text", f.Info(), err)
+	}
+	api.AssertNotCalled(t, "GetFileInfo", mock.Anything)
+	api.On("GetFileInfo", fileID).Return(&model.FileInfo{Id: fileID, PostId: postID, ChannelId: privateID, Name: "a.pdf", Extension: "pdf",
+		Size: 6, Content: "hello\n"}, nil).Once()
+	if text, err := c.ExtractedText(f); err != nil || text != "hello\n" {
+		t.Fatalf("ExtractedText = %q, %v; want the text Mattermost extracted", text, err)
 	}
 }
 

@@ -260,7 +260,11 @@ func (d Deps) readLocated(ctx context.Context, c *mattermost.Caller, l *located,
 	var view *fileview.View
 	release := func() {}
 	if isPDF(info) && info.Size <= d.Config().MaxFileSizeBytes() {
-		view, release, err = d.pdfView(ctx, info, req, func() ([]byte, error) { return c.FileBytes(l.Readable) })
+		var text string
+		if text, err = c.ExtractedText(l.Readable); err != nil {
+			return res, err
+		}
+		view, release, err = d.pdfView(ctx, info, text, req, func() ([]byte, error) { return c.FileBytes(l.Readable) })
 	} else {
 		view, release, err = d.viewWithin(ctx, c, viewcache.Key{Source: "attachment", ID: info.Id}, req, info.Size, info.MimeType,
 			func() ([]byte, error) { return c.FileBytes(l.Readable) })

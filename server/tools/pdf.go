@@ -32,19 +32,19 @@ func isPDF(info *model.FileInfo) bool {
 func firstWindow(req fileview.Request) bool { return req.Offset <= 1 && req.Column <= 1 }
 
 // pdfView pages the text Mattermost extracted from a PDF and, on the first
-// window of a PDF within the media cap, adds the PDF itself. The text came
-// with the file's record; cutting a window takes copies of it, and the PDF's
+// window of a PDF within the media cap, adds the PDF itself. The text is
+// read already (mattermost.ExtractedText); cutting a window takes copies of it, and the PDF's
 // bytes and their base64 take theirs: all of it comes out of the memory for
 // reading files first.
-func (d Deps) pdfView(ctx context.Context, info *model.FileInfo, req fileview.Request, fetch func() ([]byte, error)) (*fileview.View, func(), error) {
+func (d Deps) pdfView(ctx context.Context, info *model.FileInfo, text string, req fileview.Request, fetch func() ([]byte, error)) (*fileview.View, func(), error) {
 	withPDF := firstWindow(req) && info.Size <= fileview.MaxMediaBytes
-	hasText := strings.TrimSpace(info.Content) != ""
+	hasText := strings.TrimSpace(text) != ""
 	if !withPDF && !hasText {
 		return fileview.Describe(req, info.Size, "PDF document",
 			"Mattermost has no text extracted from this PDF (content extraction may be off, the PDF may be scanned images, or extraction is still running for a new upload), "+
 				"and at "+present.Size(info.Size)+" it is over the "+present.Size(fileview.MaxMediaBytes)+" a PDF may be to come back as itself"), noRelease, nil
 	}
-	cost := pdfTextCopies*int64(len(info.Content)) + answerBytes
+	cost := pdfTextCopies*int64(len(text)) + answerBytes
 	if withPDF {
 		cost += fetchCopies*info.Size + mediaAnswerBytes
 	}
@@ -68,7 +68,7 @@ func (d Deps) pdfView(ctx context.Context, info *model.FileInfo, req fileview.Re
 			pdf = nil
 		}
 	}
-	view, err := pdfTextView(ctx, info, req, hasText, pdf)
+	view, err := pdfTextView(ctx, info, text, req, hasText, pdf)
 	if err != nil {
 		release()
 		return nil, noRelease, err
@@ -78,11 +78,11 @@ func (d Deps) pdfView(ctx context.Context, info *model.FileInfo, req fileview.Re
 
 // pdfTextView is the view of a PDF: its extracted text when there is some,
 // and the PDF itself when pdf holds it.
-func pdfTextView(ctx context.Context, info *model.FileInfo, req fileview.Request, hasText bool, pdf []byte) (*fileview.View, error) {
+func pdfTextView(ctx context.Context, info *model.FileInfo, text string, req fileview.Request, hasText bool, pdf []byte) (*fileview.View, error) {
 	var view *fileview.View
 	if hasText {
 		var err error
-		view, err = fileview.WindowOfText(ctx, info.Content, req, "the text Mattermost extracted from this PDF (layout, images and tables are not included)")
+		view, err = fileview.WindowOfText(ctx, text, req, "the text Mattermost extracted from this PDF (layout, images and tables are not included)")
 		if err != nil {
 			return nil, err
 		}

@@ -28,8 +28,8 @@ func TestAPDFViewCarriesThePDFItselfBesideItsTextOrInsteadOfIt(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			info := &model.FileInfo{Name: c.req.Name, Size: c.size, Content: c.content}
-			v, err := pdfTextView(context.Background(), info, c.req, c.content != "", c.pdf)
+			info := &model.FileInfo{Name: c.req.Name, Size: c.size}
+			v, err := pdfTextView(context.Background(), info, c.content, c.req, c.content != "", c.pdf)
 			if err != nil {
 				t.Fatal(err)
 			}

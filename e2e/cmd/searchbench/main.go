@@ -103,7 +103,9 @@ func run(bundle string, docs, kib, atOnce, rounds int) error {
 		}}
 	}
 	searches := []search{
-		{name: "REST", call: func(ctx context.Context, _ int, word string) error { return restSearch(ctx, mm.URL, alice.Token, mm.Team.Id, word) }},
+		{name: "REST", call: func(ctx context.Context, _ int, word string) error {
+			return restSearch(ctx, mm.URL, alice.Token, mm.Team.Id, word)
+		}},
 		tool("search", func(word string) map[string]any { return map[string]any{"query": word} }),
 		tool("search_files", func(word string) map[string]any { return map[string]any{"words": word} }),
 	}
