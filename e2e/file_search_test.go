@@ -200,3 +200,49 @@ func TestFileSearchFindsNothingInALeftChannelAnotherPersonsDMOrADeletedPost(t *t
 		t.Errorf("alice's search_files finds her deleted post's file: %+v", got)
 	}
 }
+
+// The three full-text indexes Mattermost keeps on FileInfo, with the
+// expressions the plugin's statement names (server/mattermost/file_search.go).
+var fullTextIndexes = map[string]string{
+	"idx_fileinfo_name_txt":      "to_tsvector('english'::regconfig, (name)::text)",
+	"idx_fileinfo_name_splitted": "to_tsvector('english'::regconfig, translate((name)::text, '.,-'::text, '   '::text))",
+	"idx_fileinfo_content_txt":   "to_tsvector('english'::regconfig, content)",
+}
+
+func TestAFileSearchIsAnsweredByMattermostsFullTextIndexes(t *testing.T) {
+	ctx := context.Background()
+	before, err := mm.FileIndexes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, expr := range fullTextIndexes {
+		if ix, ok := before[name]; !ok || !strings.Contains(ix.Definition, "USING gin ("+expr+")") {
+			t.Fatalf("Mattermost %s has no index %s on %s: %+v", harness.MattermostVersion(), name, expr, before)
+		}
+	}
+	word := "indexword" + strings.ToLower(model.NewId()[:8])
+	_, files := postFiles(t, mm.Users[0], townSquare(t).Id, "indexed", map[string][]byte{"indexed.txt": []byte("The " + word + " is here.\n")})
+	waitExtracted(t, townSquare(t).Id, 1)
+	if got := searchFiles(t, aliceClient(t), map[string]any{"words": word}); !listsFile(got, files[0].Id) {
+		t.Fatalf("search_files misses the file: %+v", got)
+	}
+	// PostgreSQL counts an index's scans a moment after the statement ends.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		after, err := mm.FileIndexes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		used := true
+		for name := range fullTextIndexes {
+			used = used && after[name].Scans > before[name].Scans
+		}
+		if used {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a search left the full-text indexes' scans at %+v (before %+v): it matched the files' text without them", after, before)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -175,3 +175,37 @@ func (s *Server) Analyze(ctx context.Context) error {
 	}
 	return nil
 }
+
+// FileIndexes are the indexes on Mattermost's FileInfo table, by name, each
+// with its definition and how many scans have used it so far, straight
+// from the database.
+func (s *Server) FileIndexes(ctx context.Context) (map[string]FileIndex, error) {
+	db, err := sql.Open("postgres", s.pg.dsn())
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `SELECT i.indexname, i.indexdef, COALESCE(u.idx_scan, 0)
+		FROM pg_indexes i LEFT JOIN pg_stat_user_indexes u ON u.indexrelname = i.indexname AND u.relname = i.tablename
+		WHERE i.tablename = 'fileinfo'`)
+	if err != nil {
+		return nil, fmt.Errorf("list file indexes: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]FileIndex{}
+	for rows.Next() {
+		var name string
+		var ix FileIndex
+		if err := rows.Scan(&name, &ix.Definition, &ix.Scans); err != nil {
+			return nil, err
+		}
+		out[name] = ix
+	}
+	return out, rows.Err()
+}
+
+// FileIndex is one index of FileIndexes.
+type FileIndex struct {
+	Definition string
+	Scans      int64
+}
