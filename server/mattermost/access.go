@@ -150,6 +150,14 @@ func (c *Caller) FileBytes(f Readable) ([]byte, error) {
 	if copyOfFile(f.info) {
 		return []byte(f.info.Content), nil
 	}
+	if mayBeItsOwnText(f.info) {
+		// The record read from the table came without the text: asked now,
+		// a plain text file's text is the file, and the file store is not
+		// asked at all.
+		if info, appErr := c.g.raw.GetFileInfo(f.info.Id); appErr == nil && copyOfFile(info) {
+			return []byte(info.Content), nil
+		}
+	}
 	data, appErr := c.g.raw.GetFile(f.info.Id)
 	if appErr != nil {
 		return nil, notFoundOr(appErr, "read file")
@@ -190,6 +198,17 @@ var convertedByMattermost = map[string]bool{"doc": true, "docx": true, "pptx": t
 func copyOfFile(info *model.FileInfo) bool {
 	return info.Content != "" && int64(len(info.Content)) == info.Size && !info.IsImage() &&
 		!convertedByMattermost[strings.ToLower(info.Extension)] && utf8.ValidString(info.Content)
+}
+
+// extractedCap is the most text Mattermost keeps of a file: a larger file
+// is cut, so its text is never the file.
+const extractedCap = 1 << 20
+
+// mayBeItsOwnText reports whether a file's extracted text may be the file
+// itself (copyOfFile), before that text is read.
+func mayBeItsOwnText(info *model.FileInfo) bool {
+	return info.Content == "" && info.Size > 0 && info.Size <= extractedCap && !info.IsImage() &&
+		!convertedByMattermost[strings.ToLower(info.Extension)]
 }
 
 // notFoundOr turns Mattermost's "not found" into ErrNotFound and wraps the

@@ -209,16 +209,39 @@ func (c *Caller) Authors(ids []string) (map[string]*model.User, error) {
 }
 
 // Replies counts the live replies of a post the caller can read (0 for a
-// reply): Mattermost deletes them with their root.
+// reply): Mattermost deletes them with their root. The count comes from
+// Mattermost's Posts table: the plugin API would hand over the whole
+// thread, every reply with its message, only to be counted.
 func (c *Caller) Replies(p *model.Post) (int, error) {
 	if p.RootId != "" {
 		return 0, nil
+	}
+	if c.g.hasDB {
+		if n, err := c.g.countReplies(p); err == nil {
+			return n, nil
+		}
 	}
 	thread, err := c.Thread(p.Id)
 	if err != nil {
 		return 0, err
 	}
 	return len(thread) - 1, nil
+}
+
+// countReplies counts a root's live replies in its channel.
+func (g *Gateway) countReplies(root *model.Post) (int, error) {
+	p, err := placeholders(g.driverName(), 2)
+	if err != nil {
+		return 0, err
+	}
+	db, err := g.api.Store.GetReplicaDB()
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	err = queryOneRow(db, "SELECT COUNT(*) FROM Posts WHERE RootId = "+p[0]+" AND ChannelId = "+p[1]+" AND DeleteAt = 0",
+		[]any{root.Id, root.ChannelId}, 1, func(scan func(...any) error) error { return scan(&n) })
+	return n, err
 }
 
 // The plugin API has no call for a channel's pinned posts nor for a

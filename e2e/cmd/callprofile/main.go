@@ -11,7 +11,8 @@
 //	make dist PLATFORMS=linux-amd64 GO_TAGS=mcppprof
 //	go run ./e2e/cmd/callprofile -bundle $PWD/dist/mcp-server-0.1.0.tar.gz -tools get_me,read_file,fresh_read_file
 //
-// Tools: get_me, list_channels, read_channel, search_posts, read_file
+// Tools: get_me, list_channels, read_channel, search_posts, search and
+// search_files (of a word none of 30 documents holds), read_file
 // (window 2 of a 1 MiB text, cut from its kept text), fresh_read_file
 // (window 1 of a text just over 1 MiB never read before) and
 // fresh_read_file_mb (of 1 MB, whose record's text is the file) and
@@ -140,6 +141,18 @@ func run(bundle string, names []string, secs, par int, version string) error {
 			args = func() (map[string]any, bool) { return map[string]any{"channel": town.Id, "limit": 30}, true }
 		case "search_posts":
 			args = func() (map[string]any, bool) { return map[string]any{"terms": "callprofile"}, true }
+		case "search", "search_files":
+			// A word no document holds, as searchbench's first search.
+			for i := range 30 {
+				if _, err := uploadText(harness.Prose(i, 100<<10)); err != nil {
+					return err
+				}
+			}
+			if name == "search" {
+				args = func() (map[string]any, bool) { return map[string]any{"query": "nobodywrotezanzibar"}, true }
+			} else {
+				args = func() (map[string]any, bool) { return map[string]any{"words": "nobodywrotezanzibar"}, true }
+			}
 		}
 		size := 0
 		if !strings.HasPrefix(name, "fresh_") {
