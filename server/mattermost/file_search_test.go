@@ -3,6 +3,8 @@ package mattermost
 import (
 	"strings"
 	"testing"
+
+	"github.com/mattermost/mattermost/server/public/model"
 )
 
 // The statements are run against PostgreSQL by the end-to-end suite (on
@@ -160,4 +162,23 @@ func TestASnippetIsReadFromTheStartOfEachTextOnlyAroundTheFirstWordFound(t *test
 			t.Errorf("%s: arguments %#v", driver, args)
 		}
 	}
+}
+
+func FuzzAFilePositionThatReadsWritesBackTheSame(f *testing.F) {
+	for _, seed := range []string{"1765000000000:abcdefghijklmnopqrstuvwxyz", "0:abcdefghijklmnopqrstuvwxyz", "", ":", "9999999999999999999:x", "-1:abcdefghijklmnopqrstuvwxyz"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParseFilePosition(s)
+		if err != nil {
+			return
+		}
+		if p.IsStart() || p.CreateAt < 0 || !model.IsValidId(p.ID) {
+			t.Fatalf("%q read as %+v", s, p)
+		}
+		again, err := ParseFilePosition(p.String())
+		if err != nil || again != p {
+			t.Fatalf("%q read as %+v, written %q, read back %+v, %v", s, p, p.String(), again, err)
+		}
+	})
 }
