@@ -6,6 +6,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mattermost/mattermost/server/public/model"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
@@ -23,24 +25,17 @@ import (
 // two pages of search_files, so that paging reaches the oldest.
 const driveDocuments = 45
 
-// waitExtracted waits until Mattermost has extracted the text of n files of
-// a channel (it does so a moment after each upload).
-func waitExtracted(t *testing.T, channelID string, n int) {
+// waitExtracted waits until Mattermost has extracted the text of each file
+// (it does so a moment after each upload).
+func waitExtracted(t *testing.T, ids ...string) {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		got, err := mm.ExtractedFiles(context.Background(), channelID)
+	eventuallyWithin(t, time.Minute, fmt.Sprintf("Mattermost has extracted the text of all %d files", len(ids)), func() bool {
+		n, err := mm.ExtractedFiles(context.Background(), ids)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got >= n {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("Mattermost extracted the text of %d of %d files in a minute", got, n)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return n == len(ids)
+	})
 }
 
 // searchFiles calls search_files and reads its structured answer.
@@ -92,7 +87,7 @@ func TestFileSearchFindsTheOldestDocumentsWordAndANameOnlyWordAmongManyDocuments
 		_, infos := postFiles(t, alice, drive.Id, fmt.Sprintf("document %d", i), map[string][]byte{name: []byte(body)})
 		ids[i] = infos[0].Id
 	}
-	waitExtracted(t, drive.Id, driveDocuments)
+	waitExtracted(t, ids...)
 
 	b := connect(t, mm.URL, bob.Token)
 	got := searchFiles(t, b, map[string]any{"words": oldest})
@@ -108,6 +103,18 @@ func TestFileSearchFindsTheOldestDocumentsWordAndANameOnlyWordAmongManyDocuments
 	}
 	if !researchFinds(t, b, oldest, ids[0]) || !researchFinds(t, b, nameOnly, ids[driveDocuments/2]) {
 		t.Fatal("search misses the oldest document's word or the name's word")
+	}
+	// The official Go SDK validates the answer against the tool's output
+	// schema, snippet and cursor included.
+	viaOfficial, err := officialSDK(t, bob).CallTool(context.Background(), &sdk.CallToolParams{Name: "search_files", Arguments: map[string]any{"words": common, "limit": 2}})
+	if err != nil || viaOfficial.IsError {
+		t.Fatalf("search_files through the official SDK: %v %+v", err, viaOfficial)
+	}
+	raw, _ := json.Marshal(viaOfficial.StructuredContent)
+	var viaSDK tools.FileList
+	if err := json.Unmarshal(raw, &viaSDK); err != nil || len(viaSDK.Files) != 2 || viaSDK.Files[0].FileID != ids[driveDocuments-1] ||
+		viaSDK.NextCursor == "" || !strings.Contains(viaSDK.Files[0].Snippet, common) {
+		t.Fatalf("search_files through the official SDK answered %s (%v): want the newest two with snippets and a cursor", raw, err)
 	}
 
 	// Every document, newest first, a page at a time, each once.
@@ -161,9 +168,7 @@ func TestFileSearchFindsNothingInALeftChannelAnotherPersonsDMOrADeletedPost(t *t
 		t.Fatal(err)
 	}
 	deleted, deletedFiles := postFiles(t, alice, shared.Id, "withdrawn", map[string][]byte{"withdrawn.txt": []byte("The " + inDeleted + " draft.\n")})
-	waitExtracted(t, left.Id, 1)
-	waitExtracted(t, dm.Id, 1)
-	waitExtracted(t, shared.Id, 1)
+	waitExtracted(t, leftFiles[0].Id, dmFiles[0].Id, deletedFiles[0].Id)
 
 	// Bob finds the file of the channel he is still in: the words are
 	// searchable, and what follows is about where they are.
@@ -222,27 +227,21 @@ func TestAFileSearchIsAnsweredByMattermostsFullTextIndexes(t *testing.T) {
 	}
 	word := "indexword" + strings.ToLower(model.NewId()[:8])
 	_, files := postFiles(t, mm.Users[0], townSquare(t).Id, "indexed", map[string][]byte{"indexed.txt": []byte("The " + word + " is here.\n")})
-	waitExtracted(t, townSquare(t).Id, 1)
+	waitExtracted(t, files[0].Id)
 	if got := searchFiles(t, aliceClient(t), map[string]any{"words": word}); !listsFile(got, files[0].Id) {
 		t.Fatalf("search_files misses the file: %+v", got)
 	}
 	// PostgreSQL counts an index's scans a moment after the statement ends.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	eventuallyWithin(t, 10*time.Second, "a search scanned each of the full-text indexes (it matched the files' text without them)", func() bool {
 		after, err := mm.FileIndexes(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		used := true
 		for name := range fullTextIndexes {
-			used = used && after[name].Scans > before[name].Scans
+			if after[name].Scans <= before[name].Scans {
+				return false
+			}
 		}
-		if used {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a search left the full-text indexes' scans at %+v (before %+v): it matched the files' text without them", after, before)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return true
+	})
 }

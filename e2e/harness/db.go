@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	_ "github.com/lib/pq" // PostgreSQL driver for reading back what Mattermost stored
+	"github.com/lib/pq" // PostgreSQL driver for reading back what Mattermost stored
 )
 
 // FileInfoStates counts the file records whose name contains part that are
@@ -144,17 +144,17 @@ func (s *Server) StoreAcknowledgements(ctx context.Context, postID, channelID st
 	return nil
 }
 
-// ExtractedFiles counts the live files of a channel whose text Mattermost
-// has extracted (it does so a moment after each upload), straight from the
+// ExtractedFiles counts the files of ids whose text Mattermost has
+// extracted (it does so a moment after each upload), straight from the
 // database.
-func (s *Server) ExtractedFiles(ctx context.Context, channelID string) (int, error) {
+func (s *Server) ExtractedFiles(ctx context.Context, ids []string) (int, error) {
 	db, err := sql.Open("postgres", s.pg.dsn())
 	if err != nil {
 		return 0, err
 	}
 	defer db.Close()
 	var n int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM fileinfo WHERE channelid = $1 AND deleteat = 0 AND content <> ''`, channelID).Scan(&n); err != nil {
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM fileinfo WHERE id = ANY($1) AND content <> ''`, pq.Array(ids)).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count extracted files: %w", err)
 	}
 	return n, nil

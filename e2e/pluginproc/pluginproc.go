@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -148,4 +149,12 @@ func AtOnce(n int, f func(i int) error) error {
 		}
 	}
 	return nil
+}
+
+// Median is the middle of the figures of a benchmark's rounds (the upper
+// one of an even count).
+func Median[T int64 | time.Duration | float64](xs []T) T {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -85,6 +85,9 @@ func (c *Caller) Post(postID string) (*model.Post, error) {
 // that the check was made.
 type Readable struct {
 	info *model.FileInfo
+	// textBytes is the length of the text Mattermost extracted from it, as
+	// its record read it (0 when none was known).
+	textBytes int64
 	// channelID and postID are where it was posted; both empty for a file
 	// the caller uploaded and has not posted yet.
 	channelID, postID string
@@ -104,16 +107,17 @@ func (c *Caller) File(fileID string) (Readable, error) {
 	if !model.IsValidId(fileID) {
 		return Readable{}, ErrNotFound
 	}
-	if info, ok := c.g.keptFile(fileID); ok {
-		if f, known, err := c.knownFile(info); known { // file_facts.go
+	if kept, ok := c.g.keptFile(fileID); ok {
+		if f, known, err := c.knownFile(kept); known { // file_facts.go
 			return f, err
 		}
 	}
-	info, err := c.g.fileRecord(fileID)
+	r, err := c.g.fileRecord(fileID)
 	if err != nil {
 		return Readable{}, err
 	}
-	c.g.keepFile(info)
+	c.g.keepFile(r)
+	info := r.info
 	if info.DeleteAt != 0 {
 		// Deleting a post deletes its files too.
 		return Readable{}, ErrNotFound
@@ -123,7 +127,7 @@ func (c *Caller) File(fileID string) (Readable, error) {
 		if info.CreatorId != c.userID {
 			return Readable{}, ErrNotFound
 		}
-		return Readable{info: info}, nil
+		return Readable{info: info, textBytes: r.textBytes}, nil
 	}
 	channelID := info.ChannelId
 	if channelID == "" {
@@ -136,7 +140,7 @@ func (c *Caller) File(fileID string) (Readable, error) {
 	} else if !c.canRead(channelID) {
 		return Readable{}, ErrNotFound
 	}
-	return Readable{info: info, channelID: channelID, postID: info.PostId}, nil
+	return Readable{info: info, textBytes: r.textBytes, channelID: channelID, postID: info.PostId}, nil
 }
 
 // FileBytes reads an attachment that File has already cleared for the
@@ -150,7 +154,7 @@ func (c *Caller) FileBytes(f Readable) ([]byte, error) {
 	if copyOfFile(f.info) {
 		return []byte(f.info.Content), nil
 	}
-	if mayBeItsOwnText(f.info) {
+	if textMayBeTheFile(f) {
 		// The record read from the table came without the text: asked now,
 		// a plain text file's text is the file, and the file store is not
 		// asked at all.
@@ -204,11 +208,20 @@ func copyOfFile(info *model.FileInfo) bool {
 // is cut, so its text is never the file.
 const extractedCap = 1 << 20
 
-// mayBeItsOwnText reports whether a file's extracted text may be the file
-// itself (copyOfFile), before that text is read.
-func mayBeItsOwnText(info *model.FileInfo) bool {
-	return info.Content == "" && info.Size > 0 && info.Size <= extractedCap && !info.IsImage() &&
-		!convertedByMattermost[strings.ToLower(info.Extension)]
+// textMayBeTheFile reports whether the text Mattermost extracted from a
+// file, not read yet, may be the file itself (copyOfFile): its length, as
+// the record read it, is the file's; or none was known then (extraction
+// runs a moment after upload) and the file is small text of a kind
+// Mattermost keeps as it is (no image, audio or video, nothing it converts).
+func textMayBeTheFile(f Readable) bool {
+	info := f.info
+	if info.Content != "" || info.Size <= 0 || info.IsImage() || convertedByMattermost[strings.ToLower(info.Extension)] {
+		return false
+	}
+	if f.textBytes > 0 {
+		return f.textBytes == info.Size
+	}
+	return info.Size <= extractedCap && !strings.HasPrefix(info.MimeType, "audio/") && !strings.HasPrefix(info.MimeType, "video/")
 }
 
 // notFoundOr turns Mattermost's "not found" into ErrNotFound and wraps the

@@ -27,31 +27,38 @@ const (
 	maxFileFacts = 4096
 )
 
-func newFileFacts() *expiring.Map[string, model.FileInfo] {
-	return expiring.New[string, model.FileInfo](fileFactsFor, maxFileFacts)
+// keptRecord is a record as a node keeps it: a copy without the text.
+type keptRecord struct {
+	info      model.FileInfo
+	textBytes int64
+}
+
+func newFileFacts() *expiring.Map[string, keptRecord] {
+	return expiring.New[string, keptRecord](fileFactsFor, maxFileFacts)
 }
 
 // keepFile keeps a posted file's record without its text.
-func (g *Gateway) keepFile(info *model.FileInfo) {
-	if !cacheable(info) {
+func (g *Gateway) keepFile(r record) {
+	if !cacheable(r.info) {
 		return
 	}
-	kept := *info
-	kept.Content = ""
-	g.files.Put(info.Id, kept, time.Now())
+	kept := keptRecord{info: *r.info, textBytes: r.textBytes}
+	kept.info.Content = ""
+	g.files.Put(r.info.Id, kept, time.Now())
 }
 
 // keptFile is a copy of the record keepFile kept.
-func (g *Gateway) keptFile(id string) (*model.FileInfo, bool) {
-	info, ok := g.files.Get(id, time.Now())
-	return &info, ok
+func (g *Gateway) keptFile(id string) (record, bool) {
+	kept, ok := g.files.Get(id, time.Now())
+	return record{info: &kept.info, textBytes: kept.textBytes}, ok
 }
 
 // knownFile is File for a file this node has the record of: its post says
 // whether it is still posted, and where. known is false when the post no
 // longer matches the record (the file taken off it in an edit, the thread
 // moved): then Mattermost's record is read again.
-func (c *Caller) knownFile(info *model.FileInfo) (f Readable, known bool, err error) {
+func (c *Caller) knownFile(r record) (f Readable, known bool, err error) {
+	info := r.info
 	post, err := c.g.api.Post.GetPost(info.PostId)
 	if err != nil {
 		if isNotFound(err) {
@@ -67,17 +74,17 @@ func (c *Caller) knownFile(info *model.FileInfo) (f Readable, known bool, err er
 	if !c.canRead(post.ChannelId) {
 		return Readable{}, true, ErrNotFound
 	}
-	return Readable{info: info, channelID: post.ChannelId, postID: post.Id}, true, nil
+	return Readable{info: info, textBytes: r.textBytes, channelID: post.ChannelId, postID: post.Id}, true, nil
 }
 
 // postFile is a file of a post just read: a record kept here needs no
 // second look at the post.
 func (c *Caller) postFile(p *model.Post, id string) (*model.FileInfo, bool) {
-	info, ok := c.g.keptFile(id)
-	if !ok || info.PostId != p.Id || info.ChannelId != p.ChannelId {
+	r, ok := c.g.keptFile(id)
+	if !ok || r.info.PostId != p.Id || r.info.ChannelId != p.ChannelId {
 		return nil, false
 	}
-	return info, true
+	return r.info, true
 }
 
 // cacheable is a posted file: its record is kept without the extracted

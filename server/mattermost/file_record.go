@@ -28,26 +28,26 @@ const fileRecordColumns = 21
 
 // fileRecord is a file's record, as GetFileInfo gives it but for the
 // extracted text.
-func (g *Gateway) fileRecord(fileID string) (*model.FileInfo, error) {
+func (g *Gateway) fileRecord(fileID string) (record, error) {
 	if g.hasDB {
 		found, err := g.fileRecordsFromTable([]any{fileID})
 		r, ok := found[fileID]
 		switch {
 		case err == nil && !ok:
-			return nil, ErrNotFound
+			return record{}, ErrNotFound
 		case err == nil:
-			return r.info, nil
+			return r, nil
 		}
 	}
 	return g.fileRecordThroughAPI(fileID)
 }
 
-func (g *Gateway) fileRecordThroughAPI(fileID string) (*model.FileInfo, error) {
+func (g *Gateway) fileRecordThroughAPI(fileID string) (record, error) {
 	info, appErr := g.api.File.GetInfo(fileID)
 	if appErr != nil {
-		return nil, notFoundOr(appErr, "read file info")
+		return record{}, notFoundOr(appErr, "read file info")
 	}
-	return info, nil
+	return record{info: info, textBytes: int64(len(info.Content))}, nil
 }
 
 // KnowFilesOf reads, in one query, the records of the files of posts that
@@ -75,13 +75,14 @@ func (c *Caller) KnowFilesOf(posts []*model.Post) {
 		return
 	}
 	for _, r := range found {
-		c.g.keepFile(r.info) // without its text, which no listing reads
+		c.g.keepFile(r) // without its text, which no listing reads
 	}
 }
 
-// tableRecord is a file's record read from the table, without its text,
-// and the length of that text in bytes.
-type tableRecord struct {
+// record is a file's record, read from the table without its extracted
+// text (or through the plugin API with it), and that text's length in
+// bytes: 0 also before Mattermost has extracted it, a moment after upload.
+type record struct {
 	info      *model.FileInfo
 	textBytes int64
 }
@@ -89,7 +90,7 @@ type tableRecord struct {
 // fileRecordsFromTable reads the records of ids, by id; an id without a
 // row is left out. The first failure is logged: then the plugin API
 // answers instead.
-func (g *Gateway) fileRecordsFromTable(ids []any) (map[string]tableRecord, error) {
+func (g *Gateway) fileRecordsFromTable(ids []any) (map[string]record, error) {
 	found, err := g.readFileTable(ids)
 	if err != nil {
 		g.fileTableFailed.Do(func() { // the rest fall back quietly
@@ -99,7 +100,7 @@ func (g *Gateway) fileRecordsFromTable(ids []any) (map[string]tableRecord, error
 	return found, err
 }
 
-func (g *Gateway) readFileTable(ids []any) (map[string]tableRecord, error) {
+func (g *Gateway) readFileTable(ids []any) (map[string]record, error) {
 	q, err := inQuery(g.driverName(), fileRecordQuery, len(ids))
 	if err != nil {
 		return nil, err
@@ -108,7 +109,7 @@ func (g *Gateway) readFileTable(ids []any) (map[string]tableRecord, error) {
 	if err != nil {
 		return nil, err
 	}
-	found := make(map[string]tableRecord, len(ids))
+	found := make(map[string]record, len(ids))
 	err = queryRows(db, q, ids, fileRecordColumns, func(scan func(...any) error) error {
 		r, err := scanFileRecord(scan)
 		if err != nil {
@@ -124,7 +125,7 @@ func (g *Gateway) readFileTable(ids []any) (map[string]tableRecord, error) {
 }
 
 // scanFileRecord reads a row of fileRecordSelect's columns.
-func scanFileRecord(scan func(...any) error) (tableRecord, error) {
+func scanFileRecord(scan func(...any) error) (record, error) {
 	var f model.FileInfo
 	var mini []byte
 	var remote string
@@ -132,11 +133,11 @@ func scanFileRecord(scan func(...any) error) (tableRecord, error) {
 	if err := scan(&f.Id, &f.CreatorId, &f.PostId, &f.ChannelId, &f.CreateAt, &f.UpdateAt, &f.DeleteAt,
 		&f.Path, &f.ThumbnailPath, &f.PreviewPath, &f.Name, &f.Extension, &f.Size, &f.MimeType, &f.Width, &f.Height, &f.HasPreviewImage,
 		&mini, &remote, &f.Archived, &textBytes); err != nil {
-		return tableRecord{}, err
+		return record{}, err
 	}
 	if mini != nil {
 		f.MiniPreview = &mini
 	}
 	f.RemoteId = &remote
-	return tableRecord{info: &f, textBytes: textBytes}, nil
+	return record{info: &f, textBytes: textBytes}, nil
 }

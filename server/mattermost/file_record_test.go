@@ -183,3 +183,27 @@ func TestAPageOfPostsReadsItsAttachmentsRecordsInOneQuery(t *testing.T) {
 	}
 	api.AssertNotCalled(t, "GetFileInfo", mock.Anything)
 }
+
+func TestAFilesTextIsAskedForInPlaceOfItsBytesOnlyWhereItMayBeTheFile(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		info      model.FileInfo
+		textBytes int64
+		want      bool
+	}{
+		{"text as long as the file", model.FileInfo{Size: 6, Extension: "txt", MimeType: "text/plain"}, 6, true},
+		{"text of another length", model.FileInfo{Size: 6, Extension: "txt", MimeType: "text/plain"}, 4, false},
+		{"small text not extracted yet", model.FileInfo{Size: 6, Extension: "csv", MimeType: "text/csv"}, 0, true},
+		{"text over what Mattermost keeps", model.FileInfo{Size: 2 << 20, Extension: "txt", MimeType: "text/plain"}, 0, false},
+		{"audio", model.FileInfo{Size: 6, Extension: "mp3", MimeType: "audio/mpeg"}, 0, false},
+		{"video", model.FileInfo{Size: 6, Extension: "mp4", MimeType: "video/mp4"}, 0, false},
+		{"an image", model.FileInfo{Size: 6, Extension: "png", MimeType: "image/png"}, 6, false},
+		{"a PDF, whose text is converted", model.FileInfo{Size: 6, Extension: "pdf", MimeType: "application/pdf"}, 6, false},
+		{"text that came with the record", model.FileInfo{Size: 6, Extension: "txt", Content: "hello\n"}, 6, false},
+	} {
+		info := tc.info
+		if got := textMayBeTheFile(Readable{info: &info, textBytes: tc.textBytes}); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -46,6 +46,10 @@ const (
 	// maxSearchTerms bounds the terms of one text search: each is a look-up
 	// in each index.
 	maxSearchTerms = 16
+	// maxTermRunes cuts a longer term to its start, which it then matches
+	// as the start of a word: no word of a document is longer, and
+	// PostgreSQL refuses a query word over 2 KB.
+	maxTermRunes = 64
 	// snippetScanChars is how much of a file's text is looked through for a
 	// snippet: PostgreSQL decompresses this much of it, not the whole text
 	// (up to 1 MiB), for each file of a page.
@@ -146,13 +150,13 @@ func (c *Caller) SearchFiles(q FileQuery) (FoundFiles, error) {
 	if err != nil {
 		return FoundFiles{}, fmt.Errorf("database: %w", err)
 	}
-	var rows []*model.FileInfo
+	var rows []record
 	err = queryRowsPlanned(db, searchPlan(c.g.driverName(), q), stmt, args, fileRecordColumns, q.Limit+1, func(scan func(...any) error) error {
 		r, err := scanFileRecord(scan)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, r.info)
+		rows = append(rows, r)
 		return nil
 	})
 	if err != nil {
@@ -161,17 +165,17 @@ func (c *Caller) SearchFiles(q FileQuery) (FoundFiles, error) {
 	var out FoundFiles
 	if len(rows) > q.Limit {
 		rows = rows[:q.Limit]
-		last := rows[len(rows)-1]
+		last := rows[len(rows)-1].info
 		out.Next = FilePosition{CreateAt: last.CreateAt, ID: last.Id}
 	}
-	for _, info := range rows {
+	for _, r := range rows {
 		// The statement chose by Mattermost's tables; what the caller may
 		// read is decided as everywhere else, one file at a time.
-		c.g.keepFile(info)
-		if _, err := c.File(info.Id); err != nil {
+		c.g.keepFile(r)
+		if _, err := c.File(r.info.Id); err != nil {
 			continue
 		}
-		out.Files = append(out.Files, info)
+		out.Files = append(out.Files, r.info)
 	}
 	return out, nil
 }
@@ -293,12 +297,16 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // searchTerms are the terms of words, as Mattermost's search takes them:
 // the runs of letters and digits (a word of other characters too, as
-// "q3-report", is its runs), lower case, each once, at most maxSearchTerms.
+// "q3-report", is its runs), lower case, each once, at most maxSearchTerms,
+// each at most maxTermRunes.
 func searchTerms(words []string) []string {
 	var terms []string
 	seen := map[string]bool{}
 	for _, w := range words {
 		for _, t := range strings.FieldsFunc(strings.ToLower(w), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if r := []rune(t); len(r) > maxTermRunes {
+				t = string(r[:maxTermRunes])
+			}
 			if seen[t] || len(terms) == maxSearchTerms {
 				continue
 			}

@@ -134,6 +134,9 @@ func TestSearchTermsAreTheRunsOfLettersAndDigitsOnceEachAndBounded(t *testing.T)
 	if n := len(searchTerms(many)); n != maxSearchTerms {
 		t.Errorf("%d terms kept of 40, want %d", n, maxSearchTerms)
 	}
+	if long := searchTerms([]string{strings.Repeat("ä", 5000)}); len(long) != 1 || len([]rune(long[0])) != maxTermRunes {
+		t.Errorf("a term of 5,000 letters was kept as %d runes, want its first %d", len([]rune(long[0])), maxTermRunes)
+	}
 }
 
 func TestAFilePositionReadsBackAsWrittenAndRefusesWhatItDidNotWrite(t *testing.T) {

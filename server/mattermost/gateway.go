@@ -5,7 +5,6 @@ package mattermost
 
 import (
 	"errors"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/slots"
 	"net/http"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/pluginapi"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/expiring"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/slots"
 )
 
 // ErrNotFound is the answer for anything missing or not visible to the
@@ -46,7 +46,7 @@ type Gateway struct {
 	// audit is whether Mattermost takes the plugin's audit records (audit.go).
 	audit auditLog
 	// files is what this node keeps of posted files' records (file_facts.go).
-	files *expiring.Map[string, model.FileInfo]
+	files *expiring.Map[string, keptRecord]
 	// fileTableFailed logs once that file records are read through the
 	// plugin API instead (file_record.go).
 	fileTableFailed sync.Once

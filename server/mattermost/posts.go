@@ -152,18 +152,18 @@ func (c *Caller) PostFiles(p *model.Post) ([]*model.FileInfo, error) {
 			out = append(out, info)
 			continue
 		}
-		info, err := c.g.fileRecord(id)
+		r, err := c.g.fileRecord(id)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if info.DeleteAt != 0 || info.PostId != p.Id {
+		if r.info.DeleteAt != 0 || r.info.PostId != p.Id {
 			continue
 		}
-		c.g.keepFile(info)
-		out = append(out, info)
+		c.g.keepFile(r)
+		out = append(out, r.info)
 	}
 	return out, nil
 }

@@ -484,12 +484,10 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (res catalo
 			return res, pc.refuse(paging.ErrMalformed)
 		}
 	}
-	words := strings.Fields(args.Words)
 	if args.Words != "" {
 		if q.Words = queryWords(args.Words); len(q.Words) == 0 {
 			return res, refusal.Newf("words %q holds no word to search for (words of one letter and words like \"the\" find nothing).", args.Words)
 		}
-		words = q.Words
 	}
 	for _, day := range []struct {
 		text string
@@ -518,7 +516,7 @@ func (d Deps) searchFiles(ctx context.Context, args searchFilesArgs) (res catalo
 		for i, f := range found.Files {
 			ids[i] = f.Id
 		}
-		if snippets, err = c.FileSnippets(ids, words); err != nil {
+		if snippets, err = c.FileSnippets(ids, q.Words); err != nil {
 			return res, searchRefusal(err)
 		}
 	}

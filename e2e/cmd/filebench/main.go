@@ -121,9 +121,9 @@ func run(bundle string, mib, rounds int) error {
 			dropTook.Round(time.Millisecond), float64(mib)/dropTook.Seconds(), dropPeak>>10, rest.Round(time.Millisecond), float64(mib)/rest.Seconds())
 	}
 	fmt.Printf("page: min %v, median %v, peak above rest median %d MiB; drop URL: min %v, median %v, peak above rest median %d MiB; REST: min %v, median %v\n",
-		slices.Min(pageTimes).Round(time.Millisecond), median(pageTimes).Round(time.Millisecond), median(pagePeaks)>>10,
-		slices.Min(dropTimes).Round(time.Millisecond), median(dropTimes).Round(time.Millisecond), median(dropPeaks)>>10,
-		slices.Min(restTimes).Round(time.Millisecond), median(restTimes).Round(time.Millisecond))
+		slices.Min(pageTimes).Round(time.Millisecond), pluginproc.Median(pageTimes).Round(time.Millisecond), pluginproc.Median(pagePeaks)>>10,
+		slices.Min(dropTimes).Round(time.Millisecond), pluginproc.Median(dropTimes).Round(time.Millisecond), pluginproc.Median(dropPeaks)>>10,
+		slices.Min(restTimes).Round(time.Millisecond), pluginproc.Median(restTimes).Round(time.Millisecond))
 	return nil
 }
 
@@ -143,12 +143,6 @@ func drop(u, name string, data []byte) error {
 		return fmt.Errorf("the drop URL's upload: %d %s", resp.StatusCode, b)
 	}
 	return nil
-}
-
-func median[T int64 | time.Duration](xs []T) T {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 // signIn is the person's browser session: the cookies Mattermost sets for

@@ -141,15 +141,15 @@ func run(bundle string, docs, kib, atOnce, rounds int) error {
 				for i := range ratios {
 					ratios[i] = ratio(times[s.name][i], times["REST x3"][i])
 				}
-				fmt.Printf("%q %-12s x REST of posts, files and channels: min %.2f median %.2f\n", word, s.name, slices.Min(ratios), median(ratios))
+				fmt.Printf("%q %-12s x REST of posts, files and channels: min %.2f median %.2f\n", word, s.name, slices.Min(ratios), pluginproc.Median(ratios))
 				for i := range ratios {
 					ratios[i] = ratio(times[s.name][i], times["REST"][i])
 				}
 			}
 			fmt.Printf("%q %-12s time min %v median %v; x REST min %.2f median %.2f; plugin +%d/+%d MiB, Mattermost +%d/+%d MiB (min/median)\n", word, s.name,
-				slices.Min(times[s.name]).Round(100*time.Microsecond), median(times[s.name]).Round(100*time.Microsecond),
-				slices.Min(ratios), median(ratios), slices.Min(pluginPeaks[s.name])>>10, median(pluginPeaks[s.name])>>10,
-				slices.Min(serverPeaks[s.name])>>10, median(serverPeaks[s.name])>>10)
+				slices.Min(times[s.name]).Round(100*time.Microsecond), pluginproc.Median(times[s.name]).Round(100*time.Microsecond),
+				slices.Min(ratios), pluginproc.Median(ratios), slices.Min(pluginPeaks[s.name])>>10, pluginproc.Median(pluginPeaks[s.name])>>10,
+				slices.Min(serverPeaks[s.name])>>10, pluginproc.Median(serverPeaks[s.name])>>10)
 		}
 	}
 	return nil
@@ -179,7 +179,7 @@ func batch(ctx context.Context, plugin, server pluginproc.Proc, n int, one func(
 	})
 	close(done)
 	wg.Wait()
-	return median(took), max(pluginPeak-pluginBase, 0), max(serverPeak-serverBase, 0), err
+	return pluginproc.Median(took), max(pluginPeak-pluginBase, 0), max(serverPeak-serverBase, 0), err
 }
 
 // postDocuments posts n documents of kib KiB to the channel, one a post,
@@ -189,6 +189,7 @@ func postDocuments(ctx context.Context, mm *harness.Server, u harness.User, chan
 	c := mm.Client(u)
 	sem := make(chan struct{}, 4)
 	errs := make(chan error, n)
+	ids := make([]string, n)
 	for i := range n {
 		sem <- struct{}{}
 		go func() {
@@ -196,6 +197,7 @@ func postDocuments(ctx context.Context, mm *harness.Server, u harness.User, chan
 			text := append([]byte(fmt.Sprintf("Document %d of the team drive, %s.\n", i, presentWord)), harness.Prose(i, kib<<10)...)
 			up, _, err := c.UploadFile(ctx, text, channelID, fmt.Sprintf("document-%03d.txt", i))
 			if err == nil {
+				ids[i] = up.FileInfos[0].Id
 				_, _, err = c.CreatePost(ctx, &model.Post{ChannelId: channelID, Message: fmt.Sprintf("document %d", i), FileIds: model.StringArray{up.FileInfos[0].Id}})
 			}
 			errs <- err
@@ -208,7 +210,7 @@ func postDocuments(ctx context.Context, mm *harness.Server, u harness.User, chan
 	}
 	deadline := time.Now().Add(5 * time.Minute)
 	for {
-		done, err := mm.ExtractedFiles(ctx, channelID)
+		done, err := mm.ExtractedFiles(ctx, ids)
 		if err != nil {
 			return err
 		}
@@ -264,10 +266,4 @@ func ratio(a, b time.Duration) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
-}
-
-func median[T int64 | time.Duration | float64](xs []T) T {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
