@@ -231,8 +231,10 @@ func TestAFileSearchIsAnsweredByMattermostsFullTextIndexes(t *testing.T) {
 	if got := searchFiles(t, aliceClient(t), map[string]any{"words": word}); !listsFile(got, files[0].Id) {
 		t.Fatalf("search_files misses the file: %+v", got)
 	}
-	// PostgreSQL counts an index's scans a moment after the statement ends.
-	eventuallyWithin(t, 10*time.Second, "a search scanned each of the full-text indexes (it matched the files' text without them)", func() bool {
+	// PostgreSQL counts an index's scans when the connection that ran the
+	// statement has been idle a while: up to 10 seconds after (its
+	// PGSTAT_IDLE_INTERVAL), so the wait is three times that.
+	eventuallyWithin(t, 30*time.Second, "a search scanned each of the full-text indexes (it matched the files' text without them)", func() bool {
 		after, err := mm.FileIndexes(ctx)
 		if err != nil {
 			t.Fatal(err)
