@@ -88,6 +88,11 @@ var (
 	ErrPinMismatch = errors.New("sha256 does not match")
 	ErrBadPin      = errors.New("sha256 is not 64 hexadecimal digits")
 	ErrChanged     = errors.New("file changed while reading")
+	// ErrSizeMismatch is a body shorter or longer than the size declared:
+	// cut short by a client that went away, or not the file announced.
+	ErrSizeMismatch = errors.New("the bytes received are not the size declared")
+	// ErrExists refuses a ClaimExact write whose name is taken.
+	ErrExists = errors.New("a file of that name exists")
 	// ErrRegistryFull refuses a file in a workspace the registry has no
 	// room for (see registryShardCap): the workspaces of the installation
 	// with files written within the last day are at the bound.
@@ -249,7 +254,35 @@ type WriteOptions struct {
 	MaxSize int64
 	// SHA256 pins the bytes: a write whose bytes hash otherwise is refused.
 	SHA256 string
+	// Size, when set, is the exact length the sender declared (the
+	// Content-Length, the size authorized, the size the page said): a body
+	// that ends short of it or runs past it is refused with
+	// ErrSizeMismatch and nothing is kept. Mattermost's plugin bridge ends
+	// a body whose client went away with a clean EOF, so this is the only
+	// way to tell a cut-short file from a whole one.
+	Size *int64
+	// Claim says how the name is taken (the zero value replaces).
+	Claim Claim
 }
+
+// Claim is how a write takes its name.
+type Claim int
+
+const (
+	// ClaimReplace writes under name, replacing a file of that name once
+	// the new one is complete.
+	ClaimReplace Claim = iota
+	// ClaimFree writes under name or, when that is taken, the first free
+	// "stem (n).ext", chosen in the same index update that stores the
+	// file, so it never replaces one; File.Name is the name claimed.
+	ClaimFree
+	// ClaimExact writes under name only if no live file has it
+	// (ErrExists otherwise).
+	ClaimExact
+)
+
+// Exactly is a Size of n bytes.
+func Exactly(n int64) *int64 { return &n }
 
 // Write streams r into the caller's workspace under name, replacing a file
 // of that name only once the new one is complete. Nothing is kept of a
