@@ -62,7 +62,7 @@ func (b fileBackend) Upload(ctx context.Context, name string, size int64) (filet
 		return filetransfer.Upload{}, workspaceRefusal(workspace.ErrQuota, name, cfg)
 	}
 	name = b.d.Workspace.FreeName(c.UserID(), name)
-	p, err := b.d.Workspace.PresignUpload(c.UserID(), name, max(size, 1), "")
+	p, err := b.d.Workspace.PresignUpload(c.UserID(), name, workspace.UploadTerms{MaxSize: max(size, 1), Size: workspace.Exactly(size)})
 	if err != nil {
 		return filetransfer.Upload{}, workspaceRefusal(err, name, cfg)
 	}

@@ -315,7 +315,7 @@ func (d Deps) filesPresign(ctx context.Context, args filesPresignArgs) (res cata
 			u = d.URLs.Download(p.Token)
 		}
 	case "upload":
-		p, err = d.Workspace.PresignUpload(c.UserID(), args.Name, 0, "")
+		p, err = d.Workspace.PresignUpload(c.UserID(), args.Name, workspace.UploadTerms{})
 		if err == nil {
 			u = d.URLs.Upload(p.Token)
 		}

@@ -22,7 +22,7 @@ func TestWhatIsHandedOutCarriesIdsForTheAuditThatAreNeitherTheTokenNorTheName(t 
 	if up.HandleID == "" || len(up.TokenID) != 16 || strings.Contains(up.Handle, up.TokenID) || strings.Contains(up.Token, up.TokenID) {
 		t.Fatalf("upload ids %q %q", up.HandleID, up.TokenID)
 	}
-	again, err := s.PresignUpload(alice, "upload-zebra.bin", 0, "")
+	again, err := s.PresignUpload(alice, "upload-zebra.bin", UploadTerms{})
 	if err != nil || again.ID == up.TokenID {
 		t.Fatalf("two tokens share the id %q (%v)", again.ID, err)
 	}

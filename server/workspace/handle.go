@@ -136,7 +136,7 @@ func (s *Store) RequestUpload(userID, name string, expectedSize int64, pin strin
 			return Upload{}, ErrBadPin
 		}
 	}
-	p, err := s.PresignUpload(userID, name, maxSize, pin)
+	p, err := s.PresignUpload(userID, name, UploadTerms{MaxSize: maxSize, SHA256: pin})
 	if err != nil {
 		return Upload{}, err
 	}

@@ -43,6 +43,17 @@ type tokenRecord struct {
 	ExpiresAt time.Time `json:"expires_at"`
 	MaxSize   int64     `json:"max_size,omitempty"`
 	SHA256    string    `json:"sha256,omitempty"`
+	// Size is the exact length an upload must have (nil: any up to MaxSize).
+	Size  *int64 `json:"size,omitempty"`
+	Claim Claim  `json:"claim,omitempty"`
+}
+
+// UploadTerms are what a presigned upload holds its one body to.
+type UploadTerms struct {
+	MaxSize int64  // at most this many bytes (0: the setting)
+	Size    *int64 // exactly this many (the size the client declared or was authorized)
+	SHA256  string // hex sha256 the bytes must have ("" : any)
+	Claim   Claim  // how the name is taken when the bytes arrive
 }
 
 // Presigned is a token and when it stops working.
@@ -104,13 +115,12 @@ func (s *Store) PresignDownload(userID, name string) (Presigned, error) {
 }
 
 // PresignUpload issues a single-use upload token that writes name in the
-// caller's workspace, at most maxSize bytes (0: the setting), pinned to a
-// sha256 when one is given.
-func (s *Store) PresignUpload(userID, name string, maxSize int64, pin string) (Presigned, error) {
+// caller's workspace, held to t.
+func (s *Store) PresignUpload(userID, name string, t UploadTerms) (Presigned, error) {
 	if _, err := resolve(userID, name); err != nil {
 		return Presigned{}, err
 	}
-	return s.issue(tokenRecord{Kind: KindUpload, UserID: userID, Name: name, MaxSize: maxSize, SHA256: pin}, UploadLifetime)
+	return s.issue(tokenRecord{Kind: KindUpload, UserID: userID, Name: name, MaxSize: t.MaxSize, SHA256: t.SHA256, Size: t.Size, Claim: t.Claim}, UploadLifetime)
 }
 
 // lookup finds a live token of a kind. Unknown, expired and wrong-kind
@@ -169,5 +179,5 @@ func (s *Store) SpendUpload(token string) (userID, name string, opts WriteOption
 	if !ok {
 		return "", "", WriteOptions{}, ErrNotFound
 	}
-	return rec.UserID, rec.Name, WriteOptions{MaxSize: rec.MaxSize, SHA256: rec.SHA256}, nil
+	return rec.UserID, rec.Name, WriteOptions{MaxSize: rec.MaxSize, SHA256: rec.SHA256, Size: rec.Size, Claim: rec.Claim}, nil
 }

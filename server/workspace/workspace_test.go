@@ -214,7 +214,7 @@ func TestADownloadTokenWorksRepeatedlyUntilItExpires(t *testing.T) {
 
 func TestAnUploadTokenIsSpentExactlyOnceAndCannotDownload(t *testing.T) {
 	s, _ := newStore(t, roomy)
-	p, err := s.PresignUpload(alice, "u.bin", 0, "")
+	p, err := s.PresignUpload(alice, "u.bin", UploadTerms{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +232,7 @@ func TestAnUploadTokenIsSpentExactlyOnceAndCannotDownload(t *testing.T) {
 
 func TestTokensAreStoredOnlyAsHashes(t *testing.T) {
 	s, _ := newStore(t, roomy)
-	p, _ := s.PresignUpload(alice, "u.bin", 0, "")
+	p, _ := s.PresignUpload(alice, "u.bin", UploadTerms{})
 	keys, _, _ := s.kv.ListKeys("", 0, 100)
 	for _, k := range keys {
 		if strings.Contains(k, p.Token) {
