@@ -27,6 +27,10 @@ const (
 	// KindFileRequest is a file asked of the person (request_file) and how
 	// it ended: given, refused, withdrawn.
 	KindFileRequest Kind = "file_request"
+	// KindChatFile is a file a host handed over by link (ChatGPT's file
+	// params), fetched into the person's workspace: the host it came from,
+	// its size and how the fetch ended; never the link's query or the bytes.
+	KindChatFile Kind = "chat_file"
 	// KindConnection is a client connected or disconnected by the person,
 	// or a personal access token made for MCP.
 	KindConnection Kind = "connection"

@@ -115,7 +115,7 @@ var toolName = regexp.MustCompile(`^[a-z0-9_]{1,64}$`)
 // Kinds and Outcomes are every kind and outcome an entry may have, for
 // filters and their refusals.
 var (
-	Kinds    = []Kind{KindWrite, KindOwnView, KindPresignedURL, KindUploadHandle, KindFileRequest, KindSignIn, KindConnection}
+	Kinds    = []Kind{KindWrite, KindOwnView, KindPresignedURL, KindUploadHandle, KindFileRequest, KindChatFile, KindSignIn, KindConnection}
 	Outcomes = []string{OutcomeAsked, OutcomeAccepted, OutcomeDeclined, OutcomeExpired, OutcomeFailed, OutcomeWithdrawn, OutcomeDone, OutcomeRefused, OutcomeIssued}
 )
 

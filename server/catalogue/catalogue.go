@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/chatfile"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -186,7 +187,7 @@ func (t Tool) MCP() mcp.Tool {
 			IdempotentHint:  mcp.ToBoolPtr(t.Hints.Idempotent),
 			OpenWorldHint:   mcp.ToBoolPtr(t.Hints.OpenWorld),
 		},
-		Meta:      viewMeta(t.View),
+		Meta:      t.meta(),
 		Execution: t.execution(),
 	}
 }
@@ -205,13 +206,21 @@ func (t Tool) execution() *mcp.ToolExecution {
 	return &mcp.ToolExecution{TaskSupport: mcp.TaskSupportOptional}
 }
 
-// viewMeta is the tool's _meta naming its view, as the MCP Apps extension
-// reads it; nil without a view.
-func viewMeta(view string) *mcp.Meta {
-	if view == "" {
+// meta is the tool's _meta: the view it shows in, as the MCP Apps
+// extension reads it, and the field ChatGPT fills with the files the
+// person attached (chatfile.MetaKey); nil when it has neither.
+func (t Tool) meta() *mcp.Meta {
+	m := map[string]any{}
+	if t.View != "" {
+		m["ui"] = map[string]any{"resourceUri": t.View}
+	}
+	if t.Files == TakesFiles {
+		m[chatfile.MetaKey] = []string{chatfile.Argument}
+	}
+	if len(m) == 0 {
 		return nil
 	}
-	return mcp.NewMetaFromMap(map[string]any{"ui": map[string]any{"resourceUri": view}})
+	return mcp.NewMetaFromMap(m)
 }
 
 // AlwaysOffered is the one tool of no toolset, offered whatever the

@@ -97,6 +97,17 @@ func (g *Gateway) SiteURL() string {
 	return strings.TrimRight(*cfg.ServiceSettings.SiteURL, "/")
 }
 
+// AllowedUntrustedInternalConnections is the admin's list of internal
+// hosts, addresses and ranges that URLs chosen by others may reach
+// (ServiceSettings, as Mattermost's own fetches of untrusted URLs read it).
+func (g *Gateway) AllowedUntrustedInternalConnections() string {
+	cfg := g.config()
+	if cfg == nil || cfg.ServiceSettings.AllowedUntrustedInternalConnections == nil {
+		return ""
+	}
+	return *cfg.ServiceSettings.AllowedUntrustedInternalConnections
+}
+
 // UserActive reports whether the user exists and is not deactivated,
 // asking Mattermost; the account read is kept for the person's calls
 // (keptAccount), which saves get_me its round trip.

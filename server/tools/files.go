@@ -15,6 +15,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/chatfile"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
@@ -56,22 +57,24 @@ type searchFilesArgs struct {
 
 // FileResult is read_file's structured answer.
 type FileResult struct {
-	FileID      string `json:"file_id"`
-	Name        string `json:"name"`
-	Kind        string `json:"kind"`
-	Detected    string `json:"detected"`
-	Mismatch    string `json:"mismatch,omitempty"`
-	Size        int64  `json:"size"`
-	Read        bool   `json:"read"`
-	TotalLines  int    `json:"total_lines,omitempty"`
-	Start       int    `json:"start,omitempty"`
-	End         int    `json:"end,omitempty"`
-	NextStart   int    `json:"next_start,omitempty"`
-	NextColumn  int    `json:"next_column,omitempty"`
-	Image       *Image `json:"image,omitempty"`
-	MediaType   string `json:"media_type,omitempty"`
-	Permalink   string `json:"permalink,omitempty"`
-	Description string `json:"-"`
+	FileID     string `json:"file_id"`
+	Name       string `json:"name"`
+	Kind       string `json:"kind"`
+	Detected   string `json:"detected"`
+	Mismatch   string `json:"mismatch,omitempty"`
+	Size       int64  `json:"size"`
+	Read       bool   `json:"read"`
+	TotalLines int    `json:"total_lines,omitempty"`
+	Start      int    `json:"start,omitempty"`
+	End        int    `json:"end,omitempty"`
+	NextStart  int    `json:"next_start,omitempty"`
+	NextColumn int    `json:"next_column,omitempty"`
+	Image      *Image `json:"image,omitempty"`
+	MediaType  string `json:"media_type,omitempty"`
+	Permalink  string `json:"permalink,omitempty"`
+	// File is the file itself for ChatGPT, which fetches it.
+	File        *chatfile.Ref `json:"file,omitempty"`
+	Description string        `json:"-"`
 }
 
 // Image is what read_file says about an image it returned.
@@ -276,6 +279,10 @@ func (d Deps) readLocated(ctx context.Context, c *mattermost.Caller, l *located,
 	}
 	res = fileContent(info, l.permalink, view)
 	givesFile(ctx, &res.Meta, filetransfer.FileValue{URI: filetransfer.AttachmentURI(c.UserID(), info.Id), Name: info.Name, MIMEType: info.MimeType, Size: info.Size})
+	if args.Offset <= 1 && args.Column <= 1 {
+		// Once per reading, on its first window: the copy costs a write.
+		res.Data.File = d.chatFileOfAttachment(ctx, c.UserID(), info.Id, info.MimeType)
+	}
 	return res, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/chatfile"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
@@ -236,18 +237,21 @@ type createPostArgs struct {
 	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
 	RootID  string          `json:"root_id,omitempty" jsonschema:"A post id to reply to, in its thread."`
 	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
+	Chat    []chatfile.Ref  `json:"chatgpt_files,omitempty" jsonschema:"ChatGPT fills this with files the person attached; elsewhere leave it out."`
 }
 
 type dmArgs struct {
 	User    string          `json:"user" jsonschema:"The person: an @username or a user id."`
 	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
 	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
+	Chat    []chatfile.Ref  `json:"chatgpt_files,omitempty" jsonschema:"ChatGPT fills this with files the person attached; elsewhere leave it out."`
 }
 
 type groupMessageArgs struct {
 	Users   []string        `json:"users" jsonschema:"The 2 to 7 other people: @usernames or user ids."`
 	Message string          `json:"message,omitempty" jsonschema:"The message, in Mattermost markdown."`
 	Files   []posting.Entry `json:"files,omitempty" jsonschema:"Files to attach, up to 10."`
+	Chat    []chatfile.Ref  `json:"chatgpt_files,omitempty" jsonschema:"ChatGPT fills this with files the person attached; elsewhere leave it out."`
 }
 
 type updatePostArgs struct {
@@ -307,7 +311,7 @@ func (d Deps) createPost(ctx context.Context, a createPostArgs) (res catalogue.R
 	}
 	dest := view.destination(c)
 	dest.RootID = strings.TrimSpace(a.RootID)
-	return d.post(ctx, c, dest, a.Message, a.Files)
+	return d.post(ctx, c, dest, a.Message, a.Files, a.Chat)
 }
 
 func (d Deps) dm(ctx context.Context, a dmArgs) (res catalogue.Result[WriteResult], err error) {
@@ -327,7 +331,7 @@ func (d Deps) dm(ctx context.Context, a dmArgs) (res catalogue.Result[WriteResul
 	}
 	dest := posting.Destination{UserIDs: []string{u.Id}, Label: "a direct message with @" + u.Username,
 		Place: "your direct message with @" + u.Username, Where: "a direct message from you to @" + u.Username, Recipients: []string{"@" + u.Username}}
-	return d.post(ctx, c, dest, a.Message, a.Files)
+	return d.post(ctx, c, dest, a.Message, a.Files, a.Chat)
 }
 
 func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (res catalogue.Result[WriteResult], err error) {
@@ -356,7 +360,7 @@ func (d Deps) groupMessage(ctx context.Context, a groupMessageArgs) (res catalog
 	}
 	dest := posting.Destination{UserIDs: ids, Label: "a group message with " + strings.Join(names, ", "),
 		Place: "your group message with " + strings.Join(names, ", "), Where: "a group message from you to " + strings.Join(names, ", "), Recipients: names}
-	return d.post(ctx, c, dest, a.Message, a.Files)
+	return d.post(ctx, c, dest, a.Message, a.Files, a.Chat)
 }
 
 // conversationRefusal words a direct or group message the person may not
@@ -372,11 +376,17 @@ func conversationRefusal(err error, what, permission string) error {
 
 // post checks and stages a post, then asks the person (or, when the admin
 // leaves writes to the client's own approval, sends it).
-func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (res catalogue.Result[WriteResult], err error) {
-	plan, err := d.stagePost(ctx, c, dest, message, files)
+func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry, chat []chatfile.Ref) (res catalogue.Result[WriteResult], err error) {
+	fetched, got, err := d.fetchChatFiles(ctx, c, chat, len(files))
 	if err != nil {
 		return res, err
 	}
+	plan, err := d.stagePost(ctx, c, dest, message, append(files, fetched...))
+	if err != nil {
+		d.dropChatFiles(c.UserID(), got)
+		return res, err
+	}
+	markChatOrigins(&plan, got)
 	return d.ask(ctx, c, plan, d.posted)
 }
 

@@ -32,8 +32,10 @@ const (
 	budgetFiles = 5_120
 	// budgetPeople: 2,777 bytes for 3 tools; 1 KiB more, one average tool.
 	budgetPeople = 4_096
-	// budgetWorkspace: 6,201 bytes for 7 tools; 1 KiB more, one average tool.
-	budgetWorkspace = 7_680
+	// budgetWorkspace: 6,201 bytes for 7 tools; 1 KiB more, one average tool;
+	// then 512 bytes for the file object ChatGPT fetches in the answers of
+	// files_read and save_attachment (about 160 bytes of schema each).
+	budgetWorkspace = 8_192
 	// budgetPosting: 11,917 bytes for 11 tools; 1 KiB more, one average tool.
 	budgetPosting = 13_312
 	// budgetChannelChanges: 4,536 bytes for 4 tools; 1 KiB more, one average tool.

@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/budget"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/chatfile"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -55,6 +56,9 @@ type filesPresignArgs struct {
 type saveAttachmentArgs struct {
 	fileTarget
 	Name string `json:"name,omitempty" jsonschema:"Name in your workspace; default the attachment's own name."`
+	// claim is how the name is taken (the tool's own call replaces a file
+	// of that name; a copy made to give a file away never does).
+	claim workspace.Claim
 }
 
 type requestUploadArgs struct {
@@ -138,7 +142,18 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			Effect:      catalogue.ChangesOwnWorkspace,
 			Toolset:     config.ToolsetWorkspace,
 			Files:       catalogue.GivesFile,
-		}, d.saveAttachment),
+		}, func(ctx context.Context, args saveAttachmentArgs) (catalogue.Result[SavedAttachment], error) {
+			res, err := d.saveAttachment(ctx, args)
+			out := catalogue.Result[SavedAttachment]{Text: res.Text, Data: SavedAttachment{Entry: res.Data}, Meta: res.Meta, NotDone: res.NotDone}
+			if err == nil {
+				if c, cerr := d.caller(ctx); cerr == nil {
+					if f, serr := d.Workspace.Stat(c.UserID(), res.Data.Name); serr == nil {
+						out.Data.File = d.chatFileOut(ctx, c.UserID(), f, "")
+					}
+				}
+			}
+			return out, err
+		}),
 		catalogue.Define(catalogue.Tool{
 			Name:        "request_upload",
 			Title:       "Request an upload slot",
@@ -179,6 +194,13 @@ func workspaceRefusal(err error, name string, cfg config.Configuration) error {
 		return refusal.New(fmt.Sprintf("%q changed while it was being read.", name), "Try again.")
 	}
 	return err
+}
+
+// SavedAttachment is save_attachment's structured answer: the workspace
+// file, and for ChatGPT the file itself.
+type SavedAttachment struct {
+	workspace.Entry
+	File *chatfile.Ref `json:"file,omitempty"`
 }
 
 // WorkspaceList is files_list's structured answer.
@@ -260,6 +282,7 @@ func (d Deps) filesRead(ctx context.Context, args filesReadArgs) (res catalogue.
 	}
 	res = fileContent(&model.FileInfo{Name: f.Name, Size: f.Size, MimeType: f.Type}, "", view)
 	givesFile(ctx, &res.Meta, workspaceFileValue(c.UserID(), f))
+	res.Data.File = d.chatFileOut(ctx, c.UserID(), f, "")
 	return res, nil
 }
 
@@ -395,7 +418,7 @@ func (d Deps) saveAttachment(ctx context.Context, args saveAttachmentArgs) (res 
 	if err != nil {
 		return res, err
 	}
-	f, err := d.Workspace.Write(ctx, c.UserID(), name, bytes.NewReader(data), workspace.WriteOptions{})
+	f, err := d.Workspace.Write(ctx, c.UserID(), name, bytes.NewReader(data), workspace.WriteOptions{Claim: args.claim})
 	res, err = d.written(f, err, name, "Saved the attachment as")
 	if err == nil {
 		givesFile(ctx, &res.Meta, workspaceFileValue(c.UserID(), f))
