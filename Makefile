@@ -114,7 +114,7 @@ MIN_MM_VERSION := 9.11
 e2e-test-min: dist $(E2E_NODE)
 	MCP_MM_VERSION=$(MIN_MM_VERSION) MCP_PLUGIN_BUNDLE=$(CURDIR)/$(BUNDLE) $(GO) test -count=1 -timeout 25m ./e2e/ $(E2E_FLAGS)
 
-## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines, then every call against what Mattermost itself costs (fastbench), then file search over 300 large documents against Mattermost's REST file search (searchbench)
+## bench: converter benchmarks, then read_file and the JPEG pipeline end to end against their baselines, then a person's file by the page and by ChatGPT's link against a REST upload (filebench, chatfilebench), then every call against what Mattermost itself costs (fastbench), then file search over 300 large documents against Mattermost's REST file search (searchbench)
 bench: dist
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=5x ./server/fileview/ ./server/fileview/imaging/
 	$(GO) test -run='^$$' -bench='AToolCallOnAWarmNode|RoundTripsOfAReadOnAWarmNode' -benchmem ./server/transport/ ./server/tools/
@@ -124,6 +124,7 @@ bench: dist
 	$(GO) test -run='^$$' -bench=. -benchmem ./server/audit/
 	$(GO) run ./e2e/cmd/wsbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/filebench -bundle $(CURDIR)/$(BUNDLE)
+	$(GO) run ./e2e/cmd/chatfilebench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/waitbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/loadbench -bundle $(CURDIR)/$(BUNDLE)
 	$(GO) run ./e2e/cmd/postbench -bundle $(CURDIR)/$(BUNDLE)

@@ -16,13 +16,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
@@ -110,7 +108,7 @@ func run(bundle string, mib, rounds int) error {
 			return err
 		}
 		restStarted := time.Now()
-		if err := restUpload(mm.URL, alice.Token, town.Id, fmt.Sprintf("round%d.pdf", round), data); err != nil {
+		if err := harness.RESTUpload(mm.URL, alice.Token, town.Id, fmt.Sprintf("round%d.pdf", round), data); err != nil {
 			return err
 		}
 		rest := time.Since(restStarted)
@@ -166,26 +164,4 @@ func signIn(site string, u harness.User) (*http.Client, error) {
 		}
 	}
 	return nil, fmt.Errorf("signing in gave no CSRF cookie (%s)", resp.Status)
-}
-
-func restUpload(site, token, channelID, name string, data []byte) error {
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	_ = w.WriteField("channel_id", channelID)
-	part, _ := w.CreateFormFile("files", name)
-	_, _ = part.Write(data)
-	_ = w.Close()
-	req, _ := http.NewRequest(http.MethodPost, strings.TrimRight(site, "/")+"/api/v4/files", &body)
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		b, _ := io.ReadAll(resp.Body)
-		return fmt.Errorf("REST upload: %d %s", resp.StatusCode, b)
-	}
-	return nil
 }
