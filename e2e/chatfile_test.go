@@ -14,12 +14,14 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/mattermost/mattermost/server/public/model"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/chatfile"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
@@ -191,6 +193,20 @@ func TestAFileAttachedInChatGPTIsFetchedWholeShownToThePersonAndPostedByteIdenti
 		t.Fatalf("the file object's download_url answered %d with %d bytes; want the %d bytes posted", resp.StatusCode, len(got), len(plan))
 	}
 
+	// The fetch is in the audit trail by host, size and outcome, and
+	// never by the link's path or query.
+	adminToken, err := mm.PersonalAccessToken(mm.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, body := waitAuditOf(t, adminToken, url.Values{"user": {alice.ID}, "kind": {string(audit.KindChatFile)}}, 1)
+	if e := entries[0]; e.Targets["host"] != "127.0.0.1" || e.Targets["bytes"] != fmt.Sprint(len(plan)) || e.Outcome != audit.OutcomeDone || e.ClientName != chatfile.ClientName {
+		t.Errorf("the audit entry of the fetch: %+v", e)
+	}
+	if strings.Contains(body, "/files/plan.pdf") {
+		t.Error("the audit trail holds the link's path")
+	}
+
 	// Another client is given no file object.
 	other := newFilesClient(t, alice.Token, "2025-11-25", map[string]any{})
 	read, _ = toolCall(t, other, "read_file", map[string]any{"file_id": infos["plan.pdf"].Id})
@@ -275,6 +291,23 @@ func TestAChatFileThatIsNotWholeOrNotAllowedIsRefusedWithWhatToDoAndNothingIsKep
 	defer mu.Unlock()
 	if unlistedCount != 0 {
 		t.Errorf("the unlisted address was asked %d times; the plugin must refuse before connecting", unlistedCount)
+	}
+	adminToken, err := mm.PersonalAccessToken(mm.Admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := waitAuditOf(t, adminToken, url.Values{"user": {u.ID}, "kind": {string(audit.KindChatFile)}}, 6)
+	reasons := map[string]bool{}
+	for _, e := range entries {
+		if e.Outcome != audit.OutcomeRefused {
+			t.Errorf("a refused fetch was recorded as %s", e.Outcome)
+		}
+		reasons[e.Reason] = true
+	}
+	for _, want := range []string{"host_not_allowed", "too_long", "cut_short", "stalled", "status_404"} {
+		if !reasons[want] {
+			t.Errorf("no refused fetch was recorded as %s: %v", want, reasons)
+		}
 	}
 	if host.asked("/files/metadata") != 1 {
 		t.Errorf("the redirecting link was asked %d times", host.asked("/files/metadata"))
