@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
+	"path"
 	"strings"
 )
 
@@ -77,6 +78,28 @@ func NameFor(mediaType string) string {
 		return unnamedStem + exts[0]
 	}
 	return unnamedStem
+}
+
+// TypeOf is the media type a file's name says, for a FileValue's
+// mimeType: the common types first (as NameFor names them), then the
+// system's table; "" when nothing knows the extension. The workspace
+// describes what it sniffed in words ("PNG image"), which is no media
+// type.
+func TypeOf(name string) string {
+	ext := strings.ToLower(path.Ext(name))
+	if ext == "" {
+		return ""
+	}
+	for t, e := range commonExtensions {
+		if e == ext {
+			return t
+		}
+	}
+	t, _, err := mime.ParseMediaType(mime.TypeByExtension(ext))
+	if err != nil {
+		return ""
+	}
+	return t
 }
 
 // FileName is the name the inline file is kept under: its name parameter,

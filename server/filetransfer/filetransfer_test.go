@@ -386,6 +386,14 @@ func TestAFileGivenWithoutANameIsNamedAfterItsTypeWithTheExtensionPeopleExpect(t
 	}
 }
 
+func TestAFilesMediaTypeIsReadFromItsNameAndNeverFromAWordedDescription(t *testing.T) {
+	for name, want := range map[string]string{"notes.txt": "text/plain", "Photo.JPG": "image/jpeg", "deck.pdf": "application/pdf", "x.docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "README": "", "a.zzzunknown": ""} {
+		if got := TypeOf(name); got != want {
+			t.Errorf("TypeOf(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
 func TestACapabilityIsReadFromTheClientsCapabilitiesAndBounded(t *testing.T) {
 	c := ParseCapability(json.RawMessage(`{"files":{"upload":true,"download":true,"transports":["https","a","b","c","d","e","f","g","h","i"]},"elicitation":{}}`))
 	if !c.Uploads() || !c.Outputs() || !c.Inputs() || len(c.Transports) != maxTransports {

@@ -33,7 +33,7 @@ func givesFile(ctx context.Context, meta *map[string]any, f filetransfer.FileVal
 }
 
 func workspaceFileValue(userID string, f workspace.File) filetransfer.FileValue {
-	return filetransfer.FileValue{URI: filetransfer.WorkspaceURI(userID, f.Name), Name: f.Name, MIMEType: f.Type, Size: f.Size,
+	return filetransfer.FileValue{URI: filetransfer.WorkspaceURI(userID, f.Name), Name: f.Name, MIMEType: filetransfer.TypeOf(f.Name), Size: f.Size,
 		Digest: filetransfer.DigestOfHex(f.SHA256)}
 }
 
@@ -112,7 +112,7 @@ func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetr
 	if err != nil {
 		return filetransfer.Download{}, err
 	}
-	name, shown := ref.Name, ""
+	name, shown, mimeType := ref.Name, "", ""
 	if ref.Kind == filetransfer.KindAttachment {
 		// An attachment leaves as the workspace's files do: copied in,
 		// then presigned, so its bytes never pass through the client.
@@ -125,7 +125,7 @@ func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetr
 			return filetransfer.Download{}, err
 		}
 		// Under a free name: a file of the person's of that name stays.
-		shown = l.Info().Name
+		shown, mimeType = l.Info().Name, l.Info().MimeType
 		free := b.d.Workspace.FreeName(c.UserID(), shown)
 		res, err := b.d.saveAttachment(ctx, saveAttachmentArgs{fileTarget: target, Name: free})
 		if errors.Is(err, mattermost.ErrNotFound) {
@@ -151,9 +151,9 @@ func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetr
 		return filetransfer.Download{}, err
 	}
 	if shown == "" {
-		shown = f.Name
+		shown, mimeType = f.Name, filetransfer.TypeOf(f.Name)
 	}
-	return filetransfer.Download{URL: b.d.URLs.Download(p.Token), ExpiresAt: p.ExpiresAt, Name: shown, MIMEType: f.Type, Size: f.Size, SHA256: f.SHA256}, nil
+	return filetransfer.Download{URL: b.d.URLs.Download(p.Token), ExpiresAt: p.ExpiresAt, Name: shown, MIMEType: mimeType, Size: f.Size, SHA256: f.SHA256}, nil
 }
 
 func (b fileBackend) Store(ctx context.Context, in filetransfer.Inline) (string, error) {
