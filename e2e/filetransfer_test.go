@@ -383,7 +383,7 @@ func TestAClientOfTheNewestFileTransferDraftPostsAnAuthorizedUploadAndADataURIAn
 	if r.Error != nil || json.Unmarshal(r.Result, &d) != nil {
 		t.Fatalf("files/authorizeDownload: %+v", r.Error)
 	}
-	if d.File.URI != blocks[0].URI || d.File.Digest == nil || d.File.Digest.Value != digestOf(report)["value"] || d.File.Size != int64(len(report)) {
+	if d.File.URI != blocks[0].URI || d.File.MIMEType != "application/pdf" || d.File.Digest == nil || d.File.Digest.Value != digestOf(report)["value"] || d.File.Size != int64(len(report)) {
 		t.Errorf("authorizeDownload's file: %+v", d.File)
 	}
 	if got := download(t, d.Download); sum(got) != sum(report) {
@@ -442,7 +442,7 @@ func TestFileTransferIsOfferedExactlyToAClientThatDeclaresItOnEitherRevision(t *
 		}
 		read, _ := toolCall(t, dl, "files_read", map[string]any{"name": "offered.txt"})
 		blocks := read.fileBlocks()
-		if len(blocks) != 1 || blocks[0].Name != "offered.txt" || blocks[0].Digest == nil || blocks[0].Digest.Value != digestOf([]byte("offered"))["value"] {
+		if len(blocks) != 1 || blocks[0].Name != "offered.txt" || blocks[0].MIMEType != "text/plain" || blocks[0].Digest == nil || blocks[0].Digest.Value != digestOf([]byte("offered"))["value"] {
 			t.Fatalf("%s: files_read gave %+v to a client that takes files", version, blocks)
 		}
 		_, r := toolCall(t, dl, "create_post", map[string]any{"channel": townSquare(t).Id, "message": "x", "file_uris": []string{blocks[0].URI}})
