@@ -1,19 +1,24 @@
 package e2e
 
-// Issue 44: a client that declares the files capability of the draft
-// SEP-2631 (File Objects and Transfer) gives the person's file by its own
-// transfer: files/prepareUpload, a PUT to the descriptor, the file URI in
-// file_uris of a posting tool; or a data: URI. A tool that reads a file
-// gives it back as a file content block, which files/getDownload
-// resolves. A client that declared nothing sees none of it.
+// Issues 44 and 55: a client that declares the files capability of the
+// draft SEP-2631 (File Objects and Transfer), at its newest text, gives
+// the person's file by its own transfer: files/authorizeUpload with the
+// file's size and sha-256 digest, the upload the descriptor says, the
+// file URI in file_uris (marked x-mcp-file) of a posting tool; or a data:
+// URI. A tool that reads a file gives it back as a file content block with
+// its digest, which files/authorizeDownload resolves. A client that
+// declared nothing sees none of it.
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -42,7 +47,14 @@ type rpcReply struct {
 	} `json:"error"`
 }
 
-var declaresFiles = map[string]any{"files": map[string]any{"inputTransfer": true, "output": true, "transports": []string{"https"}}}
+// declaresFiles is the newest draft's declaration of both halves;
+// declaresDownloads of downloads alone; declaresApril the April draft's,
+// which this server no longer reads.
+var (
+	declaresFiles     = map[string]any{"files": map[string]any{"upload": true, "download": true, "transports": []string{"https"}}}
+	declaresDownloads = map[string]any{"files": map[string]any{"download": true, "transports": []string{"https"}}}
+	declaresApril     = map[string]any{"files": map[string]any{"inputTransfer": true, "output": true, "transports": []string{"https"}}}
+)
 
 // newFilesClient opens a session of 2025-11-25 declaring caps; version
 // "2026-07-28" opens none and declares caps in every request instead.
@@ -113,25 +125,107 @@ func jsonOf(t *testing.T, v any) string {
 
 // toolListed is one tool of a raw tools/list answer.
 type toolListed struct {
-	Name        string                    `json:"name"`
-	InputSchema map[string]any            `json:"inputSchema"`
-	InputFiles  map[string]map[string]any `json:"inputFiles"`
+	Name        string         `json:"name"`
+	InputSchema map[string]any `json:"inputSchema"`
+	InputFiles  any            `json:"inputFiles"`
 }
 
-func listedTool(t *testing.T, c *filesClient, name string) toolListed {
+// fileInput is the x-mcp-file of a tool's file_uris items; nil when it
+// has none.
+func (tl toolListed) fileInput() map[string]any {
+	props, _ := tl.InputSchema["properties"].(map[string]any)
+	uris, _ := props[filetransfer.URIsArgument].(map[string]any)
+	items, _ := uris["items"].(map[string]any)
+	in, _ := items[filetransfer.SchemaKeyword].(map[string]any)
+	return in
+}
+
+// listedTools reads a raw tools/list answer, and its text.
+func listedTools(t *testing.T, c *filesClient) ([]toolListed, string) {
 	t.Helper()
 	r := c.call(t, "tools/list", map[string]any{})
 	var res struct{ Tools []toolListed }
 	if r.Error != nil || json.Unmarshal(r.Result, &res) != nil {
 		t.Fatalf("tools/list: %+v %s", r.Error, r.Result)
 	}
-	for _, tool := range res.Tools {
+	return res.Tools, string(r.Result)
+}
+
+func listedTool(t *testing.T, c *filesClient, name string) toolListed {
+	t.Helper()
+	listed, _ := listedTools(t, c)
+	for _, tool := range listed {
 		if tool.Name == name {
 			return tool
 		}
 	}
 	t.Fatalf("tools/list has no %s", name)
 	return toolListed{}
+}
+
+// digestOf is b's digest as the SEP writes it.
+func digestOf(b []byte) map[string]string {
+	s := sha256.Sum256(b)
+	return map[string]string{"algorithm": "sha-256", "value": base64.RawURLEncoding.EncodeToString(s[:])}
+}
+
+// authorized is an authorizeUpload answer as a client of the draft reads
+// it, with the multipart part of a descriptor this server never sends.
+type authorized struct {
+	File   filetransfer.FileValue `json:"file"`
+	Upload struct {
+		filetransfer.Transfer
+		Multipart *struct {
+			FileField string            `json:"fileField"`
+			Fields    map[string]string `json:"fields"`
+		} `json:"multipart"`
+	} `json:"upload"`
+}
+
+// authorizeUpload calls files/authorizeUpload for b, declaring digest.
+func authorizeUpload(t *testing.T, c *filesClient, name, mimeType string, b []byte, digest map[string]string) authorized {
+	t.Helper()
+	r := c.call(t, filetransfer.MethodAuthorizeUpload, map[string]any{"name": name, "mimeType": mimeType, "size": len(b), "digest": digest})
+	var a authorized
+	if r.Error != nil || json.Unmarshal(r.Result, &a) != nil || !strings.HasPrefix(a.File.URI, "mcp-file://mattermost/") {
+		t.Fatalf("files/authorizeUpload: %+v %s", r.Error, r.Result)
+	}
+	return a
+}
+
+// upload sends b as the descriptor says, a form when it is multipart, as
+// a client of the draft does; it answers the status.
+func upload(t *testing.T, a authorized, b []byte) int {
+	t.Helper()
+	d := a.Upload
+	if d.Transport != "https" || (d.Method != http.MethodPut && d.Method != http.MethodPost) {
+		t.Fatalf("an upload descriptor of %s %s", d.Transport, d.Method)
+	}
+	body, contentType := io.Reader(bytes.NewReader(b)), d.Headers["Content-Type"]
+	if d.Multipart != nil {
+		var form bytes.Buffer
+		w := multipart.NewWriter(&form)
+		for k, v := range d.Multipart.Fields {
+			_ = w.WriteField(k, v)
+		}
+		part, _ := w.CreateFormFile(d.Multipart.FileField, a.File.Name)
+		_, _ = part.Write(b)
+		_ = w.Close()
+		body, contentType = &form, w.FormDataContentType()
+	}
+	req, _ := http.NewRequest(d.Method, d.URL, body)
+	for k, v := range d.Headers {
+		req.Header.Set(k, v)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // callResult is a raw tools/call result.
@@ -190,51 +284,71 @@ func download(t *testing.T, d filetransfer.Transfer) []byte {
 	return b
 }
 
-func TestAClientOfTheFileTransferDraftPostsThePersonsFileByFileURIAndByDataURIAndDownloadsWhatItReads(t *testing.T) {
+func TestAClientOfTheNewestFileTransferDraftPostsAnAuthorizedUploadAndADataURIAndDownloadsWhatItReads(t *testing.T) {
 	allowWrites(t, config.ConfirmMattermost)
 	alice, bob := mm.Users[0], mm.Users[1]
 	c := newFilesClient(t, alice.Token, "2025-11-25", declaresFiles)
 
-	// create_post declares its file field, and takes file URIs in it.
-	post := listedTool(t, c, "create_post")
-	if post.InputFiles[filetransfer.URIsArgument] == nil || post.InputSchema["properties"].(map[string]any)[filetransfer.URIsArgument] == nil {
-		t.Fatalf("create_post is listed without file_uris for a client that sends file URIs: %+v", post)
-	}
-	if get := listedTool(t, c, "get_me"); get.InputFiles != nil {
-		t.Errorf("get_me takes no file but declares %v", get.InputFiles)
+	// create_post marks file_uris with x-mcp-file, both modes, the
+	// largest workspace file; nothing else takes files, and the April
+	// draft's sidecar is gone.
+	listed, _ := listedTools(t, c)
+	for _, tool := range listed {
+		in := tool.fileInput()
+		switch {
+		case tool.Name == "create_post" && (in == nil || in["maxSize"] != float64(50<<20) || !reflect.DeepEqual(in["transferModes"], []any{"inline", "upload"})):
+			t.Errorf("create_post's file_uris is marked %v", in)
+		case tool.Name != "create_post" && tool.Name != "dm" && tool.Name != "group_message" && in != nil:
+			t.Errorf("%s takes no file but is marked %v", tool.Name, in)
+		case tool.InputFiles != nil:
+			t.Errorf("%s keeps the April draft's inputFiles", tool.Name)
+		}
 	}
 
-	// Prepare, then upload to the descriptor as it says.
+	// Authorize with the digest, then upload as the descriptor says.
 	report := append([]byte("%PDF-1.4\n% the person's report\n"), randomBytes(t, 300<<10)...)
-	r := c.call(t, filetransfer.MethodPrepareUpload, map[string]any{"name": "report.pdf", "mimeType": "application/pdf", "size": len(report)})
-	var prepared filetransfer.Prepared
-	if r.Error != nil || json.Unmarshal(r.Result, &prepared) != nil || !strings.HasPrefix(prepared.File.URI, "mcp-file://mattermost/") {
-		t.Fatalf("files/prepareUpload: %+v %s", r.Error, r.Result)
+	a := authorizeUpload(t, c, "report.pdf", "application/pdf", report, digestOf(report))
+	if a.File.Digest == nil || a.File.Digest.Value != digestOf(report)["value"] || a.File.Size != int64(len(report)) || a.Upload.Multipart != nil {
+		t.Fatalf("authorized %+v", a)
 	}
-	put, _ := http.NewRequest(prepared.Transfer.Method, prepared.Transfer.URL, bytes.NewReader(report))
-	for k, v := range prepared.Transfer.Headers {
-		put.Header.Set(k, v)
+	if code := upload(t, a, report); code != http.StatusCreated {
+		t.Fatalf("the upload to the descriptor: %d", code)
 	}
-	resp, err := http.DefaultClient.Do(put)
-	if err != nil || resp.StatusCode != http.StatusCreated {
-		t.Fatalf("the upload to the descriptor: %v %v", err, resp)
-	}
-	resp.Body.Close()
 
-	// The file URI and a data: URI of the person's notes post after the
-	// person accepts; the question shows both files as every file.
+	// Bytes other than the digest declared are refused, and nothing is
+	// kept: the file URI names no file.
+	wrong := authorizeUpload(t, c, "forged.pdf", "application/pdf", report, digestOf([]byte("other bytes")))
+	if code := upload(t, wrong, report); code != http.StatusUnprocessableEntity {
+		t.Errorf("an upload whose bytes are not its digest's: %d, want 422", code)
+	}
+	if r := c.call(t, filetransfer.MethodAuthorizeDownload, map[string]any{"uri": wrong.File.URI}); r.Error == nil || r.Error.Data["reason"] != filetransfer.ReasonNotFound {
+		t.Errorf("the refused upload's URI: %+v", r.Error)
+	}
+	// A body longer than the size authorized is refused too.
+	long := authorizeUpload(t, c, "long.pdf", "application/pdf", report, nil)
+	if code := upload(t, long, append(report, 'x')); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("an upload longer than authorized: %d, want 413", code)
+	}
+	// Over the largest file, the SEP's reason.
+	r := c.call(t, filetransfer.MethodAuthorizeUpload, map[string]any{"name": "huge.bin", "size": 51 << 20})
+	if r.Error == nil || r.Error.Code != -32602 || r.Error.Data["reason"] != "maxSizeExceeded" || r.Error.Data["maxSize"] != float64(50<<20) {
+		t.Errorf("an upload over the largest file: %+v", r.Error)
+	}
+
+	// The file URI and an unnamed data: URI post after the person
+	// accepts; the question shows both files as every file.
 	notes := []byte("notes the person chose\n")
-	dataURI := "data:text/plain;name=notes.txt;base64," + base64.StdEncoding.EncodeToString(notes)
+	dataURI := "data:text/plain;base64," + base64.StdEncoding.EncodeToString(notes)
 	marker := uniq(t, "sep2631")
 	done := make(chan callResult, 1)
 	go func() {
-		res, _ := toolCall(t, c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker, "file_uris": []string{prepared.File.URI, dataURI}})
+		res, _ := toolCall(t, c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker, "file_uris": []string{a.File.URI, dataURI}})
 		done <- res
 	}()
 	id := waitPending(t, alice, marker)
 	_, question := get(t, browser(t, alice), confirmBase()+"/"+id, "")
 	// The page shows each sha256 by its first 12 digits.
-	for _, want := range []string{prepared.File.Name, "notes", sum(report)[:12], sum(notes)[:12]} {
+	for _, want := range []string{a.File.Name, sum(report)[:12], sum(notes)[:12]} {
 		if !strings.Contains(question, want) {
 			t.Errorf("the question does not show %s", want)
 		}
@@ -246,40 +360,43 @@ func TestAClientOfTheFileTransferDraftPostsThePersonsFileByFileURIAndByDataURIAn
 		t.Fatalf("create_post with file URIs: %s", res.text())
 	}
 	files, infos := postedFilesAs(t, alice, out.PostID)
-	// Each keeps its name, or takes a free one beside a workspace file
-	// of that name: the bytes are what count.
-	sums := map[string]string{}
+	names := map[string]string{}
 	for name, b := range files {
-		sums[sum(b)] = name
+		names[sum(b)] = name
 	}
-	reportName := sums[sum(report)]
-	if len(files) != 2 || reportName != prepared.File.Name || !strings.HasPrefix(sums[sum(notes)], "notes") {
-		t.Fatalf("the post's files: %v, want %s and notes.txt", sums, prepared.File.Name)
+	// The unnamed text is named after its type ("file.txt", or "file (n).txt"
+	// beside one of that name), never ".asc".
+	reportName, notesName := names[sum(report)], names[sum(notes)]
+	if len(files) != 2 || reportName != a.File.Name || !strings.HasPrefix(notesName, "file") || !strings.HasSuffix(notesName, ".txt") {
+		t.Fatalf("the post's files: %v, want %s and file.txt, byte for byte", names, a.File.Name)
 	}
 
-	// read_file gives the attachment as a file; getDownload resolves it
-	// to its bytes, without credentials.
+	// read_file gives the attachment as a file with its digest;
+	// authorizeDownload answers the same file and a GET of its bytes.
 	read, _ := toolCall(t, c, "read_file", map[string]any{"file_id": infos[reportName].Id})
 	blocks := read.fileBlocks()
 	if read.IsError || len(blocks) != 1 || blocks[0].Name != reportName || blocks[0].Size != int64(len(report)) {
 		t.Fatalf("read_file gave %v: %.300s", blocks, read.text())
 	}
-	r = c.call(t, filetransfer.MethodGetDownload, map[string]any{"uri": blocks[0].URI})
-	var d filetransfer.Transfer
+	r = c.call(t, filetransfer.MethodAuthorizeDownload, map[string]any{"uri": blocks[0].URI})
+	var d filetransfer.AuthorizedDownload
 	if r.Error != nil || json.Unmarshal(r.Result, &d) != nil {
-		t.Fatalf("files/getDownload: %+v", r.Error)
+		t.Fatalf("files/authorizeDownload: %+v", r.Error)
 	}
-	if got := download(t, d); sum(got) != sum(report) {
+	if d.File.URI != blocks[0].URI || d.File.MIMEType != "application/pdf" || d.File.Digest == nil || d.File.Digest.Value != digestOf(report)["value"] || d.File.Size != int64(len(report)) {
+		t.Errorf("authorizeDownload's file: %+v", d.File)
+	}
+	if got := download(t, d.Download); sum(got) != sum(report) {
 		t.Fatalf("the download is %d bytes, not the attachment's %d", len(got), len(report))
 	}
 
 	// Another person's file URI is not found, whichever way it is used.
 	other := newFilesClient(t, bob.Token, "2025-11-25", declaresFiles)
-	r = other.call(t, filetransfer.MethodGetDownload, map[string]any{"uri": prepared.File.URI})
-	if r.Error == nil || r.Error.Code != -32602 || r.Error.Data["reason"] != "notFound" {
-		t.Errorf("bob's getDownload of alice's file: %+v", r.Error)
+	r = other.call(t, filetransfer.MethodAuthorizeDownload, map[string]any{"uri": a.File.URI})
+	if r.Error == nil || r.Error.Code != -32602 || r.Error.Data["reason"] != filetransfer.ReasonNotFound {
+		t.Errorf("bob's authorizeDownload of alice's file: %+v", r.Error)
 	}
-	_, r = toolCall(t, other, "create_post", map[string]any{"channel": townSquare(t).Id, "message": "x", "file_uris": []string{prepared.File.URI}})
+	_, r = toolCall(t, other, "create_post", map[string]any{"channel": townSquare(t).Id, "message": "x", "file_uris": []string{a.File.URI}})
 	if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "No such file") {
 		t.Errorf("bob's post with alice's file URI: %+v", r.Error)
 	}
@@ -290,35 +407,53 @@ func TestFileTransferIsOfferedExactlyToAClientThatDeclaresItOnEitherRevision(t *
 	alice := mm.Users[0]
 	photo := noisePNG(t, 64, 48)
 	for _, version := range []string{"2025-11-25", mcp.LATEST_PROTOCOL_VERSION} {
-		plain := newFilesClient(t, alice.Token, version, map[string]any{})
-		if post := listedTool(t, plain, "create_post"); post.InputFiles != nil || post.InputSchema["properties"].(map[string]any)[filetransfer.URIsArgument] != nil {
-			t.Errorf("%s: a client that declared nothing is listed file_uris: %+v", version, post)
-		}
-		for _, m := range []string{filetransfer.MethodPrepareUpload, filetransfer.MethodGetDownload} {
-			if r := plain.call(t, m, map[string]any{"name": "a.txt", "size": 1, "uri": "x"}); r.Error == nil || r.Error.Code != -32601 {
-				t.Errorf("%s: %s for a client that declared nothing: %+v", version, m, r.Error)
+		// Declaring nothing, or only the April draft's fields: nothing.
+		for what, caps := range map[string]map[string]any{"nothing": {}, "the April draft": declaresApril} {
+			plain := newFilesClient(t, alice.Token, version, caps)
+			if _, text := listedTools(t, plain); strings.Contains(text, filetransfer.SchemaKeyword) || strings.Contains(text, filetransfer.URIsArgument) {
+				t.Errorf("%s: a client that declared %s is listed file_uris", version, what)
+			}
+			for _, m := range []string{filetransfer.MethodAuthorizeUpload, filetransfer.MethodAuthorizeDownload} {
+				if r := plain.call(t, m, map[string]any{"name": "a.txt", "size": 1, "uri": "x"}); r.Error == nil || r.Error.Code != -32601 {
+					t.Errorf("%s: %s for a client that declared %s: %+v", version, m, what, r.Error)
+				}
+			}
+			if r := plain.call(t, "files/prepareUpload", map[string]any{"name": "a.txt", "size": 1}); r.Error == nil || r.Error.Code != -32601 || !strings.Contains(r.Error.Message, filetransfer.MethodAuthorizeUpload) {
+				t.Errorf("%s: the April draft's method: %+v", version, r.Error)
+			}
+			res, _ := toolCall(t, plain, "create_post", map[string]any{"channel": townSquare(t).Id, "message": "x", "file_uris": []string{"data:,x"}})
+			if !res.IsError || !strings.Contains(res.text(), `no argument "file_uris"`) {
+				t.Errorf("%s: file_uris from a client that declared %s: %s", version, what, res.text())
+			}
+			ws, _ := toolCall(t, plain, "files_write", map[string]any{"name": "offered.txt", "text": "offered"})
+			read, _ := toolCall(t, plain, "files_read", map[string]any{"name": "offered.txt"})
+			if ws.IsError || read.IsError || len(read.fileBlocks()) != 0 {
+				t.Errorf("%s: files_read gave a file block to a client that declared %s: %s", version, what, read.text())
 			}
 		}
-		res, _ := toolCall(t, plain, "create_post", map[string]any{"channel": townSquare(t).Id, "message": "x", "file_uris": []string{"data:,x"}})
-		if !res.IsError || !strings.Contains(res.text(), `no argument "file_uris"`) {
-			t.Errorf("%s: file_uris from a client that declared nothing: %s", version, res.text())
+
+		// Downloads alone: file blocks, data: URIs only, no upload.
+		dl := newFilesClient(t, alice.Token, version, declaresDownloads)
+		if in := listedTool(t, dl, "create_post").fileInput(); in == nil || !reflect.DeepEqual(in["transferModes"], []any{"inline"}) || in["maxSize"] != float64(filetransfer.MaxInlineBytes) {
+			t.Errorf("%s: create_post for a client that only downloads is marked %v", version, in)
 		}
-		ws, _ := toolCall(t, plain, "files_write", map[string]any{"name": "offered.txt", "text": "x"})
-		read, _ := toolCall(t, plain, "files_read", map[string]any{"name": "offered.txt"})
-		if ws.IsError || read.IsError || len(read.fileBlocks()) != 0 {
-			t.Errorf("%s: files_read gave a file block to a client that takes none: %s", version, read.text())
+		if r := dl.call(t, filetransfer.MethodAuthorizeUpload, map[string]any{"name": "a.txt", "size": 1}); r.Error == nil || r.Error.Code != -32601 {
+			t.Errorf("%s: authorizeUpload for a client that only downloads: %+v", version, r.Error)
+		}
+		read, _ := toolCall(t, dl, "files_read", map[string]any{"name": "offered.txt"})
+		blocks := read.fileBlocks()
+		if len(blocks) != 1 || blocks[0].Name != "offered.txt" || blocks[0].MIMEType != "text/plain" || blocks[0].Digest == nil || blocks[0].Digest.Value != digestOf([]byte("offered"))["value"] {
+			t.Fatalf("%s: files_read gave %+v to a client that takes files", version, blocks)
+		}
+		_, r := toolCall(t, dl, "create_post", map[string]any{"channel": townSquare(t).Id, "message": "x", "file_uris": []string{blocks[0].URI}})
+		if r.Error == nil || r.Error.Code != -32602 || r.Error.Data["reason"] != filetransfer.ReasonTransferMode {
+			t.Errorf("%s: a file URI from a client that declared no upload: %+v", version, r.Error)
 		}
 
-		// The same revision, declaring files: offered.
+		// Both: an upload is authorized.
 		declaring := newFilesClient(t, alice.Token, version, declaresFiles)
-		r := declaring.call(t, filetransfer.MethodPrepareUpload, map[string]any{"name": "photo.png", "mimeType": "image/png", "size": len(photo)})
-		var prepared filetransfer.Prepared
-		if r.Error != nil || json.Unmarshal(r.Result, &prepared) != nil || prepared.Transfer.Method != "PUT" {
-			t.Fatalf("%s: prepareUpload for a client that declares files: %+v", version, r.Error)
-		}
-		read, _ = toolCall(t, declaring, "files_read", map[string]any{"name": "offered.txt"})
-		if blocks := read.fileBlocks(); len(blocks) != 1 || blocks[0].Name != "offered.txt" {
-			t.Errorf("%s: files_read gave %v to a client that takes files", version, blocks)
+		if a := authorizeUpload(t, declaring, "photo.png", "image/png", photo, digestOf(photo)); a.Upload.Method != "PUT" {
+			t.Fatalf("%s: authorizeUpload for a client that declares files: %+v", version, a)
 		}
 	}
 }

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
+	"path"
 	"strings"
 )
 
 // MaxInlineBytes bounds one file given as a data: URI, decoded: it
 // travels inside the tool call, which the transport bounds at 24 MiB, so
-// two such files still fit; a larger file goes by files/prepareUpload,
+// two such files still fit; a larger file goes by files/authorizeUpload,
 // whose bytes never pass through JSON.
 const MaxInlineBytes = 8 << 20
 
@@ -30,15 +31,95 @@ type Inline struct {
 	Data      []byte
 }
 
+// unnamedStem is the name of a file given without one, before its
+// extension.
+const unnamedStem = "file"
+
+// commonExtensions is the extension of the types people give most often.
+// mime.ExtensionsByType answers its list sorted, so text/plain would be
+// ".asc" and image/jpeg ".jfif"; these are the ones people expect.
+var commonExtensions = map[string]string{
+	"text/plain":               ".txt",
+	"text/markdown":            ".md",
+	"text/csv":                 ".csv",
+	"text/html":                ".html",
+	"text/xml":                 ".xml",
+	"application/xml":          ".xml",
+	"application/json":         ".json",
+	"application/pdf":          ".pdf",
+	"application/zip":          ".zip",
+	"application/gzip":         ".gz",
+	"application/octet-stream": ".bin",
+	"image/png":                ".png",
+	"image/jpeg":               ".jpg",
+	"image/gif":                ".gif",
+	"image/webp":               ".webp",
+	"image/svg+xml":            ".svg",
+	"audio/mpeg":               ".mp3",
+	"audio/wav":                ".wav",
+	"video/mp4":                ".mp4",
+	"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   ".docx",
+	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         ".xlsx",
+	"application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
+}
+
+// NameFor is the name of a file of mediaType given without a name:
+// "file" and the type's usual extension ("file.txt" for text/plain), or
+// no extension for a type nothing knows.
+func NameFor(mediaType string) string {
+	t, _, err := mime.ParseMediaType(mediaType)
+	if err != nil {
+		return unnamedStem
+	}
+	if ext, ok := commonExtensions[t]; ok {
+		return unnamedStem + ext
+	}
+	if exts, err := mime.ExtensionsByType(t); err == nil && len(exts) > 0 {
+		return unnamedStem + exts[0]
+	}
+	return unnamedStem
+}
+
+// TypeOf is the media type a file's name says, for a FileValue's
+// mimeType: the common types first (as NameFor names them), then the
+// system's table; "" when nothing knows the extension. The workspace
+// describes what it sniffed in words ("PNG image"), which is no media
+// type.
+func TypeOf(name string) string {
+	ext := strings.ToLower(path.Ext(name))
+	if ext == "" {
+		return ""
+	}
+	for t, e := range commonExtensions {
+		if e == ext {
+			return t
+		}
+	}
+	t, _, err := mime.ParseMediaType(mime.TypeByExtension(ext))
+	if err != nil {
+		return ""
+	}
+	return t
+}
+
+// FileName is the name the inline file is kept under: its name parameter,
+// or one made from its type.
+func (in Inline) FileName() string {
+	if in.Name != "" {
+		return in.Name
+	}
+	return NameFor(in.MediaType)
+}
+
 // ErrTooLarge is an inline file over MaxInlineBytes.
 var ErrTooLarge = fmt.Errorf("a data: URI holds at most %d MiB", MaxInlineBytes>>20)
 
 // IsDataURI is whether s is a data: URI.
 func IsDataURI(s string) bool { return len(s) >= 5 && strings.EqualFold(s[:5], "data:") }
 
-// ParseDataURI reads an RFC 2397 data: URI with SEP-2356's name parameter
-// (data:text/plain;name=tiny.txt;base64,...). Its length is checked
-// before it is decoded.
+// ParseDataURI reads an RFC 2397 data: URI, with the name parameter an
+// earlier SEP-2356 draft gave it (data:text/plain;name=tiny.txt;base64,...)
+// when it is there. Its length is checked before it is decoded.
 func ParseDataURI(s string) (Inline, error) {
 	if !IsDataURI(s) {
 		return Inline{}, errors.New("not a data: URI")

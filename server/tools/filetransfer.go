@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"mime"
+	"fmt"
+	"path"
+	"strings"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -31,7 +33,8 @@ func givesFile(ctx context.Context, meta *map[string]any, f filetransfer.FileVal
 }
 
 func workspaceFileValue(userID string, f workspace.File) filetransfer.FileValue {
-	return filetransfer.FileValue{URI: filetransfer.WorkspaceURI(userID, f.Name), Name: f.Name, MIMEType: f.Type, Size: f.Size}
+	return filetransfer.FileValue{URI: filetransfer.WorkspaceURI(userID, f.Name), Name: f.Name, MIMEType: filetransfer.TypeOf(f.Name), Size: f.Size,
+		Digest: filetransfer.DigestOfHex(f.SHA256)}
 }
 
 // FileTransfer is the backend of file transfer over d.
@@ -49,24 +52,59 @@ func (b fileBackend) Caller(ctx context.Context) string {
 
 func (b fileBackend) MaxFileBytes() int64 { return b.d.Workspace.Limits().MaxFileBytes }
 
-func (b fileBackend) Upload(ctx context.Context, name string, size int64) (filetransfer.Upload, error) {
+func (b fileBackend) Upload(ctx context.Context, r filetransfer.UploadRequest) (filetransfer.Upload, error) {
 	c, err := b.d.caller(ctx)
 	if err != nil {
 		return filetransfer.Upload{}, err
 	}
 	cfg := b.d.Config()
-	if err := workspace.CheckName(name); err != nil {
-		return filetransfer.Upload{}, workspaceRefusal(err, name, cfg)
+	if err := workspace.CheckName(r.Name); err != nil {
+		return filetransfer.Upload{}, workspaceRefusal(err, r.Name, cfg)
 	}
-	if used, err := b.d.Workspace.Usage(c.UserID()); err == nil && used+size > cfg.WorkspaceQuotaBytes() {
-		return filetransfer.Upload{}, workspaceRefusal(workspace.ErrQuota, name, cfg)
+	if used, err := b.d.Workspace.Usage(c.UserID()); r.Size != nil && err == nil && used+*r.Size > cfg.WorkspaceQuotaBytes() {
+		return filetransfer.Upload{}, workspaceRefusal(workspace.ErrQuota, r.Name, cfg)
 	}
-	name = b.d.Workspace.FreeName(c.UserID(), name)
-	p, err := b.d.Workspace.PresignUpload(c.UserID(), name, workspace.UploadTerms{MaxSize: max(size, 1), Size: workspace.Exactly(size)})
+	name, err := b.unusedName(c.UserID(), r.Name)
+	if err != nil {
+		return filetransfer.Upload{}, workspaceRefusal(err, r.Name, cfg)
+	}
+	terms := workspace.UploadTerms{SHA256: r.SHA256, Claim: workspace.ClaimExact}
+	if r.Size != nil {
+		terms.MaxSize, terms.Size = max(*r.Size, 1), workspace.Exactly(*r.Size)
+	}
+	p, err := b.d.Workspace.PresignUpload(c.UserID(), name, terms)
 	if err != nil {
 		return filetransfer.Upload{}, workspaceRefusal(err, name, cfg)
 	}
 	return filetransfer.Upload{UserID: c.UserID(), Name: name, URL: b.d.URLs.Upload(p.Token), ExpiresAt: p.ExpiresAt}, nil
+}
+
+// maxNameTries bounds the names an authorized upload tries beside a taken
+// one: "stem (2).ext" to "stem (20).ext", then the person is asked to make
+// room.
+const maxNameTries = 20
+
+// unusedName is name, or the first "stem (n).ext" the workspace does not
+// hold now. An authorized upload's name is fixed when it is authorized,
+// since the file URI answered names it; its write claims the name exactly
+// (ClaimExact), so a file written under it meanwhile is never replaced:
+// the upload is refused instead.
+func (b fileBackend) unusedName(userID, name string) (string, error) {
+	ext := path.Ext(name)
+	stem := strings.TrimSuffix(name, ext)
+	try := name
+	for n := 2; n <= maxNameTries+1; n++ {
+		_, err := b.d.Workspace.Stat(userID, try)
+		if errors.Is(err, workspace.ErrNotFound) {
+			return try, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		try = fmt.Sprintf("%s (%d)%s", stem, n, ext)
+	}
+	return "", refusal.New(fmt.Sprintf("Your workspace already holds %q and %d files named after it.", name, maxNameTries-1),
+		"Give the file another name, or delete some of those with files_delete.")
 }
 
 func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetransfer.Download, error) {
@@ -74,7 +112,7 @@ func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetr
 	if err != nil {
 		return filetransfer.Download{}, err
 	}
-	name := ref.Name
+	name, shown, mimeType := ref.Name, "", ""
 	if ref.Kind == filetransfer.KindAttachment {
 		// An attachment leaves as the workspace's files do: copied in,
 		// then presigned, so its bytes never pass through the client.
@@ -87,7 +125,8 @@ func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetr
 			return filetransfer.Download{}, err
 		}
 		// Under a free name: a file of the person's of that name stays.
-		free := b.d.Workspace.FreeName(c.UserID(), l.Info().Name)
+		shown, mimeType = l.Info().Name, l.Info().MimeType
+		free := b.d.Workspace.FreeName(c.UserID(), shown)
 		res, err := b.d.saveAttachment(ctx, saveAttachmentArgs{fileTarget: target, Name: free})
 		if errors.Is(err, mattermost.ErrNotFound) {
 			return filetransfer.Download{}, filetransfer.ErrNotFound
@@ -97,6 +136,13 @@ func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetr
 		}
 		name = res.Data.Name
 	}
+	f, err := b.d.Workspace.Stat(c.UserID(), name)
+	if errors.Is(err, workspace.ErrNotFound) {
+		return filetransfer.Download{}, filetransfer.ErrNotFound
+	}
+	if err != nil {
+		return filetransfer.Download{}, err
+	}
 	p, err := b.d.Workspace.PresignDownload(c.UserID(), name)
 	if errors.Is(err, workspace.ErrNotFound) {
 		return filetransfer.Download{}, filetransfer.ErrNotFound
@@ -104,7 +150,10 @@ func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetr
 	if err != nil {
 		return filetransfer.Download{}, err
 	}
-	return filetransfer.Download{URL: b.d.URLs.Download(p.Token), ExpiresAt: p.ExpiresAt}, nil
+	if shown == "" {
+		shown, mimeType = f.Name, filetransfer.TypeOf(f.Name)
+	}
+	return filetransfer.Download{URL: b.d.URLs.Download(p.Token), ExpiresAt: p.ExpiresAt, Name: shown, MIMEType: mimeType, Size: f.Size, SHA256: f.SHA256}, nil
 }
 
 func (b fileBackend) Store(ctx context.Context, in filetransfer.Inline) (string, error) {
@@ -112,26 +161,16 @@ func (b fileBackend) Store(ctx context.Context, in filetransfer.Inline) (string,
 	if err != nil {
 		return "", err
 	}
-	name := in.Name
-	if name == "" {
-		name = "file" + extensionOf(in.MediaType)
-	}
+	name := in.FileName()
 	cfg := b.d.Config()
 	if err := workspace.CheckName(name); err != nil {
-		return "", refusal.New("The data: URI's name cannot be a file name here: "+err.Error()+".", "Give it another name parameter.")
+		return "", refusal.New("The data: URI's name cannot be a file name here: "+err.Error()+".", "Give it another name parameter, or none.")
 	}
-	name = b.d.Workspace.FreeName(c.UserID(), name)
-	f, err := b.d.Workspace.Write(ctx, c.UserID(), name, bytes.NewReader(in.Data), workspace.WriteOptions{})
+	// Claimed free in the same update that stores it: a file the person
+	// gives never replaces one already there.
+	f, err := b.d.Workspace.Write(ctx, c.UserID(), name, bytes.NewReader(in.Data), workspace.WriteOptions{Size: workspace.Exactly(int64(len(in.Data))), Claim: workspace.ClaimFree})
 	if err != nil {
 		return "", workspaceRefusal(err, name, cfg)
 	}
 	return f.Name, nil
-}
-
-// extensionOf is the usual extension of a media type, "" when unknown.
-func extensionOf(mediaType string) string {
-	if exts, err := mime.ExtensionsByType(mediaType); err == nil && len(exts) > 0 {
-		return exts[0]
-	}
-	return ""
 }

@@ -14,7 +14,7 @@ import (
 
 // File transfer (draft SEP-2631, package filetransfer) for a client that
 // declares the files capability: its two methods, the file_uris argument
-// listed with inputFiles and read into files[], and file outputs as file
+// marked with x-mcp-file and read into files[], and file outputs as file
 // content blocks. A client that declared nothing sees none of it: no
 // method, no argument, no block.
 
@@ -60,7 +60,7 @@ func withDeclaredFiles(ctx context.Context, r *http.Request, env envelope) conte
 // isFilesMethod is a method of file transfer's control plane.
 func isFilesMethod(method string) bool { return strings.HasPrefix(method, "files/") }
 
-// serveFiles answers files/prepareUpload and files/getDownload.
+// serveFiles answers files/authorizeUpload and files/authorizeDownload.
 func (t *Transport) serveFiles(ctx context.Context, w http.ResponseWriter, env envelope) {
 	if t.opts.Files == nil {
 		writeRPCError(w, http.StatusOK, env.requestID(), mcp.METHOD_NOT_FOUND, "Method not found: "+env.method)
@@ -87,7 +87,7 @@ func (t *Transport) filesArguments(ctx context.Context, env *envelope) *filetran
 			return false
 		}
 		var args json.RawMessage
-		if args, rpcErr = t.opts.Files.Arguments(ctx, params["arguments"]); rpcErr != nil {
+		if args, rpcErr = t.opts.Files.Arguments(ctx, DeclaredFiles(ctx), params["arguments"]); rpcErr != nil {
 			return false
 		}
 		params["arguments"] = args
@@ -106,7 +106,7 @@ func (t *Transport) filesRewrite(ctx context.Context, method, tool string) func(
 	case t.opts.Files == nil || declared == nil:
 		return nil
 	case method == string(mcp.MethodToolsList) && declared.Inputs():
-		return t.opts.Files.DecorateTools
+		return func(res json.RawMessage) json.RawMessage { return t.opts.Files.DecorateTools(declared, res) }
 	case method == string(mcp.MethodToolsCall) && declared.Outputs() && t.opts.Files.GivesFiles(tool):
 		return func(res json.RawMessage) json.RawMessage { return filetransfer.Result(res, true) }
 	}
