@@ -13,7 +13,6 @@ package chatfile
 import (
 	"errors"
 	"fmt"
-	"mime"
 	"net/url"
 	"path"
 	"strings"
@@ -126,54 +125,13 @@ func cleanName(name string) string {
 	return strings.TrimSpace(stem) + ext
 }
 
-// common are the extensions of the types people attach most, where the
-// system's table gives an odd first choice (.asc for text/plain).
-var common = map[string]string{
-	"text/plain":         ".txt",
-	"text/markdown":      ".md",
-	"text/csv":           ".csv",
-	"text/html":          ".html",
-	"application/json":   ".json",
-	"application/pdf":    ".pdf",
-	"application/zip":    ".zip",
-	"image/jpeg":         ".jpg",
-	"image/png":          ".png",
-	"image/gif":          ".gif",
-	"image/webp":         ".webp",
-	"image/svg+xml":      ".svg",
-	"audio/mpeg":         ".mp3",
-	"video/mp4":          ".mp4",
-	"application/msword": ".doc",
-	"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   ".docx",
-	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         ".xlsx",
-	"application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
-}
-
 // Extension is the usual extension of a media type ("" when unknown).
-func Extension(mediaType string) string {
-	t, _, err := mime.ParseMediaType(mediaType)
-	if err != nil {
-		return ""
-	}
-	if ext, ok := common[t]; ok {
-		return ext
-	}
-	if exts, err := mime.ExtensionsByType(t); err == nil && len(exts) > 0 {
-		return exts[0]
-	}
-	return ""
-}
+func Extension(mediaType string) string { return names.Extension(mediaType) }
 
 // TypeOf is the media type a name's extension stands for, for a file given
 // back (application/octet-stream when unknown).
 func TypeOf(name string) string {
-	ext := strings.ToLower(path.Ext(name))
-	for t, e := range common {
-		if e == ext {
-			return t
-		}
-	}
-	if t := mime.TypeByExtension(ext); t != "" {
+	if t := names.MediaType(name); t != "" {
 		return t
 	}
 	return "application/octet-stream"

@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"mime"
 	"net/url"
-	"path"
 	"strings"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/names"
 )
 
 // MaxInlineBytes bounds one file given as a data: URI, decoded: it
@@ -35,72 +36,15 @@ type Inline struct {
 // extension.
 const unnamedStem = "file"
 
-// commonExtensions is the extension of the types people give most often.
-// mime.ExtensionsByType answers its list sorted, so text/plain would be
-// ".asc" and image/jpeg ".jfif"; these are the ones people expect.
-var commonExtensions = map[string]string{
-	"text/plain":               ".txt",
-	"text/markdown":            ".md",
-	"text/csv":                 ".csv",
-	"text/html":                ".html",
-	"text/xml":                 ".xml",
-	"application/xml":          ".xml",
-	"application/json":         ".json",
-	"application/pdf":          ".pdf",
-	"application/zip":          ".zip",
-	"application/gzip":         ".gz",
-	"application/octet-stream": ".bin",
-	"image/png":                ".png",
-	"image/jpeg":               ".jpg",
-	"image/gif":                ".gif",
-	"image/webp":               ".webp",
-	"image/svg+xml":            ".svg",
-	"audio/mpeg":               ".mp3",
-	"audio/wav":                ".wav",
-	"video/mp4":                ".mp4",
-	"application/vnd.openxmlformats-officedocument.wordprocessingml.document":   ".docx",
-	"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":         ".xlsx",
-	"application/vnd.openxmlformats-officedocument.presentationml.presentation": ".pptx",
-}
-
 // NameFor is the name of a file of mediaType given without a name:
 // "file" and the type's usual extension ("file.txt" for text/plain), or
 // no extension for a type nothing knows.
-func NameFor(mediaType string) string {
-	t, _, err := mime.ParseMediaType(mediaType)
-	if err != nil {
-		return unnamedStem
-	}
-	if ext, ok := commonExtensions[t]; ok {
-		return unnamedStem + ext
-	}
-	if exts, err := mime.ExtensionsByType(t); err == nil && len(exts) > 0 {
-		return unnamedStem + exts[0]
-	}
-	return unnamedStem
-}
+func NameFor(mediaType string) string { return unnamedStem + names.Extension(mediaType) }
 
 // TypeOf is the media type a file's name says, for a FileValue's
-// mimeType: the common types first (as NameFor names them), then the
-// system's table; "" when nothing knows the extension. The workspace
-// describes what it sniffed in words ("PNG image"), which is no media
-// type.
-func TypeOf(name string) string {
-	ext := strings.ToLower(path.Ext(name))
-	if ext == "" {
-		return ""
-	}
-	for t, e := range commonExtensions {
-		if e == ext {
-			return t
-		}
-	}
-	t, _, err := mime.ParseMediaType(mime.TypeByExtension(ext))
-	if err != nil {
-		return ""
-	}
-	return t
-}
+// mimeType ("" when nothing knows the extension). The workspace describes
+// what it sniffed in words ("PNG image"), which is no media type.
+func TypeOf(name string) string { return names.MediaType(name) }
 
 // FileName is the name the inline file is kept under: its name parameter,
 // or one made from its type.
