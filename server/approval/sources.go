@@ -46,7 +46,7 @@ func readWorkspace(ws *workspace.Store, c *mattermost.Caller, ref string, use fu
 	}
 	defer rc.Close()
 	return use(posting.Stream{Name: f.Name, Origin: "your workspace file " + present.Clean(f.Name),
-		Size: f.Size, SHA256: f.SHA256, Body: rc})
+		Size: f.Size, SHA256: f.SHA256, Body: rc, Ends: func(head, tail int) ([]byte, []byte, error) { return ws.Ends(f, head, tail) }})
 }
 
 // redeem streams the file an upload handle of c's stands for.

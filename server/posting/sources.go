@@ -110,6 +110,11 @@ type Stream struct {
 	// Whole is all of the bytes when the source can only read a file whole
 	// (Body then reads from it), so describing it needs no second copy.
 	Whole []byte
+	// Ends, when the source keeps its bytes in pieces and a SHA256 on
+	// record, reads the first head and last tail bytes without the rest:
+	// staging a file too large to describe whole needs only its ends, and
+	// posting reads it all again against the same SHA256.
+	Ends func(head, tail int) ([]byte, []byte, error)
 }
 
 // Read is a source's read of one file as the caller its registry was built

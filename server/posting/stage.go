@@ -53,6 +53,14 @@ func describeStream(ctx context.Context, s Staged, st Stream) (Staged, error) {
 	if st.Whole != nil && len(st.Whole) <= MaxWholeBytes {
 		return describe(ctx, s, st.Whole), nil
 	}
+	if st.Ends != nil && st.SHA256 != "" && st.Size > MaxWholeBytes {
+		head, tail, err := st.Ends(headBytes, tailBytes)
+		if err != nil {
+			return Staged{}, err
+		}
+		s.Size, s.SHA256 = st.Size, st.SHA256
+		return described(s, head, tail, st.Size), nil
+	}
 	c := &collector{sum: sha256.New()}
 	if st.Whole == nil && st.Size >= 0 && st.Size <= MaxWholeBytes {
 		// Exactly one allocation of the recorded size: a growing buffer
@@ -73,13 +81,18 @@ func describeStream(ctx context.Context, s Staged, st Stream) (Staged, error) {
 	}
 	s.Size = c.n
 	s.SHA256 = hex.EncodeToString(c.sum.Sum(nil))
-	head := c.head
+	return described(s, c.head, c.tail.bytes(), c.n), nil
+}
+
+// described is a file too large to describe whole, told by its ends: its
+// type, and a preview of text.
+func described(s Staged, head, tail []byte, size int64) Staged {
 	var kind fileview.Kind
-	kind, s.Detected, s.Mismatch = fileview.Sniff(sniffProbe(head, c.tail.bytes(), c.n), s.Name)
+	kind, s.Detected, s.Mismatch = fileview.Sniff(sniffProbe(head, tail, size), s.Name)
 	if kind == fileview.KindText {
 		s.Preview = TextPreview(head)
 	}
-	return s, nil
+	return s
 }
 
 // collector hashes and counts what passes, holding the whole file while
