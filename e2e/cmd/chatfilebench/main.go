@@ -126,7 +126,7 @@ func run(bundle string, mib, rounds int) error {
 // waitAsked polls the person's pending confirmations until one titled
 // with marker is asked.
 func waitAsked(site, token, marker string, within time.Duration) error {
-	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		req, _ := http.NewRequest(http.MethodGet, site+"/plugins/mcp-server"+approval.APIPath, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
