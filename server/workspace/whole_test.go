@@ -265,7 +265,9 @@ func TestOfManyPutsRacingWithOneURLExactlyOneStoresItsFile(t *testing.T) {
 	codes := make([]int, racers)
 	var wg sync.WaitGroup
 	for i := range racers {
-		wg.Go(func() { codes[i] = putDeclaring(routes, up.Token, 8, strings.NewReader(fmt.Sprintf("racer %02d", i))).Code })
+		wg.Go(func() {
+			codes[i] = putDeclaring(routes, up.Token, 8, strings.NewReader(fmt.Sprintf("racer %02d", i))).Code
+		})
 	}
 	wg.Wait()
 	created := 0
