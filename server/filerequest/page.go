@@ -2,6 +2,7 @@ package filerequest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -259,6 +260,8 @@ func (rt *Routes) receive(ctx context.Context, req Request, name string, body io
 	if err != nil && !errors.Is(err, io.EOF) {
 		return Request{}, fmt.Errorf("read the upload: %w", err)
 	}
+	// Peek's slice is the reader's buffer, which the write below reuses.
+	head = bytes.Clone(head)
 	if declared != nil && int64(len(head)) < min(*declared, headBytes) {
 		// Cut short before its first bytes were all here: not a file of
 		// the wrong type, a file that did not arrive.

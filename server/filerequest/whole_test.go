@@ -4,19 +4,22 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // bridged sends body to path as Mattermost's plugin bridge hands a request
 // to the plugin: ContentLength 0, the sender's Content-Length header kept,
-// and a body that ends with a clean EOF wherever its client went away.
+// and a body that ends with a clean EOF wherever its client went away,
+// read in pieces of any size as a network hands them over.
 func (f *fixture) bridged(t *testing.T, method, path, name string, declared int64, body []byte, header map[string]string) (int, Outcome) {
 	t.Helper()
-	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	req := httptest.NewRequest(method, path, struct{ io.Reader }{iotest.HalfReader(bytes.NewReader(body))})
 	req.ContentLength = 0
 	req.Header.Set("Content-Length", fmt.Sprint(declared))
 	req.Header.Set("X-File-Name", url.PathEscape(name))
@@ -64,7 +67,7 @@ func TestAFileCutShortIsNotKeptAndTheRequestTakesTheRetryByteIdentical(t *testin
 				t.Fatalf("the request after the cut: %+v", got)
 			}
 			code, o := f.bridged(t, way.method, way.path(req), "scan.pdf", int64(len(whole)), whole, way.header)
-			if code != http.StatusCreated || o.SHA256 != sum(whole) || o.Name != "scan.pdf" {
+			if code != http.StatusCreated || o.SHA256 != sum(whole) || o.Name != "scan.pdf" || o.Type != "application/pdf" {
 				t.Fatalf("the retry: %d %+v", code, o)
 			}
 			if _, data, err := f.ws.ReadAll(alice, "scan.pdf", 1<<20); err != nil || !bytes.Equal(data, whole) {
