@@ -139,6 +139,20 @@ func TestAPresignedPutCutHalfWayKeepsNothingAndTheSameURLThenTakesTheWholeFile(t
 	}
 }
 
+func TestARESTPutCutHalfWayKeepsNothingAndTheRetryIsStored(t *testing.T) {
+	alice := mm.Users[0]
+	name := uniq(t, "cut-rest") + ".bin"
+	data := randomBytes(t, wholeSize)
+	cutShortAnswer(t, sendHalf(t, http.MethodPut, restURL(name), http.Header{"Authorization": {"Bearer " + alice.Token}}, data), "Send the whole file again.")
+	nothingKeptNamed(t, alice, strings.TrimSuffix(name, ".bin"))
+	if resp, body := httpDo(t, http.MethodPut, restURL(name), alice.Token, data); resp.StatusCode != http.StatusCreated {
+		t.Fatalf("the whole file: %d %s", resp.StatusCode, body)
+	}
+	if got := readBack(t, alice, name); !bytes.Equal(got, data) {
+		t.Fatalf("read back %d bytes, identical %v", len(got), bytes.Equal(got, data))
+	}
+}
+
 func TestAFileGivenOnThePageCutHalfWayKeepsNothingAndTheRequestTakesTheRetry(t *testing.T) {
 	carol := newPerson(t, "carol")
 	c := connect(t, mm.URL, carol.Token)
