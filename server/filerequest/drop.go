@@ -1,7 +1,6 @@
 package filerequest
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,7 +15,8 @@ import (
 // Mattermost session and must not get one, so here the URL is the whole
 // credential: it names the person and the request, and holds the
 // request's secret. It takes a PUT of the raw file (name in X-File-Name,
-// percent-encoded) from any origin, answers CORS with "*" and never with
+// percent-encoded; its size in X-File-Size, or at least Content-Length)
+// from any origin, answers CORS with "*" and never with
 // credentials, and refuses a request that carries a Mattermost credential:
 // nothing here acts as whoever a cookie or token names. It takes one file,
 // while the request waits; a refused attempt stores nothing and may be
@@ -29,8 +29,13 @@ const dropRoute = DropPath + "/{user:[a-z0-9]{26}}/{id:[0-9a-f]{32}}/{key:[0-9a-
 // long as a request lives.
 const dropMaxAge = Lifetime
 
-// DropURL is req's drop URL under the plugin's URL.
+// DropURL is req's drop URL under the plugin's URL, or "" for a request
+// read back from the store, which keeps only the key's hash: the URL is
+// told once, in the answer that created the request.
 func DropURL(pluginURL string, req Request) string {
+	if req.DropKey == "" {
+		return ""
+	}
 	return pluginURL + DropPath + "/" + req.UserID + "/" + req.ID + "/" + req.DropKey
 }
 
@@ -46,7 +51,7 @@ func (rt *Routes) drop(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Expose-Headers", "Retry-After")
 	if r.Method == http.MethodOptions {
 		h.Set("Access-Control-Allow-Methods", "PUT, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Content-Type, X-File-Name")
+		h.Set("Access-Control-Allow-Headers", "Content-Type, X-File-Name, X-File-Size")
 		h.Set("Access-Control-Max-Age", strconv.Itoa(int(dropMaxAge/time.Second)))
 		w.WriteHeader(http.StatusNoContent)
 		return
@@ -57,7 +62,7 @@ func (rt *Routes) drop(w http.ResponseWriter, r *http.Request) {
 	}
 	v := mux.Vars(r)
 	req, err := rt.Store.Load(v["user"], v["id"])
-	if err == nil && subtle.ConstantTimeCompare([]byte(req.DropKey), []byte(v["key"])) != 1 {
+	if err == nil && !req.DropKeyOpens(v["key"]) {
 		err = ErrNotFound
 	}
 	if err != nil {

@@ -32,6 +32,9 @@ type fixture struct {
 	ws    *workspace.Store
 	now   *time.Time
 	srv   *httptest.Server
+	// router serves a request in this process, as Mattermost's plugin
+	// bridge hands it over: its ContentLength 0, its header kept.
+	router http.Handler
 	// person is who the page takes as the person's own session.
 	person string
 	heard  []error
@@ -56,6 +59,7 @@ func newFixture(t *testing.T, limits workspace.Limits) *fixture {
 	}
 	r := mux.NewRouter()
 	rt.Register(r)
+	f.router = r
 	f.srv = httptest.NewServer(r)
 	t.Cleanup(f.srv.Close)
 	return f

@@ -1,6 +1,8 @@
 package filerequest
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -11,28 +13,32 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gorilla/mux"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
 
 // Path is where the person gives a file, under the plugin's route:
 // GET shows the request, POST of the raw file (with the session's CSRF
-// token in X-CSRF-Token and the file's name in X-File-Name) answers it.
+// token in X-CSRF-Token, the file's name in X-File-Name and its size in
+// X-File-Size) answers it.
 const Path = "/upload"
 
 // ErrNotThePerson refuses a request that does not come from the person's
 // own interactive Mattermost session.
 var ErrNotThePerson = errors.New("only the person, signed in to Mattermost in the web or desktop app, can give a file here; nothing was stored")
 
-// headBytes is how much of a received file its type is told from
-// (http.DetectContentType reads 512).
-const headBytes = 512
+// headBytes is how much of a received file its type is told from: what
+// fileview reads to tell a format (Ogg and WebM markers lie within the
+// first 4 KiB; http.DetectContentType reads 512).
+const headBytes = 4096
 
 // Routes serve the page. Mattermost authenticates the request and passes
 // Mattermost-User-Id; Person decides whether the session is the person's
@@ -174,25 +180,31 @@ func (rt *Routes) take(w http.ResponseWriter, r *http.Request, req Request) {
 		rt.answer(w, http.StatusBadRequest, Outcome{State: StateWaiting, Message: err.Error()})
 		return
 	}
-	if !Accepts(req.Types, name, "") && !Accepts(req.Types, name, baseType(r.Header.Get("Content-Type"))) {
+	// A name without an extension says nothing: its bytes decide alone.
+	if path.Ext(name) != "" && !Accepts(req.Types, name, "") && !Accepts(req.Types, name, baseType(r.Header.Get("Content-Type"))) {
 		rt.answer(w, http.StatusUnsupportedMediaType, Outcome{State: StateWaiting, Message: fmt.Sprintf(
 			"The assistant asked for %s, and %q is not one; nothing was stored. Choose a file of that type.", Describe(req.Types), name)})
 		return
 	}
-	if r.ContentLength > req.MaxSize {
-		rt.answer(w, http.StatusRequestEntityTooLarge, Outcome{State: StateWaiting, Message: fmt.Sprintf(
-			"The file is %s; the assistant asked for one of at most %s. Nothing was stored: choose a smaller file.", sizeText(r.ContentLength), sizeText(req.MaxSize))})
+	declared, err := declaredSize(r)
+	if err != nil {
+		rt.answer(w, http.StatusBadRequest, Outcome{State: StateWaiting, Message: err.Error()})
 		return
 	}
-	if left := rt.quotaLeft(req.UserID); left >= 0 && r.ContentLength > left {
-		rt.answer(w, http.StatusRequestEntityTooLarge, Outcome{State: StateWaiting, Message: quotaText(r.ContentLength, left)})
+	if declared != nil && *declared > req.MaxSize {
+		rt.answer(w, http.StatusRequestEntityTooLarge, Outcome{State: StateWaiting, Message: fmt.Sprintf(
+			"The file is %s; the assistant asked for one of at most %s. Nothing was stored: choose a smaller file.", sizeText(*declared), sizeText(req.MaxSize))})
+		return
+	}
+	if left := rt.quotaLeft(req.UserID); left >= 0 && declared != nil && *declared > left {
+		rt.answer(w, http.StatusRequestEntityTooLarge, Outcome{State: StateWaiting, Message: quotaText(*declared, left)})
 		return
 	}
 	if _, err := rt.Store.StartUpload(req.UserID, req.ID); err != nil {
 		rt.refuse(w, r, err)
 		return
 	}
-	got, err := rt.receive(r.Context(), req, name, r.Body)
+	got, err := rt.receive(r.Context(), req, name, r.Body, declared)
 	if err != nil {
 		if endErr := rt.Store.EndUpload(req.UserID, req.ID); endErr != nil {
 			rt.Log.Error("Could not free a file request after a failed upload; it frees itself later", "user_id", req.UserID, "error", endErr.Error())
@@ -208,17 +220,58 @@ func (rt *Routes) take(w http.ResponseWriter, r *http.Request, req Request) {
 }
 
 // errWrongType is a received file whose bytes are not of the types asked.
-type errWrongType struct{ detected, asked string }
+type errWrongType struct{ name, detected, mediaType, asked string }
 
 func (e errWrongType) Error() string {
-	return fmt.Sprintf("The file's bytes are %s, not %s as the assistant asked; nothing was stored. Choose a file of that type.", e.detected, e.asked)
+	return fmt.Sprintf("The assistant asked for %s, and the bytes of %q are %s (%s), whatever its name says; nothing was stored. Choose a file of that type.",
+		e.asked, e.name, e.detected, e.mediaType)
 }
 
-// receive stores the body as a new workspace file, tells its type from its
-// bytes, and answers the request with a handle pinned to those bytes.
-func (rt *Routes) receive(ctx context.Context, req Request, name string, body io.Reader) (Request, error) {
-	name = rt.Workspace.FreeName(req.UserID, name)
-	f, err := rt.Workspace.Write(ctx, req.UserID, name, body, workspace.WriteOptions{MaxSize: req.MaxSize})
+// errSizeSaid is a size the page said that is not a number, or not the
+// length the browser sends.
+var errSizeSaid = errors.New("the size the page gave (X-File-Size) is not the length the browser sends; nothing was stored. Reload the page and choose the file again")
+
+// declaredSize is the file's size as the sender declared it: the size the
+// page read from the file (X-File-Size) and the request's Content-Length,
+// which must agree; nil when neither was given.
+func declaredSize(r *http.Request) (*int64, error) {
+	length, err := workspace.DeclaredLength(r)
+	if err != nil {
+		return nil, errors.New("the request's Content-Length is not one number of bytes; nothing was stored. Choose the file again")
+	}
+	said := r.Header.Get("X-File-Size")
+	if said == "" {
+		return length, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(said), 10, 64)
+	if err != nil || n < 0 || (length != nil && *length != n) {
+		return nil, errSizeSaid
+	}
+	return &n, nil
+}
+
+// receive stores the body as a new workspace file under a name no other
+// file has, once its first bytes show it is of a type asked and all the
+// bytes declared arrived, and answers the request with a handle pinned to
+// those bytes. Nothing is kept of a refused file, and the request waits on.
+func (rt *Routes) receive(ctx context.Context, req Request, name string, body io.Reader, declared *int64) (Request, error) {
+	br := bufio.NewReaderSize(body, headBytes)
+	head, err := br.Peek(headBytes)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return Request{}, fmt.Errorf("read the upload: %w", err)
+	}
+	// Peek's slice is the reader's buffer, which the write below reuses.
+	head = bytes.Clone(head)
+	if declared != nil && int64(len(head)) < min(*declared, headBytes) {
+		// Cut short before its first bytes were all here: not a file of
+		// the wrong type, a file that did not arrive.
+		return Request{}, &workspace.SizeError{Received: int64(len(head)), Declared: *declared}
+	}
+	if !AcceptsBytes(req.Types, name, head) {
+		_, detected, _ := fileview.Sniff(head, name)
+		return Request{}, errWrongType{name: name, detected: detected, mediaType: MediaType(head, name), asked: Describe(req.Types)}
+	}
+	f, err := rt.Workspace.Write(ctx, req.UserID, name, br, workspace.WriteOptions{MaxSize: req.MaxSize, Size: declared, Claim: workspace.ClaimFree})
 	if err != nil {
 		return Request{}, err
 	}
@@ -227,43 +280,17 @@ func (rt *Routes) receive(ctx context.Context, req Request, name string, body io
 			rt.Log.Error("Could not delete a refused file from the workspace; it expires in 24 hours", "user_id", req.UserID, "error", err.Error())
 		}
 	}
-	head, err := rt.head(req.UserID, f.Name)
-	if err != nil {
-		drop()
-		return Request{}, err
-	}
-	mediaType := MediaType(head, f.Name)
-	if !Accepts(req.Types, f.Name, mediaType) {
-		drop()
-		return Request{}, errWrongType{detected: mediaType, asked: Describe(req.Types)}
-	}
 	handle, handleID, err := rt.Workspace.HandleFor(req.UserID, f)
 	if err != nil {
 		drop()
 		return Request{}, err
 	}
-	got, err := rt.Store.Receive(req.UserID, req.ID, File{Name: f.Name, Size: f.Size, Type: mediaType, SHA256: f.SHA256, Handle: handle, HandleID: handleID})
+	got, err := rt.Store.Receive(req.UserID, req.ID, File{Name: f.Name, Size: f.Size, Type: MediaType(head, f.Name), SHA256: f.SHA256, Handle: handle, HandleID: handleID})
 	if err != nil {
 		drop()
 		return Request{}, err
 	}
 	return got, nil
-}
-
-// head is the first headBytes of a workspace file (fewer when it is
-// smaller), which its type is told from.
-func (rt *Routes) head(userID, name string) ([]byte, error) {
-	_, rc, err := rt.Workspace.Open(userID, name)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	b := make([]byte, headBytes)
-	n, err := io.ReadFull(rc, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return b[:n], nil
 }
 
 // fileName is the name the browser sent (percent-encoded, as the page's
@@ -307,9 +334,12 @@ func (rt *Routes) uploadFailed(w http.ResponseWriter, req Request, err error) {
 	var wrong errWrongType
 	var nameErr *workspace.NameError
 	limits := rt.Workspace.Limits()
+	var sizeErr *workspace.SizeError
 	switch {
 	case errors.As(err, &wrong):
 		rt.answer(w, http.StatusUnsupportedMediaType, Outcome{State: StateWaiting, Message: wrong.Error()})
+	case errors.As(err, &sizeErr):
+		rt.answer(w, http.StatusBadRequest, Outcome{State: StateWaiting, Message: sizeErr.Sentence() + " Send the file again: the request still waits for it."})
 	case errors.As(err, &nameErr):
 		rt.answer(w, http.StatusBadRequest, Outcome{State: StateWaiting, Message: nameErr.Error() + "; nothing was stored. Rename the file and choose it again."})
 	case errors.Is(err, workspace.ErrTooLarge):
@@ -480,7 +510,7 @@ function send(file){
  if(file.size>max){say('refused','The file is '+size(file.size)+'; the assistant asked for one of at most '+size(max)+'. Choose a smaller file.');return;}
  if(quota>=0&&file.size>quota){say('refused','Your workspace has '+size(quota)+' left, not enough for this file. Ask the assistant to delete files you no longer need (files_delete), then choose the file again.');return;}
  busy=true;var x=new XMLHttpRequest();x.open('POST',location.pathname);
- x.setRequestHeader('X-CSRF-Token',main.dataset.csrf);x.setRequestHeader('X-File-Name',encodeURIComponent(file.name));
+ x.setRequestHeader('X-CSRF-Token',main.dataset.csrf);x.setRequestHeader('X-File-Name',encodeURIComponent(file.name));x.setRequestHeader('X-File-Size',String(file.size));
  x.setRequestHeader('Content-Type',file.type||'application/octet-stream');
  x.upload.onprogress=function(e){if(e.lengthComputable)bar.value=Math.round(100*e.loaded/e.total);};
  x.onload=function(){busy=false;var o={};try{o=JSON.parse(x.responseText);}catch(e){}
@@ -506,6 +536,8 @@ func Reason(err error) string {
 		return "wrong_type"
 	case errors.Is(err, workspace.ErrTooLarge):
 		return "too_large"
+	case errors.Is(err, workspace.ErrSizeMismatch):
+		return "cut_short"
 	case errors.Is(err, workspace.ErrQuota):
 		return "quota"
 	case errors.Is(err, workspace.ErrTooMany):

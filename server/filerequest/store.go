@@ -8,6 +8,8 @@ package filerequest
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -96,8 +98,19 @@ type Request struct {
 	Shown   bool   `json:"shown,omitempty"`
 	// DropKey is the secret of the request's drop URL (DropURL), which a
 	// view in the client's chat sends the file to: the URL is the only
-	// credential there, good for one file while the request waits.
-	DropKey string `json:"drop_key"`
+	// credential there, good for one file while the request waits. Only
+	// the value Create answers holds it: the store keeps its sha256
+	// (DropKeySHA256), as the workspace keeps its tokens, so what the KV
+	// store holds opens nothing.
+	DropKey       string `json:"-"`
+	DropKeySHA256 string `json:"drop_key_sha256"`
+}
+
+// DropKeyOpens reports whether key is the request's drop key, in constant
+// time.
+func (r Request) DropKeyOpens(key string) bool {
+	sum := sha256.Sum256([]byte(key))
+	return r.DropKeySHA256 != "" && subtle.ConstantTimeCompare([]byte(hex.EncodeToString(sum[:])), []byte(r.DropKeySHA256)) == 1
 }
 
 // ExpiresAt is when the request is gone.
@@ -185,6 +198,8 @@ func (s *Store) Create(userID string, ask Ask) (Request, error) {
 	}
 	req := Request{ID: hex.EncodeToString(b[:16]), UserID: userID, Purpose: ask.Purpose, Types: ask.Types, MaxSize: ask.MaxSize,
 		Created: s.now().UTC(), State: StateWaiting, Client: ask.Client, Session: ask.Session, DropKey: hex.EncodeToString(b[16:])}
+	keySum := sha256.Sum256([]byte(req.DropKey))
+	req.DropKeySHA256 = hex.EncodeToString(keySum[:])
 	err := s.update(userID, func(rec *record) error {
 		open := 0
 		for _, r := range rec.Requests {

@@ -6,21 +6,49 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 )
 
 // MediaType is the media type of a file from its first bytes, where they
 // tell one; a generic answer (a zip, plain text, unknown bytes) gives way
-// to what the name says, so a Word document is not "a zip".
+// to what the name says only where the bytes can be that (so a Word
+// document is not "a zip", and text named report.pdf stays text/plain).
 func MediaType(head []byte, name string) string {
 	mt, _, _ := mime.ParseMediaType(http.DetectContentType(head))
-	byName, _, _ := mime.ParseMediaType(mime.TypeByExtension(strings.ToLower(path.Ext(name))))
+	ext := strings.ToLower(path.Ext(name))
+	byName, _, _ := mime.ParseMediaType(mime.TypeByExtension(ext))
 	switch mt {
 	case "application/octet-stream", "application/zip", "text/plain":
-		if byName != "" {
+		if fits, _ := fileview.FitsExtension(head, name, ext); byName != "" && fits {
 			return byName
 		}
 	}
 	return mt
+}
+
+// AcceptsBytes reports whether a file whose bytes start with head and
+// whose name is name is of one of the types (none: any file). The bytes
+// decide: an extension is matched by fileview.FitsExtension, a media type
+// on MediaType; the name only breaks the ties the bytes leave (CSV among
+// text, Word among zips).
+func AcceptsBytes(types []string, name string, head []byte) bool {
+	if len(types) == 0 {
+		return true
+	}
+	mt := MediaType(head, name)
+	for _, t := range types {
+		if strings.HasPrefix(t, ".") {
+			if fits, _ := fileview.FitsExtension(head, name, t); fits {
+				return true
+			}
+			continue
+		}
+		if family, ok := strings.CutSuffix(t, "/*"); ok && strings.HasPrefix(mt, family+"/") || mt == t {
+			return true
+		}
+	}
+	return false
 }
 
 // Types checks and normalizes the accepted types the model names: an
@@ -68,10 +96,12 @@ func token(s string) bool {
 	return true
 }
 
-// Accepts reports whether a file of this name, whose bytes were detected
-// as mediaType ("" when unknown), is of one of the types (none: any file).
-// An extension is matched on the name, a media type on the bytes' type or,
-// when the bytes tell nothing, on the type the name implies.
+// Accepts reports whether a file of this name, whose type is said to be
+// mediaType ("" when unknown), may be of one of the types (none: any
+// file): what the name and the browser say, checked before a byte is read
+// to refuse a file that is plainly not one. AcceptsBytes decides. An
+// extension is matched on the name, a media type on mediaType or, when it
+// is unknown, on the type the name implies.
 func Accepts(types []string, name, mediaType string) bool {
 	if len(types) == 0 {
 		return true

@@ -441,3 +441,41 @@ func isSVG(data []byte, enc textEncoding) bool {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(head, []byte("\xEF\xBB\xBF")))
 	return bytes.HasPrefix(trimmed, []byte("<svg")) || bytes.HasPrefix(trimmed, []byte("<?xml")) || bytes.HasPrefix(trimmed, []byte("<!DOCTYPE svg")) || bytes.HasPrefix(trimmed, []byte("<!--"))
 }
+
+// zipFamilies are the formats stored as a zip archive. A zip's directory
+// is at its end, so the start of one tells only "a zip": among these the
+// name decides, and a plain zip asked for takes any of them.
+var zipFamilies = map[string]bool{"zip": true, "docx": true, "xlsx": true, "pptx": true, "odf": true}
+
+// FitsExtension reports whether a file whose bytes start with head and
+// whose name is name can be a file of extension ext (".pdf"): the bytes
+// decide wherever they tell the format, and the name only chooses among
+// the types the bytes leave open (CSV or Markdown among text, a Word file
+// among zips read from their start), so HTML named report.pdf does not fit
+// ".pdf" and a PDF named "scan" does. An extension this package does not
+// know is matched on the name alone, and known is false.
+func FitsExtension(head []byte, name, ext string) (fits, known bool) {
+	ext = strings.ToLower(ext)
+	want, known := nameType("file" + ext)
+	named := strings.HasSuffix(strings.ToLower(name), ext)
+	if !known {
+		return named, false
+	}
+	s := sniff(head, name)
+	if !familyFits(want.family, s.family) {
+		return false, true
+	}
+	return named || s.detected == want.human, true
+}
+
+// familyFits is whether bytes of family got can be a file of family want.
+func familyFits(want, got string) bool {
+	switch {
+	case got == "empty":
+		// An empty file is empty text, not an empty PDF or image.
+		return want == "text"
+	case zipFamilies[want] && zipFamilies[got]:
+		return got == "zip" || want == "zip" || got == want
+	}
+	return compatibleFamilies(want, got)
+}

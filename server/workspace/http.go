@@ -101,7 +101,12 @@ func (h *Routes) file(w http.ResponseWriter, r *http.Request) {
 	case http.MethodGet, http.MethodHead:
 		h.serve(w, r, "rest_get", userID, name, "")
 	case http.MethodPut:
-		h.receive(w, r, "rest_put", userID, name, WriteOptions{})
+		declared, err := DeclaredLength(r)
+		if err != nil {
+			h.fail(w, "rest_put", userID, err)
+			return
+		}
+		h.receive(w, r, "rest_put", userID, name, WriteOptions{Size: declared})
 	case http.MethodDelete:
 		if err := h.Store.Delete(userID, name); err != nil {
 			h.fail(w, "rest_delete", userID, err)
@@ -125,12 +130,14 @@ func (h *Routes) download(w http.ResponseWriter, r *http.Request) {
 	h.serve(w, r, "presigned_get", userID, f.Name, f.SHA256)
 }
 
-// upload receives a presigned upload: the token is spent before the first
-// byte is read, so a second PUT with it is refused whatever became of the
-// first. The name comes from the token's record. A person over their rate
-// is refused before the token is spent, so the URL still works later.
+// upload receives a presigned upload. The name and terms come from the
+// token's record; the token is spent only by a body that became a file
+// (Store.WriteUpload), so a PUT cut short may be sent again. A person over
+// their rate is refused before anything is read, so the URL still works
+// later.
 func (h *Routes) upload(w http.ResponseWriter, r *http.Request) {
-	owner, err := h.Store.UploadOwner(mux.Vars(r)["token"])
+	token := mux.Vars(r)["token"]
+	owner, err := h.Store.UploadOwner(token)
 	if err != nil {
 		h.fail(w, "presigned_put", "", err)
 		return
@@ -138,13 +145,48 @@ func (h *Routes) upload(w http.ResponseWriter, r *http.Request) {
 	if !h.admitted(w, owner, "presigned_put") {
 		return
 	}
-	userID, name, opts, err := h.Store.SpendUpload(mux.Vars(r)["token"])
+	declared, err := DeclaredLength(r)
 	if err != nil {
-		h.fail(w, "presigned_put", "", err)
+		h.fail(w, "presigned_put", owner, err)
 		return
 	}
-	h.receive(w, r, "presigned_put", userID, name, opts)
+	f, err := h.Store.WriteUpload(r.Context(), token, r.Body, declared)
+	if err != nil {
+		h.fail(w, "presigned_put", owner, err)
+		return
+	}
+	h.Log.Info("Workspace request", "route", "presigned_put", "user_id", owner, "status", http.StatusCreated, "bytes", f.Size)
+	response.JSON(w, http.StatusCreated, EntryOf(f))
 }
+
+// DeclaredLength is the body's length as the client declared it, nil when
+// it declared none (a chunked body). Mattermost's plugin bridge passes no
+// ContentLength (0 whatever was sent) but keeps the Content-Length header,
+// which is read where ContentLength says nothing.
+func DeclaredLength(r *http.Request) (*int64, error) {
+	if r.ContentLength > 0 {
+		return Exactly(r.ContentLength), nil
+	}
+	values := r.Header.Values("Content-Length")
+	if len(values) == 0 {
+		// ContentLength 0 is also what the bridge says of every body: it
+		// declares nothing.
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(values[0]), 10, 64)
+	for _, v := range values[1:] {
+		if strings.TrimSpace(v) != strings.TrimSpace(values[0]) {
+			err = errBadLength
+		}
+	}
+	if err != nil || n < 0 {
+		return nil, errBadLength
+	}
+	return Exactly(n), nil
+}
+
+// errBadLength is a Content-Length that is not one number of bytes.
+var errBadLength = errors.New("the Content-Length header is not one non-negative number")
 
 // serve streams a file; a non-empty sha256 must still be the file's (a
 // presigned URL stands for the bytes it was made for).
@@ -181,7 +223,7 @@ func (h *Routes) receive(w http.ResponseWriter, r *http.Request, route, userID, 
 	if opts.MaxSize > 0 && opts.MaxSize < limit {
 		limit = opts.MaxSize
 	}
-	if r.ContentLength > limit {
+	if opts.Size != nil && *opts.Size > limit {
 		h.fail(w, route, userID, ErrTooLarge)
 		return
 	}
@@ -199,6 +241,7 @@ func (h *Routes) fail(w http.ResponseWriter, route, userID string, err error) {
 	limits := h.Store.limits()
 	status, msg := http.StatusInternalServerError, "Mattermost could not complete this; try again, and if it keeps failing ask an admin to check the server log."
 	var nameErr *NameError
+	var sizeErr *SizeError
 	switch {
 	case errors.As(err, &nameErr):
 		status, msg = http.StatusBadRequest, nameErr.Error()
@@ -210,6 +253,14 @@ func (h *Routes) fail(w http.ResponseWriter, route, userID string, err error) {
 		status, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("Your workspace would hold more than its %d MiB quota; nothing was stored. Delete files you no longer need first.", limits.QuotaBytes>>20)
 	case errors.Is(err, ErrTooMany):
 		status, msg = http.StatusConflict, fmt.Sprintf("Your workspace already holds %d files; nothing was stored. Delete files you no longer need first.", MaxFiles)
+	case errors.As(err, &sizeErr):
+		status, msg = http.StatusBadRequest, sizeErr.Sentence()+" Send the whole file again"+againWith(route)+"."
+	case errors.Is(err, errBadLength):
+		status, msg = http.StatusBadRequest, "The Content-Length header is not one number of bytes; nothing was stored. Send the file with its exact length."
+	case errors.Is(err, ErrUploadBusy):
+		status, msg = http.StatusConflict, "An upload with this URL is under way; nothing more was stored. Wait for it to finish; if it fails, send the file again with this URL."
+	case errors.Is(err, ErrExists):
+		status, msg = http.StatusConflict, "A file of that name is in your workspace; nothing was stored. List your workspace with GET "+APIPath+" and choose another name."
 	case errors.Is(err, ErrPinMismatch):
 		status, msg = http.StatusUnprocessableEntity, "The bytes received do not match the sha256 given when the upload was requested; nothing was stored. Request a new upload with the right sha256."
 	default:
@@ -219,6 +270,14 @@ func (h *Routes) fail(w http.ResponseWriter, route, userID string, err error) {
 		h.Log.Info("Workspace request", "route", route, "user_id", userID, "status", status)
 	}
 	response.JSON(w, status, map[string]string{"error": http.StatusText(status), "message": msg})
+}
+
+// againWith says where a refused body may be sent again.
+func againWith(route string) string {
+	if route == "presigned_put" {
+		return " to the same URL: it works until it expires"
+	}
+	return ""
 }
 
 // SetDownloadHeaders makes a response of file bytes inert in a browser: a

@@ -1,14 +1,21 @@
 package workspace
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 )
+
+// ErrUploadBusy refuses a second request with an upload URL whose first is
+// still sending its body.
+var ErrUploadBusy = errors.New("an upload with this URL is under way")
 
 const (
 	// DownloadLifetime is how long a presigned download URL works: clients
@@ -18,6 +25,11 @@ const (
 	// UploadLifetime is how long a presigned upload URL waits for its one
 	// PUT: time for a sandbox or a script to pick it up.
 	UploadLifetime = 15 * time.Minute
+
+	// uploadHold is how long one PUT may hold an upload URL while its body
+	// streams: the largest file at a slow connection's pace. A node that
+	// dies mid-upload leaves the URL usable again after it.
+	uploadHold = 15 * time.Minute
 
 	prefixToken = "ws_t_"
 	// tokenBytes of randomness make a token unguessable.
@@ -46,6 +58,8 @@ type tokenRecord struct {
 	// Size is the exact length an upload must have (nil: any up to MaxSize).
 	Size  *int64 `json:"size,omitempty"`
 	Claim Claim  `json:"claim,omitempty"`
+	// HeldUntil is set while an upload streams its body (see WriteUpload).
+	HeldUntil time.Time `json:"held_until,omitzero"`
 }
 
 // UploadTerms are what a presigned upload holds its one body to.
@@ -164,20 +178,81 @@ func (s *Store) UploadOwner(token string) (string, error) {
 	return rec.UserID, err
 }
 
-// SpendUpload consumes an upload token: of two requests racing with one
-// token, exactly one gets it. The token is spent whatever happens to the
-// bytes that follow.
-func (s *Store) SpendUpload(token string) (userID, name string, opts WriteOptions, err error) {
+// WriteUpload writes the body of a presigned upload, held to the token's
+// terms and to declared, the length the request declared (nil: unknown).
+//
+// The token is spent only by bytes that became a file. While the body
+// streams, the token is held (its record marked, by compare-and-set, until
+// uploadHold from now): a second request with it is refused with
+// ErrUploadBusy rather than racing the first. Once the bytes are whole the
+// token is spent by compare-and-delete of that held record, just before
+// the index change that makes them a file; of two requests only the one
+// whose delete lands stores anything, even one whose hold ran out. A body
+// cut short, too long, of the wrong sha256 or over a limit gives the hold
+// back, so the sender's retry with the same URL works. Spending when the
+// first byte arrives (as before) kept half files under a spent URL.
+func (s *Store) WriteUpload(ctx context.Context, token string, body io.Reader, declared *int64) (File, error) {
 	rec, raw, err := s.lookup(token, KindUpload)
 	if err != nil {
-		return "", "", WriteOptions{}, err
+		return File{}, err
 	}
-	ok, err := s.kv.CompareAndDelete(tokenKey(token), raw)
+	opts := WriteOptions{MaxSize: rec.MaxSize, SHA256: rec.SHA256, Size: rec.Size, Claim: rec.Claim}
+	switch {
+	case declared != nil && opts.Size != nil && *declared != *opts.Size:
+		return File{}, &SizeError{Received: *declared, Declared: *opts.Size, Refused: true}
+	case declared != nil:
+		opts.Size = declared
+	}
+	now := s.Now()
+	if now.Before(rec.HeldUntil) {
+		return File{}, ErrUploadBusy
+	}
+	held := rec
+	held.HeldUntil = now.Add(uploadHold).UTC()
+	heldRaw, err := json.Marshal(held)
 	if err != nil {
-		return "", "", WriteOptions{}, err
+		return File{}, err
+	}
+	key := tokenKey(token)
+	// The held record outlives the hold, so an upload that began before
+	// the URL expired can finish.
+	ok, err := s.kv.CompareAndSet(key, raw, heldRaw, max(rec.ExpiresAt.Sub(now), uploadHold)+kvGrace)
+	if err != nil {
+		return File{}, err
 	}
 	if !ok {
-		return "", "", WriteOptions{}, ErrNotFound
+		return File{}, ErrUploadBusy
 	}
-	return rec.UserID, rec.Name, WriteOptions{MaxSize: rec.MaxSize, SHA256: rec.SHA256, Size: rec.Size, Claim: rec.Claim}, nil
+	spent := false
+	release := func() {
+		// Given back as it was; a failure leaves it held until the hold
+		// ends, after which it works again.
+		left := rec.ExpiresAt.Sub(s.Now())
+		if left <= 0 {
+			_ = s.kv.Delete(key)
+			return
+		}
+		if spent {
+			_ = s.kv.Set(key, raw, left)
+			return
+		}
+		_, _ = s.kv.CompareAndSet(key, heldRaw, raw, left)
+	}
+	opts.beforeStore = func() error {
+		ok, err := s.kv.CompareAndDelete(key, heldRaw)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrNotFound
+		}
+		spent = true
+		return nil
+	}
+	opts.afterFailedStore = release
+	f, err := s.Write(ctx, rec.UserID, rec.Name, body, opts)
+	if err != nil && !spent {
+		release()
+	}
+	return f, err
 }

@@ -221,12 +221,15 @@ func TestAnUploadTokenIsSpentExactlyOnceAndCannotDownload(t *testing.T) {
 	if _, _, err := s.Download(p.Token); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("an upload token downloads: %v", err)
 	}
-	user, name, _, err := s.SpendUpload(p.Token)
-	if err != nil || user != alice || name != "u.bin" {
-		t.Fatalf("first spend: %v %v %v", user, name, err)
+	f, err := s.WriteUpload(context.Background(), p.Token, strings.NewReader("one"), nil)
+	if err != nil || f.Name != "u.bin" {
+		t.Fatalf("first upload: %+v %v", f, err)
 	}
-	if _, _, _, err := s.SpendUpload(p.Token); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("second spend: %v", err)
+	if _, err := s.WriteUpload(context.Background(), p.Token, strings.NewReader("two"), nil); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("second upload: %v", err)
+	}
+	if _, data, _ := s.ReadAll(alice, "u.bin", 10); string(data) != "one" {
+		t.Fatalf("u.bin holds %q", data)
 	}
 }
 
@@ -247,11 +250,7 @@ func upload(t *testing.T, s *Store, user, name string, data []byte, pin string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, n, opts, err := s.SpendUpload(up.Token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Write(context.Background(), u, n, bytes.NewReader(data), opts); err != nil {
+	if _, err := s.WriteUpload(context.Background(), up.Token, bytes.NewReader(data), nil); err != nil {
 		t.Fatal(err)
 	}
 	return up
@@ -399,7 +398,7 @@ func TestTheDownloadNameIsEncodedSafely(t *testing.T) {
 	}
 }
 
-func TestAPresignedUploadOverItsCapIsRefusedAndSpent(t *testing.T) {
+func TestAPresignedUploadOverItsCapIsRefusedAndTheURLStillTakesTheRightFile(t *testing.T) {
 	s, _ := newStore(t, roomy)
 	routes := &Routes{Store: s, Log: nopLog{}}
 	up, _ := s.RequestUpload(alice, "cap.bin", 4, "")
@@ -409,8 +408,11 @@ func TestAPresignedUploadOverItsCapIsRefusedAndSpent(t *testing.T) {
 	if _, err := s.Stat(alice, "cap.bin"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("stored: %v", err)
 	}
+	if rec := serve(routes, http.MethodPut, UploadPath+up.Token, []byte("1234")); rec.Code != http.StatusCreated {
+		t.Fatalf("second PUT: %d %s", rec.Code, rec.Body)
+	}
 	if rec := serve(routes, http.MethodPut, UploadPath+up.Token, []byte("1234")); rec.Code != http.StatusNotFound {
-		t.Fatalf("second PUT: %d", rec.Code)
+		t.Fatalf("a third PUT after the file was stored: %d", rec.Code)
 	}
 }
 
