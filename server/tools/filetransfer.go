@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"path"
-	"strings"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -64,10 +61,10 @@ func (b fileBackend) Upload(ctx context.Context, r filetransfer.UploadRequest) (
 	if used, err := b.d.Workspace.Usage(c.UserID()); r.Size != nil && err == nil && used+*r.Size > cfg.WorkspaceQuotaBytes() {
 		return filetransfer.Upload{}, workspaceRefusal(workspace.ErrQuota, r.Name, cfg)
 	}
-	name, err := b.unusedName(c.UserID(), r.Name)
-	if err != nil {
-		return filetransfer.Upload{}, workspaceRefusal(err, r.Name, cfg)
-	}
+	// The name is fixed now, since the file URI answered names it; the
+	// write claims it exactly (ClaimExact), so a file written under it
+	// meanwhile is never replaced: the upload is refused instead.
+	name := b.d.Workspace.FreeName(c.UserID(), r.Name)
 	terms := workspace.UploadTerms{SHA256: r.SHA256, Claim: workspace.ClaimExact}
 	if r.Size != nil {
 		terms.MaxSize, terms.Size = max(*r.Size, 1), workspace.Exactly(*r.Size)
@@ -77,34 +74,6 @@ func (b fileBackend) Upload(ctx context.Context, r filetransfer.UploadRequest) (
 		return filetransfer.Upload{}, workspaceRefusal(err, name, cfg)
 	}
 	return filetransfer.Upload{UserID: c.UserID(), Name: name, URL: b.d.URLs.Upload(p.Token), ExpiresAt: p.ExpiresAt}, nil
-}
-
-// maxNameTries bounds the names an authorized upload tries beside a taken
-// one: "stem (2).ext" to "stem (20).ext", then the person is asked to make
-// room.
-const maxNameTries = 20
-
-// unusedName is name, or the first "stem (n).ext" the workspace does not
-// hold now. An authorized upload's name is fixed when it is authorized,
-// since the file URI answered names it; its write claims the name exactly
-// (ClaimExact), so a file written under it meanwhile is never replaced:
-// the upload is refused instead.
-func (b fileBackend) unusedName(userID, name string) (string, error) {
-	ext := path.Ext(name)
-	stem := strings.TrimSuffix(name, ext)
-	try := name
-	for n := 2; n <= maxNameTries+1; n++ {
-		_, err := b.d.Workspace.Stat(userID, try)
-		if errors.Is(err, workspace.ErrNotFound) {
-			return try, nil
-		}
-		if err != nil {
-			return "", err
-		}
-		try = fmt.Sprintf("%s (%d)%s", stem, n, ext)
-	}
-	return "", refusal.New(fmt.Sprintf("Your workspace already holds %q and %d files named after it.", name, maxNameTries-1),
-		"Give the file another name, or delete some of those with files_delete.")
 }
 
 func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetransfer.Download, error) {
@@ -124,10 +93,10 @@ func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetr
 		if err != nil {
 			return filetransfer.Download{}, err
 		}
-		// Under a free name: a file of the person's of that name stays.
+		// Under a free name, claimed as it is stored: a file of the
+		// person's of that name stays.
 		shown, mimeType = l.Info().Name, l.Info().MimeType
-		free := b.d.Workspace.FreeName(c.UserID(), shown)
-		res, err := b.d.saveAttachment(ctx, saveAttachmentArgs{fileTarget: target, Name: free})
+		res, err := b.d.saveAttachment(ctx, saveAttachmentArgs{fileTarget: target, Name: shown, claim: workspace.ClaimFree})
 		if errors.Is(err, mattermost.ErrNotFound) {
 			return filetransfer.Download{}, filetransfer.ErrNotFound
 		}
