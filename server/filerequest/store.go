@@ -104,13 +104,29 @@ type Request struct {
 	// store holds opens nothing.
 	DropKey       string `json:"-"`
 	DropKeySHA256 string `json:"drop_key_sha256"`
+	// LaterDropKeys are the sha256 of the drop keys given to views shown
+	// again, on later answers (NewDropKey), newest last, at most
+	// maxLaterDropKeys.
+	LaterDropKeys []string `json:"later_drop_keys,omitempty"`
 }
 
-// DropKeyOpens reports whether key is the request's drop key, in constant
-// time.
+// maxLaterDropKeys bounds the drop keys one request hands out after the
+// first: a view is shown again only when the model waits again, a few
+// times in an hour.
+const maxLaterDropKeys = 8
+
+// DropKeyOpens reports whether key is one of the request's drop keys, in
+// constant time.
 func (r Request) DropKeyOpens(key string) bool {
 	sum := sha256.Sum256([]byte(key))
-	return r.DropKeySHA256 != "" && subtle.ConstantTimeCompare([]byte(hex.EncodeToString(sum[:])), []byte(r.DropKeySHA256)) == 1
+	given := []byte(hex.EncodeToString(sum[:]))
+	opens := 0
+	for _, h := range append([]string{r.DropKeySHA256}, r.LaterDropKeys...) {
+		if h != "" {
+			opens |= subtle.ConstantTimeCompare(given, []byte(h))
+		}
+	}
+	return opens == 1
 }
 
 // ExpiresAt is when the request is gone.
@@ -266,6 +282,34 @@ func (s *Store) StartUpload(userID, id string) (Request, error) {
 		r.UploadingUntil = now.Add(uploadClaim)
 		return nil
 	})
+}
+
+// NewDropKey hands out another drop key of a waiting request, for a view
+// shown again on a later answer: the store keeps only the hash of each
+// key, so the first one cannot be told again. The oldest of more than
+// maxLaterDropKeys stops opening.
+func (s *Store) NewDropKey(userID, id string) (Request, error) {
+	b := make([]byte, dropKeyBytes)
+	if _, err := rand.Read(b); err != nil {
+		return Request{}, err
+	}
+	k := hex.EncodeToString(b)
+	sum := sha256.Sum256([]byte(k))
+	r, err := s.change(userID, id, func(r *Request) error {
+		if r.State != StateWaiting {
+			return ErrAnswered
+		}
+		r.LaterDropKeys = append(r.LaterDropKeys, hex.EncodeToString(sum[:]))
+		if n := len(r.LaterDropKeys); n > maxLaterDropKeys {
+			r.LaterDropKeys = r.LaterDropKeys[n-maxLaterDropKeys:]
+		}
+		return nil
+	})
+	if err != nil {
+		return Request{}, err
+	}
+	r.DropKey = k
+	return r, nil
 }
 
 // MarkShown notes that the asking client shows the page.

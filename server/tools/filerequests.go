@@ -139,6 +139,13 @@ func (d Deps) requestFile(ctx context.Context, args requestFileArgs) (res catalo
 	if asked && req.State != filerequest.StateWaiting {
 		d.Approvals.TellPageDone(ctx, req.ID)
 	}
+	if req.State == filerequest.StateWaiting && req.DropKey == "" && transport.ShowsViews(ctx) {
+		// The view this answer opens again needs a drop URL of its own:
+		// the store keeps only the hashes of those it gave.
+		if again, err := d.Files.NewDropKey(c.UserID(), req.ID); err == nil {
+			req = again
+		}
+	}
 	return d.fileRequestAnswer(req)
 }
 
