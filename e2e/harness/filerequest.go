@@ -20,8 +20,9 @@ func (s *Server) WaitingFileRequest(ctx context.Context, userID, purpose string,
 	return r.ID, err
 }
 
-// WaitingFileRequestOf is WaitingFileRequest answering the whole request,
-// its drop URL's key among it, as the upload view is handed it.
+// WaitingFileRequestOf is WaitingFileRequest answering the whole request as
+// the store keeps it (its drop key only as a hash: a view is handed its
+// drop URL in the answer that shows it).
 func (s *Server) WaitingFileRequestOf(ctx context.Context, userID, purpose string, within time.Duration) (filerequest.Request, error) {
 	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		raw, err := s.KVValue(ctx, "fr_"+userID)

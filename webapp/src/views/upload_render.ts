@@ -60,6 +60,9 @@ export const sendFile: Sender = (url, file, progress) => new Promise((resolve) =
     x.open('PUT', url);
     x.withCredentials = false;
     x.setRequestHeader('X-File-Name', encodeURIComponent(file.name));
+
+    // The size the file has: a body cut short on the way is refused.
+    x.setRequestHeader('X-File-Size', String(file.size));
     x.setRequestHeader('Content-Type', file.type || 'application/octet-stream');
     x.upload.onprogress = (e) => {
         if (e.lengthComputable && e.total > 0) {
