@@ -19,6 +19,7 @@ package workspace
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -33,6 +34,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
@@ -48,8 +50,14 @@ const (
 	// normally removes a file; the expiry only catches what the sweep missed.
 	kvGrace = time.Hour
 	// ChunkSize is the unit of storage and of memory while streaming: 1 MiB
-	// keeps a 50 MiB file at 50 KV rows and one stream at 1 MiB of memory.
+	// keeps a 50 MiB file at 50 KV rows and one stream at a few MiB of
+	// memory.
 	ChunkSize = 1 << 20
+	// writesInFlight chunks of one write are stored at once while the next
+	// is read: storing waits on Mattermost and its database, so a second in
+	// flight keeps both the reading and the storing busy; a write holds
+	// writesInFlight+1 chunks of memory.
+	writesInFlight = 2
 	// MaxFiles bounds one user's index record (a few hundred bytes per
 	// file), whatever the quota.
 	MaxFiles = 500
@@ -544,11 +552,31 @@ func (s *Store) writeChunks(ctx context.Context, f *File, r io.Reader, sum hash.
 	if limit < 0 {
 		limit = 0
 	}
-	buf := make([]byte, ChunkSize)
+	// Chunks are stored while the next is read, writesInFlight at a time,
+	// each in a buffer of its own that comes back when it is stored.
+	bufs := make(chan []byte, writesInFlight+1)
+	for range writesInFlight + 1 {
+		bufs <- make([]byte, ChunkSize)
+	}
+	var stored sync.WaitGroup
+	var mu sync.Mutex
+	var setErr error
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return setErr
+	}
+	// Every chunk sent is stored or failed before the write answers, so
+	// f.Chunks counts all a cleanup must delete.
+	defer stored.Wait()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if err := failed(); err != nil {
+			return err
+		}
+		buf := <-bufs
 		n, err := io.ReadFull(r, buf)
 		if n > 0 {
 			if exact != nil && f.Size+int64(n) > *exact {
@@ -561,18 +589,29 @@ func (s *Store) writeChunks(ctx context.Context, f *File, r io.Reader, sum hash.
 				_, f.Type, _ = fileview.Sniff(buf[:n], f.Name)
 			}
 			sum.Write(buf[:n])
-			if serr := s.kv.Set(chunkKey(f.Blob, f.Chunks), buf[:n], Retention+kvGrace); serr != nil {
-				return serr
-			}
+			key := chunkKey(f.Blob, f.Chunks)
 			f.Chunks++
 			f.Size += int64(n)
+			stored.Add(1)
+			go func(chunk []byte) {
+				defer stored.Done()
+				if serr := s.kv.Set(key, chunk, Retention+kvGrace); serr != nil {
+					mu.Lock()
+					setErr = cmp.Or(setErr, serr)
+					mu.Unlock()
+				}
+				bufs <- chunk[:cap(chunk)]
+			}(buf[:n])
+		} else {
+			bufs <- buf
 		}
 		switch {
 		case err == io.EOF || err == io.ErrUnexpectedEOF:
 			if f.Chunks == 0 {
 				_, f.Type, _ = fileview.Sniff(nil, f.Name)
 			}
-			return nil
+			stored.Wait()
+			return failed()
 		case err != nil:
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
