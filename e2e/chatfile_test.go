@@ -155,19 +155,7 @@ func TestAFileAttachedInChatGPTIsFetchedWholeShownToThePersonAndPostedByteIdenti
 			chatfile.Argument: []any{chatRef(host.URL+"/files/plan.pdf", "plan.pdf")}})
 		done <- res
 	}()
-	id := waitPending(t, alice, marker)
-	_, question := get(t, browser(t, alice), confirmBase()+"/"+id, "")
-	for _, want := range []string{"plan.pdf", sum(plan)[:12], "attached in the chat, fetched from 127.0.0.1"} {
-		if !strings.Contains(question, want) {
-			t.Errorf("the question does not show %q", want)
-		}
-	}
-	answerOnPage(t, alice, id, "accept", marker)
-	res := <-done
-	var out tools.WriteResult
-	if res.IsError || json.Unmarshal(res.StructuredContent, &out) != nil || out.PostID == "" {
-		t.Fatalf("create_post with a chat file: %s", res.text())
-	}
+	out := acceptShowing(t, alice, marker, done, "plan.pdf", sum(plan)[:12], "attached in the chat, fetched from 127.0.0.1")
 	files, infos := postedFilesAs(t, alice, out.PostID)
 	if len(files) != 1 || sum(files["plan.pdf"]) != sum(plan) {
 		t.Fatalf("the post's files are %d, plan.pdf %d bytes; want the %d bytes attached", len(files), len(files["plan.pdf"]), len(plan))

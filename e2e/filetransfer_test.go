@@ -24,6 +24,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
@@ -345,20 +346,8 @@ func TestAClientOfTheNewestFileTransferDraftPostsAnAuthorizedUploadAndADataURIAn
 		res, _ := toolCall(t, c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker, "file_uris": []string{a.File.URI, dataURI}})
 		done <- res
 	}()
-	id := waitPending(t, alice, marker)
-	_, question := get(t, browser(t, alice), confirmBase()+"/"+id, "")
 	// The page shows each sha256 by its first 12 digits.
-	for _, want := range []string{a.File.Name, sum(report)[:12], sum(notes)[:12]} {
-		if !strings.Contains(question, want) {
-			t.Errorf("the question does not show %s", want)
-		}
-	}
-	answerOnPage(t, alice, id, "accept", marker)
-	res := <-done
-	var out tools.WriteResult
-	if res.IsError || json.Unmarshal(res.StructuredContent, &out) != nil || out.PostID == "" {
-		t.Fatalf("create_post with file URIs: %s", res.text())
-	}
+	out := acceptShowing(t, alice, marker, done, a.File.Name, sum(report)[:12], sum(notes)[:12])
 	files, infos := postedFilesAs(t, alice, out.PostID)
 	names := map[string]string{}
 	for name, b := range files {
@@ -456,4 +445,25 @@ func TestFileTransferIsOfferedExactlyToAClientThatDeclaresItOnEitherRevision(t *
 			t.Fatalf("%s: authorizeUpload for a client that declares files: %+v", version, a)
 		}
 	}
+}
+
+// acceptShowing waits for the post titled marker to be asked of u, checks
+// that its page shows each of wants, accepts it, and answers what the
+// waiting call (done) then said.
+func acceptShowing(t *testing.T, u harness.User, marker string, done <-chan callResult, wants ...string) tools.WriteResult {
+	t.Helper()
+	id := waitPending(t, u, marker)
+	_, question := get(t, browser(t, u), confirmBase()+"/"+id, "")
+	for _, want := range wants {
+		if !strings.Contains(question, want) {
+			t.Errorf("the question does not show %q", want)
+		}
+	}
+	answerOnPage(t, u, id, "accept", marker)
+	res := <-done
+	var out tools.WriteResult
+	if res.IsError || json.Unmarshal(res.StructuredContent, &out) != nil || out.PostID == "" {
+		t.Fatalf("the post was accepted but the call answered: %s", res.text())
+	}
+	return out
 }
