@@ -254,7 +254,7 @@ func (d Deps) chatFileOut(ctx context.Context, userID string, f workspace.File, 
 // the person's workspace under a free name, as files leave through the
 // workspace's bounded path; nil for any other client or when it cannot be
 // copied (over the largest size, the quota).
-func (d Deps) chatFileOfAttachment(ctx context.Context, userID, fileID, mediaType string) *chatfile.Ref {
+func (d Deps) chatFileOfAttachment(ctx context.Context, userID, fileID, name, mediaType string) *chatfile.Ref {
 	if !chatfile.Takes(transport.Client(ctx).Name) {
 		return nil
 	}
@@ -266,5 +266,10 @@ func (d Deps) chatFileOfAttachment(ctx context.Context, userID, fileID, mediaTyp
 	if err != nil {
 		return nil
 	}
-	return d.chatFileOut(ctx, userID, f, mediaType)
+	out := d.chatFileOut(ctx, userID, f, mediaType)
+	if out != nil {
+		// Named as the attachment, whatever free name its copy took.
+		out.FileName = name
+	}
+	return out
 }

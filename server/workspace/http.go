@@ -254,7 +254,11 @@ func (h *Routes) fail(w http.ResponseWriter, route, userID string, err error) {
 	case errors.Is(err, ErrTooMany):
 		status, msg = http.StatusConflict, fmt.Sprintf("Your workspace already holds %d files; nothing was stored. Delete files you no longer need first.", MaxFiles)
 	case errors.As(err, &sizeErr):
+		// More than the upload takes is too large; less is a body cut short.
 		status, msg = http.StatusBadRequest, sizeErr.Sentence()+" Send the whole file again"+againWith(route)+"."
+		if sizeErr.Received > sizeErr.Declared {
+			status = http.StatusRequestEntityTooLarge
+		}
 	case errors.Is(err, errBadLength):
 		status, msg = http.StatusBadRequest, "The Content-Length header is not one number of bytes; nothing was stored. Send the file with its exact length."
 	case errors.Is(err, ErrUploadBusy):

@@ -219,7 +219,7 @@ func TestAPresignedPutOfAnotherLengthThanTheUploadWasGrantedIsRefusedBeforeItIsR
 	routes := &Routes{Store: s, Log: nopLog{}}
 	up, _ := s.PresignUpload(alice, "exact.bin", UploadTerms{Size: Exactly(10)})
 	body := &countingReader{r: strings.NewReader("0123456789a")}
-	if rec := putDeclaring(routes, up.Token, 11, body); rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "takes exactly 10") || body.n != 0 {
+	if rec := putDeclaring(routes, up.Token, 11, body); rec.Code != http.StatusRequestEntityTooLarge || !strings.Contains(rec.Body.String(), "takes exactly 10") || body.n != 0 {
 		t.Fatalf("another length: %d %s after %d bytes", rec.Code, rec.Body, body.n)
 	}
 	// Without a Content-Length, the granted size still holds the body.
