@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -228,152 +227,93 @@ func (d Deps) search(ctx context.Context, args searchArgs) (res catalogue.Result
 	if err != nil {
 		return res, err
 	}
+	// Every channel at once: the hits cite many, and their names are
+	// matched.
+	if _, err := ct.mine(); err != nil {
+		return res, err
+	}
 	words := queryWords(q)
-	withFiles := d.Config().HasToolset(config.ToolsetFiles) && len(words) > 0
 	found := &researchFound{hits: map[string]researchHit{}}
-
-	// Mattermost's searches of one tier run at once (each waits on the
-	// database, not on the plugin); their hits are then added one by one
-	// by the citer, which reads what each cites once.
-	var posts []*model.Post
-	var files mattermost.FoundFiles
-	var public []place
-	err = atOnce(
-		func() (err error) { posts, err = ct.searchPosts(q, false); return err },
-		func() (err error) {
-			if withFiles {
-				files, err = ct.c.SearchFiles(mattermost.FileQuery{Words: words, Limit: maxResearchResults})
-			}
-			return searchRefusal(err)
-		},
-		func() (err error) { public, err = ct.searchPublicChannels(words); return err },
-		// Every channel at once: the hits cite many, and their names are
-		// matched.
-		func() error { _, err := ct.mine(); return err },
-	)
-	if err != nil {
+	if err := d.searchResearchPosts(ct, q, words, found); err != nil {
 		return res, err
 	}
-	if err := ct.addPosts(posts, tierAllWords, found); err != nil {
-		return res, err
-	}
-	if err := ct.addFiles(files, tierAllWords, found); err != nil {
-		return res, err
-	}
-	// Then, when every word found too few, any word.
-	if found.count(tierAllWords) < maxResearchResults && len(words) >= 2 {
-		posts, files = nil, mattermost.FoundFiles{}
-		err = atOnce(
-			func() (err error) {
-				if plainQuery(q) {
-					posts, err = ct.searchPosts(strings.Join(words, " "), true)
-				}
-				return err
-			},
-			func() (err error) {
-				if withFiles {
-					files, err = ct.c.SearchFiles(mattermost.FileQuery{Words: words, AnyWord: true, Limit: maxResearchResults})
-				}
-				return searchRefusal(err)
-			},
-		)
-		if err != nil {
-			return res, err
-		}
-		if err := ct.addPosts(posts, tierSomeWords, found); err != nil {
-			return res, err
-		}
-		if err := ct.addFiles(files, tierSomeWords, found); err != nil {
+	if d.Config().HasToolset(config.ToolsetFiles) && len(words) > 0 {
+		if err := searchResearchFiles(ct, words, found); err != nil {
 			return res, err
 		}
 	}
-	if err := ct.addChannels(words, public, found); err != nil {
+	if err := searchResearchChannels(ct, words, found); err != nil {
 		return res, err
 	}
 	return asJSON(found.ranked())
 }
 
-// atOnce runs each and answers the first error of them, once all are
-// done.
-func atOnce(each ...func() error) error {
-	errs := make([]error, len(each))
-	var wg sync.WaitGroup
-	for i, f := range each {
-		wg.Go(func() { errs[i] = f() })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// searchPosts finds the posts matching every word of q with Mattermost's
-// search in each of the person's teams, or, with anyTerm, any of them. A
-// reply stands for its thread (addPosts).
-func (ct *citer) searchPosts(q string, anyTerm bool) ([]*model.Post, error) {
-	var out []*model.Post
+// searchResearchPosts finds the posts matching every word with
+// Mattermost's search, then, when that finds too few, any word. A reply
+// stands for its thread.
+func (d Deps) searchResearchPosts(ct *citer, q string, words []string, found *researchFound) error {
 	for _, m := range ct.teams {
-		var hits []*model.Post
-		var err error
-		if anyTerm {
-			hits, err = ct.c.SearchPostsAnyTerm(m.Team.Id, q, maxResearchResults)
-		} else {
-			hits, err = ct.c.SearchPosts(m.Team.Id, q, 0, maxResearchResults)
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, hits...)
-	}
-	return out, nil
-}
-
-// addFiles adds the files found (whose name or text holds the words, by
-// Mattermost's full-text indexes: mattermost.SearchFiles) at tier.
-func (ct *citer) addFiles(files mattermost.FoundFiles, tier int, found *researchFound) error {
-	for _, f := range files.Files {
-		v, err := ct.place(f.ChannelId)
-		if errors.Is(err, mattermost.ErrNotFound) {
-			continue
-		}
+		hits, err := ct.c.SearchPosts(m.Team.Id, q, 0, maxResearchResults)
 		if err != nil {
 			return err
 		}
-		found.add(researchHit{tier: tier, at: f.CreateAt, ResearchResult: ResearchResult{
-			ID:    researchID{kind: researchFile, id: f.Id}.String(),
-			Title: fileTitle(f.Name, ct.where(v), f.CreateAt),
-			URL:   present.Permalink(ct.c.SiteURL(), v.teamName(), f.PostId),
-		}})
+		if err := ct.addPosts(hits, tierAllWords, found); err != nil {
+			return err
+		}
+	}
+	if found.count(tierAllWords) >= maxResearchResults || len(words) < 2 || !plainQuery(q) {
+		return nil
+	}
+	for _, m := range ct.teams {
+		hits, err := ct.c.SearchPostsAnyTerm(m.Team.Id, strings.Join(words, " "), maxResearchResults)
+		if err != nil {
+			return err
+		}
+		if err := ct.addPosts(hits, tierSomeWords, found); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// searchPublicChannels finds the public channels of the person's teams
-// named by the words (the first maxChannelWords of at least 3 letters).
-func (ct *citer) searchPublicChannels(words []string) ([]place, error) {
-	var out []place
-	for i, w := range words {
-		if i == maxChannelWords {
+// searchResearchFiles finds the files whose name or text holds every word,
+// then, when that finds too few, any word, with Mattermost's full-text
+// indexes (mattermost.SearchFiles).
+func searchResearchFiles(ct *citer, words []string, found *researchFound) error {
+	tiers := []struct {
+		any  bool
+		tier int
+	}{{false, tierAllWords}, {true, tierSomeWords}}
+	for _, t := range tiers {
+		if t.any && (len(words) < 2 || found.count(tierAllWords) >= maxResearchResults) {
 			break
 		}
-		if len([]rune(w)) < 3 {
-			continue
+		files, err := ct.c.SearchFiles(mattermost.FileQuery{Words: words, AnyWord: t.any, Limit: maxResearchResults})
+		if err != nil {
+			return searchRefusal(err)
 		}
-		for _, m := range ct.teams {
-			public, err := ct.c.SearchPublicChannels(m.Team.Id, w)
-			if err != nil && !errors.Is(err, mattermost.ErrNotFound) {
-				return nil, err
+		for _, f := range files.Files {
+			v, err := ct.place(f.ChannelId)
+			if errors.Is(err, mattermost.ErrNotFound) {
+				continue
 			}
-			for _, ch := range public {
-				out = append(out, place{ch: ch, team: m.Team})
+			if err != nil {
+				return err
 			}
+			found.add(researchHit{tier: t.tier, at: f.CreateAt, ResearchResult: ResearchResult{
+				ID:    researchID{kind: researchFile, id: f.Id}.String(),
+				Title: fileTitle(f.Name, ct.where(v), f.CreateAt),
+				URL:   present.Permalink(ct.c.SiteURL(), v.teamName(), f.PostId),
+			}})
 		}
 	}
-	return out, nil
+	return nil
 }
 
-// addChannels adds the channels named by the words: the person's own
-// (private ones, direct and group messages too), and the public ones
-// found.
-func (ct *citer) addChannels(words []string, public []place, found *researchFound) error {
+// searchResearchChannels finds the channels named by the words: the
+// person's own (private ones, direct and group messages too), and their
+// teams' public channels.
+func searchResearchChannels(ct *citer, words []string, found *researchFound) error {
 	if len(words) == 0 {
 		return nil
 	}
@@ -401,8 +341,22 @@ func (ct *citer) addChannels(words []string, public []place, found *researchFoun
 			}
 		}
 	}
-	for _, v := range public {
-		addChannel(v)
+	for i, w := range words {
+		if i == maxChannelWords {
+			break
+		}
+		if len([]rune(w)) < 3 {
+			continue
+		}
+		for _, m := range ct.teams {
+			public, err := ct.c.SearchPublicChannels(m.Team.Id, w)
+			if err != nil && !errors.Is(err, mattermost.ErrNotFound) {
+				return err
+			}
+			for _, ch := range public {
+				addChannel(place{ch: ch, team: m.Team})
+			}
+		}
 	}
 	return nil
 }
