@@ -253,3 +253,32 @@ func FuzzTheFramingCheckNeverMisreadsAHead(f *testing.F) {
 		}
 	})
 }
+
+func TestAnHTTPSLinkIsFetchedOverTLSAndItsFramingIsStillChecked(t *testing.T) {
+	body := strings.Repeat("y", 200_000)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/longer" {
+			conn, buf, _ := w.(http.Hijacker).Hijack()
+			defer conn.Close()
+			fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%sand more", len(body), body)
+			buf.Flush()
+			time.Sleep(200 * time.Millisecond)
+			return
+		}
+		io.WriteString(w, body)
+	}))
+	defer srv.Close()
+	c := &Client{Policy: ParsePolicy("127.0.0.1"), TLS: srv.Client().Transport.(*http.Transport).TLSClientConfig}
+	got, err := readAll(t, c, srv.URL+"/whole")
+	if err != nil || len(got) != len(body) {
+		t.Fatalf("over TLS: %d bytes, %v", len(got), err)
+	}
+	if _, err := readAll(t, c, srv.URL+"/longer"); !errors.Is(err, ErrLonger) {
+		t.Fatalf("a longer body over TLS: %v, want ErrLonger", err)
+	}
+	// The server's certificate is checked: without its root it is refused.
+	strict := &Client{Policy: ParsePolicy("127.0.0.1")}
+	if _, err := readAll(t, strict, srv.URL+"/whole"); err == nil {
+		t.Fatal("a certificate nobody trusts was accepted")
+	}
+}
