@@ -155,7 +155,7 @@ func TestAFileAttachedInChatGPTIsFetchedWholeShownToThePersonAndPostedByteIdenti
 			chatfile.Argument: []any{chatRef(host.URL+"/files/plan.pdf", "plan.pdf")}})
 		done <- res
 	}()
-	out := acceptShowing(t, alice, marker, done, "plan.pdf", sum(plan)[:12], "attached in the chat, fetched from 127.0.0.1")
+	out := acceptShowing(t, alice, marker, done, "plan.pdf", sum(plan)[:12], "Attached in the chat, fetched from 127.0.0.1")
 	files, infos := postedFilesAs(t, alice, out.PostID)
 	if len(files) != 1 || sum(files["plan.pdf"]) != sum(plan) {
 		t.Fatalf("the post's files are %d, plan.pdf %d bytes; want the %d bytes attached", len(files), len(files["plan.pdf"]), len(plan))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/chatfile"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
@@ -234,6 +235,8 @@ func originText(origin string) (text, link string) {
 		return "A copy of the attachment " + rest, ""
 	case strings.HasPrefix(origin, "your workspace file "):
 		return "From " + origin, ""
+	case chatfile.IsOrigin(origin):
+		return "A" + origin[1:], ""
 	case strings.HasPrefix(origin, "upload handle for "):
 		return "Uploaded through an upload link the AI asked for (" + strings.TrimPrefix(origin, "upload handle for ") + ")", ""
 	case origin == "":

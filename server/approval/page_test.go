@@ -447,12 +447,13 @@ func TestTheAnswerThroughTheAPISaysWhereTheWriteWent(t *testing.T) {
 
 func TestAnOriginReadsAsASentence(t *testing.T) {
 	cases := map[string][2]string{
-		"written by the model":                       {"Written by the AI", ""},
-		"attachment p.png from http://mm/acme/pl/p1": {"A copy of the attachment p.png", "http://mm/acme/pl/p1"},
-		"attachment p.png":                           {"A copy of the attachment p.png", ""},
-		"your workspace file report.csv":             {"From your workspace file report.csv", ""},
-		"upload handle for scan.pdf":                 {"Uploaded through an upload link the AI asked for (scan.pdf)", ""},
-		"attachment x from javascript:alert(1)":      {"A copy of the attachment x from javascript:alert(1)", ""},
+		"written by the model":                                        {"Written by the AI", ""},
+		"attachment p.png from http://mm/acme/pl/p1":                  {"A copy of the attachment p.png", "http://mm/acme/pl/p1"},
+		"attachment p.png":                                            {"A copy of the attachment p.png", ""},
+		"your workspace file report.csv":                              {"From your workspace file report.csv", ""},
+		"upload handle for scan.pdf":                                  {"Uploaded through an upload link the AI asked for (scan.pdf)", ""},
+		"attached in the chat, fetched from files.oaiusercontent.com": {"Attached in the chat, fetched from files.oaiusercontent.com", ""},
+		"attachment x from javascript:alert(1)":                       {"A copy of the attachment x from javascript:alert(1)", ""},
 	}
 	for origin, want := range cases {
 		if text, link := originText(origin); text != want[0] || link != want[1] {

@@ -53,6 +53,19 @@ type Ref struct {
 	FileName    string `json:"file_name,omitempty"`
 }
 
+// originPrefix begins the origin of a file fetched from the chat, as the
+// person is shown it.
+const originPrefix = "attached in the chat, fetched from "
+
+// maxHostBytes is a DNS name's bound.
+const maxHostBytes = 253
+
+// Origin is where a file fetched from host came from, for the person.
+func Origin(host string) string { return originPrefix + host }
+
+// IsOrigin is whether origin is one Origin made.
+func IsOrigin(origin string) bool { return strings.HasPrefix(origin, originPrefix) }
+
 // Takes is whether a client is ChatGPT, which fills file params and
 // fetches the file objects a result gives.
 func Takes(clientName string) bool { return clientName == ClientName }
@@ -83,7 +96,15 @@ func (r Ref) Host() string {
 	if err != nil {
 		return ""
 	}
-	return u.Hostname()
+	return BoundHost(u.Hostname())
+}
+
+// BoundHost is a host cut at a DNS name's length, as it is shown and kept.
+func BoundHost(host string) string {
+	if len(host) > maxHostBytes {
+		return host[:maxHostBytes]
+	}
+	return host
 }
 
 // Name is the file's name in the person's workspace: the name ChatGPT

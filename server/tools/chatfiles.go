@@ -88,7 +88,7 @@ func markChatOrigins(plan *posting.Plan, files []fetchedChatFile) {
 	for _, f := range files {
 		for i := range plan.Files {
 			if s := &plan.Files[i]; s.Kind == posting.KindWorkspace && s.Ref == f.name {
-				s.Origin = "attached in the chat, fetched from " + f.host
+				s.Origin = chatfile.Origin(f.host)
 			}
 		}
 	}
@@ -119,7 +119,7 @@ func (d Deps) fetchChatFile(ctx context.Context, c *mattermost.Caller, ref chatf
 		return f, err
 	}
 	defer resp.Body.Close()
-	f.host = resp.Host
+	f.host = chatfile.BoundHost(resp.Host)
 	if resp.Status != http.StatusOK {
 		return f, errChatLink{status: resp.Status}
 	}
@@ -154,7 +154,6 @@ func (d Deps) recordChatFile(ctx context.Context, userID string, ref chatfile.Re
 		return
 	}
 	client := transport.Client(ctx)
-	host, _ = present.Cut(host, 253) // a DNS name's bound
 	e := audit.Event{Kind: audit.KindChatFile, UserID: userID, ClientName: client.Name, ClientVersion: client.Version,
 		Tool: transport.CallOf(ctx).Tool, Targets: map[string]string{"host": host}, Outcome: audit.OutcomeDone}
 	if size >= 0 {
