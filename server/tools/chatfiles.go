@@ -249,11 +249,29 @@ func (d Deps) chatFileOut(ctx context.Context, userID string, f workspace.File, 
 	return &chatfile.Ref{DownloadURL: d.URLs.Download(p.Token), FileID: p.FileID, MIMEType: mediaType, FileName: f.Name}
 }
 
+// chatFileNamed is chatFileOut of the caller's workspace file name, read
+// only for ChatGPT.
+func (d Deps) chatFileNamed(ctx context.Context, name, mediaType string) *chatfile.Ref {
+	if !chatfile.Takes(transport.Client(ctx).Name) {
+		return nil
+	}
+	c, err := d.caller(ctx)
+	if err != nil {
+		return nil
+	}
+	f, err := d.Workspace.Stat(c.UserID(), name)
+	if err != nil {
+		return nil
+	}
+	return d.chatFileOut(ctx, c.UserID(), f, mediaType)
+}
+
 // chatFileOfAttachment gives an attachment back to ChatGPT: copied into
 // the person's workspace under a free name, as files leave through the
-// workspace's bounded path; nil for any other client or when it cannot be
-// copied (over the largest size, the quota).
-func (d Deps) chatFileOfAttachment(ctx context.Context, userID, fileID, name, mediaType string) *chatfile.Ref {
+// workspace's bounded path, and named as the attachment; nil for any
+// other client or when it cannot be copied (over the largest size, the
+// quota).
+func (d Deps) chatFileOfAttachment(ctx context.Context, fileID, name, mediaType string) *chatfile.Ref {
 	if !chatfile.Takes(transport.Client(ctx).Name) {
 		return nil
 	}
@@ -261,11 +279,7 @@ func (d Deps) chatFileOfAttachment(ctx context.Context, userID, fileID, name, me
 	if err != nil {
 		return nil
 	}
-	f, err := d.Workspace.Stat(userID, saved.Data.Name)
-	if err != nil {
-		return nil
-	}
-	out := d.chatFileOut(ctx, userID, f, mediaType)
+	out := d.chatFileNamed(ctx, saved.Data.Name, mediaType)
 	if out != nil {
 		// Named as the attachment, whatever free name its copy took.
 		out.FileName = name

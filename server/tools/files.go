@@ -281,7 +281,7 @@ func (d Deps) readLocated(ctx context.Context, c *mattermost.Caller, l *located,
 	givesFile(ctx, &res.Meta, filetransfer.FileValue{URI: filetransfer.AttachmentURI(c.UserID(), info.Id), Name: info.Name, MIMEType: info.MimeType, Size: info.Size})
 	if args.Offset <= 1 && args.Column <= 1 {
 		// Once per reading, on its first window: the copy costs a write.
-		res.Data.File = d.chatFileOfAttachment(ctx, c.UserID(), info.Id, info.Name, info.MimeType)
+		res.Data.File = d.chatFileOfAttachment(ctx, info.Id, info.Name, info.MimeType)
 	}
 	return res, nil
 }

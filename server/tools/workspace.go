@@ -146,11 +146,7 @@ func workspaceTools(d Deps) []catalogue.Tool {
 			res, err := d.saveAttachment(ctx, args)
 			out := catalogue.Result[SavedAttachment]{Text: res.Text, Data: SavedAttachment{Entry: res.Data}, Meta: res.Meta, NotDone: res.NotDone}
 			if err == nil {
-				if c, cerr := d.caller(ctx); cerr == nil {
-					if f, serr := d.Workspace.Stat(c.UserID(), res.Data.Name); serr == nil {
-						out.Data.File = d.chatFileOut(ctx, c.UserID(), f, "")
-					}
-				}
+				out.Data.File = d.chatFileNamed(ctx, res.Data.Name, "")
 			}
 			return out, err
 		}),
