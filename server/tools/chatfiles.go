@@ -123,18 +123,11 @@ func (d Deps) fetchChatFile(ctx context.Context, c *mattermost.Caller, ref chatf
 	if resp.Status != http.StatusOK {
 		return f, errChatLink{status: resp.Status}
 	}
-	limits := d.Workspace.Limits()
 	opts := workspace.WriteOptions{Claim: workspace.ClaimFree}
 	if resp.Length >= 0 {
+		// The write refuses a declared length over the largest file or
+		// the quota before it reads a byte, and checks again as they come.
 		size = resp.Length
-		// Refused from the declared length before any byte is stored;
-		// the write checks again as the bytes come.
-		if resp.Length > limits.MaxFileBytes {
-			return f, workspace.ErrTooLarge
-		}
-		if used, err := d.Workspace.Usage(c.UserID()); err == nil && used+resp.Length > limits.QuotaBytes {
-			return f, workspace.ErrQuota
-		}
 		opts.Size = workspace.Exactly(resp.Length)
 	}
 	w, err := d.Workspace.Write(ctx, c.UserID(), ref.Name(), resp.Body, opts)
