@@ -19,6 +19,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/mattermost/mattermost/server/public/model"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
@@ -155,6 +156,18 @@ func TestAFileAttachedInChatGPTIsFetchedWholeShownToThePersonAndPostedByteIdenti
 			chatfile.Argument: []any{chatRef(host.URL+"/files/plan.pdf", "plan.pdf")}})
 		done <- res
 	}()
+	// The page as the person reads it, at a laptop's and a phone's width.
+	id := waitPending(t, alice, marker)
+	tab := chromeAs(t, alice)
+	for _, width := range []int64{laptopWidth, phoneWidth} {
+		atWidth(t, tab, width, 900)
+		step(t, tab, chromedp.Navigate(pageOf(id)), chromedp.WaitVisible(chromedp.ID("accept")))
+		fitsWidth(t, tab, width, "the page of a post with a chat file")
+		if origin := evalJS[string](t, tab, `document.querySelector(".file-origin").textContent`); origin != "Attached in the chat, fetched from 127.0.0.1" {
+			t.Errorf("the file's origin reads %q", origin)
+		}
+		shoot(t, tab, width, "page-chat-file")
+	}
 	out := acceptShowing(t, alice, marker, done, "plan.pdf", sum(plan)[:12], "Attached in the chat, fetched from 127.0.0.1")
 	files, infos := postedFilesAs(t, alice, out.PostID)
 	if len(files) != 1 || sum(files["plan.pdf"]) != sum(plan) {
