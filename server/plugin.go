@@ -146,10 +146,16 @@ func (p *Plugin) OnActivate() error {
 		Slots: posting.NewSlots(workspace.RedeemSlots), PluginURL: urls.PluginURL, Streams: func() bool { return streams }, Audit: trail.trail, Settled: p.writeSettled, Wake: hub})
 	views := &viewcache.Cache{KV: gw.BytesKV()}
 	files := &filerequest.Store{KV: gw.BytesKV()}
+	// The tools ask the catalogue they are part of what it withholds
+	// (search and fetch stand for other tools: package paths).
+	var cat *catalogue.Catalogue
+	withheld := func(ctx context.Context, tool string) string {
+		return cat.NotOfferedTo(tool, p.current(), transport.ChoiceOf(ctx))
+	}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals, Files: files,
 		FilePageURL: func(id string) string { return urls.PluginURL() + filerequest.Path + "/" + id },
-		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views, Audit: trail.trail, Wake: hub}
-	cat, err := catalogue.New(tools.All(deps))
+		Conversions: budget.New(p.config.Get().ConversionMemoryBytes()), Views: views, Audit: trail.trail, Wake: hub, Withheld: withheld}
+	cat, err = catalogue.New(tools.All(deps))
 	if err != nil {
 		return fmt.Errorf("the tool catalogue is malformed: %w", err)
 	}

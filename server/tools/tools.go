@@ -50,9 +50,22 @@ type Deps struct {
 	// Audit records every presigned URL and upload handle handed out (nil:
 	// none).
 	Audit audit.Recorder
+	// Withheld is why the tool called name is not offered to the
+	// connection of ctx (catalogue.NotOfferedTo), "" when it is: what a
+	// tool that stands for others (search, fetch: package paths) asks
+	// before it reads what they would. nil: every tool is offered.
+	Withheld func(ctx context.Context, tool string) string
 	// callerOf is who a call comes from; nil is transport.CallerID (tests
 	// and benches name the person directly).
 	callerOf func(context.Context) string
+}
+
+// withheld is why tool is not offered to the connection of ctx, or "".
+func (d Deps) withheld(ctx context.Context, tool string) string {
+	if d.Withheld == nil {
+		return ""
+	}
+	return d.Withheld(ctx, tool)
 }
 
 var errNoCaller = errors.New("no signed-in Mattermost user on this request")
