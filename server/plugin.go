@@ -169,6 +169,7 @@ func (p *Plugin) OnActivate() error {
 	if err != nil {
 		return fmt.Errorf("the resource templates are malformed: %w", err)
 	}
+	complete.PromptOffered, complete.TemplateOffered = set.OfferedTo, res.Serve(p.current, nil).TemplateOffered
 	conn := &connectLate{}
 	followed := tasks.NewService(&tasks.Store{KV: gw.BytesKV()}, tools.TaskWrites{Approvals: approvals, Replies: deps.FollowReply, Files: &deps}, func(tool string) bool {
 		t, ok := cat.Tool(tool)

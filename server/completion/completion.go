@@ -71,6 +71,12 @@ type Provider struct {
 	Workspace *workspace.Store
 	// Prompts is, prompt by prompt, what each argument names.
 	Prompts map[string]map[string]Kind
+	// PromptOffered and TemplateOffered are whether the prompt, or the
+	// resource template, whose argument is completed is offered to the
+	// connection of ctx: a completion reads what they would (package
+	// paths), so a withheld one completes to nothing. nil: offered.
+	PromptOffered   func(ctx context.Context, prompt string) bool
+	TemplateOffered func(ctx context.Context, uriTemplate string) bool
 	cache   cache
 	now     func() time.Time
 	// callerOf is who a request comes from; nil is transport.CallerID
@@ -81,11 +87,17 @@ type Provider struct {
 // CompletePromptArgument completes an argument of a prompt; an argument the
 // prompt does not have completes to nothing.
 func (p *Provider) CompletePromptArgument(ctx context.Context, prompt string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if p.PromptOffered != nil && !p.PromptOffered(ctx, prompt) {
+		return values(nil), nil
+	}
 	return p.complete(ctx, p.Prompts[prompt][arg.Name], arg.Value, cc.Arguments)
 }
 
 // CompleteResourceArgument completes a variable of a resource template.
-func (p *Provider) CompleteResourceArgument(ctx context.Context, _ string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+func (p *Provider) CompleteResourceArgument(ctx context.Context, uriTemplate string, arg mcp.CompleteArgument, cc mcp.CompleteContext) (*mcp.Completion, error) {
+	if p.TemplateOffered != nil && !p.TemplateOffered(ctx, uriTemplate) {
+		return values(nil), nil
+	}
 	return p.complete(ctx, Variables[arg.Name], arg.Value, cc.Arguments)
 }
 

@@ -178,7 +178,7 @@ func (r *reader) lastStep(channel, root string) string {
 
 func (r *reader) offers(tool string) bool {
 	t, ok := r.cat.Tool(tool)
-	return ok && catalogue.Offered(t, r.cfg)
+	return ok && catalogue.OfferedTo(t, r.cfg, r.ch)
 }
 
 // rootOf is the thread's root post id, from read_thread's answer.

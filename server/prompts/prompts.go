@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/completion"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // Argument is one argument of a prompt.
@@ -100,18 +101,27 @@ func New(cat *catalogue.Catalogue, current func() config.Configuration) (*Set, e
 // All is every prompt, offered or not, sorted by name.
 func (s *Set) All() []Prompt { return slices.Clone(s.prompts) }
 
-// Offered is the rule: a configuration offers a prompt when it offers
-// every tool the prompt reads (catalogue.Offered, the tools' one rule).
-func (s *Set) Offered(p Prompt, c config.Configuration) bool {
-	return s.notOffered(p, c) == ""
+// Offered is the rule: a configuration offers a prompt to a connection
+// that chose ch when it offers it every tool the prompt reads
+// (catalogue.OfferedTo, the tools' one rule; package paths).
+func (s *Set) Offered(p Prompt, c config.Configuration, ch config.Choice) bool {
+	return s.notOffered(p, c, ch) == ""
 }
 
-// notOffered is why c does not offer p, for the model, or "".
-func (s *Set) notOffered(p Prompt, c config.Configuration) string {
+// OfferedTo is whether the prompt called name is offered to the
+// connection of ctx now.
+func (s *Set) OfferedTo(ctx context.Context, name string) bool {
+	p, ok := s.byName[name]
+	return ok && s.Offered(p, s.current(), transport.ChoiceOf(ctx))
+}
+
+// notOffered is why c does not offer p to a connection that chose ch, for
+// the model, or "".
+func (s *Set) notOffered(p Prompt, c config.Configuration, ch config.Choice) string {
 	for _, name := range p.Reads {
 		t, _ := s.cat.Tool(name)
-		if r := catalogue.NotOffered(t, c); r != nil {
-			return fmt.Sprintf("The prompt %s is not offered on this Mattermost: it reads with %s, which is not offered (%s)", p.Name, name, r.What)
+		if r := catalogue.NotOfferedTo(t, c, ch); r != nil {
+			return fmt.Sprintf("The prompt %s is not offered here: it reads with %s, which is not offered (%s)", p.Name, name, r.What)
 		}
 	}
 	return ""
@@ -139,11 +149,11 @@ func (s *Set) Register(srv *server.MCPServer) {
 
 // Filter is the mcp-go prompt filter for the current configuration.
 func (s *Set) Filter() server.PromptFilterFunc {
-	return func(_ context.Context, listed []mcp.Prompt) []mcp.Prompt {
-		cfg := s.current()
+	return func(ctx context.Context, listed []mcp.Prompt) []mcp.Prompt {
+		cfg, ch := s.current(), transport.ChoiceOf(ctx)
 		out := listed[:0:0]
 		for _, lp := range listed {
-			if p, ok := s.byName[lp.Name]; ok && s.Offered(p, cfg) {
+			if p, ok := s.byName[lp.Name]; ok && s.Offered(p, cfg, ch) {
 				out = append(out, lp)
 			}
 		}
@@ -158,7 +168,7 @@ func (s *Set) handler(p Prompt) server.PromptHandlerFunc {
 			// here (InvalidParams); this is the same check, for any other way in.
 			return nil, fmt.Errorf("%s", why)
 		}
-		r := &reader{cat: s.cat, cfg: s.current()}
+		r := &reader{cat: s.cat, cfg: s.current(), ch: transport.ChoiceOf(ctx)}
 		msgs := p.build(ctx, r, trimmed(req.Params.Arguments))
 		return mcp.NewGetPromptResult(p.Title, msgs), nil
 	}
@@ -167,7 +177,7 @@ func (s *Set) handler(p Prompt) server.PromptHandlerFunc {
 // InvalidParams is why a prompts/get request is malformed or asks for a
 // prompt not offered, naming the allowed form (transport.Options
 // InvalidParams); "" for any other request and a well-formed one.
-func (s *Set) InvalidParams(method string, params json.RawMessage) string {
+func (s *Set) InvalidParams(ctx context.Context, method string, params json.RawMessage) string {
 	if method != string(mcp.MethodPromptsGet) {
 		return ""
 	}
@@ -181,7 +191,7 @@ func (s *Set) InvalidParams(method string, params json.RawMessage) string {
 	if !ok {
 		return fmt.Sprintf("There is no prompt %q: prompts/list lists the prompts offered.", boundedName(get.Name))
 	}
-	if why := s.notOffered(p, s.current()); why != "" {
+	if why := s.notOffered(p, s.current(), transport.ChoiceOf(ctx)); why != "" {
 		return why + ". prompts/list lists the prompts offered."
 	}
 	return s.invalid(p, get.Arguments)

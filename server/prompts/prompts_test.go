@@ -85,7 +85,7 @@ func TestEveryPromptIsListedAndGivenExactlyWhenTheToolsetsItsContentNeedsAreOn(t
 				t.Fatalf("toolsets %b, writes %v: listed %v, want %v", mask, writes, got, want)
 			}
 			for name := range needs {
-				refused := strings.Contains(s.InvalidParams("prompts/get", []byte(`{"name":"`+name+`","arguments":{"thread":"`+strings.Repeat("a", 26)+`","channel":"x","words":"x"}}`)), "not offered")
+				refused := strings.Contains(s.InvalidParams(context.Background(), "prompts/get", []byte(`{"name":"`+name+`","arguments":{"thread":"`+strings.Repeat("a", 26)+`","channel":"x","words":"x"}}`)), "not offered")
 				if refused == slices.Contains(want, name) {
 					t.Fatalf("toolsets %b, writes %v: get of %s refused as not offered: %v", mask, writes, name, refused)
 				}
@@ -98,7 +98,7 @@ func TestABadArgumentIsRefusedNamingTheAllowedForm(t *testing.T) {
 	cfg := config.Defaults()
 	s := realSet(t, &cfg)
 	get := func(name, args string) string {
-		return s.InvalidParams("prompts/get", []byte(`{"name":"`+name+`","arguments":`+args+`}`))
+		return s.InvalidParams(context.Background(), "prompts/get", []byte(`{"name":"`+name+`","arguments":`+args+`}`))
 	}
 	post := strings.Repeat("p", 26)
 	for _, tc := range []struct{ name, args, says string }{
@@ -125,7 +125,7 @@ func TestABadArgumentIsRefusedNamingTheAllowedForm(t *testing.T) {
 			t.Errorf("%s %s was refused: %q", tc.name, tc.args, got)
 		}
 	}
-	if got := s.InvalidParams("tools/call", []byte(`{"name":"x"}`)); got != "" {
+	if got := s.InvalidParams(context.Background(), "tools/call", []byte(`{"name":"x"}`)); got != "" {
 		t.Errorf("another method was checked: %q", got)
 	}
 }

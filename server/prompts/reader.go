@@ -29,8 +29,11 @@ const (
 // keeps the prompt within maxPromptBytes. Each tool it runs counts against
 // the person's rate as a tool call (transport.CountRead).
 type reader struct {
-	cat  *catalogue.Catalogue
-	cfg  config.Configuration
+	cat *catalogue.Catalogue
+	cfg config.Configuration
+	// ch is what the connection chose: the prompt reads only with tools
+	// offered to it.
+	ch   config.Choice
 	used int
 }
 
@@ -49,7 +52,7 @@ type answer struct {
 func (r *reader) read(ctx context.Context, tool string, args map[string]any) answer {
 	call := callText(tool, args)
 	t, ok := r.cat.Tool(tool)
-	if !ok || !catalogue.Offered(t, r.cfg) {
+	if !ok || !catalogue.OfferedTo(t, r.cfg, r.ch) {
 		return answer{call: call, refused: true, text: tool + " is not offered on this Mattermost now, so this part was left out."}
 	}
 	if refusal := transport.CountRead(ctx, tool); refusal != "" {

@@ -28,14 +28,14 @@ var ErrBadCursor = errors.New("this cursor is not one resources/list made: list 
 // List is the page of the person's resources at cursor ("" for the first)
 // and the cursor of the next page ("" when none follows). Only resources of
 // templates c offers are listed.
-func (s *Set) List(ctx context.Context, cursor string, c config.Configuration) ([]mcp.Resource, string, error) {
+func (s *Set) List(ctx context.Context, cursor string, c config.Configuration, ch config.Choice) ([]mcp.Resource, string, error) {
 	offset, err := listOffset(cursor)
 	if err != nil {
 		return nil, "", err
 	}
 	var all []mcp.Resource
 	for _, t := range s.templates {
-		if t.Static() && s.Offered(t, c) {
+		if t.Static() && s.Offered(t, c, ch) {
 			all = append(all, t.Resource())
 		}
 	}
@@ -43,7 +43,7 @@ func (s *Set) List(ctx context.Context, cursor string, c config.Configuration) (
 		entries, err := s.list(ctx, func(uriTemplate string) bool {
 			for _, t := range s.templates {
 				if t.URITemplate == uriTemplate {
-					return s.Offered(t, c)
+					return s.Offered(t, c, ch)
 				}
 			}
 			return false
@@ -52,7 +52,7 @@ func (s *Set) List(ctx context.Context, cursor string, c config.Configuration) (
 			return nil, "", err
 		}
 		for _, r := range entries {
-			if t, _, ok := s.match(r.URI); ok && s.Offered(t, c) {
+			if t, _, ok := s.match(r.URI); ok && s.Offered(t, c, ch) {
 				all = append(all, r)
 			}
 		}
@@ -118,28 +118,41 @@ func (v Serving) Read(ctx context.Context, uri string) ([]mcp.ResourceContents, 
 	if userID := transport.CallerID(ctx); v.used != nil && userID != "" {
 		v.used(userID, transport.Client(ctx).Name)
 	}
-	return v.set.Read(ctx, uri, v.current())
+	return v.set.Read(ctx, uri, v.current(), transport.ChoiceOf(ctx))
 }
 
 // List implements transport.Resources.
 func (v Serving) List(ctx context.Context, cursor string) ([]mcp.Resource, string, error) {
-	res, next, err := v.set.List(ctx, cursor, v.current())
+	res, next, err := v.set.List(ctx, cursor, v.current(), transport.ChoiceOf(ctx))
 	if errors.Is(err, ErrBadCursor) {
 		return nil, "", fmt.Errorf("%w: %s", transport.ErrBadResourceCursor, err.Error())
 	}
 	return res, next, err
 }
 
-// Templates implements transport.Resources: the templates offered now.
-func (v Serving) Templates() []string {
-	cfg := v.current()
+// Templates implements transport.Resources: the templates offered now to
+// the connection of ctx.
+func (v Serving) Templates(ctx context.Context) []string {
+	cfg, ch := v.current(), transport.ChoiceOf(ctx)
 	var offered []string
 	for _, t := range v.set.templates {
-		if v.set.Offered(t, cfg) && !t.Static() {
+		if v.set.Offered(t, cfg, ch) && !t.Static() {
 			offered = append(offered, t.URITemplate)
 		}
 	}
 	return offered
+}
+
+// TemplateOffered is whether the template uriTemplate (as listed) is
+// offered to the connection of ctx now: what completes its variables
+// reads what its tool would.
+func (v Serving) TemplateOffered(ctx context.Context, uriTemplate string) bool {
+	for _, t := range v.set.templates {
+		if t.URITemplate == uriTemplate {
+			return v.set.Offered(t, v.current(), transport.ChoiceOf(ctx))
+		}
+	}
+	return false
 }
 
 // escape writes a value into a URI as RFC 6570 simple expansion does, so the

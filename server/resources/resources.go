@@ -136,10 +136,18 @@ func New(cat *catalogue.Catalogue, templates []Template, list Lister) (*Set, err
 // Templates is every template, offered or not.
 func (s *Set) Templates() []Template { return append([]Template(nil), s.templates...) }
 
-// Offered is the one rule of whether a configuration offers a template: it
-// offers the tool that reads the same thing (catalogue.Offered).
-func (s *Set) Offered(t Template, c config.Configuration) bool {
-	return catalogue.Offered(s.tools[t.Tool], c)
+// Offered is the one rule of whether a configuration offers a template to
+// a connection that chose ch: it offers the tool that reads the same thing
+// (catalogue.OfferedTo; package paths).
+func (s *Set) Offered(t Template, c config.Configuration, ch config.Choice) bool {
+	return catalogue.OfferedTo(s.tools[t.Tool], c, ch)
+}
+
+// withheld is the refusal of a template not offered: why its tool is not,
+// and the next step.
+func (s *Set) withheld(uri string, t Template, c config.Configuration, ch config.Choice) error {
+	why := catalogue.NotOfferedTo(s.tools[t.Tool], c, ch)
+	return notFound(uri, fmt.Sprintf("what reads it (the tool %s) is withheld: %s", t.Tool, strings.TrimSuffix(why.What, ".")), why.Next)
 }
 
 // match is the template uri belongs to and its variables, every one given.
@@ -170,7 +178,7 @@ const maxURIBytes = 2048
 // Read reads uri as the signed-in person of ctx under configuration c. What
 // the person cannot read, a template not offered and a URI of no template
 // are all ErrNotFound, worded with the next step.
-func (s *Set) Read(ctx context.Context, uri string, c config.Configuration) ([]mcp.ResourceContents, error) {
+func (s *Set) Read(ctx context.Context, uri string, c config.Configuration, ch config.Choice) ([]mcp.ResourceContents, error) {
 	if len(uri) > maxURIBytes {
 		return nil, notFound(uri[:64]+"…", fmt.Sprintf("it is longer than the %d bytes of any resource here", maxURIBytes), "resources/list lists yours.")
 	}
@@ -178,9 +186,8 @@ func (s *Set) Read(ctx context.Context, uri string, c config.Configuration) ([]m
 	if !ok {
 		return nil, notFound(uri, "it is no resource of this server", "Resources are "+s.forms()+"; resources/list lists yours.")
 	}
-	if !s.Offered(t, c) {
-		return nil, notFound(uri, fmt.Sprintf("the admin has turned off what reads it (the tool %s)", t.Tool),
-			"A system admin can change this in System Console > Plugins > MCP Server.")
+	if !s.Offered(t, c, ch) {
+		return nil, s.withheld(uri, t, c, ch)
 	}
 	a, err := t.Read(ctx, vars)
 	if r, isRefusal := refusal.As(err); isRefusal {
@@ -272,7 +279,7 @@ func (s *Set) Links(current func() config.Configuration) server.ToolHandlerMiddl
 						c := current()
 						cfg = &c
 					}
-					if t, _, ok := s.match(l.URI); !ok || !s.Offered(t, *cfg) {
+					if t, _, ok := s.match(l.URI); !ok || !s.Offered(t, *cfg, transport.ChoiceOf(ctx)) {
 						continue
 					}
 				}

@@ -95,7 +95,7 @@ func TestAURINamesItsTemplateAndVariablesOrIsNotFound(t *testing.T) {
 	} {
 		t.Run(tc.uri[:min(len(tc.uri), 60)], func(t *testing.T) {
 			s, reads := testSet(t, textAnswer, nil)
-			contents, err := s.Read(context.Background(), tc.uri, config.Defaults())
+			contents, err := s.Read(context.Background(), tc.uri, config.Defaults(), config.Choice{})
 			if err != nil && len(err.Error()) > 1024 {
 				t.Fatalf("the refusal quotes %d bytes", len(err.Error()))
 			}
@@ -136,7 +136,7 @@ func TestTheURIsBuiltForListsAndLinksReadBackTheSameValues(t *testing.T) {
 		{ChannelURI("engineering", "town-square"), "team", "engineering"},
 	} {
 		*reads = nil
-		if _, err := s.Read(context.Background(), tc.uri, config.Defaults()); err != nil || len(*reads) != 1 {
+		if _, err := s.Read(context.Background(), tc.uri, config.Defaults(), config.Choice{}); err != nil || len(*reads) != 1 {
 			t.Fatalf("%s: %v", tc.uri, err)
 		}
 		if got := (*reads)[0].vars[tc.name]; got != tc.want {
@@ -152,7 +152,7 @@ func TestWhatTheReadingToolRefusesIsResourceNotFoundWithItsNextStep(t *testing.T
 	s, _ := testSet(t, func(string, map[string]string) (Answer, error) {
 		return Answer{}, refusal.New(`File "x" was not found.`, "Take file_id from the attachments listed beside posts.")
 	}, nil)
-	_, err := s.Read(context.Background(), FileURI("x"), config.Defaults())
+	_, err := s.Read(context.Background(), FileURI("x"), config.Defaults(), config.Choice{})
 	var nf *transport.ResourceNotFound
 	if !errors.As(err, &nf) || !errors.Is(err, transport.ErrResourceNotFound) {
 		t.Fatalf("got %v", err)
@@ -161,7 +161,7 @@ func TestWhatTheReadingToolRefusesIsResourceNotFoundWithItsNextStep(t *testing.T
 		t.Fatalf("message %q, want %q", nf.Message, want)
 	}
 	s, _ = testSet(t, func(string, map[string]string) (Answer, error) { return Answer{}, ErrNotFound }, nil)
-	if _, err := s.Read(context.Background(), ThreadURI("p"), config.Defaults()); !errors.Is(err, transport.ErrResourceNotFound) {
+	if _, err := s.Read(context.Background(), ThreadURI("p"), config.Defaults(), config.Choice{}); !errors.Is(err, transport.ErrResourceNotFound) {
 		t.Fatalf("ErrNotFound read as %v", err)
 	}
 }
@@ -169,7 +169,7 @@ func TestWhatTheReadingToolRefusesIsResourceNotFoundWithItsNextStep(t *testing.T
 func TestAFailureInsideMattermostIsNotPassedOffAsNotFound(t *testing.T) {
 	broken := errors.New("database is down")
 	s, _ := testSet(t, func(string, map[string]string) (Answer, error) { return Answer{}, broken }, nil)
-	_, err := s.Read(context.Background(), FileURI("x"), config.Defaults())
+	_, err := s.Read(context.Background(), FileURI("x"), config.Defaults(), config.Choice{})
 	if !errors.Is(err, broken) || errors.Is(err, transport.ErrResourceNotFound) {
 		t.Fatalf("got %v", err)
 	}
@@ -180,11 +180,11 @@ func TestAResourceOfAToolsetTurnedOffIsNotFoundAndNotRead(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Toolsets = config.AllToolsets &^ config.ToolsetChannels
 	for _, uri := range []string{ChannelURI("engineering", "town-square"), ThreadURI("p")} {
-		if _, err := s.Read(context.Background(), uri, cfg); !errors.Is(err, transport.ErrResourceNotFound) || !strings.Contains(err.Error(), "turned off") {
+		if _, err := s.Read(context.Background(), uri, cfg, config.Choice{}); !errors.Is(err, transport.ErrResourceNotFound) || !strings.Contains(err.Error(), "turned off") {
 			t.Errorf("%s: %v", uri, err)
 		}
 	}
-	if _, err := s.Read(context.Background(), FileURI("f"), cfg); err != nil {
+	if _, err := s.Read(context.Background(), FileURI("f"), cfg, config.Choice{}); err != nil {
 		t.Errorf("a file is still offered: %v", err)
 	}
 	if len(*reads) != 1 {
@@ -236,7 +236,7 @@ func TestResourcesListPagesTheListedEntriesOfOfferedTemplatesOnly(t *testing.T) 
 		if pages > 3 {
 			t.Fatal("the pages do not end")
 		}
-		page, next, err := s.List(context.Background(), cursor, cfg)
+		page, next, err := s.List(context.Background(), cursor, cfg, config.Choice{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func TestResourcesListPagesTheListedEntriesOfOfferedTemplatesOnly(t *testing.T) 
 		t.Fatalf("the lister was asked for %v", asked)
 	}
 	for _, bad := range []string{"not base64!", "bm90IGEgY3Vyc29y", "eyJ0IjoicmVhZF9jaGFubmVsIiwiYSI6IiIsInAiOiI1MCJ9"} {
-		if _, _, err := s.List(context.Background(), bad, cfg); !errors.Is(err, ErrBadCursor) {
+		if _, _, err := s.List(context.Background(), bad, cfg, config.Choice{}); !errors.Is(err, ErrBadCursor) {
 			t.Errorf("cursor %q: %v", bad, err)
 		}
 	}

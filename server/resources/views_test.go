@@ -28,7 +28,7 @@ func viewSet(t *testing.T, files func() (ViewFiles, error)) *Set {
 func TestTheThreadViewIsAnMCPAppPageWhoseCSPAllowsOnlyItsOwnScriptAndStyle(t *testing.T) {
 	js, css := []byte(`console.log("view")`), []byte(`body{margin:0}`)
 	s := viewSet(t, func() (ViewFiles, error) { return ViewFiles{Script: js, Style: css}, nil })
-	out, err := s.Read(context.Background(), ThreadView, config.Defaults())
+	out, err := s.Read(context.Background(), ThreadView, config.Defaults(), config.Choice{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,26 +82,26 @@ func TestAStyleThatWouldCloseItsElementIsEscapedAndStillHashed(t *testing.T) {
 
 func TestTheViewIsListedAsOneResourceAndNotAsATemplate(t *testing.T) {
 	s := viewSet(t, func() (ViewFiles, error) { return ViewFiles{}, nil })
-	listed, _, err := s.List(context.Background(), "", config.Defaults())
+	listed, _, err := s.List(context.Background(), "", config.Defaults(), config.Choice{})
 	if err != nil || len(listed) != 1 || listed[0].URI != ThreadView || listed[0].MIMEType != ViewMIMEType {
 		t.Fatalf("listed %+v, %v", listed, err)
 	}
-	if got := s.Serve(config.Defaults, nil).Templates(); len(got) != 0 {
+	if got := s.Serve(config.Defaults, nil).Templates(context.Background()); len(got) != 0 {
 		t.Errorf("templates %v", got)
 	}
 	off := config.Defaults()
 	off.Toolsets = config.AllToolsets &^ config.ToolsetChannels
-	if listed, _, _ := s.List(context.Background(), "", off); len(listed) != 0 {
+	if listed, _, _ := s.List(context.Background(), "", off, config.Choice{}); len(listed) != 0 {
 		t.Errorf("the view is listed with its tools turned off: %+v", listed)
 	}
-	if _, err := s.Read(context.Background(), ThreadView, off); !errors.Is(err, transport.ErrResourceNotFound) {
+	if _, err := s.Read(context.Background(), ThreadView, off, config.Choice{}); !errors.Is(err, transport.ErrResourceNotFound) {
 		t.Errorf("the view is read with its tools turned off: %v", err)
 	}
 }
 
 func TestAViewMissingFromTheBundleSaysHowToGetIt(t *testing.T) {
 	s := viewSet(t, func() (ViewFiles, error) { return ViewFiles{}, errors.New("no such file") })
-	_, err := s.Read(context.Background(), ThreadView, config.Defaults())
+	_, err := s.Read(context.Background(), ThreadView, config.Defaults(), config.Choice{})
 	if err == nil || !strings.Contains(err.Error(), "make dist") {
 		t.Fatalf("err %v", err)
 	}

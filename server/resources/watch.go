@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // Target is what a subscription to a resource watches: a channel's posts,
@@ -21,7 +22,7 @@ type Target struct {
 // thread) can be watched; what the person cannot read, a template not
 // offered and a URI of no template are ErrNotFound, worded as Read words
 // them.
-func (s *Set) Watch(ctx context.Context, uri string, c config.Configuration) (Target, error) {
+func (s *Set) Watch(ctx context.Context, uri string, c config.Configuration, ch config.Choice) (Target, error) {
 	if len(uri) > maxURIBytes {
 		return Target{}, notFound(uri[:64]+"…", fmt.Sprintf("it is longer than the %d bytes of any resource here", maxURIBytes), "resources/list lists yours.")
 	}
@@ -32,9 +33,8 @@ func (s *Set) Watch(ctx context.Context, uri string, c config.Configuration) (Ta
 	if t.Watch == nil {
 		return Target{}, notFound(uri, "only a channel's posts and a thread can be subscribed to", "Subscribe to a mattermost://channel/… or mattermost://thread/… resource.")
 	}
-	if !s.Offered(t, c) {
-		return Target{}, notFound(uri, fmt.Sprintf("the admin has turned off what reads it (the tool %s)", t.Tool),
-			"A system admin can change this in System Console > Plugins > MCP Server.")
+	if !s.Offered(t, c, ch) {
+		return Target{}, s.withheld(uri, t, c, ch)
 	}
 	target, err := t.Watch(ctx, vars)
 	if r, isRefusal := refusal.As(err); isRefusal {
@@ -49,5 +49,5 @@ func (s *Set) Watch(ctx context.Context, uri string, c config.Configuration) (Ta
 // Watch resolves a URI to what a subscription to it watches, under the
 // configuration of the moment.
 func (v Serving) Watch(ctx context.Context, uri string) (Target, error) {
-	return v.set.Watch(ctx, uri, v.current())
+	return v.set.Watch(ctx, uri, v.current(), transport.ChoiceOf(ctx))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -73,6 +74,8 @@ func (b fileBackend) Upload(ctx context.Context, r filetransfer.UploadRequest) (
 	if err != nil {
 		return filetransfer.Upload{}, workspaceRefusal(err, name, cfg)
 	}
+	// As request_upload records the slot it hands out (package paths).
+	b.d.recordAs(ctx, filetransfer.MethodAuthorizeUpload, audit.KindUploadHandle, c.UserID(), map[string]string{"token_id": p.ID})
 	return filetransfer.Upload{UserID: c.UserID(), Name: name, URL: b.d.URLs.Upload(p.Token), ExpiresAt: p.ExpiresAt}, nil
 }
 
@@ -119,6 +122,15 @@ func (b fileBackend) Download(ctx context.Context, ref filetransfer.Ref) (filetr
 	if err != nil {
 		return filetransfer.Download{}, err
 	}
+	// As files_presign records the URL it hands out (package paths).
+	targets := map[string]string{"token_id": p.ID, "direction": "download"}
+	if p.FileID != "" {
+		targets["file_id"] = p.FileID
+	}
+	if ref.Kind == filetransfer.KindAttachment {
+		targets["attachment_id"] = ref.Name
+	}
+	b.d.recordAs(ctx, filetransfer.MethodAuthorizeDownload, audit.KindPresignedURL, c.UserID(), targets)
 	if shown == "" {
 		shown, mimeType = f.Name, filetransfer.TypeOf(f.Name)
 	}

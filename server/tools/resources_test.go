@@ -43,7 +43,7 @@ func TestEachResourceTemplateIsOfferedExactlyWhileTheToolsetThatReadsTheSameThin
 			cfg.Toolsets, cfg.AllowWrites = mask, writes
 			for _, tpl := range set.Templates() {
 				want := mask&toolsetOfResource[tpl.URITemplate] != 0
-				if got := set.Offered(tpl, cfg); got != want {
+				if got := set.Offered(tpl, cfg, config.Choice{}); got != want {
 					t.Fatalf("toolsets %08b, writes %v: %s offered %v, want %v", mask, writes, tpl.URITemplate, got, want)
 				}
 			}
@@ -56,7 +56,7 @@ func TestAResourceTemplateIsHiddenWhenTheAdminLeavesOutTheToolThatReadsIt(t *tes
 	cfg := config.Defaults()
 	cfg.ExcludedTools = "read_file"
 	for _, tpl := range set.Templates() {
-		if got := set.Offered(tpl, cfg); got == (tpl.Tool == "read_file") {
+		if got := set.Offered(tpl, cfg, config.Choice{}); got == (tpl.Tool == "read_file") {
 			t.Errorf("with read_file left out, %s offered %v", tpl.URITemplate, got)
 		}
 	}
@@ -79,7 +79,7 @@ func TestAResourceOfAToolsetTurnedOffIsNotFoundWithoutBeingRead(t *testing.T) {
 	cfg := config.Defaults()
 	cfg.Toolsets = config.AllToolsets &^ config.ToolsetFiles
 	// No caller is signed in: reading would fail otherwise than not found.
-	_, err := set.Read(context.Background(), resources.FileURI("file1id00000000000000000000"), cfg)
+	_, err := set.Read(context.Background(), resources.FileURI("file1id00000000000000000000"), cfg, config.Choice{})
 	if err == nil || !strings.Contains(err.Error(), "read_file") || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("got %v", err)
 	}

@@ -465,10 +465,16 @@ func workspaceViewKey(userID string, f workspace.File) viewcache.Key {
 // record puts a presigned URL or an upload handle handed out in the audit
 // trail: ids only, never the file's name.
 func (d Deps) record(ctx context.Context, kind audit.Kind, userID string, targets map[string]string) {
+	d.recordAs(ctx, transport.CallOf(ctx).Tool, kind, userID, targets)
+}
+
+// recordAs is record for what named by tool: a tool, or a method of file
+// transfer that stands for one (package paths).
+func (d Deps) recordAs(ctx context.Context, tool string, kind audit.Kind, userID string, targets map[string]string) {
 	if d.Audit == nil {
 		return
 	}
 	client := transport.Client(ctx)
 	d.Audit.Record(audit.Event{Kind: kind, UserID: userID, ClientName: client.Name, ClientVersion: client.Version,
-		Tool: transport.CallOf(ctx).Tool, Targets: targets, Outcome: audit.OutcomeIssued})
+		Tool: tool, Targets: targets, Outcome: audit.OutcomeIssued})
 }

@@ -79,6 +79,7 @@ type check struct {
 // checks run in this order on every POSTed message; their order is the
 // only place that states which concern sees a message first.
 var checks = []check{
+	{"the method is named with what it stands for", (*Transport).methodNamed},
 	{"an answer is small", (*Transport).answerSmall},
 	{"the connection's choice", (*Transport).choiceKnown},
 	{"a stateless client is noted", (*Transport).signInNoted},
@@ -248,7 +249,7 @@ func (t *Transport) withinRate(m *inbound) bool {
 // with an invalid-params error naming the form (Options.InvalidParams).
 func (t *Transport) servePromptsGet(m *inbound) {
 	if t.opts.InvalidParams != nil {
-		if why := t.opts.InvalidParams(m.env.method, m.env.rawParams()); why != "" {
+		if why := t.opts.InvalidParams(m.ctx, m.env.method, m.env.rawParams()); why != "" {
 			writeRPCError(m.w, http.StatusOK, m.env.requestID(), mcp.INVALID_PARAMS, why)
 			m.logged(t.opts.Log.Info, http.StatusOK, "invalid_params", true)
 			return
@@ -320,6 +321,9 @@ func (t *Transport) serveSubscribe(m *inbound) {
 }
 
 func (t *Transport) serveFilesRequest(m *inbound) {
+	if t.opts.Files != nil && t.refuseWithheldFiles(m) {
+		return
+	}
 	t.serveFiles(m.ctx, m.w, m.env)
 	m.logged(t.opts.Log.Debug, http.StatusOK)
 }

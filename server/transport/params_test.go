@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -17,7 +18,7 @@ func TestARequestWhoseParamsTheCheckRefusesIsAnsweredAsInvalidParamsWithItsReaso
 		SiteURL:    func() string { return "https://chat.example.com/" },
 		UserActive: func(string) (bool, error) { return true, nil },
 		KV:         kv, Answers: rawKV{kv}, Log: &memLog{},
-		InvalidParams: func(method string, params json.RawMessage) string {
+		InvalidParams: func(_ context.Context, method string, params json.RawMessage) string {
 			if method == "prompts/get" && strings.Contains(string(params), `"bad"`) {
 				return "thread takes a post id."
 			}

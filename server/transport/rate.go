@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -22,8 +21,9 @@ import (
 // this node. Each node counts its own: a cluster of n nodes lets a person
 // make up to n times the limit, which still stops a runaway loop and costs
 // no shared store a write per call. On /mcp everything that reads
-// Mattermost for the person counts as a call: tools/call, the requests of
-// ratedMethods, and each tool a prompt runs (CountRead), so no request
+// Mattermost for the person counts as a call: tools/call, the methods
+// package paths marks Rated (resource reads and lists, completions, file
+// transfer), and each tool a prompt runs (CountRead), so no request
 // reads more than the rate allows. initialize, ping and the lists of tools,
 // prompts and resource templates do not count: they read only the plugin's
 // settings, and a client needs them to recover.
@@ -195,12 +195,6 @@ func (t *Transport) now() time.Time {
 	return time.Now()
 }
 
-// ratedMethods are the requests besides tools/call that read Mattermost for
-// the person, each counted as one call: a resource read reads what a tool
-// does, resources/list the person's channels and files, completion/complete
-// their channels, teams, threads or files.
-var ratedMethods = []string{string(mcp.MethodResourcesRead), string(mcp.MethodResourcesList), string(mcp.MethodCompletionComplete)}
-
 // tooFast is what the model reads when what was refused for the rate: the
 // same for a tool call, a read inside a prompt and any other request, with
 // the wait in whole seconds.
@@ -209,13 +203,13 @@ func (t *Transport) tooFast(what string, wait int) string {
 		t.callsPerMinute(), truncate(what, 64), wait)
 }
 
-// refuseRated answers a request of ratedMethods of a person over their rate
+// refuseRated answers a request of a rated method of a person over their rate
 // with a JSON-RPC error saying so and the wait, and reports whether it
 // answered. A request in an unknown session is left to mcp-go, whose 404
 // tells the client to initialize again, uncounted.
 func (t *Transport) refuseRated(m *inbound) bool {
 	method := m.env.method
-	if !slices.Contains(ratedMethods, method) || m.unknownSession() {
+	if !rated(method) || m.unknownSession() {
 		return false
 	}
 	userID := m.userID

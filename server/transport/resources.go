@@ -27,8 +27,8 @@ type Resources interface {
 	// List is the page of resources at cursor and the next cursor; an
 	// error wrapping ErrBadResourceCursor is a cursor it did not make.
 	List(ctx context.Context, cursor string) ([]mcp.Resource, string, error)
-	// Templates are the URI templates offered now.
-	Templates() []string
+	// Templates are the URI templates offered now to the connection of ctx.
+	Templates(ctx context.Context) []string
 }
 
 // ErrResourceNotFound is a resource the person cannot read or that is not
@@ -47,7 +47,7 @@ func (e *ResourceNotFound) Is(target error) bool { return target == ErrResourceN
 // ErrBadResourceCursor is a resources/list cursor the server did not make.
 var ErrBadResourceCursor = errors.New("bad cursor")
 
-// rateLimitedCode is the JSON-RPC error of a request of ratedMethods over
+// rateLimitedCode is the JSON-RPC error of a request of a rated method over
 // the person's rate: a server error at a bound, as sessionsInUseCode.
 const rateLimitedCode = -32000
 
@@ -86,11 +86,11 @@ func (t *Transport) resourceHooks(hooks *server.Hooks) {
 			res.Resources, res.NextCursor = a.listed, mcp.Cursor(a.next)
 		}
 	})
-	hooks.AddAfterListResourceTemplates(func(_ context.Context, _ any, _ *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
+	hooks.AddAfterListResourceTemplates(func(ctx context.Context, _ any, _ *mcp.ListResourceTemplatesRequest, res *mcp.ListResourceTemplatesResult) {
 		if t.opts.Resources == nil || res == nil {
 			return
 		}
-		offered := t.opts.Resources.Templates()
+		offered := t.opts.Resources.Templates(ctx)
 		kept := res.ResourceTemplates[:0:0]
 		for _, tpl := range res.ResourceTemplates {
 			if tpl.URITemplate != nil && slices.Contains(offered, tpl.URITemplate.Raw()) {

@@ -33,7 +33,7 @@ func (aliceOnly) List(ctx context.Context, cursor string) ([]mcp.Resource, strin
 	return []mcp.Resource{mcp.NewResource("mattermost://file/a", "a.txt")}, "bmV4dA==", nil
 }
 
-func (a aliceOnly) Templates() []string { return a.offered }
+func (a aliceOnly) Templates(context.Context) []string { return a.offered }
 
 func resourceNode(t *testing.T, callsPerMinute int) *httptest.Server {
 	t.Helper()

@@ -112,7 +112,7 @@ type Options struct {
 	// handler the params unchecked and can answer the handler's errors only
 	// as internal errors. The request is then answered with a JSON-RPC
 	// invalid-params error. nil checks nothing.
-	InvalidParams func(method string, params json.RawMessage) string
+	InvalidParams func(ctx context.Context, method string, params json.RawMessage) string
 	// MaxCallsPerMinute is the setting of the same name, read on every
 	// call so a change applies at once (see rate.go); nil is the default.
 	MaxCallsPerMinute func() int
