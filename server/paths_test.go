@@ -62,7 +62,7 @@ func (b *countingFiles) Store(context.Context, filetransfer.Inline) (string, err
 }
 
 func (b *countingFiles) Caller(ctx context.Context) string { return transport.CallerID(ctx) }
-func (b *countingFiles) MaxFileBytes() int64              { return 1 << 20 }
+func (b *countingFiles) MaxFileBytes() int64               { return 1 << 20 }
 
 func (b *countingFiles) reached() int {
 	b.mu.Lock()

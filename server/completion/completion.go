@@ -77,8 +77,8 @@ type Provider struct {
 	// paths), so a withheld one completes to nothing. nil: offered.
 	PromptOffered   func(ctx context.Context, prompt string) bool
 	TemplateOffered func(ctx context.Context, uriTemplate string) bool
-	cache   cache
-	now     func() time.Time
+	cache           cache
+	now             func() time.Time
 	// callerOf is who a request comes from; nil is transport.CallerID
 	// (tests name the person directly).
 	callerOf func(context.Context) string
