@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit/audittest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/completion"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
@@ -68,25 +69,6 @@ func (b *countingFiles) reached() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.uploads + b.downloads + b.kept
-}
-
-type trail struct {
-	mu     sync.Mutex
-	events []audit.Event
-}
-
-func (r *trail) Record(ev audit.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, ev)
-}
-
-func (r *trail) take() []audit.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := r.events
-	r.events = nil
-	return out
 }
 
 // kvAdapter is the transport's KV over the test store, as JSON.
@@ -197,7 +179,7 @@ func TestEveryPathThatIsNoToolCallPassesTheDecisionOfTheToolsItStandsForInEveryC
 	}
 	serving := res.Serve(current, nil)
 	complete := &completion.Provider{Prompts: set.Completions(), PromptOffered: set.OfferedTo, TemplateOffered: serving.TemplateOffered}
-	files, rec := &countingFiles{}, &trail{}
+	files, rec := &countingFiles{}, &audittest.Trail{}
 	url := pathsNode(t, cat, &cfg, files, rec)
 
 	offeredTo := func(ctx context.Context, names ...string) bool {
@@ -318,7 +300,7 @@ func TestEveryPathThatIsNoToolCallPassesTheDecisionOfTheToolsItStandsForInEveryC
 				for _, tr := range transfers {
 					before := files.reached()
 					got := filesRequest(t, url, choiceQuery(ch), tr.method, tr.params)
-					events := rec.take()
+					events := rec.Take()
 					if offeredTo(ctx, tr.standsFor...) {
 						passedFiles++
 						if !strings.Contains(got, tr.passed) || strings.Contains(got, "notOffered") {
@@ -360,7 +342,7 @@ func TestEveryMethodTheServerAnswersIsNamedWithWhatItStandsForAndNoOtherIsAnswer
 			t.Errorf("%s is answered but package paths does not say what it stands for", m)
 		}
 	}
-	url := pathsNode(t, cat, &cfg, &countingFiles{}, &trail{})
+	url := pathsNode(t, cat, &cfg, &countingFiles{}, &audittest.Trail{})
 	got := filesRequest(t, url, "", "files/listEverything", "")
 	if !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, "is not a method of this server") {
 		t.Fatalf("a method no path names answered %s", got)

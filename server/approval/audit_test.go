@@ -5,33 +5,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit/audittest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/kvstore"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/posting"
 )
 
 // recorded keeps what was recorded, as the audit trail would get it.
-type recorded struct {
-	mu  sync.Mutex
-	evs []audit.Event
-}
-
-func (r *recorded) Record(ev audit.Event) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, ev)
-}
+type recorded struct{ audittest.Trail }
 
 func (r *recorded) outcomes() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []string
-	for _, e := range r.evs {
+	for _, e := range r.All() {
 		out = append(out, e.Outcome)
 	}
 	return strings.Join(out, ",")
@@ -81,7 +70,7 @@ func TestEveryStepOfAWriteIsRecordedWithItsClientAndIdsOnly(t *testing.T) {
 			if got := r.outcomes(); got != c.want {
 				t.Fatalf("recorded %s, want %s", got, c.want)
 			}
-			for _, e := range r.evs {
+			for _, e := range r.All() {
 				raw, _ := json.Marshal(e)
 				if strings.Contains(string(raw), "zebra") || strings.Contains(string(raw), "a.txt") || strings.Contains(string(raw), "secret") {
 					t.Fatalf("an entry holds the message or a file's name: %s", raw)
@@ -124,7 +113,7 @@ func TestAWriteNobodyAnsweredIsRecordedExpiredOnceByTheJob(t *testing.T) {
 	if got := r.outcomes(); got != "asked,asked,declined,expired" {
 		t.Fatalf("recorded %s", got)
 	}
-	last := r.evs[len(r.evs)-1]
+	last := r.All()[len(r.All())-1]
 	if last.ClientName != "claude-code" || last.Tool != "create_post" || last.Targets["write_id"] != rec.ID {
 		t.Fatalf("the expiry names %+v", last)
 	}
@@ -140,8 +129,8 @@ func TestARecordOfAnOlderVersionStillAnswersAndIsRecorded(t *testing.T) {
 	if _, err := s.Decline("alice", strings.Repeat("a", 32)); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.outcomes(); got != "declined" || r.evs[0].Targets["write_id"] != strings.Repeat("a", 32) {
-		t.Fatalf("recorded %s %+v", got, r.evs)
+	if got := r.outcomes(); got != "declined" || r.All()[0].Targets["write_id"] != strings.Repeat("a", 32) {
+		t.Fatalf("recorded %s %+v", got, r.All())
 	}
 }
 

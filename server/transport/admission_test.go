@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,25 +13,11 @@ import (
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit/audittest"
 )
 
 // trail is an audit.Recorder that keeps what it was given.
-type trail struct {
-	mu     sync.Mutex
-	events []audit.Event
-}
-
-func (tr *trail) Record(e audit.Event) {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	tr.events = append(tr.events, e)
-}
-
-func (tr *trail) all() []audit.Event {
-	tr.mu.Lock()
-	defer tr.mu.Unlock()
-	return append([]audit.Event(nil), tr.events...)
-}
+type trail = audittest.Trail
 
 const listTools = `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`
 
@@ -133,7 +118,7 @@ func TestALookupThatFailsAnswers503ToTryAgainAndRefusesNothingForGood(t *testing
 	if text := body(t, resp); resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(text, "try again shortly") {
 		t.Fatalf("a failed lookup: %d %s", resp.StatusCode, text)
 	}
-	if n := len(rec.all()); n != 0 {
+	if n := len(rec.All()); n != 0 {
 		t.Fatalf("a failed lookup was recorded as %d refusals", n)
 	}
 	failing.Store(false)
@@ -158,7 +143,7 @@ func TestEveryRefusalIsRecordedOnceAMinutePerPersonAndReasonWithItsClient(t *tes
 	if resp := post(t, srv.URL, "dave", "", initialize); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("a deactivated account: %d", resp.StatusCode)
 	}
-	got := rec.all()
+	got := rec.All()
 	if len(got) != 2 {
 		t.Fatalf("recorded %d events, want bob's once and dave's once: %+v", len(got), got)
 	}
@@ -182,7 +167,7 @@ func TestARefusalOfAnOpenSessionIsRecordedWithTheSessionsClient(t *testing.T) {
 	if resp := post(t, srv.URL, "carol", session, listTools); resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("carol: %d", resp.StatusCode)
 	}
-	if got := rec.all(); len(got) != 1 || got[0].ClientName != "test-client" || got[0].UserID != "carol" {
+	if got := rec.All(); len(got) != 1 || got[0].ClientName != "test-client" || got[0].UserID != "carol" {
 		t.Fatalf("recorded %+v", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/audit/audittest"
 )
 
 // t0 is a second boundary, so that the tests' times read as offsets.
@@ -128,26 +128,9 @@ func TestTheRateCountsAtMostItsCapOfPeopleAndDropsIdleOnesFirst(t *testing.T) {
 	}
 }
 
-type memAudit struct {
-	mu     sync.Mutex
-	events []audit.Event
-}
-
-func (m *memAudit) Record(e audit.Event) {
-	m.mu.Lock()
-	m.events = append(m.events, e)
-	m.mu.Unlock()
-}
-
-func (m *memAudit) all() []audit.Event {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]audit.Event(nil), m.events...)
-}
-
 // rateNode is a node with a tool that counts its runs, a limit and a clock
 // the test sets.
-func rateNode(t *testing.T, limit *atomic.Int64, now *atomic.Pointer[time.Time]) (*Transport, *httptest.Server, *atomic.Int64, *memAudit) {
+func rateNode(t *testing.T, limit *atomic.Int64, now *atomic.Pointer[time.Time]) (*Transport, *httptest.Server, *atomic.Int64, *audittest.Trail) {
 	t.Helper()
 	tr, srv := newNode(t, newMemKV(), &memLog{}, map[string]bool{"alice": true, "bob": true})
 	runs := &atomic.Int64{}
@@ -155,7 +138,7 @@ func rateNode(t *testing.T, limit *atomic.Int64, now *atomic.Pointer[time.Time])
 		runs.Add(1)
 		return mcp.NewToolResultText("counted"), nil
 	})
-	rec := &memAudit{}
+	rec := &audittest.Trail{}
 	tr.opts.MaxCallsPerMinute = func() int { return int(limit.Load()) }
 	tr.opts.Audit = rec
 	tr.clock = func() time.Time { return *now.Load() }
@@ -197,7 +180,7 @@ func TestACallOverThePersonsRateIsAnsweredWithTheLimitAndTheRetryWithoutRunningT
 	if got := body(t, post(t, srv.URL, "bob", openSession(t, srv.URL, "bob", initialize), callCount)); !strings.Contains(got, "counted") {
 		t.Fatalf("bob was refused for alice's calls: %s", got)
 	}
-	events := rec.all()
+	events := rec.All()
 	if len(events) != 1 {
 		t.Fatalf("%d refusals recorded, want one a minute: %+v", len(events), events)
 	}
@@ -252,7 +235,7 @@ func TestASideChannelRequestOverThePersonsRateGets429WithRetryAfter(t *testing.T
 	if text := w.Body.String(); strings.Count(text, "\n") != 1 || !strings.Contains(text, "try again in 60 seconds") {
 		t.Fatalf("body %q: want one line with the wait", text)
 	}
-	if e := rec.all(); len(e) != 1 || e[0].Tool != "presigned_get" || e[0].Reason != "rate_limited" {
+	if e := rec.All(); len(e) != 1 || e[0].Tool != "presigned_get" || e[0].Reason != "rate_limited" {
 		t.Fatalf("recorded %+v", e)
 	}
 }
@@ -315,7 +298,7 @@ func TestEveryReadInsideAPromptCountsAgainstTheRateAndTheEleventhIsRefusedWithTh
 	if got := body(t, post(t, srv.URL, "alice", session, callCount)); !strings.Contains(got, "count was not run") || calls.Load() != 0 {
 		t.Fatalf("a tool call after the prompts' ten reads: %s", got)
 	}
-	if e := rec.all(); len(e) != 1 || e[0].Tool != "read_unread" || e[0].Reason != "rate_limited" || e[0].UserID != "alice" {
+	if e := rec.All(); len(e) != 1 || e[0].Tool != "read_unread" || e[0].Reason != "rate_limited" || e[0].UserID != "alice" {
 		t.Fatalf("recorded %+v", e)
 	}
 }
