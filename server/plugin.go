@@ -150,7 +150,7 @@ func (p *Plugin) OnActivate() error {
 	// (search and fetch stand for other tools: package paths).
 	var cat *catalogue.Catalogue
 	withheld := func(ctx context.Context, tool string) string {
-		return cat.NotOfferedTo(tool, p.current(), transport.ChoiceOf(ctx))
+		return cat.Why(tool, p.current(), transport.ChoiceOf(ctx))
 	}
 	deps := tools.Deps{MM: gw, Config: p.current, Workspace: ws, URLs: urls, Approvals: approvals, Files: files,
 		FilePageURL: func(id string) string { return urls.PluginURL() + filerequest.Path + "/" + id },

@@ -293,6 +293,12 @@ func NotOfferedTo(t Tool, c config.Configuration, ch config.Choice) *refusal.Err
 		return refusal.New(fmt.Sprintf("%s is not loaded on this connection (toolset %q), so it was not run.", t.Name, t.Toolset.Name()),
 			fmt.Sprintf(`Call load_tools {"tools":[%q]} to load it (or {"toolsets":[%q]}), then call it again.`, t.Name, t.Toolset.Name()))
 	}
+	return refusal.New(fmt.Sprintf("%s is not offered on this Mattermost and was not run: %s.", t.Name, strings.Join(w.adminReasons(t), "; ")),
+		"Do not call it again: do without it, or tell the person what you would have done; a system admin can change this in System Console > Plugins > MCP Server. get_me tells what is offered.")
+}
+
+// adminReasons are the admin's reasons of w, each a clause.
+func (w withholding) adminReasons(t Tool) []string {
 	var why []string
 	if w.lacks {
 		why = append(why, "this Mattermost server lacks what it needs ("+t.Needs.Lacking()+")")
@@ -306,8 +312,27 @@ func NotOfferedTo(t Tool, c config.Configuration, ch config.Choice) *refusal.Err
 	if w.writesOff {
 		why = append(why, "the admin has turned writing off (\"Allow tools that change Mattermost\")")
 	}
-	return refusal.New(fmt.Sprintf("%s is not offered on this Mattermost and was not run: %s.", t.Name, strings.Join(why, "; ")),
-		"Do not call it again: do without it, or tell the person what you would have done; a system admin can change this in System Console > Plugins > MCP Server. get_me tells what is offered.")
+	return why
+}
+
+// Why is why t is not offered to a connection that chose ch, as a clause
+// another tool's sentence ends with ("read_file is not offered here,
+// since <why>."); "" when it is offered. search and fetch say it of the
+// tools they stand for (package paths), whose own refusal would speak of
+// calling them.
+func Why(t Tool, c config.Configuration, ch config.Choice) string {
+	w := withheld(t, c, ch)
+	why := w.adminReasons(t)
+	switch {
+	case w.notLoaded && t.Toolset == 0:
+		why = append(why, "this connection loads every tool the admin allows, so it needs none loaded")
+	case w.notLoaded:
+		why = append(why, fmt.Sprintf(`this connection has not loaded it (load_tools {"tools":[%q]} loads it)`, t.Name))
+	}
+	if w.readOnly {
+		why = append(why, "this connection is read-only")
+	}
+	return strings.Join(why, "; ")
 }
 
 // Catalogue is the full, fixed set of tools the plugin knows.
@@ -409,6 +434,15 @@ func (c *Catalogue) NotOfferedTo(name string, cfg config.Configuration, ch confi
 		return r.Error()
 	}
 	return ""
+}
+
+// Why is Why of the tool called name; "" for a name it does not know.
+func (c *Catalogue) Why(name string, cfg config.Configuration, ch config.Choice) string {
+	t, ok := c.byName[name]
+	if !ok {
+		return ""
+	}
+	return Why(t, cfg, ch)
 }
 
 // Choose reads a connection's choice from what its client sent (the MCP

@@ -104,6 +104,45 @@ func TestACallOfAToolNotOfferedIsAnsweredWithEveryReasonAndTheNextStep(t *testin
 	}
 }
 
+func TestWhyAToolIsNotOfferedIsAClauseForAnotherToolsSentenceAndEmptyExactlyWhenItIsOffered(t *testing.T) {
+	read := inToolset("read_thing", catalogue.ReadsOnly, config.ToolsetFiles)
+	cat, err := catalogue.New([]catalogue.Tool{getMe(), read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	on := config.Defaults()
+	leftOut := on
+	leftOut.ExcludedTools = "read_thing"
+	filesOff := on
+	filesOff.Toolsets &^= config.ToolsetFiles
+	for _, c := range []struct {
+		name string
+		cfg  config.Configuration
+		ch   config.Choice
+		want string
+	}{
+		{"offered", on, config.Choice{}, ""},
+		{"left out", leftOut, config.Choice{}, `the admin left this tool out (the setting "Tools to leave out")`},
+		{"toolset off", filesOff, config.Choice{}, `the admin has turned off the toolset "Reading files"`},
+		{"not loaded", on, config.Choice{Chosen: true, Toolsets: config.ToolsetChannels},
+			`this connection has not loaded it (load_tools {"tools":["read_thing"]} loads it)`},
+		{"loaded", on, config.Choice{Chosen: true, Toolsets: config.ToolsetFiles}, ""},
+		{"both", leftOut, config.Choice{Chosen: true, Toolsets: config.ToolsetChannels},
+			`the admin left this tool out (the setting "Tools to leave out"); this connection has not loaded it (load_tools {"tools":["read_thing"]} loads it)`},
+	} {
+		got := cat.Why("read_thing", c.cfg, c.ch)
+		if got != c.want {
+			t.Errorf("%s: Why = %q, want %q", c.name, got, c.want)
+		}
+		if (got == "") != catalogue.OfferedTo(read, c.cfg, c.ch) {
+			t.Errorf("%s: Why %q disagrees with OfferedTo", c.name, got)
+		}
+	}
+	if got := cat.Why("no_such_tool", leftOut, config.Choice{}); got != "" {
+		t.Errorf("an unknown tool has a reason: %q", got)
+	}
+}
+
 func TestOnlyGetMeCannotBeLeftOut(t *testing.T) {
 	cat, err := catalogue.New([]catalogue.Tool{getMe(), inToolset("read_thing", catalogue.ReadsOnly, config.ToolsetChannels)})
 	if err != nil {

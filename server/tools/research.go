@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -68,6 +69,9 @@ type fetchArgs struct {
 // SearchResults is search's answer, the contract research hosts read.
 type SearchResults struct {
 	Results []ResearchResult `json:"results"`
+	// Note says what was not searched and why: the kinds whose tool is not
+	// offered here, which fetch would refuse. Absent when all was searched.
+	Note string `json:"note,omitempty"`
 }
 
 // ResearchResult is one thing search found: its id for fetch, a title for
@@ -232,20 +236,37 @@ func (d Deps) search(ctx context.Context, args searchArgs) (res catalogue.Result
 	if _, err := ct.mine(); err != nil {
 		return res, err
 	}
+	// Only the kinds the person could then fetch are searched (a kind
+	// needs what its tool needs), and the answer says once what was not.
+	var notes []string
+	searched := map[researchKind]bool{}
+	for _, k := range researchKinds {
+		if why := d.kindWithheld(ctx, k); why != "" {
+			notes = append(notes, fmt.Sprintf("%ss were not searched: %s.", strings.ToUpper(string(k[:1]))+string(k[1:]), why))
+			continue
+		}
+		searched[k] = true
+	}
 	words := queryWords(q)
 	found := &researchFound{hits: map[string]researchHit{}}
-	if err := d.searchResearchPosts(ct, q, words, found); err != nil {
-		return res, err
+	if searched[researchPost] {
+		if err := d.searchResearchPosts(ct, q, words, found); err != nil {
+			return res, err
+		}
 	}
-	if d.Config().HasToolset(config.ToolsetFiles) && len(words) > 0 {
+	if searched[researchFile] && len(words) > 0 {
 		if err := searchResearchFiles(ct, words, found); err != nil {
 			return res, err
 		}
 	}
-	if err := searchResearchChannels(ct, words, found); err != nil {
-		return res, err
+	if searched[researchChannel] {
+		if err := searchResearchChannels(ct, words, found); err != nil {
+			return res, err
+		}
 	}
-	return asJSON(found.ranked())
+	out := found.ranked()
+	out.Note = strings.Join(notes, " ")
+	return asJSON(out)
 }
 
 // searchResearchPosts finds the posts matching every word with

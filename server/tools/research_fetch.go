@@ -9,7 +9,6 @@ import (
 
 	"github.com/mattermost/mattermost/server/public/model"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/catalogue"
-	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/present"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/refusal"
@@ -43,13 +42,28 @@ func (d Deps) fetch(ctx context.Context, args fetchArgs) (res catalogue.Result[F
 	if err != nil {
 		return res, err
 	}
+	tried := researchKinds
+	if rid.kind != "" {
+		tried = []researchKind{rid.kind}
+	}
+	// A kind is read only where the tool it stands for is offered, decided
+	// before anything is read: fetch is no way around the admin's settings
+	// or the connection's choice.
+	var kinds []researchKind
+	var skipped []withheldKind
+	for _, k := range tried {
+		if why := d.kindWithheld(ctx, k); why != "" {
+			skipped = append(skipped, withheldKind{kind: k, why: why})
+			continue
+		}
+		kinds = append(kinds, k)
+	}
+	if len(kinds) == 0 {
+		return res, withheldResearch(rid, skipped)
+	}
 	ct, err := d.citer(ctx)
 	if err != nil {
 		return res, err
-	}
-	kinds := researchKinds
-	if rid.kind != "" {
-		kinds = []researchKind{rid.kind}
 	}
 	for _, k := range kinds {
 		var item FetchedItem
@@ -70,7 +84,24 @@ func (d Deps) fetch(ctx context.Context, args fetchArgs) (res catalogue.Result[F
 		item.ID = researchID{kind: k, id: rid.id}.String()
 		return asJSON(item)
 	}
-	return res, notFoundResearch(rid)
+	return res, notFoundResearch(rid, kinds, skipped)
+}
+
+// withheldKind is a kind fetch does not read here, and why: its tool is
+// not offered.
+type withheldKind struct {
+	kind researchKind
+	why  string
+}
+
+// kindWithheld is why kind may not be read on the connection of ctx,
+// naming the tool it stands for, or "".
+func (d Deps) kindWithheld(ctx context.Context, k researchKind) string {
+	why := d.withheld(ctx, k.tool())
+	if why == "" {
+		return ""
+	}
+	return k.tool() + " is not offered here, since " + why
 }
 
 // fetchPost is a post's whole thread as read_thread writes it.
@@ -146,9 +177,6 @@ func (d Deps) fetchFile(ctx context.Context, ct *citer, fileID string) (FetchedI
 			return FetchedItem{}, mattermost.ErrNotFound
 		}
 		return FetchedItem{}, err
-	}
-	if !d.Config().HasToolset(config.ToolsetFiles) {
-		return FetchedItem{}, refusal.New("Reading files is turned off on this server.", "Fetch posts and channels; a person can open the file from its post.")
 	}
 	info := l.Info()
 	var text string

@@ -51,9 +51,10 @@ type Deps struct {
 	// none).
 	Audit audit.Recorder
 	// Withheld is why the tool called name is not offered to the
-	// connection of ctx (catalogue.NotOfferedTo), "" when it is: what a
-	// tool that stands for others (search, fetch: package paths) asks
-	// before it reads what they would. nil: every tool is offered.
+	// connection of ctx (catalogue.Why: a clause, such as "the admin left
+	// this tool out ..."), "" when it is: what a tool that stands for
+	// others (search, fetch: package paths) asks before it reads what they
+	// would. nil: every tool is offered.
 	Withheld func(ctx context.Context, tool string) string
 	// callerOf is who a call comes from; nil is transport.CallerID (tests
 	// and benches name the person directly).
