@@ -84,13 +84,14 @@ func (rt *Routes) drop(w http.ResponseWriter, r *http.Request) {
 // carriesCredential is a request that shows it was sent with a Mattermost
 // credential. Mattermost's plugin bridge deletes the MMAUTHTOKEN cookie and
 // the access_token parameter before a plugin sees a request, and the
-// Authorization header too (9.11 always; 11.4 when it named a valid
-// session), so checking those would mostly never fire. What it leaves to
-// see one by is Mattermost-User-Id, which it sets (deleting the client's)
-// only for a valid session, and the MMUSERID and MMCSRF cookies, which it
-// passes on and which a browser sends beside MMAUTHTOKEN: a page that sent
-// its session. Neither names who the file is for (the URL does); refusing
-// them keeps the URL the only credential, and tells the sender to omit
+// Authorization header once it named a valid session (9.11 and 11.4; 11.1
+// always): a token that reaches the plugin names no one, so it is not
+// checked. What the bridge leaves to see a credential by is
+// Mattermost-User-Id, which it sets (deleting the client's) only for a
+// valid session, and the MMUSERID and MMCSRF cookies, which it passes on
+// and which a browser sends beside MMAUTHTOKEN: a page that sent its
+// session. Neither names who the file is for (the URL does); refusing them
+// keeps the URL the only credential, and tells the sender to omit
 // credentials, which also spares Mattermost reading a PUT with the session
 // cookie and no CSRF header whole into memory for its CSRF check.
 func carriesCredential(r *http.Request) bool {
