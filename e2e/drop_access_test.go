@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattermost/mattermost/server/public/model"
+
 	"github.com/mcp-server/mattermost-plugin-mcp/e2e/harness"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
@@ -153,7 +155,11 @@ func TestADropURLOfAPersonTheAdminNoLongerLetsConnectRefusesTheFileUntilTheyMayA
 	gina := newPerson(t, "gina")
 	asked, drop := dropRequest(t, gina.Token, uniq(t, "the notes of a person left out"))
 	// Only a team gina is not in: she may no longer use MCP.
-	settings := map[string]any{"ConnectAccess": config.ConnectTeams, "ConnectTeams": uniq(t, "nobodys-")}
+	team, _, err := mm.Client(mm.Admin).CreateTeam(context.Background(), &model.Team{Name: uniq(t, "others-"), DisplayName: "Others", Type: model.TeamOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := map[string]any{"ConnectAccess": config.ConnectTeams, "ConnectTeams": team.Name}
 	whoMayConnect(t, settings)
 	dropRefused(t, drop, refusal(t, settings, admission.ReasonNotInTeams)+" Nothing was stored.")
 	stillWaiting(t, gina, asked.ID)
