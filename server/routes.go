@@ -51,7 +51,7 @@ func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, w
 		},
 		Location: func(userID string) *time.Location { return gw.As(userID).LocationNow() },
 	}).Register(r)
-	(&filerequest.Routes{Store: files, Workspace: ws, Log: gw.Log(), Received: received,
+	(&filerequest.Routes{Store: files, Workspace: ws, Log: gw.Log(), Received: received, Admits: t.Admitted,
 		Person: func(r *http.Request, userID, csrf string) error {
 			session, err := gw.Session(transport.MattermostSession(r.Context()))
 			if errors.Is(err, mattermost.ErrNotFound) {

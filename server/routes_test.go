@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"github.com/mattermost/mattermost/server/public/plugin/plugintest"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/adminpage"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
@@ -239,12 +241,13 @@ func TestTheDropURLAnswersAnyOriginWithoutCredentialsAndRefusesOneThatCarriesThe
 			t.Errorf("the drop URL's preflight from %s: %d %v", origin, w.Code, h)
 		}
 	}
-	// A request that carries the person's Mattermost session is refused
-	// before the request is even read: the URL is the only credential.
+	// A request that shows a Mattermost credential, as Mattermost hands it
+	// over (the token itself deleted), is refused before the request is
+	// even read: the URL is the only credential.
 	for name, set := range map[string]func(*http.Request){
-		"cookie":        func(q *http.Request) { q.AddCookie(&http.Cookie{Name: "MMAUTHTOKEN", Value: "x"}) },
-		"authorization": func(q *http.Request) { q.Header.Set("Authorization", "Bearer x") },
-		"session":       func(q *http.Request) { q.Header.Set("Mattermost-User-Id", alice) },
+		"valid session": func(q *http.Request) { q.Header.Set("Mattermost-User-Id", alice) },
+		"user cookie":   func(q *http.Request) { q.AddCookie(&http.Cookie{Name: "MMUSERID", Value: alice}) },
+		"CSRF cookie":   func(q *http.Request) { q.AddCookie(&http.Cookie{Name: "MMCSRF", Value: "x"}) },
 	} {
 		put := httptest.NewRequest(http.MethodPut, drop, strings.NewReader("bytes"))
 		put.Header.Set("Origin", "null")
@@ -267,6 +270,35 @@ func TestTheDropURLAnswersAnyOriginWithoutCredentialsAndRefusesOneThatCarriesThe
 		r.ServeHTTP(w, put)
 		if w.Code != http.StatusNotFound {
 			t.Errorf("PUT %s: %d %s, want 404", path, w.Code, w.Body)
+		}
+	}
+}
+
+func TestTheDropURLOfAPersonTheMCPEndpointWouldRefuseRefusesTheFile(t *testing.T) {
+	kv := kvtest.New()
+	files := &filerequest.Store{KV: kv}
+	gw := mattermost.NewGateway(&plugintest.API{}, nil)
+	alice, bob := strings.Repeat("a", 26), strings.Repeat("b", 26)
+	tr := transport.New(transport.Options{PluginID: testPluginID, Version: "test", Instructions: "test",
+		SiteURL:    func() string { return "https://chat.example.com" },
+		UserActive: func(id string) (bool, error) { return id == bob, nil },
+		Admits: func(string) (admission.Verdict, error) {
+			return admission.Verdict{Reason: admission.ReasonGuest, Message: "Your Mattermost admin has not enabled MCP for guest accounts."}, nil
+		},
+		Answers: kvtest.New(), Log: quietLog{}})
+	r := routes(testPluginID, gw, tr, nil, nil, nil, files, func(context.Context, filerequest.Request, error) {})
+	for who, want := range map[string]string{alice: "deactivated", bob: "not enabled MCP for guest accounts"} {
+		req, err := files.Create(who, filerequest.Ask{Purpose: "the deck", MaxSize: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		put := httptest.NewRequest(http.MethodPut, filerequest.DropURL("", req), strings.NewReader("bytes"))
+		put.Header.Set("Origin", "null")
+		put.Header.Set("X-File-Name", "deck.txt")
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, put)
+		if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), want) || w.Header().Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("the drop URL of %s: %d %s", who, w.Code, w.Body)
 		}
 	}
 }

@@ -24,6 +24,10 @@ const (
 	// ReasonGuest: the person is a guest and the admin lets no guests
 	// connect.
 	ReasonGuest = "guest"
+	// ReasonDeactivated: the account is deactivated or no longer exists.
+	// Not the rule's (Decide never answers it): whoever asks checks the
+	// account first, and records a refusal for it under this code.
+	ReasonDeactivated = "deactivated"
 )
 
 // Need is which facts about a person a configuration reads; a bit mask.

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gorilla/mux"
+
+	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 )
 
 // The drop URL: where the upload view (ui://mattermost/upload) sends the
@@ -17,10 +19,12 @@ import (
 // request's secret. It takes a PUT of the raw file (name in X-File-Name,
 // percent-encoded; its size in X-File-Size, or at least Content-Length)
 // from any origin, answers CORS with "*" and never with
-// credentials, and refuses a request that carries a Mattermost credential:
-// nothing here acts as whoever a cookie or token names. It takes one file,
-// while the request waits; a refused attempt stores nothing and may be
-// tried again.
+// credentials, and refuses a request that shows it was sent with a
+// Mattermost credential (see carriesCredential): nothing here acts as
+// whoever a cookie or token names. It takes a file only while its person
+// may use MCP at all (Routes.Admits): the URL outlives neither their
+// account nor the admin's leave. It takes one file, while the request
+// waits; a refused attempt stores nothing and may be tried again.
 const DropPath = "/drop"
 
 const dropRoute = DropPath + "/{user:[a-z0-9]{26}}/{id:[0-9a-f]{32}}/{key:[0-9a-f]{64}}"
@@ -69,19 +73,69 @@ func (rt *Routes) drop(w http.ResponseWriter, r *http.Request) {
 		rt.refuse(w, r, err)
 		return
 	}
+	// Only once the key opened the request: a made-up URL is not found
+	// whoever it names, so it tells nothing of their account.
+	if !rt.admitted(w, r, req) {
+		return
+	}
 	rt.take(w, r, req)
 }
 
-// carriesCredential is a request that carries a Mattermost session or
-// token: a page that sends one here would be asking to act as its owner.
+// carriesCredential is a request that shows it was sent with a Mattermost
+// credential. Mattermost's plugin bridge deletes the MMAUTHTOKEN cookie and
+// the access_token parameter before a plugin sees a request, and the
+// Authorization header once it named a valid session (9.11 and 11.4; 11.1
+// always): a token that reaches the plugin names no one, so it is not
+// checked. What the bridge leaves to see a credential by is
+// Mattermost-User-Id, which it sets (deleting the client's) only for a
+// valid session, and the MMUSERID and MMCSRF cookies, which it passes on
+// and which a browser sends beside MMAUTHTOKEN: a page that sent its
+// session. Neither names who the file is for (the URL does); refusing them
+// keeps the URL the only credential, and tells the sender to omit
+// credentials, which also spares Mattermost reading a PUT with the session
+// cookie and no CSRF header whole into memory for its CSRF check.
 func carriesCredential(r *http.Request) bool {
-	if r.Header.Get("Authorization") != "" || r.Header.Get("Mattermost-User-Id") != "" {
+	if r.Header.Get("Mattermost-User-Id") != "" {
 		return true
 	}
-	for _, name := range []string{"MMAUTHTOKEN", "MMCSRF", "MMUSERID"} {
+	for _, name := range []string{"MMUSERID", "MMCSRF"} {
 		if _, err := r.Cookie(name); err == nil {
 			return true
 		}
 	}
+	return false
+}
+
+// errNotAdmitted refuses a file sent to the drop URL of a person who may
+// no longer use MCP: their account is deactivated or gone, or the admin's
+// rule no longer admits them. reason is the audit's code (admission's).
+type errNotAdmitted struct{ reason, message string }
+
+func (e errNotAdmitted) Error() string { return e.message }
+
+// deactivatedText is what a drop URL of a deactivated account answers.
+const deactivatedText = "This file request's Mattermost account is deactivated, so its drop URL takes no files; nothing was stored. Once a Mattermost admin reactivates the account, send the file again."
+
+// admitted reports whether req's person may still receive files at the
+// drop URL, asked on every request as the MCP endpoint asks (Admits). A
+// refusal is answered 403, recorded as the drop URL's other outcomes are
+// (Received), and keeps nothing; the request waits on, so the file is
+// taken once the person may use MCP again.
+func (rt *Routes) admitted(w http.ResponseWriter, r *http.Request, req Request) bool {
+	v, err := rt.Admits(req.UserID)
+	if err != nil {
+		rt.Log.Error("Could not look up whether a drop URL's person may receive files", "user_id", req.UserID, "error", err.Error())
+		rt.answer(w, http.StatusServiceUnavailable, Outcome{Message: "Mattermost could not look up whether this file request's account may receive files; nothing was stored. Send the file again shortly."})
+		return false
+	}
+	if v.Allowed {
+		return true
+	}
+	refusal := errNotAdmitted{reason: v.Reason, message: v.Message + " Nothing was stored."}
+	if v.Reason == admission.ReasonDeactivated {
+		refusal.message = deactivatedText
+	}
+	rt.Received(r.Context(), req, refusal)
+	rt.answer(w, http.StatusForbidden, Outcome{Message: refusal.message})
 	return false
 }

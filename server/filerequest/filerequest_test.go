@@ -18,6 +18,7 @@ import (
 	"github.com/gorilla/mux"
 	"github.com/mattermost/mattermost/server/public/pluginapi"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -38,13 +39,18 @@ type fixture struct {
 	// person is who the page takes as the person's own session.
 	person string
 	heard  []error
+	// verdict is what the admin's rule and the account's state say of a
+	// drop URL's person, asked on each request (Routes.Admits); asked
+	// counts the askings.
+	verdict func(userID string) (admission.Verdict, error)
+	asked   int
 }
 
 func newFixture(t *testing.T, limits workspace.Limits) *fixture {
 	t.Helper()
 	kv := mattermost.NewBytesKV(&pluginapi.MemoryStore{})
 	now := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
-	f := &fixture{now: &now, person: alice}
+	f := &fixture{now: &now, person: alice, verdict: func(string) (admission.Verdict, error) { return admission.Allowed, nil }}
 	f.store = &Store{KV: kv, Now: func() time.Time { return *f.now }}
 	f.ws = workspace.New(kv, func() workspace.Limits { return limits })
 	f.ws.Now = func() time.Time { return *f.now }
@@ -56,6 +62,10 @@ func newFixture(t *testing.T, limits workspace.Limits) *fixture {
 			return nil
 		},
 		Received: func(_ context.Context, _ Request, err error) { f.heard = append(f.heard, err) },
+		Admits: func(userID string) (admission.Verdict, error) {
+			f.asked++
+			return f.verdict(userID)
+		},
 	}
 	r := mux.NewRouter()
 	rt.Register(r)

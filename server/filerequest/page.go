@@ -19,6 +19,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/fileview"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/response"
@@ -55,7 +56,13 @@ type Routes struct {
 	// Received is told of each file given (the audit trail, and the
 	// waiting call's wake-up).
 	Received func(ctx context.Context, req Request, err error)
-	Log      interface {
+	// Admits answers whether the person a drop URL names may use MCP now,
+	// by the checks the MCP endpoint makes of every request
+	// (transport.Admitted: an active account the admin's rule admits). The
+	// drop URL acts for its person without their credential, so nothing of
+	// Mattermost's own ends it when they lose access; required.
+	Admits func(userID string) (admission.Verdict, error)
+	Log    interface {
 		Info(msg string, keyValuePairs ...any)
 		Error(msg string, keyValuePairs ...any)
 	}
@@ -531,9 +538,12 @@ drop.addEventListener('drop',function(e){e.preventDefault();drop.classList.remov
 // Reason is a short code for the audit trail of why an upload was refused.
 func Reason(err error) string {
 	var wrong errWrongType
+	var notAdmitted errNotAdmitted
 	switch {
 	case errors.As(err, &wrong):
 		return "wrong_type"
+	case errors.As(err, &notAdmitted):
+		return notAdmitted.reason
 	case errors.Is(err, workspace.ErrTooLarge):
 		return "too_large"
 	case errors.Is(err, workspace.ErrSizeMismatch):

@@ -67,3 +67,17 @@ func (t *Transport) UserDeactivated(userID string) {
 	t.active.forget(userID)
 	t.endStreams(userID, "")
 }
+
+// userActive answers whether the user exists and is not deactivated:
+// Options.UserActive, unless this node found them active within activeFor.
+func (t *Transport) userActive(userID string) (bool, error) {
+	if t.active.trusted(userID, time.Now()) {
+		return true, nil
+	}
+	active, err := t.opts.UserActive(userID)
+	if err != nil || !active {
+		return false, err
+	}
+	t.active.found(userID, time.Now())
+	return true, nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-server/mattermost-plugin-mcp/server/admission"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/audit"
 )
 
@@ -29,7 +30,7 @@ const (
 	maxPeekBytes = 16 << 10
 	// reasonDeactivated is the audit reason of a request with the token of
 	// a deactivated account.
-	reasonDeactivated = "deactivated"
+	reasonDeactivated = admission.ReasonDeactivated
 )
 
 // refusalsNoted is when each person's refusal for each reason was last
@@ -71,6 +72,29 @@ func (t *Transport) recorder() audit.Recorder {
 		return audit.Nop{}
 	}
 	return t.opts.Audit
+}
+
+// Admitted answers whether userID may use MCP now, by the checks every
+// request to the MCP endpoint passes (Authenticate), for a route that
+// acts for a person without their Mattermost credential (the drop URL):
+// the account exists and is active (trusted for activeFor once found so;
+// a deactivation this node hears of ends that at once), and the admin's
+// rule admits it (Options.Admits, over what is known of the person from
+// at most a minute ago). A deactivated or missing account is refused with
+// admission.ReasonDeactivated and no message: the caller words it for its
+// reader. An error is a lookup that failed.
+func (t *Transport) Admitted(userID string) (admission.Verdict, error) {
+	active, err := t.userActive(userID)
+	if err != nil {
+		return admission.Verdict{}, err
+	}
+	if !active {
+		return admission.Verdict{Reason: reasonDeactivated}, nil
+	}
+	if t.opts.Admits == nil {
+		return admission.Allowed, nil
+	}
+	return t.opts.Admits(userID)
 }
 
 // admitted applies the admin's rule of who may connect to an active user

@@ -200,3 +200,52 @@ func TestANilAuditRecorderRecordsNothingAndRefusesAsWell(t *testing.T) {
 		t.Fatalf("bob: %d", resp.StatusCode)
 	}
 }
+
+func TestAdmittedAnswersWhatTheMCPEndpointWouldForARouteThatActsWithoutTheCredential(t *testing.T) {
+	refused := &atomic.Value{}
+	refused.Store("bob")
+	failing := &atomic.Bool{}
+	var asked atomic.Int32
+	tr := New(Options{
+		PluginID: "plugin-under-test", Version: "test", Instructions: "test",
+		SiteURL: func() string { return "https://chat.example.com/" },
+		UserActive: func(id string) (bool, error) {
+			asked.Add(1)
+			return id == "alice" || id == "bob", nil
+		},
+		Admits: func(id string) (admission.Verdict, error) {
+			if failing.Load() {
+				return admission.Verdict{}, errors.New("the plugin API is down")
+			}
+			if who, _ := refused.Load().(string); who == id {
+				return admission.Verdict{Reason: admission.ReasonNotInTeams, Message: notEnabled}, nil
+			}
+			return admission.Allowed, nil
+		},
+		KV: newMemKV(), Answers: rawKV{newMemKV()}, Log: &memLog{},
+	})
+	if v, err := tr.Admitted("alice"); err != nil || !v.Allowed {
+		t.Fatalf("alice, active and admitted: %+v %v", v, err)
+	}
+	if v, err := tr.Admitted("bob"); err != nil || v.Allowed || v.Reason != admission.ReasonNotInTeams || v.Message != notEnabled {
+		t.Fatalf("bob, whom the rule refuses: %+v %v", v, err)
+	}
+	if v, err := tr.Admitted("dave"); err != nil || v.Allowed || v.Reason != admission.ReasonDeactivated {
+		t.Fatalf("dave, deactivated: %+v %v", v, err)
+	}
+	failing.Store(true)
+	if _, err := tr.Admitted("alice"); err == nil {
+		t.Fatal("a failed lookup of the rule answered a verdict")
+	}
+	// Alice was found active: trusted for activeFor, until a deactivation
+	// this node hears of, as on the MCP endpoint.
+	failing.Store(false)
+	before := asked.Load()
+	if v, err := tr.Admitted("alice"); err != nil || !v.Allowed || asked.Load() != before {
+		t.Fatal("an account found active moments ago was looked up again")
+	}
+	tr.UserDeactivated("alice")
+	if _, err := tr.Admitted("alice"); err != nil || asked.Load() != before+1 {
+		t.Fatal("a deactivation this node heard of did not end the trust in the account")
+	}
+}

@@ -353,19 +353,16 @@ func (t *Transport) Authenticate(w http.ResponseWriter, r *http.Request) (string
 		t.challenge(w, r)
 		return "", false
 	}
-	if !t.active.trusted(userID, time.Now()) { // see activeFor
-		active, err := t.opts.UserActive(userID)
-		if err != nil {
-			t.opts.Log.Error("Could not look up the calling user", "user_id", userID, "error", err.Error())
-			http.Error(w, "Mattermost could not look up your account; try again shortly.", http.StatusServiceUnavailable)
-			return "", false
-		}
-		if !active {
-			t.noteRefusal(r, userID, reasonDeactivated)
-			t.challenge(w, r)
-			return "", false
-		}
-		t.active.found(userID, time.Now())
+	active, err := t.userActive(userID) // see activeFor
+	if err != nil {
+		t.opts.Log.Error("Could not look up the calling user", "user_id", userID, "error", err.Error())
+		http.Error(w, "Mattermost could not look up your account; try again shortly.", http.StatusServiceUnavailable)
+		return "", false
+	}
+	if !active {
+		t.noteRefusal(r, userID, reasonDeactivated)
+		t.challenge(w, r)
+		return "", false
 	}
 	if !t.admitted(w, r, userID) { // who may connect (admission.go)
 		return "", false
