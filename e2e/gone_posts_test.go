@@ -7,12 +7,14 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mattermost/mattermost/server/public/model"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/resources"
@@ -93,7 +95,13 @@ func isGone(t *testing.T, c *client.Client, s *sdk.ClientSession, f goneFile) {
 			t.Errorf("%s %v of %s answered: %s", probe.tool, probe.args, f.name, body)
 		}
 	}
-	notFound(t, s, resources.FileURI(f.id), -32002)
+	// Not notFound, which stops the test: each probe of each file is told.
+	uri := resources.FileURI(f.id)
+	_, err := s.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: uri})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != -32002 || !strings.Contains(rpcErr.Message, "was not found") {
+		t.Errorf("read %s of %s: %v, want not found (-32002)", uri, f.name, err)
+	}
 }
 
 type goneProbe struct {
