@@ -195,9 +195,9 @@ func TestTheThumbnailOfAFileWhosePostWasDeletedOrNoLongerListsItIsNotFound(t *te
 			if _, err := s.read(t, id); err != nil {
 				t.Fatalf("the thumbnail while its post is live: %v", err)
 			}
-			changed := *s.posts[id]
-			c.change(&changed)
-			s.posts[id] = &changed
+			changed := s.posts[id].Clone()
+			c.change(changed)
+			s.posts[id] = changed
 			if _, err := s.read(t, id); !errors.Is(err, resources.ErrNotFound) {
 				t.Fatalf("err %v, want not found", err)
 			}
