@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -140,6 +141,45 @@ func (s *Server) StoreAcknowledgements(ctx context.Context, postID, channelID st
 		if err != nil {
 			return fmt.Errorf("store acknowledgement: %w", err)
 		}
+	}
+	return nil
+}
+
+// MarkPostDeleted marks a post deleted straight in the database, as a job
+// or another plugin may, and leaves its files' records as they are (live):
+// Mattermost's own deletion marks them too.
+func (s *Server) MarkPostDeleted(ctx context.Context, postID string) error {
+	return s.changePost(ctx, `UPDATE posts SET deleteat = $2, updateat = $2 WHERE id = $1`, postID, time.Now().UnixMilli())
+}
+
+// SetPostFileIDs sets the files a post lists straight in the database (as
+// Mattermost writes them: a JSON list of ids), as an edit or a move can
+// leave a post, and leaves the files' records as they are (still naming
+// the post).
+func (s *Server) SetPostFileIDs(ctx context.Context, postID string, fileIDs []string) error {
+	if fileIDs == nil {
+		fileIDs = []string{}
+	}
+	list, err := json.Marshal(fileIDs)
+	if err != nil {
+		return err
+	}
+	return s.changePost(ctx, `UPDATE posts SET fileids = $2 WHERE id = $1`, postID, string(list))
+}
+
+// changePost runs an update of one post's row.
+func (s *Server) changePost(ctx context.Context, stmt, postID string, value any) error {
+	db, err := sql.Open("postgres", s.pg.dsn())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := db.ExecContext(ctx, stmt, postID, value)
+	if err != nil {
+		return fmt.Errorf("change post %s: %w", postID, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("change post %s: %d rows match", postID, n)
 	}
 	return nil
 }

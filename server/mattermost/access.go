@@ -2,6 +2,7 @@ package mattermost
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -116,7 +117,6 @@ func (c *Caller) File(fileID string) (Readable, error) {
 	if err != nil {
 		return Readable{}, err
 	}
-	c.g.keepFile(r)
 	info := r.info
 	if info.DeleteAt != 0 {
 		// Deleting a post deletes its files too.
@@ -129,18 +129,27 @@ func (c *Caller) File(fileID string) (Readable, error) {
 		}
 		return Readable{info: info, textBytes: r.textBytes}, nil
 	}
-	channelID := info.ChannelId
-	if channelID == "" {
-		// Files attached before Mattermost kept the channel on the file.
-		post, err := c.Post(info.PostId)
-		if err != nil {
-			return Readable{}, err
-		}
-		channelID = post.ChannelId
-	} else if !c.canRead(channelID) {
+	// A posted file is read only while its post is: a record outlives its
+	// post where the post goes without Mattermost deleting its files (a
+	// thread moved, content flagged, a post removed by a job or a plugin).
+	post, err := c.Post(info.PostId)
+	if err != nil {
+		return Readable{}, err
+	}
+	if !postLists(post, info) {
 		return Readable{}, ErrNotFound
 	}
-	return Readable{info: info, textBytes: r.textBytes, channelID: channelID, postID: info.PostId}, nil
+	c.g.keepFile(r)
+	return Readable{info: info, textBytes: r.textBytes, channelID: post.ChannelId, postID: post.Id}, nil
+}
+
+// postLists reports whether a live post still holds a file: it lists the
+// file, and it is in the channel the file's record names (no channel on
+// files attached before Mattermost kept it there). An edit can take a file
+// off its post, and a move leave the record behind, with the record as it
+// was.
+func postLists(post *model.Post, info *model.FileInfo) bool {
+	return post.DeleteAt == 0 && slices.Contains(post.FileIds, info.Id) && (info.ChannelId == "" || post.ChannelId == info.ChannelId)
 }
 
 // FileBytes reads an attachment that File has already cleared for the

@@ -81,8 +81,11 @@ func TestAnAttachmentIsReadableOnlyWhereItsChannelIsOrByItsUploaderBeforeItIsPos
 	posted, elsewhere, mineUnposted, theirsUnposted, gone := model.NewId(), model.NewId(), model.NewId(), model.NewId(), model.NewId()
 	api := accessAPI(t)
 	api.On("GetChannel", secret).Return(&model.Channel{Id: secret, TeamId: teamID, Type: model.ChannelTypePrivate}, nil)
-	api.On("GetFileInfo", posted).Return(&model.FileInfo{Id: posted, PostId: model.NewId(), ChannelId: privateID}, nil)
-	api.On("GetFileInfo", elsewhere).Return(&model.FileInfo{Id: elsewhere, PostId: model.NewId(), ChannelId: secret}, nil)
+	postedIn, elsewhereIn := model.NewId(), model.NewId()
+	api.On("GetFileInfo", posted).Return(&model.FileInfo{Id: posted, PostId: postedIn, ChannelId: privateID}, nil)
+	api.On("GetPost", postedIn).Return(&model.Post{Id: postedIn, ChannelId: privateID, FileIds: []string{posted}}, nil)
+	api.On("GetFileInfo", elsewhere).Return(&model.FileInfo{Id: elsewhere, PostId: elsewhereIn, ChannelId: secret}, nil)
+	api.On("GetPost", elsewhereIn).Return(&model.Post{Id: elsewhereIn, ChannelId: secret, FileIds: []string{elsewhere}}, nil)
 	api.On("GetFileInfo", mineUnposted).Return(&model.FileInfo{Id: mineUnposted, CreatorId: aliceID}, nil)
 	api.On("GetFileInfo", theirsUnposted).Return(&model.FileInfo{Id: theirsUnposted, CreatorId: model.NewId()}, nil)
 	api.On("GetFileInfo", gone).Return(&model.FileInfo{Id: gone, PostId: model.NewId(), ChannelId: privateID, DeleteAt: 1}, nil)
@@ -98,5 +101,75 @@ func TestAnAttachmentIsReadableOnlyWhereItsChannelIsOrByItsUploaderBeforeItIsPos
 	}
 	if _, err := c.FileBytes(Readable{}); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("the zero Readable cleared nothing but read bytes: %v", err)
+	}
+}
+
+func TestAPostedFileIsFoundOnlyWhileItsPostIsLiveListsItAndIsInItsChannel(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		post     func(p *model.Post)
+		err      *model.AppError
+		readable bool
+	}{
+		{"its post live and listing it", func(*model.Post) {}, nil, true},
+		{"its post gone", nil, notFoundErr(), false},
+		{"its post deleted with the file's record left as it was", func(p *model.Post) { p.DeleteAt = 1 }, nil, false},
+		{"the file taken off its post", func(p *model.Post) { p.FileIds = []string{model.NewId()} }, nil, false},
+		{"its post moved to another channel", func(p *model.Post) { p.ChannelId = publicID }, nil, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			api := accessAPI(t)
+			fileID, postID := model.NewId(), model.NewId()
+			api.On("GetFileInfo", fileID).Return(&model.FileInfo{Id: fileID, PostId: postID, ChannelId: privateID, Name: "a.txt"}, nil)
+			if c.post != nil {
+				p := &model.Post{Id: postID, ChannelId: privateID, FileIds: []string{model.NewId(), fileID}}
+				c.post(p)
+				api.On("GetPost", postID).Return(p, nil)
+			} else {
+				api.On("GetPost", postID).Return(nil, c.err)
+			}
+			g := NewGateway(api, nil)
+			// Asked twice: the second read is of the record the first kept,
+			// if it kept one.
+			for read := range 2 {
+				f, err := g.As(aliceID).File(fileID)
+				if c.readable && (err != nil || f.PostID() != postID || f.ChannelID() != privateID) {
+					t.Fatalf("read %d: %+v, %v; want the file of its post", read+1, f, err)
+				}
+				if !c.readable && !errors.Is(err, ErrNotFound) {
+					t.Fatalf("read %d: %v, want not found", read+1, err)
+				}
+			}
+			if _, kept := g.keptFile(fileID); kept != c.readable {
+				t.Errorf("the record is kept: %v, want %v", kept, c.readable)
+			}
+		})
+	}
+}
+
+func TestAnOldFileWithoutAChannelIsFoundOnlyWhereItsPostListsIt(t *testing.T) {
+	api := accessAPI(t)
+	listed, dropped, postID := model.NewId(), model.NewId(), model.NewId()
+	// Attached before Mattermost kept the channel on the file.
+	api.On("GetFileInfo", listed).Return(&model.FileInfo{Id: listed, PostId: postID}, nil)
+	api.On("GetFileInfo", dropped).Return(&model.FileInfo{Id: dropped, PostId: postID}, nil)
+	api.On("GetPost", postID).Return(&model.Post{Id: postID, ChannelId: privateID, FileIds: []string{listed}}, nil)
+	c := aliceOn(api)
+	if f, err := c.File(listed); err != nil || f.ChannelID() != privateID {
+		t.Fatalf("the file its post lists: %+v, %v", f, err)
+	}
+	if _, err := c.File(dropped); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a file its post no longer lists: %v, want not found", err)
+	}
+}
+
+func TestAFailureToReadAPostedFilesPostIsAFailureNotAnAbsence(t *testing.T) {
+	api := accessAPI(t)
+	fileID, postID := model.NewId(), model.NewId()
+	api.On("GetFileInfo", fileID).Return(&model.FileInfo{Id: fileID, PostId: postID, ChannelId: privateID}, nil)
+	api.On("GetPost", postID).Return(nil, model.NewAppError("GetPost", "app.post.get.app_error", nil, "", http.StatusInternalServerError))
+	_, err := aliceOn(api).File(fileID)
+	if err == nil || errors.Is(err, ErrNotFound) {
+		t.Fatalf("a post that could not be read: %v, want the failure", err)
 	}
 }

@@ -1,7 +1,6 @@
 package mattermost
 
 import (
-	"slices"
 	"time"
 
 	"github.com/mattermost/mattermost/server/public/model"
@@ -67,7 +66,7 @@ func (c *Caller) knownFile(r record) (f Readable, known bool, err error) {
 		}
 		return Readable{}, true, notFoundOr(err, "read post")
 	}
-	if post.DeleteAt != 0 || !slices.Contains(post.FileIds, info.Id) || post.ChannelId != info.ChannelId {
+	if !postLists(post, info) { // access.go
 		c.g.files.Drop(info.Id)
 		return Readable{}, false, nil
 	}

@@ -88,6 +88,11 @@ func tableAPI(t *testing.T) *plugintest.API {
 	return api
 }
 
+// livePost is a live post of privateID that lists files.
+func livePost(api *plugintest.API, postID string, files ...string) {
+	api.On("GetPost", postID).Return(&model.Post{Id: postID, ChannelId: privateID, FileIds: files}, nil)
+}
+
 // fileRow is a file's row as fileRecordSelect reads it; with text, its
 // extracted text is as long as the file.
 func fileRow(id, postID string, size int64, text bool) []driver.Value {
@@ -104,6 +109,7 @@ func TestAFilesRecordIsReadFromItsTableWithoutTheExtractedTextItDoesNotNeed(t *t
 	api := tableAPI(t)
 	fileID, postID := model.NewId(), model.NewId()
 	d := &tableDriver{rows: [][]driver.Value{fileRow(fileID, postID, 5<<20, false)}}
+	livePost(api, postID, fileID)
 	f, err := NewGateway(api, d).As(aliceID).File(fileID)
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +129,7 @@ func TestAFilesExtractedTextIsReadThroughThePluginAPIOnlyWhenItIsAsked(t *testin
 	api := tableAPI(t)
 	fileID, postID := model.NewId(), model.NewId()
 	d := &tableDriver{rows: [][]driver.Value{fileRow(fileID, postID, 6, true)}}
+	livePost(api, postID, fileID)
 	c := NewGateway(api, d).As(aliceID)
 	f, err := c.File(fileID)
 	if err != nil || f.Info().Content != "" {
@@ -150,6 +157,7 @@ func TestAFileTableThatDoesNotAnswerLeavesTheRecordToThePluginAPI(t *testing.T) 
 	api.On("GetFileInfo", fileID).Return(&model.FileInfo{Id: fileID, PostId: postID, ChannelId: privateID, Name: "a.txt", Size: 3}, nil).Once()
 	api.On("LogWarn", mock.Anything, mock.Anything, mock.Anything).Once()
 	d := &tableDriver{err: errors.New(`column "archived" does not exist`)}
+	livePost(api, postID, fileID)
 	f, err := NewGateway(api, d).As(aliceID).File(fileID)
 	if err != nil || f.Info().Name != "a.txt" {
 		t.Fatalf("%+v, %v", f, err)

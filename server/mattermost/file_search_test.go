@@ -185,3 +185,34 @@ func FuzzAFilePositionThatReadsWritesBackTheSame(f *testing.F) {
 		}
 	})
 }
+
+func TestAFileSearchOnEitherDriverKeepsOnlyFilesTheirLivePostStillListsInTheirChannel(t *testing.T) {
+	for _, driver := range []string{driverPostgres, driverMySQL} {
+		lists := map[string]string{
+			driverPostgres: "p.FileIds LIKE '%' || f.Id || '%'",
+			driverMySQL:    "p.FileIds LIKE CONCAT('%', f.Id, '%')",
+		}[driver]
+		for _, q := range []FileQuery{
+			{Limit: 10},
+			{Words: []string{"harbour"}, Limit: 10},
+			{ChannelID: "channel-id", Limit: 10},
+		} {
+			stmt, _, err := fileSearchQuery(driver, "user-id", q, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The post by its primary key, once per file the rest keeps.
+			for _, want := range []string{
+				"JOIN Posts p ON p.Id = f.PostId\n",
+				"f.DeleteAt = 0 AND f.PostId <> '' AND p.DeleteAt = 0 AND p.ChannelId = f.ChannelId AND " + lists,
+			} {
+				if !strings.Contains(stmt, want) {
+					t.Errorf("%s, %+v: the statement lacks %q:\n%s", driver, q, want, stmt)
+				}
+			}
+			if n := strings.Count(stmt, "Posts"); n != 1 {
+				t.Errorf("%s, %+v: the statement reads Posts %d times, want once, by id:\n%s", driver, q, n, stmt)
+			}
+		}
+	}
+}

@@ -11,6 +11,7 @@ func TestOneCallAsksMattermostOnceForAFilesChannelTeamAndPermission(t *testing.T
 	api := accessAPI(t)
 	fileID, postID := model.NewId(), model.NewId()
 	api.On("GetFileInfo", fileID).Return(&model.FileInfo{Id: fileID, PostId: postID, ChannelId: privateID}, nil)
+	livePost(api, postID, fileID)
 	api.On("GetTeam", teamID).Return(&model.Team{Id: teamID, Name: "staff"}, nil)
 	c := aliceOn(api)
 	f, err := c.File(fileID)

@@ -30,11 +30,13 @@ import (
 type thumbServer struct {
 	api                *plugintest.API
 	alice, mine, other string
+	// posts are the posts of the files, by file id.
+	posts map[string]*model.Post
 }
 
 func newThumbServer(t *testing.T) *thumbServer {
 	t.Helper()
-	s := &thumbServer{api: &plugintest.API{}, alice: model.NewId(), mine: model.NewId(), other: model.NewId()}
+	s := &thumbServer{api: &plugintest.API{}, alice: model.NewId(), mine: model.NewId(), other: model.NewId(), posts: map[string]*model.Post{}}
 	team := model.NewId()
 	s.api.On("GetChannel", s.mine).Return(&model.Channel{Id: s.mine, TeamId: team, Type: model.ChannelTypePrivate}, nil).Maybe()
 	s.api.On("GetChannel", s.other).Return(&model.Channel{Id: s.other, TeamId: team, Type: model.ChannelTypePrivate}, nil).Maybe()
@@ -50,6 +52,8 @@ func newThumbServer(t *testing.T) *thumbServer {
 func (s *thumbServer) file(channel, name, typ string, data, thumb []byte) string {
 	id := model.NewId()
 	info := &model.FileInfo{Id: id, PostId: model.NewId(), ChannelId: channel, Name: name, MimeType: typ, Size: int64(len(data))}
+	s.posts[id] = &model.Post{Id: info.PostId, ChannelId: channel, FileIds: []string{id}}
+	s.api.On("GetPost", info.PostId).Return(func(string) *model.Post { return s.posts[id] }, nil).Maybe()
 	if thumb != nil {
 		info.ThumbnailPath = "data/" + id + "_thumb.jpg"
 		s.api.On("ReadFile", info.ThumbnailPath).Return(thumb, nil).Maybe()
@@ -150,9 +154,10 @@ func TestWhatIsNoImageHasNoThumbnailAndTheRefusalNamesReadFile(t *testing.T) {
 
 func TestAnImageOverTheCapWithoutAStoredThumbnailIsRefusedUnread(t *testing.T) {
 	s := newThumbServer(t)
-	id := model.NewId()
-	s.api.On("GetFileInfo", id).Return(&model.FileInfo{Id: id, PostId: model.NewId(), ChannelId: s.mine, Name: "huge.png",
+	id, postID := model.NewId(), model.NewId()
+	s.api.On("GetFileInfo", id).Return(&model.FileInfo{Id: id, PostId: postID, ChannelId: s.mine, Name: "huge.png",
 		MimeType: "image/png", Size: maxScaledImageBytes + 1}, nil)
+	s.api.On("GetPost", postID).Return(&model.Post{Id: postID, ChannelId: s.mine, FileIds: []string{id}}, nil)
 	_, err := s.read(t, id)
 	r, ok := refusal.As(err)
 	if !ok || !strings.Contains(r.What, "over the") || !strings.Contains(r.Next, "read_file") {
@@ -174,4 +179,28 @@ func TestTheThumbnailOfAFileInAChannelThePersonCannotReadIsNotFound(t *testing.T
 	}
 	s.api.AssertNotCalled(t, "ReadFile", mock.Anything)
 	s.api.AssertNotCalled(t, "GetFile", mock.Anything)
+}
+
+func TestTheThumbnailOfAFileWhosePostWasDeletedOrNoLongerListsItIsNotFound(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(p *model.Post)
+	}{
+		{"its post deleted, the file's record left as it was", func(p *model.Post) { p.DeleteAt = 1 }},
+		{"the file taken off its post", func(p *model.Post) { p.FileIds = nil }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newThumbServer(t)
+			id := s.file(s.mine, "photo.png", "image/png", picture(t, 64, 64, false), picture(t, 32, 32, true))
+			if _, err := s.read(t, id); err != nil {
+				t.Fatalf("the thumbnail while its post is live: %v", err)
+			}
+			changed := s.posts[id].Clone()
+			c.change(changed)
+			s.posts[id] = changed
+			if _, err := s.read(t, id); !errors.Is(err, resources.ErrNotFound) {
+				t.Fatalf("err %v, want not found", err)
+			}
+		})
+	}
 }
