@@ -91,3 +91,22 @@ func TestALookupOfTheDropURLsPersonThatFailsAnswers503ToTryAgainAndKeepsNothing(
 		t.Fatalf("a failed lookup was told as a refusal: %v", f.heard)
 	}
 }
+
+func TestThePageRefusesAFileFromAPersonTheRuleNoLongerAdmitsAndKeepsNothing(t *testing.T) {
+	f := newFixture(t, roomy)
+	req := f.ask(t, alice, Ask{Purpose: "notes"})
+	f.verdict = func(string) (admission.Verdict, error) {
+		return admission.Verdict{Reason: admission.ReasonNotInTeams, Message: notInTeams}, nil
+	}
+	page := f.onPage(alice)
+	page["X-File-Size"] = "5"
+	code, o := f.bridged(t, http.MethodPost, Path+"/"+req.ID, "notes.txt", 5, []byte("notes"), page)
+	if code != http.StatusForbidden || o.Message != notInTeams+" Nothing was stored." {
+		t.Fatalf("the page of a person the rule refuses: %d %+v", code, o)
+	}
+	f.nothingKept(t, alice)
+	f.verdict = func(string) (admission.Verdict, error) { return admission.Allowed, nil }
+	if code, o := f.bridged(t, http.MethodPost, Path+"/"+req.ID, "notes.txt", 5, []byte("notes"), page); code != http.StatusCreated {
+		t.Fatalf("the page once the person is admitted again: %d %+v", code, o)
+	}
+}

@@ -172,6 +172,12 @@ func (rt *Routes) upload(w http.ResponseWriter, r *http.Request) {
 		rt.refuse(w, r, err)
 		return
 	}
+	// The person's own session sends it, yet the admin's rule of who may
+	// use MCP holds here as on the drop URL: a request made before they
+	// lost admission takes no file after.
+	if !rt.admitted(w, r, req) {
+		return
+	}
 	rt.take(w, r, req)
 }
 
