@@ -129,6 +129,13 @@ func (nopLog) Error(string, ...any) {}
 // declares file transfer, on a connection that chose query.
 func filesRequest(t *testing.T, url, query, method, params string) string {
 	t.Helper()
+	_, body := filesRequestStatus(t, url, query, method, params)
+	return body
+}
+
+// filesRequestStatus is filesRequest with the answer's HTTP status.
+func filesRequestStatus(t *testing.T, url, query, method, params string) (int, string) {
+	t.Helper()
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":%q,"params":{%s"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"walk","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"files":{"upload":true,"download":true,"transports":["https"]}}}}}`, method, params)
 	req, _ := http.NewRequest(http.MethodPost, url+query, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -141,7 +148,7 @@ func filesRequest(t *testing.T, url, query, method, params string) string {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return string(b)
+	return resp.StatusCode, string(b)
 }
 
 // choiceQuery is the MCP URL's query that chooses ch.
@@ -337,14 +344,17 @@ func TestEveryMethodTheServerAnswersIsNamedWithWhatItStandsForAndNoOtherIsAnswer
 		mcp.MethodSubscriptionsListen, mcp.MethodToolsList, mcp.MethodToolsCall, mcp.MethodPromptsList, mcp.MethodPromptsGet,
 		mcp.MethodResourcesTemplatesList, mcp.MethodResourcesList, mcp.MethodResourcesRead, mcp.MethodResourcesSubscribe,
 		mcp.MethodResourcesUnsubscribe, mcp.MethodCompletionComplete, mcp.MethodTasksGet, mcp.MethodTasksList, mcp.MethodTasksResult,
-		mcp.MethodTasksCancel, filetransfer.MethodAuthorizeUpload, filetransfer.MethodAuthorizeDownload} {
+		mcp.MethodTasksCancel, "tasks/update", filetransfer.MethodAuthorizeUpload, filetransfer.MethodAuthorizeDownload} {
 		if _, ok := paths.Of(string(m)); !ok {
 			t.Errorf("%s is answered but package paths does not say what it stands for", m)
 		}
 	}
 	url := pathsNode(t, cat, &cfg, &countingFiles{}, &audittest.Trail{})
-	got := filesRequest(t, url, "", "files/listEverything", "")
-	if !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, "is not a method of this server") {
-		t.Fatalf("a method no path names answered %s", got)
+	// 2026-07-28 answers method-not-found 404, as mcp-go answers its own.
+	for _, method := range []string{"files/listEverything", "sampling/createEverything"} {
+		code, got := filesRequestStatus(t, url, "", method, "")
+		if code != http.StatusNotFound || !strings.Contains(got, `"code":-32601`) || !strings.Contains(got, "is not a method of this server") {
+			t.Fatalf("%s, which no path names, answered %d %s", method, code, got)
+		}
 	}
 }

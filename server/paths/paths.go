@@ -105,6 +105,7 @@ var all = []Path{
 	{Method: "tasks/list", By: TaskCall},
 	{Method: "tasks/result", By: TaskCall},
 	{Method: "tasks/cancel", By: TaskCall},
+	{Method: "tasks/update", By: TaskCall},
 	{Method: "files/authorizeUpload", By: Fixed, Tools: Upload, Rated: true, Audit: audit.KindUploadHandle},
 	{Method: "files/authorizeDownload", By: FileURIKind, Rated: true, Audit: audit.KindPresignedURL},
 	// The April draft's names answer only where they went (ADR 0028), yet

@@ -274,7 +274,7 @@ func (t *Transport) serveInitialize(m *inbound) {
 // cancellable from any node, and its answer's files rewritten.
 func (t *Transport) serveToolCall(m *inbound) {
 	if rpcErr := t.filesArguments(m.ctx, &m.env); rpcErr != nil {
-		writeRPCErrorData(m.w, http.StatusOK, m.env.requestID(), rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		writeRPCErrorData(m.w, errorStatus(m.r, m.env, rpcErr.Code), m.env.requestID(), rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		return
 	}
 	var task *TaskCall
@@ -324,7 +324,7 @@ func (t *Transport) serveFilesRequest(m *inbound) {
 	if t.opts.Files != nil && t.refuseWithheldFiles(m) {
 		return
 	}
-	t.serveFiles(m.ctx, m.w, m.env)
+	t.serveFiles(m.ctx, m.w, m.r, m.env)
 	m.logged(t.opts.Log.Debug, http.StatusOK)
 }
 

@@ -61,14 +61,14 @@ func withDeclaredFiles(ctx context.Context, r *http.Request, env envelope) conte
 func isFilesMethod(method string) bool { return strings.HasPrefix(method, "files/") }
 
 // serveFiles answers files/authorizeUpload and files/authorizeDownload.
-func (t *Transport) serveFiles(ctx context.Context, w http.ResponseWriter, env envelope) {
+func (t *Transport) serveFiles(ctx context.Context, w http.ResponseWriter, r *http.Request, env envelope) {
 	if t.opts.Files == nil {
-		writeRPCError(w, http.StatusOK, env.requestID(), mcp.METHOD_NOT_FOUND, "Method not found: "+env.method)
+		writeRPCError(w, errorStatus(r, env, mcp.METHOD_NOT_FOUND), env.requestID(), mcp.METHOD_NOT_FOUND, "Method not found: "+env.method)
 		return
 	}
 	res, rpcErr := t.opts.Files.Serve(ctx, DeclaredFiles(ctx), env.method, env.rawParams())
 	if rpcErr != nil {
-		writeRPCErrorData(w, http.StatusOK, env.requestID(), rpcErr.Code, rpcErr.Message, rpcErr.Data)
+		writeRPCErrorData(w, errorStatus(r, env, rpcErr.Code), env.requestID(), rpcErr.Code, rpcErr.Message, rpcErr.Data)
 		return
 	}
 	writeRPCResult(w, env.requestID(), res)

@@ -29,10 +29,27 @@ func (t *Transport) methodNamed(m *inbound) bool {
 	if _, ok := paths.Of(m.env.method); ok {
 		return true
 	}
-	writeRPCError(m.w, http.StatusOK, m.env.requestID(), mcp.METHOD_NOT_FOUND, fmt.Sprintf(
+	writeRPCError(m.w, errorStatus(m.r, m.env, mcp.METHOD_NOT_FOUND), m.env.requestID(), mcp.METHOD_NOT_FOUND, fmt.Sprintf(
 		"Method not found: %.64q is not a method of this server. initialize lists its capabilities; tools/list, prompts/list and resources/list list what it offers.", m.env.method))
 	m.logged(t.opts.Log.Debug, http.StatusOK, "unknown_method", true)
 	return false
+}
+
+// errorStatus is the HTTP status of a JSON-RPC error the transport answers
+// itself: 2026-07-28 maps error codes onto HTTP statuses, as mcp-go answers
+// its own, so intermediaries act without reading the body; earlier
+// revisions answer every error 200.
+func errorStatus(r *http.Request, env envelope, code int) int {
+	if !isModern(r, env) {
+		return http.StatusOK
+	}
+	switch code {
+	case mcp.METHOD_NOT_FOUND:
+		return http.StatusNotFound
+	case mcp.INVALID_PARAMS, mcp.INVALID_REQUEST, mcp.PARSE_ERROR:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
 }
 
 // rated is whether a method (not tools/call, which counts its own) counts
@@ -95,7 +112,7 @@ func (t *Transport) refuseWithheldFiles(m *inbound) bool {
 		}
 		t.recorder().Record(ev)
 	}
-	writeRPCErrorData(m.w, http.StatusOK, m.env.requestID(), mcp.METHOD_NOT_FOUND, fmt.Sprintf(
+	writeRPCErrorData(m.w, errorStatus(m.r, m.env, mcp.METHOD_NOT_FOUND), m.env.requestID(), mcp.METHOD_NOT_FOUND, fmt.Sprintf(
 		"%s is not offered here: it moves what %s would, and %s", m.env.method, strings.Join(tools, " then "), why),
 		map[string]any{"reason": "notOffered", "tools": tools})
 	m.logged(t.opts.Log.Info, http.StatusOK, "outcome", "not_offered")
