@@ -28,6 +28,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filetransfer"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/tools"
+	mcptransport "github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 )
 
 // filesClient is a raw MCP client that declares what it likes, as a
@@ -105,7 +106,7 @@ func (c *filesClient) call(t *testing.T, method string, params map[string]any) r
 		// 2026-07-28 answers an error with the HTTP status its code maps
 		// to (404 for -32601, 400 for -32602); the body is the error.
 		var r rpcReply
-		if json.Unmarshal([]byte(body), &r) != nil || r.Error == nil || code != modernStatusOf(r.Error.Code) || c.session != "" {
+		if json.Unmarshal([]byte(body), &r) != nil || r.Error == nil || code != mcptransport.ModernErrorStatus(r.Error.Code) || c.session != "" {
 			t.Fatalf("%s: %d %s", method, code, body)
 		}
 		return r
@@ -119,17 +120,6 @@ func (c *filesClient) call(t *testing.T, method string, params map[string]any) r
 	}
 	t.Fatalf("%s: no answer in %.500s", method, body)
 	return rpcReply{}
-}
-
-// modernStatusOf is the HTTP status 2026-07-28 answers a JSON-RPC error code with.
-func modernStatusOf(code int) int {
-	switch code {
-	case mcp.METHOD_NOT_FOUND:
-		return http.StatusNotFound
-	case mcp.INVALID_PARAMS, mcp.INVALID_REQUEST, mcp.PARSE_ERROR:
-		return http.StatusBadRequest
-	}
-	return http.StatusOK
 }
 
 func jsonOf(t *testing.T, v any) string {

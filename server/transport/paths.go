@@ -43,6 +43,12 @@ func errorStatus(r *http.Request, env envelope, code int) int {
 	if !isModern(r, env) {
 		return http.StatusOK
 	}
+	return ModernErrorStatus(code)
+}
+
+// ModernErrorStatus is the HTTP status 2026-07-28 answers a JSON-RPC error
+// code with.
+func ModernErrorStatus(code int) int {
 	switch code {
 	case mcp.METHOD_NOT_FOUND:
 		return http.StatusNotFound
