@@ -12,6 +12,7 @@ import (
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/paths"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/transport"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/workspace"
 )
@@ -20,7 +21,7 @@ import (
 // and its sign-in metadata, the workspace's side channel, and the pages and
 // API where the person answers a pending write.
 func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, ws *workspace.Store, approvals *approval.Approvals, conn *connect.Service,
-	files *filerequest.Store, received func(context.Context, filerequest.Request, error)) *mux.Router {
+	files *filerequest.Store, received func(context.Context, filerequest.Request, error), withheld func(tool string) string) *mux.Router {
 	r := mux.NewRouter()
 	// The Origin rule holds on every route, also those added after this,
 	// but the drop URL: a view sends a file there from its host's frame,
@@ -52,6 +53,12 @@ func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, w
 		Location: func(userID string) *time.Location { return gw.As(userID).LocationNow() },
 	}).Register(r)
 	(&filerequest.Routes{Store: files, Workspace: ws, Log: gw.Log(), Received: received, Admits: t.Admitted,
+		Withheld: func() string {
+			if withheld == nil {
+				return ""
+			}
+			return withheld(paths.FileRequest)
+		},
 		Person: func(r *http.Request, userID, csrf string) error {
 			session, err := gw.Session(transport.MattermostSession(r.Context()))
 			if errors.Is(err, mattermost.ErrNotFound) {

@@ -110,3 +110,25 @@ func TestThePageRefusesAFileFromAPersonTheRuleNoLongerAdmitsAndKeepsNothing(t *t
 		t.Fatalf("the page once the person is admitted again: %d %+v", code, o)
 	}
 }
+
+func TestWithAskingForFilesTurnedOffTheDropURLAndThePageTakeNoFileKeepNothingAndRecordIt(t *testing.T) {
+	f := newFixture(t, roomy)
+	req := f.ask(t, alice, Ask{Purpose: "notes"})
+	f.withheld = "request_file is not offered on this Mattermost"
+	page := f.onPage(alice)
+	page["X-File-Size"] = "5"
+	if code, o := f.bridged(t, http.MethodPut, DropURL("", req), "n.txt", 5, []byte("notes"), nil); code != http.StatusForbidden || o.Message != withheldText {
+		t.Fatalf("the drop URL with request_file withheld: %d %+v", code, o)
+	}
+	if code, o := f.bridged(t, http.MethodPost, Path+"/"+req.ID, "notes.txt", 5, []byte("notes"), page); code != http.StatusForbidden || o.Message != withheldText {
+		t.Fatalf("the page with request_file withheld: %d %+v", code, o)
+	}
+	f.nothingKept(t, alice)
+	if len(f.heard) != 2 || Reason(f.heard[0]) != "not_offered" {
+		t.Fatalf("the refusals were told as %v, want two of reason not_offered", f.heard)
+	}
+	f.withheld = ""
+	if code, o := f.bridged(t, http.MethodPut, DropURL("", req), "n.txt", 5, []byte("notes"), nil); code != http.StatusCreated {
+		t.Fatalf("the drop URL once request_file is offered again: %d %+v", code, o)
+	}
+}

@@ -116,8 +116,14 @@ func (e errNotAdmitted) Error() string { return e.message }
 // deactivatedText is what a drop URL of a deactivated account answers.
 const deactivatedText = "This file request's Mattermost account is deactivated, so its drop URL takes no files; nothing was stored. Once a Mattermost admin reactivates the account, send the file again."
 
+// withheldText is what a file for a request answers once the admin has
+// turned off what asked for it.
+const withheldText = "The admin has turned off asking for files (request_file) on this Mattermost, so this request takes no files now; nothing was stored. The file can be shared in Mattermost directly instead."
+
 // admitted reports whether req's person may still receive files at the
-// drop URL, asked on every request as the MCP endpoint asks (Admits). A
+// drop URL or the page, asked on every request as the MCP endpoint asks
+// (Admits), and whether the admin still offers what asked for the file
+// (Withheld). A
 // refusal is answered 403, recorded as the drop URL's other outcomes are
 // (Received), and keeps nothing; the request waits on, so the file is
 // taken once the person may use MCP again.
@@ -128,12 +134,18 @@ func (rt *Routes) admitted(w http.ResponseWriter, r *http.Request, req Request) 
 		rt.answer(w, http.StatusServiceUnavailable, Outcome{Message: "Mattermost could not look up whether this file request's account may receive files; nothing was stored. Send the file again shortly."})
 		return false
 	}
-	if v.Allowed {
+	var refusal errNotAdmitted
+	switch {
+	case !v.Allowed && v.Reason == admission.ReasonDeactivated:
+		refusal = errNotAdmitted{reason: v.Reason, message: deactivatedText}
+	case !v.Allowed:
+		refusal = errNotAdmitted{reason: v.Reason, message: v.Message + " Nothing was stored."}
+	case rt.Withheld != nil && rt.Withheld() != "":
+		// The admin's settings reach this path as they reach the tool
+		// that asked for the file (package paths).
+		refusal = errNotAdmitted{reason: "not_offered", message: withheldText}
+	default:
 		return true
-	}
-	refusal := errNotAdmitted{reason: v.Reason, message: v.Message + " Nothing was stored."}
-	if v.Reason == admission.ReasonDeactivated {
-		refusal.message = deactivatedText
 	}
 	rt.Received(r.Context(), req, refusal)
 	rt.answer(w, http.StatusForbidden, Outcome{Message: refusal.message})

@@ -44,6 +44,8 @@ type fixture struct {
 	// counts the askings.
 	verdict func(userID string) (admission.Verdict, error)
 	asked   int
+	// withheld is why the admin withholds request_file ("": offered).
+	withheld string
 }
 
 func newFixture(t *testing.T, limits workspace.Limits) *fixture {
@@ -66,6 +68,7 @@ func newFixture(t *testing.T, limits workspace.Limits) *fixture {
 			f.asked++
 			return f.verdict(userID)
 		},
+		Withheld: func() string { return f.withheld },
 	}
 	r := mux.NewRouter()
 	rt.Register(r)

@@ -62,7 +62,11 @@ type Routes struct {
 	// drop URL acts for its person without their credential, so nothing of
 	// Mattermost's own ends it when they lose access; required.
 	Admits func(userID string) (admission.Verdict, error)
-	Log    interface {
+	// Withheld is why the admin's settings withhold what the page and the
+	// drop URL stand for (paths.FileRequest) now, "" when they offer it
+	// (nil: always offered).
+	Withheld func() string
+	Log      interface {
 		Info(msg string, keyValuePairs ...any)
 		Error(msg string, keyValuePairs ...any)
 	}

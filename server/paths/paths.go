@@ -74,6 +74,11 @@ var (
 // slot into the workspace.
 var Upload = []string{"request_upload"}
 
+// FileRequest is what the page and the drop URL that take a person's
+// file stand for (routes, not MCP methods): the request_file that asked
+// for it. With it withheld by the admin they take no file.
+const FileRequest = "request_file"
+
 // Fetch is the tool each kind of thing fetch reads stands for: fetch of a
 // file needs what read_file needs, of a post what read_thread needs, of a
 // channel what read_channel needs. search lists only the kinds whose tool
@@ -147,6 +152,7 @@ func Named() []string {
 	out = append(out, Attachment...)
 	out = append(out, Workspace...)
 	out = append(out, Upload...)
+	out = append(out, FileRequest)
 	for _, t := range Fetch {
 		out = append(out, t)
 	}
