@@ -199,3 +199,37 @@ func TestTheDropURLRefusesAFileSentWithTheBrowsersMattermostCookiesWhichReachThe
 		t.Fatalf("the workspace kept %d files: %+v", len(files), files)
 	}
 }
+
+func TestWithTheWorkspaceOffADropURLTakesNoFileKeepsNothingAndTakesItOnceItIsBackOn(t *testing.T) {
+	gina := newPerson(t, "gina")
+	asked, drop := dropRequest(t, gina.Token, uniq(t, "the notes asked before the workspace went off"))
+	if err := mm.PatchPluginSettings(map[string]any{toolsetKeys[config.ToolsetWorkspace]: false}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := mm.PatchPluginSettings(map[string]any{toolsetKeys[config.ToolsetWorkspace]: true}); err != nil {
+			t.Errorf("restore the workspace toolset: %v", err)
+		}
+	})
+	// request_file is of the workspace toolset: the drop URL stands for it.
+	dropRefused(t, drop, "The admin has turned off asking for files (request_file) on this Mattermost, so this request takes no files now; nothing was stored. The file can be shared in Mattermost directly instead.")
+	stillWaiting(t, gina, asked.ID)
+	refusedInTheTrail(t, gina, asked.ID, "not_offered")
+
+	if err := mm.PatchPluginSettings(map[string]any{toolsetKeys[config.ToolsetWorkspace]: true}); err != nil {
+		t.Fatal(err)
+	}
+	if files := listWorkspace(t, gina.Token); len(files) != 0 {
+		t.Fatalf("the workspace kept %d files of the refused drops: %+v", len(files), files)
+	}
+	// As many answers in a row as nodes run: each node, under round-robin.
+	eventuallyWithin(t, 30*time.Second, "every node's drop URL takes files again", func() bool {
+		for range len(mm.NodeURLs()) {
+			if code, _ := putTo(t, drop, "", "probe.pdf", []byte("%PDF-1.7\n")); code != http.StatusUnsupportedMediaType {
+				return false
+			}
+		}
+		return true
+	})
+	dropTakes(t, gina, gina.Token, drop)
+}
