@@ -8,9 +8,12 @@ package e2e
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -46,7 +49,9 @@ func TestWithFilesAndTheWorkspaceOffNoDownloadIsAuthorizedNothingIsCopiedAndTheR
 	}
 	// On: the attachment is copied into the workspace and a download is
 	// authorized, so what follows could fail.
-	if r := c.call(t, filetransfer.MethodAuthorizeDownload, map[string]any{"uri": attachment}); r.Error != nil || !strings.Contains(string(r.Result), `"download"`) {
+	r := c.call(t, filetransfer.MethodAuthorizeDownload, map[string]any{"uri": attachment})
+	var authorized filetransfer.AuthorizedDownload
+	if r.Error != nil || json.Unmarshal(r.Result, &authorized) != nil || authorized.Download.URL == "" {
 		t.Fatalf("authorizeDownload with the toolsets on: %+v %s", r.Error, r.Result)
 	}
 	before := workspaceNames(t, c)
@@ -78,8 +83,31 @@ func TestWithFilesAndTheWorkspaceOffNoDownloadIsAuthorizedNothingIsCopiedAndTheR
 		}
 	}
 
+	// The URL handed out while it was on answers nothing either: the side
+	// channel stands for the workspace's tools.
+	eventuallyWithin(t, 30*time.Second, "the download URL is refused with the workspace off", func() bool {
+		resp, err := http.Get(authorized.Download.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusForbidden && strings.Contains(string(body), "turned off the file workspace")
+	})
+
 	if err := mm.PatchPluginSettings(map[string]any{toolsetKeys[config.ToolsetFiles]: true, toolsetKeys[config.ToolsetWorkspace]: true}); err != nil {
 		t.Fatal(err)
+	}
+	eventuallyWithin(t, 30*time.Second, "the download URL answers again with the workspace on", func() bool {
+		resp, err := http.Get(authorized.Download.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	if got := download(t, authorized.Download); string(got) != "ship on friday\n" {
+		t.Fatalf("the download URL back on gave %q", got)
 	}
 	if after := workspaceNames(t, c); len(after) != 1 {
 		t.Fatalf("the refused downloads left the workspace %v, want only %v", after, before)

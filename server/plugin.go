@@ -208,7 +208,7 @@ func (p *Plugin) OnActivate() error {
 			hub.Happened(wake.FileRequest(req.ID), "")
 		}
 		given(ctx, req, err)
-	}, func(tool string) string { return cat.NotOffered(tool, p.current()) })
+	}, func(tool string) string { return cat.NotOffered(tool, p.current()) }, p.current)
 	trail.register(r, gw, manifestID, func() int { return p.config.Get().AuditRetentionDays }, t.LimitRequest)
 	p.registerCounts(r)
 	jobs, err := scheduleJobs(gw, ws, approvals)

@@ -9,6 +9,7 @@ import (
 	"github.com/gorilla/mux"
 
 	"github.com/mcp-server/mattermost-plugin-mcp/server/approval"
+	"github.com/mcp-server/mattermost-plugin-mcp/server/config"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/connect"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/filerequest"
 	"github.com/mcp-server/mattermost-plugin-mcp/server/mattermost"
@@ -21,8 +22,11 @@ import (
 // and its sign-in metadata, the workspace's side channel, and the pages and
 // API where the person answers a pending write.
 func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, ws *workspace.Store, approvals *approval.Approvals, conn *connect.Service,
-	files *filerequest.Store, received func(context.Context, filerequest.Request, error), withheld func(tool string) string) *mux.Router {
+	files *filerequest.Store, received func(context.Context, filerequest.Request, error), withheld func(tool string) string, current func() config.Configuration) *mux.Router {
 	r := mux.NewRouter()
+	// The side channel stands for the workspace toolset as a whole: its
+	// URLs are handed out by several of its tools (package paths).
+	workspaceOff := func() bool { return current != nil && !current().HasToolset(config.ToolsetWorkspace) }
 	// The Origin rule holds on every route, also those added after this,
 	// but the drop URL: a view sends a file there from its host's frame,
 	// of any origin, and the URL is the only credential it takes.
@@ -45,7 +49,7 @@ func routes(manifestID string, gw *mattermost.Gateway, t *transport.Transport, w
 	r.HandleFunc(transport.MCPPath, noteClientSession(approvals, gw.Log(), t.ServeMCP)).Methods(http.MethodPost, http.MethodGet, http.MethodDelete)
 	r.HandleFunc(transport.MetadataPath, t.ServeMetadata).Methods(http.MethodGet)
 	r.HandleFunc(transport.MetadataPath+transport.MCPPath, t.ServeMetadata).Methods(http.MethodGet)
-	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Limit: t.LimitRequest, Log: gw.Log()}).Register(r)
+	(&workspace.Routes{Store: ws, Authenticate: t.Authenticate, Limit: t.LimitRequest, Log: gw.Log(), Off: workspaceOff}).Register(r)
 	(&approval.Routes{Approvals: approvals, Base: "/plugins/" + manifestID, Log: gw.Log(),
 		Session: func(r *http.Request) (mattermost.Session, error) {
 			return gw.Session(transport.MattermostSession(r.Context()))

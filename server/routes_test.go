@@ -45,7 +45,7 @@ func everyRoute(t *testing.T) *mux.Router {
 		SiteURL:      func() string { return "https://chat.example.com" },
 		AllowsOrigin: func(origin string) bool { return origin == "https://listed.example" },
 		Answers:      kvtest.New(), Log: quietLog{}})
-	r := routes(testPluginID, gw, tr, nil, nil, nil, nil, nil, nil)
+	r := routes(testPluginID, gw, tr, nil, nil, nil, nil, nil, nil, nil)
 	(&auditing{}).register(r, gw, testPluginID, func() int { return 30 }, tr.LimitRequest)
 	return r
 }
@@ -221,7 +221,7 @@ func TestTheDropURLAnswersAnyOriginWithoutCredentialsAndRefusesOneThatCarriesThe
 		SiteURL:      func() string { return "https://chat.example.com" },
 		AllowsOrigin: func(origin string) bool { return false },
 		Answers:      kvtest.New(), Log: quietLog{}})
-	r := routes(testPluginID, gw, tr, nil, nil, nil, files, nil, nil)
+	r := routes(testPluginID, gw, tr, nil, nil, nil, files, nil, nil, nil)
 	alice := strings.Repeat("a", 26)
 	req, err := files.Create(alice, filerequest.Ask{Purpose: "the deck", MaxSize: 1 << 20})
 	if err != nil {
@@ -286,7 +286,7 @@ func TestTheDropURLOfAPersonTheMCPEndpointWouldRefuseRefusesTheFile(t *testing.T
 			return admission.Verdict{Reason: admission.ReasonGuest, Message: "Your Mattermost admin has not enabled MCP for guest accounts."}, nil
 		},
 		Answers: kvtest.New(), Log: quietLog{}})
-	r := routes(testPluginID, gw, tr, nil, nil, nil, files, func(context.Context, filerequest.Request, error) {}, nil)
+	r := routes(testPluginID, gw, tr, nil, nil, nil, files, func(context.Context, filerequest.Request, error) {}, nil, nil)
 	for who, want := range map[string]string{alice: "deactivated", bob: "not enabled MCP for guest accounts"} {
 		req, err := files.Create(who, filerequest.Ask{Purpose: "the deck", MaxSize: 1 << 20})
 		if err != nil {

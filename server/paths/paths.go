@@ -79,6 +79,10 @@ var Upload = []string{"request_upload"}
 // for it. With it withheld by the admin they take no file.
 const FileRequest = "request_file"
 
+// The workspace's side channel (its REST API and the presigned URLs that
+// several of its tools hand out) stands for the workspace toolset as a
+// whole: with it off it answers nothing (routes.go).
+
 // Fetch is the tool each kind of thing fetch reads stands for: fetch of a
 // file needs what read_file needs, of a post what read_thread needs, of a
 // channel what read_channel needs. search lists only the kinds whose tool

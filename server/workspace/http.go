@@ -41,11 +41,24 @@ type Routes struct {
 	// (transport.LimitRequest); over it, it answers 429 with Retry-After
 	// and reports false. nil: no limit.
 	Limit func(w http.ResponseWriter, userID, route string) bool
-	Log   Logger
+	// Off is whether the admin has turned the workspace toolset off now:
+	// the side channel stands for the workspace's tools (package paths),
+	// its URLs included, so it answers nothing then. nil: never off.
+	Off func() bool
+	Log Logger
 }
 
-// admitted is whether the person's rate admits this request (see Limit).
+// offText is what the side channel answers while the admin has turned the
+// workspace off.
+const offText = "The admin has turned off the file workspace on this Mattermost (System Console > Plugins > MCP Server), so nothing was read or stored."
+
+// admitted is whether this request may run: the workspace is on (see Off)
+// and the person's rate admits it (see Limit).
 func (h *Routes) admitted(w http.ResponseWriter, userID, route string) bool {
+	if h.Off != nil && h.Off() {
+		http.Error(w, offText, http.StatusForbidden)
+		return false
+	}
 	return h.Limit == nil || h.Limit(w, userID, route)
 }
 

@@ -60,3 +60,35 @@ func TestEverySideChannelRouteCountsAgainstTheOwnersRateAndAnUploadRefusedForItI
 		t.Fatalf("the upload URL after the refusal: %d %s", rec.Code, rec.Body)
 	}
 }
+
+func TestWithTheWorkspaceOffEverySideChannelRouteIsRefusedAndNothingIsReadStoredOrSpent(t *testing.T) {
+	s, _ := newStore(t, roomy)
+	write(t, s, alice, "kept.txt", []byte("kept\n"))
+	off := true
+	routes := &Routes{Store: s, Log: nopLog{}, Off: func() bool { return off },
+		Authenticate: func(http.ResponseWriter, *http.Request) (string, bool) { return alice, true }}
+	down, err := s.PresignDownload(alice, "kept.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := s.RequestUpload(alice, "new.txt", 0, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct{ method, path string }{
+		{http.MethodGet, APIPath}, {http.MethodGet, APIPath + "/kept.txt"}, {http.MethodPut, APIPath + "/other.txt"},
+		{http.MethodDelete, APIPath + "/kept.txt"}, {http.MethodGet, DownloadPath + down.Token}, {http.MethodPut, UploadPath + up.Token},
+	} {
+		rec := serve(routes, r.method, r.path, []byte("new\n"))
+		if rec.Code != http.StatusForbidden || rec.Body.String() != offText+"\n" {
+			t.Errorf("%s %s with the workspace off: %d %q", r.method, r.path, rec.Code, rec.Body)
+		}
+	}
+	if files, err := s.List(alice); err != nil || len(files) != 1 || files[0].Name != "kept.txt" {
+		t.Fatalf("the workspace after the refusals: %+v %v", files, err)
+	}
+	off = false
+	if rec := serve(routes, http.MethodPut, UploadPath+up.Token, []byte("new\n")); rec.Code != http.StatusCreated {
+		t.Fatalf("the upload URL once the workspace is on again: %d %s", rec.Code, rec.Body)
+	}
+}
