@@ -143,9 +143,16 @@ func classify(err error) error {
 	if r, ok := IsRefusal(err); ok {
 		return r
 	}
+	// net/http keeps only the text of a read error from before the head
+	// (its connection's read loop rewraps it), so a stall is told by its
+	// text too: whichever of the header timeout and the connection's own
+	// deadline comes first.
+	if msg := err.Error(); errors.Is(err, errStalledRead) || strings.Contains(msg, errStalledRead.Error()) {
+		return fmt.Errorf("%w: %v", ErrStalled, err)
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		if strings.Contains(err.Error(), "awaiting response headers") || errors.Is(err, errStalledRead) {
+		if strings.Contains(err.Error(), "awaiting response headers") {
 			return fmt.Errorf("%w: %v", ErrStalled, err)
 		}
 		return fmt.Errorf("%w: %v", ErrUnreachable, err)
