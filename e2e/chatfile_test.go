@@ -15,9 +15,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/mattermost/mattermost/server/public/model"
@@ -61,6 +63,11 @@ func newFileHost(t *testing.T, file []byte) *fileHost {
 		case "/files/plan.pdf":
 			w.Header().Set("Content-Type", "application/pdf")
 			w.Header().Set("Content-Length", fmt.Sprint(len(file)))
+			w.Write(file)
+		case "/files/chunked":
+			// No Content-Length: the body is sent in chunks.
+			w.Header().Set("Content-Type", "application/pdf")
+			w.(http.Flusher).Flush()
 			w.Write(file)
 		case "/files/expired":
 			http.Error(w, "link expired", http.StatusNotFound)
@@ -150,6 +157,7 @@ func TestAFileAttachedInChatGPTIsFetchedWholeShownToThePersonAndPostedByteIdenti
 	}
 
 	marker := uniq(t, "chatgpt-file")
+	inWorkspaceBefore := len(workspaceFiles(t, c))
 	done := make(chan callResult, 1)
 	go func() {
 		res, _ := toolCall(t, c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker,
@@ -169,6 +177,11 @@ func TestAFileAttachedInChatGPTIsFetchedWholeShownToThePersonAndPostedByteIdenti
 		shoot(t, tab, width, "page-chat-file")
 	}
 	out := acceptShowing(t, alice, marker, done, "plan.pdf", sum(plan)[:12], "Attached in the chat, fetched from 127.0.0.1")
+	// For a post in a channel it went straight into Mattermost as the
+	// post's upload, not through the workspace.
+	if n := len(workspaceFiles(t, c)); n != inWorkspaceBefore {
+		t.Errorf("the workspace holds %d files after the post, %d before", n, inWorkspaceBefore)
+	}
 	files, infos := postedFilesAs(t, alice, out.PostID)
 	if len(files) != 1 || sum(files["plan.pdf"]) != sum(plan) {
 		t.Fatalf("the post's files are %d, plan.pdf %d bytes; want the %d bytes attached", len(files), len(files["plan.pdf"]), len(plan))
@@ -271,7 +284,7 @@ func TestAChatFileThatIsNotWholeOrNotAllowedIsRefusedWithWhatToDoAndNothingIsKep
 		t.Run(tc.name, func(t *testing.T) {
 			marker := uniq(t, "chatfail")
 			res, r := toolCall(t, c, "create_post", map[string]any{"channel": townSquare(t).Id, "message": marker,
-				chatfile.Argument: []any{chatRef(tc.url, "plan.pdf")}})
+				chatfile.Argument: []any{chatRef(tc.url, marker+".pdf")}})
 			if r.Error != nil || !res.IsError {
 				t.Fatalf("create_post was not refused: %+v %.300s", r.Error, res.text())
 			}
@@ -285,6 +298,11 @@ func TestAChatFileThatIsNotWholeOrNotAllowedIsRefusedWithWhatToDoAndNothingIsKep
 			}
 			if n := workspace(); n != before {
 				t.Errorf("the workspace holds %d files after the refusal, %d before", n, before)
+			}
+			// Nor does Mattermost: a body that came whole but ran on was
+			// uploaded, then discarded.
+			if live, _, err := mm.FileInfoStates(t.Context(), marker); err != nil || live != 0 {
+				t.Errorf("Mattermost keeps %d live files of the refused fetch (%v)", live, err)
 			}
 		})
 	}
@@ -313,4 +331,140 @@ func TestAChatFileThatIsNotWholeOrNotAllowedIsRefusedWithWhatToDoAndNothingIsKep
 	if host.asked("/files/metadata") != 1 {
 		t.Errorf("the redirecting link was asked %d times", host.asked("/files/metadata"))
 	}
+}
+
+
+// A file handed over for a post in a channel goes straight into Mattermost
+// as the person's upload for that post, which no post holds until they say
+// yes; every other end of the write discards it.
+func TestAChatFileReceivedForAPostIsDiscardedWhenThePostIsDeclinedWithdrawnOrExpiresAndSeenByNobodyElseMeanwhile(t *testing.T) {
+	allowWrites(t, config.ConfirmMattermost)
+	listFileHost(t)
+	plan := append([]byte("%PDF-1.4\n"), randomBytes(t, 200<<10)...)
+	host := newFileHost(t, plan)
+	u, onlooker := freshUser(t, "chatends"), freshUser(t, "chatlooker")
+	c := newChatGPTClient(t, u.Token)
+	ch := townSquare(t)
+	ask := func(marker string) (string, <-chan callResult) {
+		done := make(chan callResult, 1)
+		go func() {
+			res, _ := toolCall(t, c, "create_post", map[string]any{"channel": ch.Id, "message": marker,
+				chatfile.Argument: []any{chatRef(host.URL+"/files/plan.pdf", marker+".pdf")}})
+			done <- res
+		}()
+		// The call ends within its window (20 s) whatever happens here.
+		t.Cleanup(func() {
+			select {
+			case res := <-done:
+				done <- res
+			case <-time.After(time.Minute):
+			}
+		})
+		id := waitPending(t, u, marker)
+		// Asked, the file is the person's upload: live, in no post.
+		if live, deleted, err := mm.FileInfoStates(t.Context(), marker); err != nil || live != 1 || deleted != 0 {
+			t.Fatalf("while %s waits Mattermost holds %d live and %d deleted files of it (%v)", marker, live, deleted, err)
+		}
+		return id, done
+	}
+	discarded := func(marker string) bool {
+		live, deleted, err := mm.FileInfoStates(t.Context(), marker)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return live == 0 && deleted == 1
+	}
+
+	// Left to expire first: the minute job finds it while the rest runs.
+	expired := uniq(t, "chat-expired")
+	id, _ := ask(expired)
+	if err := mm.ExpireKV(t.Context(), "pc_"+u.ID+"_"+id); err != nil {
+		t.Fatal(err)
+	}
+
+	// Meanwhile nobody else finds it.
+	declined := uniq(t, "chat-declined")
+	id, done := ask(declined)
+	if res, _ := toolCall(t, newChatGPTClient(t, onlooker.Token), "search_files", map[string]any{"name": declined}); res.IsError || strings.Contains(res.text(), declined) {
+		t.Fatalf("another member's search_files: %s", res.text())
+	}
+	answerOnPage(t, u, id, "decline", "")
+	if res := <-done; !res.IsError {
+		t.Fatalf("the declined call: %s", res.text())
+	}
+	if !discarded(declined) {
+		t.Error("the declined post's file is still live in Mattermost")
+	}
+
+	// Withdrawn: the client cancels the call while the person is asked.
+	withdrawn := uniq(t, "chat-withdrawn")
+	session := openSession(t, mm.URL, u.Token, fmt.Sprintf(`{"name":%q,"version":"1"}`, chatfile.ClientName), `{}`)
+	args, _ := json.Marshal(map[string]any{"channel": ch.Id, "message": withdrawn,
+		chatfile.Argument: []any{chatRef(host.URL+"/files/plan.pdf", withdrawn+".pdf")}})
+	waiting := rawPostAsync(mm.URL, u.Token, session, fmt.Sprintf(`{"jsonrpc":"2.0","id":71,"method":"tools/call","params":{"name":"create_post","arguments":%s}}`, args))
+	waitPending(t, u, withdrawn)
+	if code, _, body := mcpPost(t, mm.URL, u.Token, session, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":71,"reason":"the person pressed Esc"}}`); code != http.StatusAccepted {
+		t.Fatalf("the cancellation: %d %s", code, body)
+	}
+	<-waiting
+	eventually(t, "the withdrawn post's file to be discarded", func() bool { return discarded(withdrawn) })
+
+	eventuallyWithin(t, 2*time.Minute, "the expired post's file to be discarded", func() bool { return discarded(expired) })
+}
+
+// Where the post's channel does not exist yet (a direct message never
+// opened) or the host declares no length, a chat file is fetched into the
+// person's workspace first and posted from there.
+func TestAChatFileForADirectMessageNotYetOpenedOrOfNoDeclaredLengthIsPostedByteIdenticalThroughTheWorkspace(t *testing.T) {
+	allowWrites(t, config.ConfirmClientApproval)
+	listFileHost(t)
+	plan := append([]byte("%PDF-1.4\n"), randomBytes(t, 300<<10)...)
+	host := newFileHost(t, plan)
+	u, other := freshUser(t, "chatdm"), freshUser(t, "chatdmto")
+	c := newChatGPTClient(t, u.Token)
+	for _, tc := range []struct {
+		name, tool, path string
+		args         map[string]any
+	}{
+		{"a direct message never opened", "dm", "/files/plan.pdf", map[string]any{"user": other.Username}},
+		{"a host that declares no length", "create_post", "/files/chunked", map[string]any{"channel": townSquare(t).Id}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			marker := uniq(t, "chatws")
+			args := map[string]any{"message": marker, chatfile.Argument: []any{chatRef(host.URL+tc.path, marker+".pdf")}}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			res, _ := toolCall(t, c, tc.tool, args)
+			var out tools.WriteResult
+			if res.IsError || json.Unmarshal(res.StructuredContent, &out) != nil || out.PostID == "" {
+				t.Fatalf("%s: %s", tc.tool, res.text())
+			}
+			files, _ := postedFilesAs(t, u, out.PostID)
+			if len(files) != 1 || sum(files[marker+".pdf"]) != sum(plan) {
+				t.Fatalf("the post holds %d files, %s.pdf %d bytes; want the %d bytes attached", len(files), marker, len(files[marker+".pdf"]), len(plan))
+			}
+			if live, deleted, err := mm.FileInfoStates(t.Context(), marker); err != nil || live != 1 || deleted != 0 {
+				t.Errorf("Mattermost holds %d live and %d deleted files of it (%v); want only the post's", live, deleted, err)
+			}
+			if !slices.Contains(workspaceFiles(t, c), marker+".pdf") {
+				t.Errorf("%s.pdf did not go through the workspace", marker)
+			}
+		})
+	}
+}
+
+// workspaceFiles are the names in the person's workspace.
+func workspaceFiles(t *testing.T, c *filesClient) []string {
+	t.Helper()
+	res, _ := toolCall(t, c, "files_list", map[string]any{})
+	var l tools.WorkspaceList
+	if res.IsError || json.Unmarshal(res.StructuredContent, &l) != nil {
+		t.Fatalf("files_list: %s", res.text())
+	}
+	var names []string
+	for _, f := range l.Files {
+		names = append(names, f.Name)
+	}
+	return names
 }

@@ -119,6 +119,7 @@ func New(o Options) *Approvals {
 		answered: func(c *mattermost.Caller, id, state string) { c.NotifyAnswered(id, state) },
 		told:     func(c *mattermost.Caller, rec Record) { c.NotifyPending(rec.ID, rec.Title) },
 		zone:     (*mattermost.Caller).Location}
+	a.store.Discard = a.discardUploads
 	a.run = a.execute
 	a.completed = a.sendComplete
 	return a
@@ -184,7 +185,11 @@ func (a *Approvals) Stage(ctx context.Context, c *mattermost.Caller, req posting
 	// Waiting for memory counts against the call's bound as waiting for
 	// the person does.
 	_, answerBy := CallWindow(ctx)
-	return posting.Prepare(posting.WaitForSlotsUntil(ctx, answerBy), c, a.sources(c), req)
+	plan, err := posting.Prepare(posting.WaitForSlotsUntil(ctx, answerBy), c, a.sources(c), req)
+	if err != nil {
+		a.discardUploads(c.UserID(), posting.Plan{Files: req.Uploaded}.Uploads())
+	}
+	return plan, err
 }
 
 // Ask puts a checked write to the person where the admin's setting says
@@ -199,12 +204,14 @@ func (a *Approvals) Ask(ctx context.Context, c *mattermost.Caller, plan posting.
 		// Checked again just before sending: the setting may have changed
 		// while the files were read.
 		if err := a.MayWrite(); err != nil {
+			a.discardUploads(c.UserID(), plan.Uploads())
 			return Outcome{}, err
 		}
 		return a.executeNow(ctx, c, plan)
 	}
 	rec, err := a.store.CreateFor(c.UserID(), Title(plan), plan, clientSessions, OriginOf(ctx))
 	if err != nil {
+		a.discardUploads(c.UserID(), plan.Uploads())
 		return Outcome{}, err
 	}
 	if task := transport.TaskOf(ctx); task != nil {
@@ -470,15 +477,19 @@ func (a *Approvals) withdraw(ctx context.Context, c *mattermost.Caller, rec Reco
 // execute carries out a write the person accepted, as them, if writes are
 // still allowed.
 func (a *Approvals) execute(ctx context.Context, c *mattermost.Caller, plan posting.Plan) (Executed, error) {
-	if err := a.MayWrite(); err != nil {
-		return Executed{}, err
-	}
 	if c.UserID() != plan.CallerID {
 		return Executed{}, posting.ErrNotFound
+	}
+	// Carry discards the files received for the write on its own failures
+	// (posting.Execute); these come before it.
+	if err := a.MayWrite(); err != nil {
+		a.discardUploads(c.UserID(), plan.Uploads())
+		return Executed{}, err
 	}
 	w := writeOf(plan.Action)
 	if w.Recheck != nil {
 		if err := w.Recheck(a, c, plan); err != nil {
+			a.discardUploads(c.UserID(), plan.Uploads())
 			return Executed{}, err
 		}
 	}

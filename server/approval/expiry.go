@@ -24,10 +24,12 @@ const (
 	// one key stays under kvstore.MaxValueBytes and writers of different
 	// people rarely race.
 	openShards = 16
-	// maxOpenWrites bounds one shard: an entry takes at most about 750
-	// bytes (its ids and the client's name at their bounds), so 1,000 stay
-	// under 1 MiB; 16,000 writes asked within ten minutes in all. Past it
-	// the oldest is dropped and its expiry goes unrecorded.
+	// maxOpenWrites bounds one shard: an entry takes at most about 1,040
+	// bytes (its ids and the client's name at their bounds, and the ids
+	// of up to 10 files received for it), so 1,000 stay under 1 MiB;
+	// 16,000 writes asked within ten minutes in all. Past it the oldest is
+	// dropped: its expiry goes unrecorded, and files received for it stay
+	// as an upload nobody posted, seen by nobody else.
 	maxOpenWrites = 1000
 )
 
@@ -48,24 +50,28 @@ type openWrite struct {
 	// Session is the MCP session still showing a url-mode question about
 	// the write (Record.QuestionOpen), told when the write expires.
 	Session string `json:"s,omitempty"`
+	// Uploads are the files received for the write (at most
+	// posting.MaxFiles ids, about 300 bytes), discarded when it expires.
+	Uploads []string `json:"f,omitempty"`
 }
 
 // noteOpen lists a new pending write for the expiry job. Only the audit
 // needs it, so a failure is logged by the job's absence of an entry, not
 // refused: the write goes on.
 func (s *Store) noteOpen(rec Record) {
-	if s.Audit == nil {
+	uploads := uploadsOf(&rec)
+	if s.Audit == nil && len(uploads) == 0 {
 		return
 	}
 	o := openWrite{UserID: rec.UserID, ID: rec.ID, Expires: rec.ExpiresAt(), Tool: rec.Tool, ClientName: rec.ClientName,
-		ClientVersion: rec.ClientVersion, Targets: rec.Targets}
+		ClientVersion: rec.ClientVersion, Targets: rec.Targets, Uploads: uploads}
 	err := s.updateOpen(openKey(rec.UserID), func(open []openWrite) []openWrite {
 		if len(open) >= maxOpenWrites {
 			open = open[1:]
 		}
 		return append(open, o)
 	})
-	if err != nil {
+	if err != nil && s.Audit != nil {
 		s.Audit.Record(audit.Event{At: s.Now(), Kind: audit.KindWrite, UserID: rec.UserID, Tool: rec.Tool, Outcome: audit.OutcomeAsked,
 			Reason: "expiry_not_tracked", Targets: map[string]string{"write_id": rec.ID}})
 	}
@@ -145,6 +151,7 @@ func (a *Approvals) expireShard(key string, now time.Time) (int, error) {
 				s.Audit.Record(audit.Event{At: at, Kind: audit.KindWrite, UserID: o.UserID, ClientName: o.ClientName,
 					ClientVersion: o.ClientVersion, Tool: o.Tool, Targets: targets, Outcome: audit.OutcomeExpired})
 			}
+			s.discard(o.UserID, o.Uploads)
 			a.wakeCall(o.ID)
 			if a.opts.Settled != nil {
 				a.opts.Settled(Record{ID: o.ID, UserID: o.UserID, State: StateExpired, AnsweredAt: at, Tool: o.Tool,

@@ -29,6 +29,7 @@ func (a *Approvals) sources(c *mattermost.Caller) posting.Registry {
 				return readWorkspace(a.opts.Workspace, c, ref, use)
 			},
 		},
+		posting.KindUploaded: posting.Uploaded{Find: c.PendingUpload},
 		posting.KindHandle: posting.Reader{
 			Ref: func(e posting.Entry) string { return strings.TrimSpace(e.Handle) },
 			Read: func(ctx context.Context, ref string, use func(posting.Stream) error) error {
@@ -36,6 +37,26 @@ func (a *Approvals) sources(c *mattermost.Caller) posting.Registry {
 			},
 		},
 	})
+}
+
+// Receive puts a file that arrives from outside for a post in channelID
+// straight into Mattermost as c's upload, described as it passes
+// (posting.Registry.Receive): the plan that carries it discards it on every
+// end but the post.
+func (a *Approvals) Receive(ctx context.Context, c *mattermost.Caller, body io.Reader, size int64, channelID, name, origin string) (posting.Staged, error) {
+	_, answerBy := CallWindow(ctx)
+	return a.sources(c).Receive(posting.WaitForSlotsUntil(ctx, answerBy), c, body, size, channelID, name, origin)
+}
+
+// discardUploads discards the files received for a write that ends
+// without its post; a failure is logged, since the write's end stands.
+func (a *Approvals) discardUploads(userID string, ids []string) {
+	if len(ids) == 0 || a.opts.MM == nil {
+		return
+	}
+	if err := a.opts.MM.As(userID).DiscardUploads(ids); err != nil {
+		a.opts.MM.Log().Warn("Files received for a write that was not carried out could not be discarded", "user_id", userID, "file_ids", ids, "err", err.Error())
+	}
 }
 
 // readWorkspace streams one of c's workspace files.

@@ -161,6 +161,25 @@ type Store struct {
 	Now func() time.Time
 	// Audit records every step of every record (nil: none; see audit.go).
 	Audit audit.Recorder
+	// Discard discards the files received for a write that ends without
+	// its post (declined, withdrawn, expired); nil: none are kept.
+	Discard func(userID string, fileIDs []string)
+}
+
+// discard is Discard, when set.
+func (s *Store) discard(userID string, fileIDs []string) {
+	if s.Discard != nil && len(fileIDs) > 0 {
+		s.Discard(userID, fileIDs)
+	}
+}
+
+// uploadsOf are the files received for a record's write (none once it is
+// answered: the plan is dropped then).
+func uploadsOf(r *Record) []string {
+	if r.Plan == nil {
+		return nil
+	}
+	return r.Plan.Uploads()
 }
 
 // The key holds the owner, so another user's id names no record of theirs.
@@ -492,10 +511,13 @@ func (s *Store) Accept(ctx context.Context, c *mattermost.Caller, id string, exe
 
 // Decline answers no: the plan is dropped and only the outcome stays.
 func (s *Store) Decline(userID, id string) (Record, error) {
+	var received []string
 	rec, err := s.transition(userID, id, func(r *Record) {
+		received = uploadsOf(r)
 		r.State, r.Plan, r.Outcome, r.AnsweredAt = StateDeclined, nil, "The person declined; nothing was sent.", s.Now()
 	}, OutcomeLifetime)
 	if err == nil {
+		s.discard(userID, received)
 		s.recordStep(rec, audit.OutcomeDeclined)
 	}
 	return rec, err
@@ -523,10 +545,13 @@ func (s *Store) LeaveQuestionOpen(userID, id string) (Record, error) {
 // plan is dropped and, as after a decline, any later answer gets
 // ErrDecided.
 func (s *Store) Withdraw(userID, id string) (Record, error) {
+	var received []string
 	rec, err := s.transition(userID, id, func(r *Record) {
+		received = uploadsOf(r)
 		r.State, r.Plan, r.Outcome, r.AnsweredAt = StateWithdrawn, nil, withdrawnOutcome, s.Now()
 	}, OutcomeLifetime)
 	if err == nil {
+		s.discard(userID, received)
 		s.recordStep(rec, audit.OutcomeWithdrawn)
 	}
 	return rec, err

@@ -290,3 +290,54 @@ func TestTheSessionsOfWritesStillWaitingAreTheOnesAskedAndNotAnsweredAndOnlyTheP
 		t.Fatalf("alice's sessions waiting: %v, want only the one of %s", got, waiting.ID)
 	}
 }
+
+// receivedPlan is a post with a file already received into Mattermost for
+// it.
+func receivedPlan(fileID string) posting.Plan {
+	p := plan()
+	p.Dest = posting.Destination{ChannelID: "town"}
+	p.Files = append(p.Files, posting.Staged{Kind: posting.KindUploaded, Ref: fileID, Name: "plan.pdf", Size: 10})
+	return p
+}
+
+func TestFilesReceivedForAWriteAreDiscardedWhenItIsDeclinedWithdrawnOrExpiresAndKeptWhileItWaits(t *testing.T) {
+	s := newStore()
+	var discarded []string
+	s.Discard = func(userID string, ids []string) {
+		for _, id := range ids {
+			discarded = append(discarded, userID+"/"+id)
+		}
+	}
+	a := &Approvals{store: s}
+	declined, _ := s.Create("alice", "Post", receivedPlan("f-declined"), nil)
+	withdrawn, _ := s.Create("alice", "Post", receivedPlan("f-withdrawn"), nil)
+	expired, _ := s.Create("alice", "Post", receivedPlan("f-expired"), nil)
+	waiting, err := s.Create("alice", "Post", receivedPlan("f-waiting"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Decline("alice", declined.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Withdraw("alice", withdrawn.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Answered twice: the second answer discards nothing again.
+	if _, err := s.Decline("alice", declined.ID); !errors.Is(err, ErrDecided) {
+		t.Fatalf("second answer: %v", err)
+	}
+	// The KV store drops the unanswered record when its time is up.
+	if err := s.KV.Delete(key("alice", expired.ID)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ExpireWrites(time.Now().Add(PendingLifetime + time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	want := "alice/f-declined,alice/f-withdrawn,alice/f-expired"
+	if got := strings.Join(discarded, ","); got != want {
+		t.Fatalf("discarded %s, want %s", got, want)
+	}
+	if got, err := s.Load("alice", waiting.ID); err != nil || got.State != StatePending || len(got.Plan.Uploads()) != 1 {
+		t.Fatalf("the waiting write: %+v %v", got, err)
+	}
+}

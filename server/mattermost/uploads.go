@@ -110,6 +110,21 @@ func (c *Caller) CopyAttachment(f Readable, channelID string) (string, error) {
 	return ids[0], nil
 }
 
+// PendingUpload is a file the caller uploaded (Upload) that no post holds
+// yet and that is not discarded: a file received for a post the person has
+// still to answer. channelID, when set, must be its channel. Anything else
+// is ErrNotFound.
+func (c *Caller) PendingUpload(fileID, channelID string) (*model.FileInfo, error) {
+	info, appErr := c.g.raw.GetFileInfo(fileID)
+	if appErr != nil {
+		return nil, notFoundOr(appErr, "read upload "+fileID)
+	}
+	if info.CreatorId != c.userID || info.PostId != "" || info.DeleteAt != 0 || (channelID != "" && info.ChannelId != channelID) {
+		return nil, ErrNotFound
+	}
+	return info, nil
+}
+
 // DiscardUploads deletes files the caller uploaded (or copied) for a post
 // that was then not made, the way Mattermost deletes a deleted post's files
 // (DeleteAt set; the stored bytes stay, as they do for those). It touches

@@ -94,6 +94,9 @@ type Request struct {
 	Dest    Destination
 	Message string
 	Files   []Entry
+	// Uploaded are files already received into Mattermost for this post
+	// (Registry.Receive), posted after Files.
+	Uploaded []Staged
 	// Attribution is the visible note of whose behalf the AI wrote for.
 	Attribution string
 }
@@ -217,14 +220,15 @@ func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Pla
 	if n := utf8.RuneCountInString(req.Message); n > model.PostMessageMaxRunesV2 {
 		return Plan{}, refusal.Newf("The message is %d characters; Mattermost takes at most %d. Shorten it, or put the long part in a file (files: [{name, content}]).", n, model.PostMessageMaxRunesV2)
 	}
-	if strings.TrimSpace(req.Message) == "" && len(req.Files) == 0 {
+	files := len(req.Files) + len(req.Uploaded)
+	if strings.TrimSpace(req.Message) == "" && files == 0 {
 		return Plan{}, refusal.New("Give a message, files, or both: an empty post cannot be sent.", "")
 	}
-	if len(req.Files) > 0 && !mm.AttachmentsEnabled() {
+	if files > 0 && !mm.AttachmentsEnabled() {
 		return Plan{}, refusal.New("File attachments are turned off on this Mattermost, so a post cannot carry files. Post without them, or put their text in the message.", "")
 	}
-	if len(req.Files) > MaxFiles {
-		return Plan{}, refusal.Newf("%d files were given; one post holds at most %d. Send the rest in a reply.", len(req.Files), MaxFiles)
+	if files > MaxFiles {
+		return Plan{}, refusal.Newf("%d files were given; one post holds at most %d. Send the rest in a reply.", files, MaxFiles)
 	}
 	if req.Dest.ChannelID != "" {
 		post, upload, err := mm.MayPost(req.Dest.ChannelID)
@@ -234,7 +238,7 @@ func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Pla
 		if !post {
 			return Plan{}, refusal.Newf("You may read %s but not post in it. Choose another channel, or ask its admin.", req.Dest.Label)
 		}
-		if len(req.Files) > 0 && !upload {
+		if files > 0 && !upload {
 			return Plan{}, refusal.Newf("You may post in %s but not attach files there. Post without files, or choose another channel.", req.Dest.Label)
 		}
 		if req.Dest.RootID != "" {
@@ -248,7 +252,12 @@ func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Pla
 		}
 	}
 	limit := mm.ServerMaxFileSize()
+	// A received file's name is its upload's already: an entry of the same
+	// name is the one renamed.
 	seen := map[string]bool{}
+	for _, s := range req.Uploaded {
+		seen[s.Name] = true
+	}
 	for i, e := range req.Files {
 		s, err := reg.Stage(ctx, e)
 		if err != nil {
@@ -264,6 +273,15 @@ func Prepare(ctx context.Context, mm Mattermost, reg Registry, req Request) (Pla
 			s.Name = fmt.Sprintf("%d-%s", i+1, s.Name)
 		}
 		seen[s.Name] = true
+		plan.Files = append(plan.Files, s)
+	}
+	for i, s := range req.Uploaded {
+		if s.Kind != KindUploaded || req.Dest.ChannelID == "" {
+			return Plan{}, fmt.Errorf("file %d: not a file received for a post in a channel", len(req.Files)+i+1)
+		}
+		if s.Size > limit {
+			return Plan{}, refusal.Newf("File %d, %s, is %s; this Mattermost takes files up to %s. Leave it out or send a smaller one.", len(req.Files)+i+1, s.Name, present.Size(s.Size), present.Size(limit))
+		}
 		plan.Files = append(plan.Files, s)
 	}
 	notes, err := mentionNotes(mm, req)
@@ -425,9 +443,12 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 	if mm.UserID() != plan.CallerID {
 		return Result{}, ErrNotFound
 	}
+	// Received files are in Mattermost already: every failure discards
+	// them with what was uploaded here.
+	received := plan.Uploads()
 	for _, f := range plan.Files {
 		if err := reg.Check(ctx, f); err != nil {
-			return Result{}, readAgainRefusal(f, err)
+			return Result{}, discard(mm, received, readAgainRefusal(f, err))
 		}
 	}
 	channelID := plan.Dest.ChannelID
@@ -436,20 +457,20 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 	case len(plan.Dest.UserIDs) == 1:
 		ch, err := mm.DirectChannelWith(plan.Dest.UserIDs[0])
 		if err != nil {
-			return Result{}, err
+			return Result{}, discard(mm, received, err)
 		}
 		channelID = ch.Id
 	case len(plan.Dest.UserIDs) > 1:
 		ch, err := mm.GroupChannelWith(plan.Dest.UserIDs)
 		if err != nil {
-			return Result{}, err
+			return Result{}, discard(mm, received, err)
 		}
 		channelID = ch.Id
 	default:
-		return Result{}, refusal.New("The post has no destination.", "")
+		return Result{}, discard(mm, received, refusal.New("The post has no destination.", ""))
 	}
 	if err := ctx.Err(); err != nil {
-		return Result{}, err
+		return Result{}, discard(mm, received, err)
 	}
 	var ids []string
 	for _, f := range plan.Files {
@@ -458,7 +479,7 @@ func Execute(ctx context.Context, mm Mattermost, reg Registry, plan Plan) (Resul
 			ids = append(ids, id)
 		}
 		if err != nil {
-			return Result{}, discard(mm, ids, readAgainRefusal(f, err))
+			return Result{}, discard(mm, union(ids, received), readAgainRefusal(f, err))
 		}
 	}
 	post := &model.Post{ChannelId: channelID, RootId: plan.Dest.RootID, Message: plan.Message, FileIds: ids}
@@ -485,6 +506,17 @@ func discard(mm Mattermost, ids []string, failure error) error {
 		return fmt.Errorf("%w (the %d file(s) already uploaded could not be deleted: %v)", failure, len(ids), err)
 	}
 	return fmt.Errorf("%w (the %d file(s) already uploaded were deleted)", failure, len(ids))
+}
+
+// union is ids followed by those of more it does not hold.
+func union(ids, more []string) []string {
+	out := append([]string(nil), ids...)
+	for _, id := range more {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // uploadFailure is Mattermost refusing an upload: a real failure, reported

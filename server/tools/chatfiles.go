@@ -22,9 +22,14 @@ import (
 
 // Files the person attached in ChatGPT's chat, handed over by link
 // (package chatfile): each is fetched as Mattermost fetches an untrusted
-// URL (package untrusted), whole or not at all, into the person's
-// workspace, and then posted as a workspace file is, once the person says
-// yes.
+// URL (package untrusted), whole or not at all. For a post in a channel
+// whose file's host declares its length, the bytes go straight into
+// Mattermost as the post's own upload (posting.Registry.Receive), the way
+// Mattermost's apps upload a file the person attaches before they press
+// send; the write discards it on every end but the post. Otherwise (a
+// direct or group message not yet made, a host that declares no length)
+// they go into the person's workspace and are posted as a workspace file
+// is. Either way the person says yes first.
 
 const (
 	// chatFetchesPerNode bounds the fetches running at once on a node:
@@ -44,42 +49,90 @@ const (
 
 var chatFetches = slots.New(chatFetchesPerNode, chatFetchesPerPerson)
 
-// fetchedChatFile is a chat file now in the person's workspace.
+// fetchedChatFile is a chat file now in the person's workspace, or, with
+// received set, already in Mattermost as the post's upload.
 type fetchedChatFile struct {
 	name, host string
+	received   *posting.Staged
 }
 
-// fetchChatFiles fetches the files ChatGPT handed over into the person's
-// workspace and answers them as files[] entries. On any failure nothing
-// fetched is kept.
-func (d Deps) fetchChatFiles(ctx context.Context, c *mattermost.Caller, refs []chatfile.Ref, others int) ([]posting.Entry, []fetchedChatFile, error) {
+// chatFiles are a post's chat files once fetched.
+type chatFiles struct {
+	// entries are those in the person's workspace, as files[] entries.
+	entries []posting.Entry
+	// received are those already in Mattermost as the post's uploads.
+	received []posting.Staged
+	// got is each of them, to drop when the post is not asked.
+	got []fetchedChatFile
+}
+
+// fetchChatFiles fetches the files ChatGPT handed over: into the post's
+// channel when dest has one, else into the person's workspace. On any
+// failure nothing fetched is kept.
+func (d Deps) fetchChatFiles(ctx context.Context, c *mattermost.Caller, dest posting.Destination, refs []chatfile.Ref, others int) (chatFiles, error) {
+	var out chatFiles
 	if len(refs) == 0 {
-		return nil, nil, nil
+		return out, nil
 	}
 	if n := len(refs) + others; n > posting.MaxFiles {
-		return nil, nil, refusal.Newf("A post takes at most %d files; %s and files together name %d.", posting.MaxFiles, chatfile.Argument, n)
+		return out, refusal.Newf("A post takes at most %d files; %s and files together name %d.", posting.MaxFiles, chatfile.Argument, n)
 	}
-	var got []fetchedChatFile
+	taken := map[string]bool{}
 	for i, ref := range refs {
-		f, err := d.fetchChatFile(ctx, c, ref)
-		if err != nil {
-			d.dropChatFiles(c.UserID(), got)
-			return nil, nil, chatFileRefusal(err, i, ref, d)
+		name := ref.Name()
+		if taken[name] {
+			// An upload's name is fixed once it is made: two chat files of
+			// one name are told apart as Prepare tells entries apart.
+			name = fmt.Sprintf("%d-%s", i+1, name)
 		}
-		got = append(got, f)
+		taken[name] = true
+		f, err := d.fetchChatFile(ctx, c, ref, name, dest.ChannelID)
+		if err != nil {
+			d.dropChatFiles(c, out.got)
+			return chatFiles{}, chatFileRefusal(err, i, ref, d)
+		}
+		out.got = append(out.got, f)
+		if f.received != nil {
+			out.received = append(out.received, *f.received)
+		} else {
+			out.entries = append(out.entries, posting.Entry{WorkspaceFile: f.name})
+		}
 	}
-	entries := make([]posting.Entry, len(got))
-	for i, f := range got {
-		entries[i] = posting.Entry{WorkspaceFile: f.name}
-	}
-	return entries, got, nil
+	return out, nil
 }
 
 // dropChatFiles deletes fetched files that will not be posted.
-func (d Deps) dropChatFiles(userID string, files []fetchedChatFile) {
+func (d Deps) dropChatFiles(c *mattermost.Caller, files []fetchedChatFile) {
+	var received []string
 	for _, f := range files {
-		_ = d.Workspace.Delete(userID, f.name)
+		if f.received != nil {
+			received = append(received, f.received.Ref)
+			continue
+		}
+		_ = d.Workspace.Delete(c.UserID(), f.name)
 	}
+	if len(received) > 0 {
+		_ = c.DiscardUploads(received)
+	}
+}
+
+// mayUpload is whether the caller may attach files in channelID; when not,
+// the file goes to the workspace and staging the post says why it cannot
+// carry it.
+func mayUpload(c *mattermost.Caller, channelID string) bool {
+	_, upload, err := c.MayPost(channelID)
+	return err == nil && upload
+}
+
+// workspaceOnly are the files fetched into the workspace.
+func workspaceOnly(files []fetchedChatFile) []fetchedChatFile {
+	var out []fetchedChatFile
+	for _, f := range files {
+		if f.received == nil {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // markChatOrigins tells the person, in what they are asked, that these
@@ -87,7 +140,9 @@ func (d Deps) dropChatFiles(userID string, files []fetchedChatFile) {
 func markChatOrigins(plan *posting.Plan, files []fetchedChatFile) {
 	for _, f := range files {
 		for i := range plan.Files {
-			if s := &plan.Files[i]; s.Kind == posting.KindWorkspace && s.Ref == f.name {
+			s := &plan.Files[i]
+			if (s.Kind == posting.KindWorkspace && f.received == nil && s.Ref == f.name) ||
+				(s.Kind == posting.KindUploaded && f.received != nil && s.Ref == f.received.Ref) {
 				s.Origin = chatfile.Origin(f.host)
 			}
 		}
@@ -99,7 +154,18 @@ type errChatLink struct{ status int }
 
 func (e errChatLink) Error() string { return "the file host answered " + strconv.Itoa(e.status) }
 
-func (d Deps) fetchChatFile(ctx context.Context, c *mattermost.Caller, ref chatfile.Ref) (f fetchedChatFile, err error) {
+// errChatTooLarge is a chat file over the largest file this server takes
+// from the chat, told from its declared length before a byte is stored.
+type errChatTooLarge struct{ size, limit int64 }
+
+func (e errChatTooLarge) Error() string {
+	return fmt.Sprintf("the file is %d bytes, over the %d bytes taken", e.size, e.limit)
+}
+
+// fetchChatFile fetches one chat file under name: into channelID as the
+// post's upload when it is set and the host declares the length, else
+// into the person's workspace.
+func (d Deps) fetchChatFile(ctx context.Context, c *mattermost.Caller, ref chatfile.Ref, name, channelID string) (f fetchedChatFile, err error) {
 	f.host = ref.Host()
 	var size int64 = -1
 	defer func() { d.recordChatFile(ctx, c.UserID(), ref, f.host, size, err) }()
@@ -123,6 +189,21 @@ func (d Deps) fetchChatFile(ctx context.Context, c *mattermost.Caller, ref chatf
 	if resp.Status != http.StatusOK {
 		return f, errChatLink{status: resp.Status}
 	}
+	if channelID != "" && resp.Length > 0 && mayUpload(c, channelID) {
+		size = resp.Length
+		// Refused from the declared length before a byte is stored; the
+		// upload then takes exactly that many.
+		limit := min(int64(d.Config().MaxWorkspaceFileMiB)<<20, c.ServerMaxFileSize())
+		if size > limit {
+			return f, errChatTooLarge{size: size, limit: limit}
+		}
+		s, err := d.Approvals.Receive(ctx, c, resp.Body, size, channelID, name, chatfile.Origin(f.host))
+		if err != nil {
+			return f, err
+		}
+		f.name, f.received = s.Name, &s
+		return f, nil
+	}
 	opts := workspace.WriteOptions{Claim: workspace.ClaimFree}
 	if resp.Length >= 0 {
 		// The write refuses a declared length over the largest file or
@@ -130,7 +211,7 @@ func (d Deps) fetchChatFile(ctx context.Context, c *mattermost.Caller, ref chatf
 		size = resp.Length
 		opts.Size = workspace.Exactly(resp.Length)
 	}
-	w, err := d.Workspace.Write(ctx, c.UserID(), ref.Name(), resp.Body, opts)
+	w, err := d.Workspace.Write(ctx, c.UserID(), name, resp.Body, opts)
 	if err != nil {
 		return f, err
 	}
@@ -168,6 +249,8 @@ func chatFileReason(err error) string {
 		return "busy"
 	case errors.As(err, &link):
 		return "status_" + strconv.Itoa(link.status)
+	case errors.As(err, new(errChatTooLarge)):
+		return "too_large"
 	}
 	if _, ok := untrusted.IsRefusal(err); ok {
 		return "host_not_allowed"
@@ -177,7 +260,8 @@ func chatFileReason(err error) string {
 		code string
 	}{
 		{untrusted.ErrUnreachable, "unreachable"}, {untrusted.ErrStalled, "stalled"}, {untrusted.ErrShorter, "cut_short"},
-		{untrusted.ErrLonger, "too_long"}, {workspace.ErrSizeMismatch, "cut_short"}, {workspace.ErrTooLarge, "too_large"},
+		{untrusted.ErrLonger, "too_long"}, {workspace.ErrSizeMismatch, "cut_short"}, {posting.ErrLengthMismatch, "cut_short"},
+		{workspace.ErrTooLarge, "too_large"},
 		{workspace.ErrQuota, "quota"}, {workspace.ErrTooMany, "too_many_files"}, {context.DeadlineExceeded, "timed_out"},
 	} {
 		if errors.Is(err, r.err) {
@@ -205,6 +289,11 @@ func chatFileRefusal(err error, i int, ref chatfile.Ref, d Deps) error {
 	case errors.As(err, &link):
 		return refusal.New(fmt.Sprintf("The file host answered %d for %s.%s", link.status, what, kept), "Try again in a moment; if it keeps failing, ask the person to attach the file again.")
 	}
+	var large errChatTooLarge
+	if errors.As(err, &large) {
+		return refusal.New(fmt.Sprintf("%s is %s; this server takes files from the chat up to %s.%s", what, present.Size(large.size), present.Size(large.limit), kept),
+			"Ask the person for a smaller file, or to give it on Mattermost's own page: call request_file.")
+	}
 	if r, ok := untrusted.IsRefusal(err); ok {
 		return refusal.New(fmt.Sprintf("This Mattermost does not fetch %s from %s: %s.%s", what, r.Host, r.Reason, kept),
 			"Ask the person to give the file on Mattermost's own page instead: call request_file.")
@@ -216,7 +305,8 @@ func chatFileRefusal(err error, i int, ref chatfile.Ref, d Deps) error {
 	case errors.Is(err, untrusted.ErrStalled), errors.Is(err, context.DeadlineExceeded):
 		return refusal.New(fmt.Sprintf("%s stopped arriving from %s before it was whole.%s", what, ref.Host(), kept),
 			"Try again; if it keeps failing, ask the person to give the file with request_file.")
-	case errors.Is(err, untrusted.ErrShorter), errors.Is(err, untrusted.ErrLonger), errors.Is(err, workspace.ErrSizeMismatch):
+	case errors.Is(err, untrusted.ErrShorter), errors.Is(err, untrusted.ErrLonger), errors.Is(err, workspace.ErrSizeMismatch),
+		errors.Is(err, posting.ErrLengthMismatch):
 		return refusal.New(fmt.Sprintf("%s arrived at another length than its host declared, so it is not the whole file.%s", what, kept),
 			"Try again; if it keeps failing, ask the person to attach the file again.")
 	}

@@ -223,7 +223,7 @@ func (d Deps) schedulePost(ctx context.Context, a schedulePostArgs) (res catalog
 	}
 	dest := view.destination(c)
 	dest.RootID = strings.TrimSpace(a.RootID)
-	plan, err := d.stagePost(ctx, c, dest, a.Message, nil)
+	plan, err := d.stagePost(ctx, c, dest, a.Message, nil, nil)
 	if err != nil {
 		return res, err
 	}

@@ -377,27 +377,32 @@ func conversationRefusal(err error, what, permission string) error {
 // post checks and stages a post, then asks the person (or, when the admin
 // leaves writes to the client's own approval, sends it).
 func (d Deps) post(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry, chat []chatfile.Ref) (res catalogue.Result[WriteResult], err error) {
-	fetched, got, err := d.fetchChatFiles(ctx, c, chat, len(files))
+	fetched, err := d.fetchChatFiles(ctx, c, dest, chat, len(files))
 	if err != nil {
 		return res, err
 	}
-	plan, err := d.stagePost(ctx, c, dest, message, append(files, fetched...))
+	plan, err := d.stagePost(ctx, c, dest, message, append(files, fetched.entries...), fetched.received)
 	if err != nil {
-		d.dropChatFiles(c.UserID(), got)
+		// Staging discarded what was received; the workspace's are dropped.
+		d.dropChatFiles(c, workspaceOnly(fetched.got))
 		return res, err
 	}
-	markChatOrigins(&plan, got)
+	markChatOrigins(&plan, fetched.got)
 	return d.ask(ctx, c, plan, d.posted)
 }
 
-// stagePost checks a post as the caller and stages its files, marked as
-// written by an AI for them.
-func (d Deps) stagePost(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry) (posting.Plan, error) {
+// stagePost checks a post as the caller and stages its files (received,
+// the files already in Mattermost for it), marked as written by an AI for
+// them.
+func (d Deps) stagePost(ctx context.Context, c *mattermost.Caller, dest posting.Destination, message string, files []posting.Entry, received []posting.Staged) (posting.Plan, error) {
 	me, err := c.Me()
 	if err != nil {
+		if ids := (posting.Plan{Files: received}).Uploads(); len(ids) > 0 {
+			_ = c.DiscardUploads(ids)
+		}
 		return posting.Plan{}, err
 	}
-	req := posting.Request{Dest: dest, Message: message, Files: files,
+	req := posting.Request{Dest: dest, Message: message, Files: files, Uploaded: received,
 		Attribution: fmt.Sprintf("Written by an AI assistant for @%s (MCP)", me.Username)}
 	plan, err := d.Approvals.Stage(ctx, c, req)
 	if err != nil {

@@ -87,6 +87,7 @@ func run(bundle string, mib, rounds int) error {
 		callCtx, cancel := context.WithCancel(ctx)
 		base := proc.KiB("VmRSS")
 		proc.ResetPeak()
+		cpu := pluginproc.ProcessorNow(mm)
 		started := time.Now()
 		var took time.Duration
 		peak, err := proc.Peak(5*time.Millisecond, func() error {
@@ -106,15 +107,20 @@ func run(bundle string, mib, rounds int) error {
 		if err != nil {
 			return err
 		}
+		chatCPU := pluginproc.ProcessorNow(mm).Since(cpu)
+		cpu = pluginproc.ProcessorNow(mm)
 		restStarted := time.Now()
 		if err := harness.RESTUpload(mm.URL, alice.Token, town.Id, fmt.Sprintf("round%d.pdf", round), data); err != nil {
 			return err
 		}
 		rest := time.Since(restStarted)
+		restCPU := pluginproc.ProcessorNow(mm).Since(cpu)
 		r := took.Seconds() / rest.Seconds()
 		chatTimes, restTimes, ratios, peaks = append(chatTimes, took), append(restTimes, rest), append(ratios, r), append(peaks, max(peak-base, 0))
 		fmt.Printf("round %d: ChatGPT's file fetched and asked %v (%.1f MiB/s, peak +%d MiB); REST upload to Mattermost %v (%.1f MiB/s); %.2fx REST\n",
 			round, took.Round(time.Millisecond), float64(mib)/took.Seconds(), max(peak-base, 0)>>10, rest.Round(time.Millisecond), float64(mib)/rest.Seconds(), r)
+		fmt.Printf("  processor (plugin, Mattermost, PostgreSQL): chat file %.2f, %.2f, %.2f s; REST %.2f, %.2f, %.2f s\n",
+			chatCPU.Plugins, chatCPU.Mattermost, chatCPU.PostgreSQL, restCPU.Plugins, restCPU.Mattermost, restCPU.PostgreSQL)
 	}
 	fmt.Printf("chat file: min %v, median %v; REST: min %v, median %v; x REST min %.2f median %.2f; peak above rest min %d MiB, median %d MiB\n",
 		slices.Min(chatTimes).Round(time.Millisecond), pluginproc.Median(chatTimes).Round(time.Millisecond),
