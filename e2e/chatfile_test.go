@@ -333,7 +333,6 @@ func TestAChatFileThatIsNotWholeOrNotAllowedIsRefusedWithWhatToDoAndNothingIsKep
 	}
 }
 
-
 // A file handed over for a post in a channel goes straight into Mattermost
 // as the person's upload for that post, which no post holds until they say
 // yes; every other end of the write discards it.
@@ -424,7 +423,7 @@ func TestAChatFileForADirectMessageNotYetOpenedOrOfNoDeclaredLengthIsPostedByteI
 	c := newChatGPTClient(t, u.Token)
 	for _, tc := range []struct {
 		name, tool, path string
-		args         map[string]any
+		args             map[string]any
 	}{
 		{"a direct message never opened", "dm", "/files/plan.pdf", map[string]any{"user": other.Username}},
 		{"a host that declares no length", "create_post", "/files/chunked", map[string]any{"channel": townSquare(t).Id}},
