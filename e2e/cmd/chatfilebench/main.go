@@ -1,11 +1,12 @@
 // Command chatfilebench measures a file ChatGPT hands over by link (its
 // file params) reaching the person: create_post with chatgpt_files whose
 // download_url is on a local stand-in for ChatGPT's file host, from the
-// call until the person is asked (the file fetched whole into their
-// workspace and staged), against a REST upload of the same bytes to
-// Mattermost itself (POST /api/v4/files). It prints each round's time,
-// ratio and the plugin process's peak resident memory above rest, then
-// each figure's minimum and median; it asserts nothing.
+// call until the person is asked (the file fetched whole into Mattermost as
+// the post's upload and described on the way), against a REST upload of
+// the same bytes to Mattermost itself (POST /api/v4/files). It prints each
+// round's time, ratio, the plugin process's peak resident memory above
+// rest and the processor time the plugin, Mattermost and PostgreSQL spent
+// on each, then each figure's minimum and median; it asserts nothing.
 //
 //	go run ./e2e/cmd/chatfilebench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz [-mib 40] [-rounds 3]
 package main
