@@ -119,10 +119,27 @@ func (c *Caller) PendingUpload(fileID, channelID string) (*model.FileInfo, error
 	if appErr != nil {
 		return nil, notFoundOr(appErr, "read upload "+fileID)
 	}
-	if info.CreatorId != c.userID || info.PostId != "" || info.DeleteAt != 0 || (channelID != "" && info.ChannelId != channelID) {
+	if info.CreatorId != c.userID || info.PostId != "" || info.DeleteAt != 0 || (channelID != "" && uploadChannel(info) != channelID) {
 		return nil, ErrNotFound
 	}
 	return info, nil
+}
+
+// uploadChannel is the channel an upload was made for: its record's, or,
+// where Mattermost leaves that empty until a post holds the file (9.11's
+// upload sessions), the one its stored path names
+// (<date>/teams/noteam/channels/<channel>/users/<user>/...).
+func uploadChannel(info *model.FileInfo) string {
+	if info.ChannelId != "" {
+		return info.ChannelId
+	}
+	parts := strings.Split(info.Path, "/")
+	for i := 0; i+1 < len(parts); i++ {
+		if parts[i] == "channels" && model.IsValidId(parts[i+1]) {
+			return parts[i+1]
+		}
+	}
+	return ""
 }
 
 // DiscardUploads deletes files the caller uploaded (or copied) for a post

@@ -3,6 +3,8 @@ package mattermost
 import (
 	"strings"
 	"testing"
+
+	"github.com/mattermost/mattermost/server/public/model"
 )
 
 func TestTheCleanupQueriesUseEachDatabasesOwnPlaceholders(t *testing.T) {
@@ -34,5 +36,24 @@ func TestAnUnknownDatabaseDriverIsRefusedRatherThanGuessed(t *testing.T) {
 	}
 	if q, err := abandonQuery(""); err == nil {
 		t.Fatalf("got %q", q)
+	}
+}
+
+func TestAnUploadsChannelIsItsRecordsOrWhere9_11LeavesItEmptyTheOneItsPathNames(t *testing.T) {
+	ch, user, id := model.NewId(), model.NewId(), model.NewId()
+	cases := []struct {
+		name string
+		info model.FileInfo
+		want string
+	}{
+		{"11.4: on the record", model.FileInfo{ChannelId: ch, Path: "20261207/teams/noteam/channels/" + model.NewId() + "/users/" + user + "/" + id + "/plan.pdf"}, ch},
+		{"9.11: in the path", model.FileInfo{Path: "20261207/teams/noteam/channels/" + ch + "/users/" + user + "/" + id + "/plan.pdf"}, ch},
+		{"a path naming no channel", model.FileInfo{Path: "20261207/teams/noteam/users/" + user + "/plan.pdf"}, ""},
+		{"a name that is not an id", model.FileInfo{Path: "x/channels/town-square/plan.pdf"}, ""},
+	}
+	for _, c := range cases {
+		if got := uploadChannel(&c.info); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
+		}
 	}
 }

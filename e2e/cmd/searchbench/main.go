@@ -122,14 +122,17 @@ func run(bundle string, docs, kib, atOnce, rounds int) error {
 		pluginPeaks, serverPeaks := map[string][]int64{}, map[string][]int64{}
 		for round := 1; round <= rounds; round++ {
 			for _, s := range searches {
+				cpu := pluginproc.ProcessorNow(mm)
 				took, pluginPeak, serverPeak, err := batch(ctx, plugin, server, atOnce, func(i int) error { return s.call(ctx, i, word) })
 				if err != nil {
 					return fmt.Errorf("%s of %q: %w", s.name, word, err)
 				}
+				used := pluginproc.ProcessorNow(mm).Since(cpu)
 				times[s.name] = append(times[s.name], took)
 				pluginPeaks[s.name], serverPeaks[s.name] = append(pluginPeaks[s.name], pluginPeak), append(serverPeaks[s.name], serverPeak)
-				fmt.Printf("%q round %d %-12s median %8v (%5.2fx REST)  plugin +%d MiB, Mattermost +%d MiB\n", word, round, s.name,
-					took.Round(100*time.Microsecond), ratio(took, times["REST"][round-1]), pluginPeak>>10, serverPeak>>10)
+				fmt.Printf("%q round %d %-12s median %8v (%5.2fx REST)  plugin +%d MiB, Mattermost +%d MiB; processor a search: plugin %.1f, Mattermost %.1f, PostgreSQL %.1f ms\n", word, round, s.name,
+					took.Round(100*time.Microsecond), ratio(took, times["REST"][round-1]), pluginPeak>>10, serverPeak>>10,
+					used.Plugins*1000/float64(atOnce), used.Mattermost*1000/float64(atOnce), used.PostgreSQL*1000/float64(atOnce))
 			}
 		}
 		for _, s := range searches {
