@@ -269,13 +269,21 @@ func fileSearchQuery(driver, userID string, q FileQuery, viewArchived bool) (str
 // added (before it is analysed again), it may read every row and match
 // each text rather than look in the index: tens of seconds for a few
 // hundred large documents, as measured. With sequential scans off, the
-// matching subquery has only the indexes left.
+// matching subquery has only the indexes left. The joins are taken in the
+// order written (the matching files, then each one's post, membership and
+// channel by key), which is the plan anyway: weighing the other orders
+// was half of planning (1.1 ms against 0.55 ms a search, measured). Both
+// are set in one statement, one round trip.
 func searchPlan(driver string, q FileQuery) []string {
 	if driver != driverPostgres || len(q.Words) == 0 {
 		return nil
 	}
-	return []string{"SET LOCAL enable_seqscan = off"}
+	return []string{searchSettings}
 }
+
+// searchSettings sets, for the transaction of a text search, what
+// searchPlan says.
+const searchSettings = "SELECT set_config('enable_seqscan', 'off', true), set_config('join_collapse_limit', '1', true)"
 
 // binder collects a statement's arguments and writes their placeholders:
 // $1, $2... for PostgreSQL (an argument bound once may stand many times),

@@ -5,7 +5,8 @@
 // search (POST /api/v4/teams/{id}/files/search) of the same words on the
 // same server, and against what search asks of Mattermost by REST (posts,
 // files and channels). It prints each round's median time per search, its
-// ratio to REST's file search, and the peak resident memory of the plugin and of Mattermost
+// ratio to REST's file search (and get_me's, the floor of any tool call
+// through the plugin), the processor time each process spent a search, and the peak resident memory of the plugin and of Mattermost
 // above what they held at rest, then each figure's minimum and median over
 // the rounds; it asserts nothing.
 //
@@ -114,6 +115,8 @@ func run(bundle string, docs, kib, atOnce, rounds int) error {
 		}},
 		tool("search", func(word string) map[string]any { return map[string]any{"query": word} }),
 		tool("search_files", func(word string) map[string]any { return map[string]any{"words": word} }),
+		// The floor of any tool call through the plugin, searching nothing.
+		tool("get_me", func(string) map[string]any { return map[string]any{} }),
 	}
 	fmt.Printf("resident at rest: plugin %d MiB, Mattermost %d MiB; %d searches at once, %d rounds\n",
 		plugin.KiB("VmRSS")>>10, server.KiB("VmRSS")>>10, atOnce, rounds)
