@@ -4,11 +4,12 @@
 // and of a word every document holds, against Mattermost's own REST file
 // search (POST /api/v4/teams/{id}/files/search) of the same words on the
 // same server, and against what search asks of Mattermost by REST (posts,
-// files and channels). It prints each round's median time per search, its
-// ratio to REST's file search (and get_me's, the floor of any tool call
-// through the plugin), the processor time each process spent a search, and the peak resident memory of the plugin and of Mattermost
-// above what they held at rest, then each figure's minimum and median over
-// the rounds; it asserts nothing.
+// files and channels), and get_me, the floor of any tool call through the
+// plugin, measured the same way. It prints each round's median time per
+// search, its ratio to REST's file search, the processor time each process
+// spent a search, and the peak resident memory of the plugin and of
+// Mattermost above what they held at rest, then each figure's minimum and
+// median over the rounds; it asserts nothing.
 //
 //	go run ./e2e/cmd/searchbench -bundle $PWD/dist/mcp-server-0.1.0.tar.gz [-docs 300] [-kib 900] [-at-once 8] [-rounds 3]
 package main
