@@ -118,6 +118,16 @@ func listFileHost(t *testing.T) {
 	})
 }
 
+// chatPDF allows writes confirmed as mode, lists the stand-in and serves
+// from it a PDF of about kib KiB of random bytes.
+func chatPDF(t *testing.T, mode string, kib int) (*fileHost, []byte) {
+	t.Helper()
+	allowWrites(t, mode)
+	listFileHost(t)
+	plan := append([]byte("%PDF-1.4\n"), randomBytes(t, kib<<10)...)
+	return newFileHost(t, plan), plan
+}
+
 func chatRef(url, name string) map[string]any {
 	return map[string]any{"download_url": url, "file_id": "file-" + name, "mime_type": "application/pdf", "file_name": name}
 }
@@ -230,10 +240,7 @@ func TestAFileAttachedInChatGPTIsFetchedWholeShownToThePersonAndPostedByteIdenti
 }
 
 func TestAChatFileThatIsNotWholeOrNotAllowedIsRefusedWithWhatToDoAndNothingIsKept(t *testing.T) {
-	allowWrites(t, config.ConfirmMattermost)
-	listFileHost(t)
-	plan := append([]byte("%PDF-1.4\n"), randomBytes(t, 300<<10)...)
-	host := newFileHost(t, plan)
+	host, _ := chatPDF(t, config.ConfirmMattermost, 300)
 	// The same stand-in at an address nobody listed.
 	unlisted, err := net.Listen("tcp", "127.0.0.2:0")
 	if err != nil {
@@ -261,14 +268,7 @@ func TestAChatFileThatIsNotWholeOrNotAllowedIsRefusedWithWhatToDoAndNothingIsKep
 
 	u := freshUser(t, "chatfail")
 	c := newChatGPTClient(t, u.Token)
-	workspace := func() int {
-		res, _ := toolCall(t, c, "files_list", map[string]any{})
-		var l tools.WorkspaceList
-		if res.IsError || json.Unmarshal(res.StructuredContent, &l) != nil {
-			t.Fatalf("files_list: %s", res.text())
-		}
-		return len(l.Files)
-	}
+	workspace := func() int { return len(workspaceFiles(t, c)) }
 	before := workspace()
 	for _, tc := range []struct {
 		name, url string
@@ -337,10 +337,7 @@ func TestAChatFileThatIsNotWholeOrNotAllowedIsRefusedWithWhatToDoAndNothingIsKep
 // as the person's upload for that post, which no post holds until they say
 // yes; every other end of the write discards it.
 func TestAChatFileReceivedForAPostIsDiscardedWhenThePostIsDeclinedWithdrawnOrExpiresAndSeenByNobodyElseMeanwhile(t *testing.T) {
-	allowWrites(t, config.ConfirmMattermost)
-	listFileHost(t)
-	plan := append([]byte("%PDF-1.4\n"), randomBytes(t, 200<<10)...)
-	host := newFileHost(t, plan)
+	host, _ := chatPDF(t, config.ConfirmMattermost, 200)
 	u, onlooker := freshUser(t, "chatends"), freshUser(t, "chatlooker")
 	c := newChatGPTClient(t, u.Token)
 	ch := townSquare(t)
@@ -415,10 +412,7 @@ func TestAChatFileReceivedForAPostIsDiscardedWhenThePostIsDeclinedWithdrawnOrExp
 // opened) or the host declares no length, a chat file is fetched into the
 // person's workspace first and posted from there.
 func TestAChatFileForADirectMessageNotYetOpenedOrOfNoDeclaredLengthIsPostedByteIdenticalThroughTheWorkspace(t *testing.T) {
-	allowWrites(t, config.ConfirmClientApproval)
-	listFileHost(t)
-	plan := append([]byte("%PDF-1.4\n"), randomBytes(t, 300<<10)...)
-	host := newFileHost(t, plan)
+	host, plan := chatPDF(t, config.ConfirmClientApproval, 300)
 	u, other := freshUser(t, "chatdm"), freshUser(t, "chatdmto")
 	c := newChatGPTClient(t, u.Token)
 	for _, tc := range []struct {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/mattermost/mattermost/server/public/model"
 
@@ -57,13 +56,13 @@ func (r Registry) Receive(ctx context.Context, up Receiver, body io.Reader, size
 			c.whole = make([]byte, 0, size)
 			c.keepWhole = true
 		}
-		in := &receiving{ctx: ctx, r: body, c: c, size: size}
+		in := &sending{ctx: ctx, r: body, seen: c, size: size}
 		info, upErr := up.Upload(in, size, channelID, name)
 		fileID := ""
 		if info != nil {
 			fileID = info.Id
 		}
-		if err := in.finish(upErr); err != nil {
+		if err := finishReceiving(in, upErr); err != nil {
 			if fileID != "" {
 				if derr := up.DiscardUploads([]string{fileID}); derr != nil {
 					return fmt.Errorf("%w (the upload could not be deleted: %v)", err, derr)
@@ -84,59 +83,17 @@ func (r Registry) Receive(ctx context.Context, up Receiver, body io.Reader, size
 	return s, err
 }
 
-// receiving is a body on its way into an upload: it hands over at most size
-// bytes, describing them, and stops being read once the upload returns (the
-// plugin RPC reads on its own goroutine).
-type receiving struct {
-	mu     sync.Mutex
-	ctx    context.Context
-	r      io.Reader
-	c      *collector
-	size   int64
-	short  bool  // the body ended before size bytes
-	err    error // the body failed
-	closed bool
-}
-
-func (b *receiving) Read(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.closed {
-		return 0, errSendingClosed
-	}
-	if b.c.n >= b.size {
-		return 0, io.EOF
-	}
-	if err := b.ctx.Err(); err != nil {
-		b.err = err
-		return 0, err
-	}
-	if left := b.size - b.c.n; int64(len(p)) > left {
-		p = p[:left]
-	}
-	n, err := b.r.Read(p)
-	_, _ = b.c.Write(p[:n])
-	switch {
-	case err == io.EOF && b.c.n < b.size:
-		b.short = true
-		return n, io.ErrUnexpectedEOF
-	case err != nil && err != io.EOF:
-		b.err = err
-	}
-	return n, err
-}
-
-// finish judges the upload once it returned: the body's failure first, then
-// a body that ended early, then Mattermost's failure; then a body that
-// holds more than size bytes.
-func (b *receiving) finish(upErr error) error {
+// finishReceiving judges an upload of a received body once it returned:
+// the body's failure first, then a body that ended early, then
+// Mattermost's failure; then a body that holds more than size bytes.
+func finishReceiving(b *sending, upErr error) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.closed = true
 	switch {
 	case b.err != nil:
 		return b.err
-	case b.short, upErr == nil && b.c.n < b.size:
+	case b.short, upErr == nil && b.n < b.size:
 		return ErrLengthMismatch
 	case upErr != nil:
 		return uploadFailure{fmt.Errorf("uploading the file failed, so nothing was kept: %w", upErr)}

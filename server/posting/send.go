@@ -49,7 +49,8 @@ func (r Registry) Send(ctx context.Context, up Uploader, s Staged, channelID str
 					return err
 				}
 			}
-			body := &sending{ctx: ctx, r: st.Body, sum: sha256.New(), size: s.Size}
+			sum := sha256.New()
+			body := &sending{ctx: ctx, r: st.Body, sum: sum, seen: sum, size: s.Size}
 			info, upErr := up.Upload(body, s.Size, channelID, s.Name)
 			if info != nil {
 				fileID = info.Id
@@ -61,13 +62,15 @@ func (r Registry) Send(ctx context.Context, up Uploader, s Staged, channelID str
 }
 
 // sending is a file's bytes on their way to Mattermost: it hands over at
-// most size bytes, hashing them, and stops being read once the upload
-// returns (the plugin RPC reads on its own goroutine).
+// most size bytes, showing each to seen (a hash, or what describes a file
+// received), and stops being read once the upload returns (the plugin RPC
+// reads on its own goroutine).
 type sending struct {
 	mu     sync.Mutex
 	ctx    context.Context
 	r      io.Reader
-	sum    hash.Hash
+	sum    hash.Hash // what finish compares; nil for a file received
+	seen   io.Writer
 	size   int64
 	n      int64
 	short  bool  // the source ended before size bytes
@@ -95,7 +98,7 @@ func (b *sending) Read(p []byte) (int, error) {
 		p = p[:left]
 	}
 	n, err := b.r.Read(p)
-	b.sum.Write(p[:n])
+	_, _ = b.seen.Write(p[:n])
 	b.n += int64(n)
 	switch {
 	case err == io.EOF && b.n < b.size:
