@@ -39,15 +39,6 @@ func (a *Approvals) sources(c *mattermost.Caller) posting.Registry {
 	})
 }
 
-// Receive puts a file that arrives from outside for a post in channelID
-// straight into Mattermost as c's upload, described as it passes
-// (posting.Registry.Receive): the plan that carries it discards it on every
-// end but the post.
-func (a *Approvals) Receive(ctx context.Context, c *mattermost.Caller, body io.Reader, size int64, channelID, name, origin string) (posting.Staged, error) {
-	_, answerBy := CallWindow(ctx)
-	return a.sources(c).Receive(posting.WaitForSlotsUntil(ctx, answerBy), c, body, size, channelID, name, origin)
-}
-
 // discardUploads discards the files received for a write that ends
 // without its post; a failure is logged, since the write's end stands.
 func (a *Approvals) discardUploads(userID string, ids []string) {

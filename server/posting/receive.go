@@ -39,48 +39,53 @@ type Receiver interface {
 var ErrLengthMismatch = errors.New("the body's length is not the one declared")
 
 // Receive streams exactly size bytes of body into an upload of up's in
-// channelID named name, holding one of the process's slots while it
-// describes them, and answers the file as staged, from origin. A body that
-// fails, ends early or holds more than size bytes keeps nothing: the
-// upload is abandoned or discarded and the error says why (the body's own
-// error first; ErrLengthMismatch when it only ended early or late).
-func (r Registry) Receive(ctx context.Context, up Receiver, body io.Reader, size int64, channelID, name, origin string) (Staged, error) {
+// channelID named name, describing them as they pass, and answers the file
+// as staged, from origin. It takes none of the process's slots: a body
+// comes at its host's pace (minutes, for a slow one), and holding a slot
+// that long would stop every other post's files; what bounds how many run
+// at once is the caller's. A file of at most MaxWholeBytes is held whole
+// while it passes (told from all its bytes, an image given a thumbnail)
+// when keepWhole grants that much memory; otherwise only its head and
+// tail are kept. A body that fails, ends early or holds more than size
+// bytes keeps nothing: the upload is abandoned or discarded and the error
+// says why (the body's own error first; ErrLengthMismatch when it only
+// ended early or late).
+func Receive(ctx context.Context, up Receiver, body io.Reader, size int64, channelID, name, origin string, keepWhole func(bytes int64) (release func(), ok bool)) (Staged, error) {
 	if size <= 0 {
 		return Staged{}, fmt.Errorf("receive %s: a file of %d bytes is not received this way", name, size)
 	}
-	var s Staged
-	err := r.hold(ctx, func() error {
-		c := &collector{sum: sha256.New()}
-		if size <= MaxWholeBytes {
+	c := &collector{sum: sha256.New()}
+	if size <= MaxWholeBytes && keepWhole != nil {
+		if release, ok := keepWhole(size); ok {
+			defer release()
 			// One allocation of the declared size (see describeStream).
 			c.whole = make([]byte, 0, size)
 			c.keepWhole = true
 		}
-		in := &sending{ctx: ctx, r: body, seen: c, size: size}
-		info, upErr := up.Upload(in, size, channelID, name)
-		fileID := ""
-		if info != nil {
-			fileID = info.Id
-		}
-		if err := finishReceiving(in, upErr); err != nil {
-			if fileID != "" {
-				if derr := up.DiscardUploads([]string{fileID}); derr != nil {
-					return fmt.Errorf("%w (the upload could not be deleted: %v)", err, derr)
-				}
+	}
+	in := &sending{ctx: ctx, r: body, seen: c, size: size}
+	info, upErr := up.Upload(in, size, channelID, name)
+	fileID := ""
+	if info != nil {
+		fileID = info.Id
+	}
+	if err := finishReceiving(in, upErr); err != nil {
+		if fileID != "" {
+			if derr := up.DiscardUploads([]string{fileID}); derr != nil {
+				return Staged{}, fmt.Errorf("%w (the upload could not be deleted: %v)", err, derr)
 			}
-			return err
 		}
-		s = Staged{Kind: KindUploaded, Ref: fileID, Name: name, Origin: origin}
-		if c.keepWhole {
-			s = describe(ctx, s, c.whole)
-		} else {
-			s.Size, s.SHA256 = c.n, hex.EncodeToString(c.sum.Sum(nil))
-			s = described(s, c.head, c.tail.bytes(), c.n)
-		}
-		s.Kind, s.Ref = KindUploaded, fileID
-		return nil
-	})
-	return s, err
+		return Staged{}, err
+	}
+	s := Staged{Name: name, Origin: origin}
+	if c.keepWhole {
+		s = describe(ctx, s, c.whole)
+	} else {
+		s.Size, s.SHA256 = c.n, hex.EncodeToString(c.sum.Sum(nil))
+		s = described(s, c.head, c.tail.bytes(), c.n)
+	}
+	s.Kind, s.Ref = KindUploaded, fileID
+	return s, nil
 }
 
 // finishReceiving judges an upload of a received body once it returned:

@@ -31,6 +31,10 @@ func receivingRegistry(p pending) Registry {
 	return NewRegistry(NewSlots(2), map[string]Source{KindWritten: Written{}, KindUploaded: Uploaded{Find: p.find}})
 }
 
+// always grants the memory to hold a file whole; never grants none.
+func always(int64) (func(), bool) { return func() {}, true }
+func never(int64) (func(), bool)  { return nil, false }
+
 // failingAfter gives its bytes, then fails.
 type failingAfter struct {
 	r   io.Reader
@@ -49,7 +53,7 @@ func TestAReceivedFileIsDescribedFromTheBytesThatPassedAndKeptAsTheUpload(t *tes
 	for _, size := range []int{5 << 10, MaxWholeBytes + 3<<20} {
 		data := bytes.Repeat([]byte("%PDF-1.7 plan "), size/14+1)[:size]
 		mm := &fakeMM{}
-		s, err := receivingRegistry(pending{}).Receive(context.Background(), mm, bytes.NewReader(data), int64(size), "c", "plan.pdf", "the chat")
+		s, err := Receive(context.Background(), mm, bytes.NewReader(data), int64(size), "c", "plan.pdf", "the chat", always)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +90,7 @@ func TestABodyShorterOrLongerThanDeclaredOrFailingKeepsNothing(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			mm := &fakeMM{}
-			_, err := receivingRegistry(pending{}).Receive(context.Background(), mm, c.body, c.declared, "c", "report.txt", "the chat")
+			_, err := Receive(context.Background(), mm, c.body, c.declared, "c", "report.txt", "the chat", always)
 			if !errors.Is(err, c.want) {
 				t.Fatalf("got %v, want %v", err, c.want)
 			}
@@ -146,5 +150,24 @@ func TestAReceivedFileIsNeverNamedByAnEntryNorReadAgain(t *testing.T) {
 	}
 	if err := src.Open(context.Background(), Staged{Kind: KindUploaded, Ref: "up1"}, func(Stream) error { return nil }); err == nil {
 		t.Fatal("a received file was read again")
+	}
+}
+
+func TestAReceivedFileIsHeldWholeOnlyWithinTheMemoryGrantedAndIsDescribedByItsEndsOtherwise(t *testing.T) {
+	data := []byte(strings.Repeat("quarterly report, line after line\n", 3000))
+	var granted, released int64
+	grant := func(n int64) (func(), bool) { granted += n; return func() { released += n }, true }
+	whole, err := Receive(context.Background(), &fakeMM{}, bytes.NewReader(data), int64(len(data)), "c", "report.txt", "the chat", grant)
+	if err != nil || granted != int64(len(data)) || released != granted {
+		t.Fatalf("granted %d, released %d (%v)", granted, released, err)
+	}
+	ends, err := Receive(context.Background(), &fakeMM{}, bytes.NewReader(data), int64(len(data)), "c", "report.txt", "the chat", never)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Told apart by nothing the person is shown: the same size, sum, type
+	// and preview either way.
+	if whole.SHA256 != ends.SHA256 || whole.Size != ends.Size || whole.Detected != ends.Detected || whole.Preview != ends.Preview || whole.Preview == "" {
+		t.Fatalf("held whole %+v, by its ends %+v", whole, ends)
 	}
 }

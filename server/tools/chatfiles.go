@@ -24,7 +24,7 @@ import (
 // (package chatfile): each is fetched as Mattermost fetches an untrusted
 // URL (package untrusted), whole or not at all. For a post in a channel
 // whose file's host declares its length, the bytes go straight into
-// Mattermost as the post's own upload (posting.Registry.Receive), the way
+// Mattermost as the post's own upload (posting.Receive), the way
 // Mattermost's apps upload a file the person attaches before they press
 // send; the write discards it on every end but the post. Otherwise (a
 // direct or group message not yet made, a host that declares no length)
@@ -197,7 +197,13 @@ func (d Deps) fetchChatFile(ctx context.Context, c *mattermost.Caller, ref chatf
 		if size > limit {
 			return f, errChatTooLarge{size: size, limit: limit}
 		}
-		s, err := d.Approvals.Receive(ctx, c, resp.Body, size, channelID, name, chatfile.Origin(f.host))
+		// Held whole (for its type and thumbnail) only within the memory
+		// conversions share; otherwise described by its ends.
+		var keepWhole func(int64) (func(), bool)
+		if d.Conversions != nil {
+			keepWhole = d.Conversions.TryAcquire
+		}
+		s, err := posting.Receive(ctx, c, resp.Body, size, channelID, name, chatfile.Origin(f.host), keepWhole)
 		if err != nil {
 			return f, err
 		}
