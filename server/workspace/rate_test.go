@@ -19,13 +19,14 @@ func overRate(refused map[string]bool, seen *[]string) func(w http.ResponseWrite
 	}
 }
 
-func TestEverySideChannelRouteCountsAgainstTheOwnersRateAndAnUploadRefusedForItIsNotSpent(t *testing.T) {
+// sideChannel is alice's workspace holding kept.txt, its routes (set by
+// with), a download URL of kept.txt and an upload URL of new.txt.
+func sideChannel(t *testing.T, with func(*Routes)) (*Store, *Routes, Presigned, Upload) {
+	t.Helper()
 	s, _ := newStore(t, roomy)
 	write(t, s, alice, "kept.txt", []byte("kept\n"))
-	refused := map[string]bool{alice: true}
-	var seen []string
-	routes := &Routes{Store: s, Log: nopLog{}, Limit: overRate(refused, &seen),
-		Authenticate: func(http.ResponseWriter, *http.Request) (string, bool) { return alice, true }}
+	routes := &Routes{Store: s, Log: nopLog{}, Authenticate: func(http.ResponseWriter, *http.Request) (string, bool) { return alice, true }}
+	with(routes)
 	down, err := s.PresignDownload(alice, "kept.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -34,6 +35,13 @@ func TestEverySideChannelRouteCountsAgainstTheOwnersRateAndAnUploadRefusedForItI
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s, routes, down, up
+}
+
+func TestEverySideChannelRouteCountsAgainstTheOwnersRateAndAnUploadRefusedForItIsNotSpent(t *testing.T) {
+	refused := map[string]bool{alice: true}
+	var seen []string
+	s, routes, down, up := sideChannel(t, func(r *Routes) { r.Limit = overRate(refused, &seen) })
 	for _, r := range []struct{ method, path string }{
 		{http.MethodGet, APIPath}, {http.MethodGet, APIPath + "/kept.txt"}, {http.MethodDelete, APIPath + "/kept.txt"},
 		{http.MethodGet, DownloadPath + down.Token}, {http.MethodPut, UploadPath + up.Token},
@@ -62,19 +70,8 @@ func TestEverySideChannelRouteCountsAgainstTheOwnersRateAndAnUploadRefusedForItI
 }
 
 func TestWithTheWorkspaceOffEverySideChannelRouteIsRefusedAndNothingIsReadStoredOrSpent(t *testing.T) {
-	s, _ := newStore(t, roomy)
-	write(t, s, alice, "kept.txt", []byte("kept\n"))
 	off := true
-	routes := &Routes{Store: s, Log: nopLog{}, Off: func() bool { return off },
-		Authenticate: func(http.ResponseWriter, *http.Request) (string, bool) { return alice, true }}
-	down, err := s.PresignDownload(alice, "kept.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	up, err := s.RequestUpload(alice, "new.txt", 0, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, routes, down, up := sideChannel(t, func(r *Routes) { r.Off = func() bool { return off } })
 	for _, r := range []struct{ method, path string }{
 		{http.MethodGet, APIPath}, {http.MethodGet, APIPath + "/kept.txt"}, {http.MethodPut, APIPath + "/other.txt"},
 		{http.MethodDelete, APIPath + "/kept.txt"}, {http.MethodGet, DownloadPath + down.Token}, {http.MethodPut, UploadPath + up.Token},
