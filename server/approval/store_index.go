@@ -178,4 +178,3 @@ func (s *Store) updateIndex(userID string, change func(live []Record) (kept, dro
 	}
 	return dropped, err
 }
-
