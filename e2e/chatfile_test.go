@@ -184,6 +184,9 @@ func TestAFileAttachedInChatGPTIsFetchedWholeShownToThePersonAndPostedByteIdenti
 		if origin := evalJS[string](t, tab, `document.querySelector(".file-origin").textContent`); origin != "Attached in the chat, fetched from 127.0.0.1" {
 			t.Errorf("the file's origin reads %q", origin)
 		}
+		if hint := evalJS[string](t, tab, `document.querySelector("#files-hint").textContent`); !strings.Contains(hint, "already waits in Mattermost for this post, seen by nobody else, and is deleted if you decline") {
+			t.Errorf("the page says of the files: %q", hint)
+		}
 		shoot(t, tab, width, "page-chat-file")
 	}
 	out := acceptShowing(t, alice, marker, done, "plan.pdf", sum(plan)[:12], "Attached in the chat, fetched from 127.0.0.1")
@@ -388,9 +391,7 @@ func TestAChatFileReceivedForAPostIsDiscardedWhenThePostIsDeclinedWithdrawnOrExp
 	if res := <-done; !res.IsError {
 		t.Fatalf("the declined call: %s", res.text())
 	}
-	if !discarded(declined) {
-		t.Error("the declined post's file is still live in Mattermost")
-	}
+	eventually(t, "the declined post's file to be discarded", func() bool { return discarded(declined) })
 
 	// Withdrawn: the client cancels the call while the person is asked.
 	withdrawn := uniq(t, "chat-withdrawn")

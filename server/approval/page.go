@@ -135,9 +135,11 @@ type Detail struct {
 	PreviousHTML template.HTML `json:"previous_html,omitempty"`
 	Notes        []string      `json:"notes"`
 	Files        []FileDetail  `json:"files"`
-	Outcome      string        `json:"outcome"`
-	Permalink    string        `json:"permalink"`
-	PageURL      string        `json:"page_url"`
+	// FilesHint says when the files reach Mattermost.
+	FilesHint string `json:"files_hint,omitempty"`
+	Outcome   string `json:"outcome"`
+	Permalink string `json:"permalink"`
+	PageURL   string `json:"page_url"`
 	// The sentence under the heading, what changes line by line (none for
 	// a post, an edit or a reaction), the caption of the post it is about,
 	// the heading of the notes and the accept button's label.
@@ -161,6 +163,18 @@ type Detail struct {
 	ModalAccept     string       `json:"modal_accept_label,omitempty"`
 	WorkingLabel    string       `json:"working_label,omitempty"`
 	AfterExpiry     string       `json:"after_expiry,omitempty"`
+}
+
+// filesHint says when a post's files reach Mattermost: only on yes, except
+// one received from the chat, which already waits there for this post as
+// the person's own upload (posting.Receive).
+func filesHint(p posting.Plan) string {
+	const onYes = "The files are uploaded only if you accept, and only if they are still exactly these bytes."
+	if len(p.Uploads()) == 0 {
+		return onYes
+	}
+	return "The files are posted only if you accept, and only if they are still exactly these bytes. " +
+		"A file from the chat already waits in Mattermost for this post, seen by nobody else, and is deleted if you decline."
 }
 
 // detail is what the person is shown of a record: while it is pending, the
@@ -189,6 +203,7 @@ func (rt *Routes) detail(rec Record, loc *time.Location) Detail {
 		d.MessageHeading, d.MessageCaption = w.MessageHeading, w.MessageCaption
 		d.ModalAccept = or(w.ModalAccept, w.Accept)
 		d.WorkingLabel, d.AfterExpiry = or(w.Working, "Working…"), or(w.AfterExpiry, "nothing is changed")
+		d.FilesHint = filesHint(*p)
 		for i, f := range p.Files {
 			fd := FileDetail{Index: i, Name: f.Name, Size: f.Size, SizeText: present.Size(f.Size), Type: f.Detected,
 				Mismatch: f.Mismatch, Origin: f.Origin, SHA256: shortSum(f.SHA256), Preview: f.Preview}
@@ -547,7 +562,7 @@ dl.facts dd{margin-bottom:.5rem}
 {{if .Preview}}<pre class="preview" aria-label="First lines of {{.Name}}">{{.Preview}}</pre>{{end}}
 </section>
 {{end}}
-<p class="hint">The files are uploaded only if you accept, and only if they are still exactly these bytes.</p>{{end}}
+<p class="hint" id="files-hint">{{.FilesHint}}</p>{{end}}
 <div class="actions">
 <form method="post" action="{{.ID}}/accept"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="accept" class="accept">{{.AcceptLabel}}</button></form>
 <form method="post" action="{{.ID}}/decline"><input type="hidden" name="csrf" value="{{.CSRF}}"><button type="submit" id="decline">Decline</button></form>

@@ -474,3 +474,15 @@ func TestAPostsNotesAreHeadedByTheServerSoNoViewKeepsADefaultOfItsOwn(t *testing
 		t.Fatalf("the detail heads %d notes %q: %s", len(d.Notes), d.NotesHeading, w.Body)
 	}
 }
+
+func TestThePageSaysAFileFromTheChatAlreadyWaitsInMattermostAndOthersAreUploadedOnlyOnYes(t *testing.T) {
+	written := posting.Plan{Files: []posting.Staged{{Kind: posting.KindWritten, Name: "a.txt"}}}
+	if h := filesHint(written); !strings.Contains(h, "uploaded only if you accept") || strings.Contains(h, "chat") {
+		t.Errorf("without a received file: %q", h)
+	}
+	received := written
+	received.Files = append(received.Files, posting.Staged{Kind: posting.KindUploaded, Ref: "f1", Name: "plan.pdf"})
+	if h := filesHint(received); !strings.Contains(h, "posted only if you accept") || !strings.Contains(h, "deleted if you decline") {
+		t.Errorf("with a received file: %q", h)
+	}
+}
